@@ -1,0 +1,203 @@
+import { randomBytes } from 'node:crypto';
+import type { Identity, Scope } from './core/types.js';
+
+/**
+ * The one place that reads the environment. Every variable of the contract becomes a typed, validated field;
+ * a bad value throws a ConfigError whose message is one line naming the variable and the fix.
+ */
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface TelegramConfig { botToken: string; webhookSecret: string; apiRoot: string }
+export interface SlackConfig { botToken: string; signingSecret: string; apiUrl: string }
+export interface WhatsAppConfig {
+  token: string; phoneNumberId: string; businessAccountId: string | null; appSecret: string; verifyToken: string; apiUrl: string;
+}
+export interface TwilioConfig {
+  accountSid: string; authToken: string; from: string | null; whatsappFrom: string | null; apiUrl: string;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Unset: the in-memory store (sync asks only). */
+  redisUrl: string | null;
+  /** Key prefix in Redis; the braces make it a Cluster hash tag. */
+  redisPrefix: string;
+  /** Bearer token → identity. */
+  tokens: Map<string, Identity>;
+  /** Set when no ASKGATE_TOKENS was given: the one random all-scopes token printed at start. */
+  devToken: string | null;
+  publicBaseUrl: string | null;
+  defaultTimeoutSeconds: number;
+  idleTtlSeconds: number;
+  retentionWaitingMinutes: number;
+  callbackRate: { limit: number; windowSeconds: number };
+  /** Client addresses are taken from X-Forwarded-For only when the peer is one of these (express `trust proxy`). */
+  trustProxy: string | null;
+  bridgeCallbackSecret: string | null;
+  telegram: TelegramConfig | null;
+  slack: SlackConfig | null;
+  whatsapp: WhatsAppConfig | null;
+  twilio: TwilioConfig | null;
+  logLevel: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+const SCOPES: readonly Scope[] = ['read', 'write', 'answer'];
+
+function positiveInt(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) <= 0) {
+    throw new ConfigError(name, `"${raw}" is not a positive whole number; set it to e.g. ${fallback}.`);
+  }
+  return Number(raw);
+}
+
+function optional(env: Env, name: string): string | null {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? null : raw;
+}
+
+function parseTokens(raw: string): Map<string, Identity> {
+  const name = 'ASKGATE_TOKENS';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError(name, 'is not valid JSON; set it to {"<token>": {"identity": "<name>", "scopes": ["read","write","answer"]}}.');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ConfigError(name, 'must be a JSON object of token → {"identity", "scopes", "webhook_secret"?}.');
+  }
+  const tokens = new Map<string, Identity>();
+  for (const [token, value] of Object.entries(parsed as Record<string, unknown>)) {
+    const where = `entry ${tokens.size + 1}`; // never echo the token itself
+    if (token.length < 16) throw new ConfigError(name, `${where}: a token must be at least 16 characters; use a long random string.`);
+    if (value === null || typeof value !== 'object') throw new ConfigError(name, `${where}: must be an object with "identity" and "scopes".`);
+    const v = value as Record<string, unknown>;
+    if (typeof v['identity'] !== 'string' || v['identity'] === '') {
+      throw new ConfigError(name, `${where}: "identity" must be a non-empty string.`);
+    }
+    const scopes = v['scopes'];
+    if (!Array.isArray(scopes) || scopes.some((s) => !SCOPES.includes(s as Scope))) {
+      throw new ConfigError(name, `${where}: "scopes" must be a list drawn from "read", "write", "answer".`);
+    }
+    const secret = v['webhook_secret'];
+    if (secret !== undefined && (typeof secret !== 'string' || !secret.startsWith('whsec_'))) {
+      throw new ConfigError(name, `${where}: "webhook_secret" must be a Standard Webhooks secret starting with "whsec_".`);
+    }
+    tokens.set(token, { name: v['identity'] as string, scopes: new Set(scopes as Scope[]), webhookSecret: (secret as string | undefined) ?? null });
+  }
+  if (tokens.size === 0) throw new ConfigError(name, 'names no token; give at least one, or unset it for dev mode.');
+  return tokens;
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function parsePublicBaseUrl(raw: string | null): string | null {
+  const name = 'INTERACTIONS_PUBLIC_BASE_URL';
+  if (raw === null) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `"${raw}" is not a URL; set it to the https:// origin people reach askgate on.`);
+  }
+  const loopback = LOOPBACK_HOSTS.has(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+    throw new ConfigError(name, 'must be https:// (http:// only on localhost, 127.0.0.1 or [::1]) because callback URLs are bearer capabilities.');
+  }
+  return url.origin + url.pathname.replace(/\/+$/, '');
+}
+
+function parseRate(raw: string | null): { limit: number; windowSeconds: number } {
+  const name = 'INTERACTIONS_CALLBACK_RATE';
+  if (raw === null) return { limit: 60, windowSeconds: 60 };
+  const m = /^(\d+)\/(\d+)$/.exec(raw);
+  if (!m || Number(m[1]) <= 0 || Number(m[2]) <= 0) {
+    throw new ConfigError(name, `"${raw}" is not N/SECONDS; set it to e.g. 60/60.`);
+  }
+  return { limit: Number(m[1]), windowSeconds: Number(m[2]) };
+}
+
+function parseRedisUrl(raw: string | null): string | null {
+  if (raw === null) return null;
+  if (!/^rediss?:\/\//.test(raw)) throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://, e.g. redis://127.0.0.1:6379.');
+  return raw;
+}
+
+/** A group of variables that is all-or-nothing: a channel with some but not all of its required variables is a mistake. */
+function group<T>(env: Env, required: readonly string[], build: (get: (n: string) => string) => T): T | null {
+  const present = required.filter((n) => optional(env, n) !== null);
+  if (present.length === 0) return null;
+  const missing = required.find((n) => optional(env, n) === null);
+  if (missing !== undefined) {
+    throw new ConfigError(missing, `is required with ${present.join(', ')}; set it, or unset the others to leave the channel off.`);
+  }
+  return build((n) => env[n] as string);
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  // PORT=0 asks the OS for a free port (tests use it); the bound port is printed at start.
+  const port = env['PORT'] === '0' ? 0 : positiveInt(env, 'PORT', 8080);
+  if (port > 65535) throw new ConfigError('PORT', `${port} is not a port; use 1..65535.`);
+  const tokensRaw = optional(env, 'ASKGATE_TOKENS');
+  let tokens: Map<string, Identity>;
+  let devToken: string | null = null;
+  if (tokensRaw === null) {
+    devToken = randomBytes(24).toString('base64url');
+    tokens = new Map([[devToken, { name: 'dev', scopes: new Set(SCOPES), webhookSecret: null }]]);
+  } else {
+    tokens = parseTokens(tokensRaw);
+  }
+  const prefix = optional(env, 'ASKGATE_REDIS_PREFIX') ?? '{askgate}:';
+  return {
+    port,
+    host: optional(env, 'HOST') ?? '127.0.0.1',
+    redisUrl: parseRedisUrl(optional(env, 'REDIS_URL')),
+    redisPrefix: prefix,
+    tokens,
+    devToken,
+    publicBaseUrl: parsePublicBaseUrl(optional(env, 'INTERACTIONS_PUBLIC_BASE_URL')),
+    defaultTimeoutSeconds: positiveInt(env, 'INTERACTIONS_DEFAULT_TIMEOUT_SECONDS', 300),
+    idleTtlSeconds: positiveInt(env, 'INTERACTIONS_IDLE_TTL_SECONDS', 86_400),
+    retentionWaitingMinutes: positiveInt(env, 'LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES', 10_080),
+    callbackRate: parseRate(optional(env, 'INTERACTIONS_CALLBACK_RATE')),
+    trustProxy: optional(env, 'ASKGATE_TRUST_PROXY'),
+    bridgeCallbackSecret: optional(env, 'TAI_BRIDGE_CALLBACK_SECRET'),
+    telegram: group(env, ['TELEGRAM_BOT_TOKEN', 'TELEGRAM_WEBHOOK_SECRET'], (get) => ({
+      botToken: get('TELEGRAM_BOT_TOKEN'),
+      webhookSecret: get('TELEGRAM_WEBHOOK_SECRET'),
+      apiRoot: optional(env, 'TELEGRAM_API_ROOT') ?? 'https://api.telegram.org',
+    })),
+    slack: group(env, ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET'], (get) => ({
+      botToken: get('SLACK_BOT_TOKEN'),
+      signingSecret: get('SLACK_SIGNING_SECRET'),
+      apiUrl: optional(env, 'SLACK_API_URL') ?? 'https://slack.com/api/',
+    })),
+    whatsapp: group(env, ['WHATSAPP_TOKEN', 'WHATSAPP_PHONE_NUMBER_ID', 'WHATSAPP_APP_SECRET', 'WHATSAPP_VERIFY_TOKEN'], (get) => ({
+      token: get('WHATSAPP_TOKEN'),
+      phoneNumberId: get('WHATSAPP_PHONE_NUMBER_ID'),
+      businessAccountId: optional(env, 'WHATSAPP_BUSINESS_ACCOUNT_ID'),
+      appSecret: get('WHATSAPP_APP_SECRET'),
+      verifyToken: get('WHATSAPP_VERIFY_TOKEN'),
+      apiUrl: optional(env, 'WHATSAPP_API_URL') ?? 'https://graph.facebook.com/v21.0',
+    })),
+    twilio: group(env, ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN'], (get) => ({
+      accountSid: get('TWILIO_ACCOUNT_SID'),
+      authToken: get('TWILIO_AUTH_TOKEN'),
+      from: optional(env, 'TWILIO_FROM'),
+      whatsappFrom: optional(env, 'TWILIO_WHATSAPP_FROM'),
+      apiUrl: optional(env, 'TWILIO_API_URL') ?? 'https://api.twilio.com',
+    })),
+    logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
+  };
+}

@@ -1,0 +1,64 @@
+import { toPublicRecord } from './record.js';
+import type { InteractionEvent, InteractionEventType, InteractionRecord } from './types.js';
+import type { Store } from '../store/store.js';
+
+/** An event as the doors send it: serialized once, however many subscribers read it. */
+export interface PublishedEvent {
+  type: InteractionEventType;
+  record: InteractionRecord;
+  json: string;
+}
+
+/**
+ * One subscription to the store per process, fanned out to every local listener (SSE clients, sync waiters,
+ * channel outcome edits). Waiters are indexed by interaction id so a resolution wakes only its own waiters.
+ */
+export class EventHub {
+  private readonly listeners = new Set<(event: PublishedEvent) => void>();
+  private readonly waiters = new Map<string, Set<(event: PublishedEvent) => void>>();
+  private readonly unsubscribe: () => void;
+
+  constructor(store: Store) {
+    this.unsubscribe = store.subscribe((event) => this.dispatch(event));
+  }
+
+  private dispatch(event: InteractionEvent): void {
+    const record = toPublicRecord(event.record);
+    const published: PublishedEvent = { type: event.type, record, json: JSON.stringify(record) };
+    for (const listener of this.listeners) listener(published);
+    const forId = this.waiters.get(record.id);
+    if (forId) for (const waiter of forId) waiter(published);
+  }
+
+  /** Every event; returns the unsubscribe function. */
+  listen(listener: (event: PublishedEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Events of one interaction; returns the unsubscribe function. */
+  watch(id: string, waiter: (event: PublishedEvent) => void): () => void {
+    let set = this.waiters.get(id);
+    if (!set) {
+      set = new Set();
+      this.waiters.set(id, set);
+    }
+    set.add(waiter);
+    return () => {
+      const current = this.waiters.get(id);
+      if (!current) return;
+      current.delete(waiter);
+      if (current.size === 0) this.waiters.delete(id);
+    };
+  }
+
+  get listenerCount(): number {
+    return this.listeners.size;
+  }
+
+  close(): void {
+    this.unsubscribe();
+    this.listeners.clear();
+    this.waiters.clear();
+  }
+}

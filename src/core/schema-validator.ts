@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import ajvFormats from 'ajv-formats';
+import type { JsonSchema } from './types.js';
+
+// ajv-formats ships CommonJS with `exports.default`; under NodeNext the default import is the module object.
+const addFormats = ajvFormats.default;
+
+/**
+ * JSON Schema validation with ajv: one Ajv instance, validators compiled once per distinct schema (keyed by a hash
+ * of its JSON) and kept in a bounded cache, because compiling costs far more than validating.
+ */
+
+const ajv = new Ajv({ allErrors: false, strict: false, allowUnionTypes: true });
+addFormats(ajv, { keywords: true });
+// askgate's own annotation keywords: they shape how a form renders, not what a value must be.
+ajv.addKeyword({ keyword: 'visibleWhen', schemaType: 'object' });
+ajv.addKeyword({ keyword: 'errorMessages', schemaType: 'object' });
+
+const MAX_CACHED = 2000;
+const cache = new Map<string, ValidateFunction>();
+
+export function schemaKey(schema: JsonSchema): string {
+  return createHash('sha256').update(JSON.stringify(schema)).digest('base64url');
+}
+
+function compiled(schema: JsonSchema): ValidateFunction {
+  const key = schemaKey(schema);
+  const hit = cache.get(key);
+  if (hit) {
+    // Refresh recency: Map iteration order is insertion order, so re-inserting makes this the newest.
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  const fn = ajv.compile(schema);
+  if (cache.size >= MAX_CACHED) {
+    const oldest = cache.keys().next().value;
+    if (oldest !== undefined) cache.delete(oldest);
+  }
+  cache.set(key, fn);
+  return fn;
+}
+
+/** Throws with ajv's reason when `schema` is not a usable JSON Schema. */
+export function compileOrExplain(schema: JsonSchema): string | null {
+  try {
+    compiled(schema);
+    return null;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+export interface SchemaViolation {
+  /** Dotted path of the offending value, e.g. `address.city` or `items[2]`; empty for the value itself. */
+  path: string;
+  reason: string;
+}
+
+function pointerToPath(pointer: string): string {
+  if (pointer === '') return '';
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc === '' ? part : `${acc}.${part}`), '');
+}
+
+function join(base: string, prop: string): string {
+  return base === '' ? prop : `${base}.${prop}`;
+}
+
+function describe(error: ErrorObject): SchemaViolation {
+  const base = pointerToPath(error.instancePath);
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'required' && typeof params['missingProperty'] === 'string') {
+    return { path: join(base, params['missingProperty']), reason: 'is required' };
+  }
+  if (error.keyword === 'additionalProperties' && typeof params['additionalProperty'] === 'string') {
+    return { path: join(base, params['additionalProperty']), reason: 'is not an allowed field' };
+  }
+  if (error.keyword === 'enum' && Array.isArray(params['allowedValues'])) {
+    const allowed = (params['allowedValues'] as unknown[]).map((v) => JSON.stringify(v)).join(', ');
+    return { path: base, reason: `must be one of ${allowed}` };
+  }
+  return { path: base, reason: error.message ?? `fails ${error.keyword}` };
+}
+
+/** The first violation of `value` against `schema`, or null when it matches. */
+export function firstViolation(schema: JsonSchema, value: unknown): SchemaViolation | null {
+  const validate = compiled(schema);
+  if (validate(value)) return null;
+  const error = validate.errors?.[0];
+  return error ? describe(error) : { path: '', reason: 'does not match' };
+}

@@ -1,0 +1,122 @@
+/**
+ * The core vocabulary of askgate: what an interaction is, what an answer looks like, and the events a store emits.
+ * Nothing here knows about HTTP, Redis or any chat platform.
+ */
+
+export const ANSWER_FORMATS = ['text', 'select', 'confirm', 'form', 'external'] as const;
+export type AnswerFormat = (typeof ANSWER_FORMATS)[number];
+
+export const STATUSES = ['pending', 'answered', 'expired', 'cancelled'] as const;
+export type InteractionStatus = (typeof STATUSES)[number];
+
+/** Where an answer came from. */
+export type Surface = 'inbox' | 'callback' | 'telegram' | 'slack' | 'whatsapp' | 'twilio' | 'web';
+
+export const MEDIA_KINDS = ['image', 'document', 'video', 'audio', 'link'] as const;
+export type MediaKind = (typeof MEDIA_KINDS)[number];
+
+export interface MediaItem {
+  kind: MediaKind;
+  url: string;
+  caption?: string;
+}
+
+/** The message an answering reply quoted. */
+export interface ReplyTo {
+  message_id: string;
+  status: string;
+  text: string;
+}
+
+/** A JSON Schema document; askgate treats it as data and hands it to ajv. */
+export type JsonSchema = { [key: string]: unknown };
+
+/** The verifier bound to an external question at ask time, e.g. `{"name": "stripe", "secret_env": "STRIPE_WHSEC"}`. */
+export interface VerifierBinding {
+  name: string;
+  [option: string]: unknown;
+}
+
+/** The run that parks on an async ask. */
+export interface RunSpec {
+  run_id: string;
+  kind: 'tool' | 'agent';
+  parent_run_id: string | null;
+  state: unknown;
+  resume: { webhook: string } | { handler: string };
+}
+
+/** The resolution of an interaction: what a caller reads back. */
+export interface AskResult {
+  answer: unknown;
+  reply_to: ReplyTo | null;
+  params: Record<string, string> | null;
+  answered_by: string;
+  answered_at: string;
+  surface: Surface;
+}
+
+/** The marker answer of an ask that expired with `on_expiry: "resume"`. */
+export const EXPIRED_MARKER = Object.freeze({ $interaction: 'expired' });
+
+/**
+ * The interaction record as the doors show it. Optional fields that do not apply are `null`, never absent,
+ * so clients can rely on the shape.
+ */
+export interface InteractionRecord {
+  id: string;
+  status: InteractionStatus;
+  question: string;
+  answer_format: AnswerFormat;
+  choices: string[] | null;
+  schema: JsonSchema | null;
+  group_id: string | null;
+  channel: string | null;
+  recipient: string | null;
+  mode: 'sync' | 'async';
+  created_at: string;
+  deadline_at: string;
+  asked_by: string;
+  media: MediaItem[] | null;
+  link: boolean;
+  verifier: { name: string } | null;
+  to: 'person' | 'caller';
+  payload: unknown;
+  on_expiry: 'kill' | 'resume';
+  run_id: string | null;
+  result: AskResult | null;
+  resolved_at: string | null;
+  /** Present only in the response to the ask itself; the store keeps a hash of the ticket. */
+  callback_url?: string;
+}
+
+/**
+ * What the store keeps beside the record: facts the doors never show (the ticket hash, the verifier binding's
+ * options, the channel's message references).
+ */
+export interface StoredInteraction extends InteractionRecord {
+  ticket_hash: string | null;
+  verifier_binding: VerifierBinding | null;
+  /** Per-channel references of the delivered question message, e.g. `{"chat_id": "1", "message_id": "42"}`. */
+  delivery: Record<string, string> | null;
+}
+
+export type InteractionEventType =
+  | 'interaction.created'
+  | 'interaction.answered'
+  | 'interaction.expired'
+  | 'interaction.cancelled';
+
+export interface InteractionEvent {
+  type: InteractionEventType;
+  record: InteractionRecord;
+}
+
+/** Who is calling: resolved from the bearer token. */
+export interface Identity {
+  name: string;
+  scopes: ReadonlySet<Scope>;
+  webhookSecret: string | null;
+}
+
+export type Scope = 'read' | 'write' | 'answer';

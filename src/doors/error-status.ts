@@ -1,0 +1,56 @@
+import type { ErrorRequestHandler } from 'express';
+import { AskgateError, type ErrorCode } from '../core/errors.js';
+import type { Logger } from '../observability/logger.js';
+
+/** The one map from core error codes to HTTP statuses. */
+export const STATUS_OF: Record<ErrorCode, number> = {
+  invalid_request: 400,
+  invalid_json: 400,
+  invalid_answer: 400,
+  unknown_channel: 400,
+  payload_too_large: 413,
+  unauthorized: 401,
+  verifier_refused: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  gone: 410,
+  rate_limited: 429,
+  verifier_unavailable: 500,
+  not_implemented: 501,
+  channel_delivery_failed: 502,
+  store_unavailable: 503,
+  timeout: 504,
+};
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+}
+
+/** Turns whatever a door threw into the contract's JSON error body. Unknown errors are 500 and are logged. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, _req, res, _next) => {
+    let error: AskgateError;
+    const parser = err as BodyParserError;
+    if (err instanceof AskgateError) {
+      error = err;
+    } else if (parser?.type === 'entity.too.large') {
+      error = new AskgateError('payload_too_large', 'the body is larger than 1 MiB; send a smaller one.');
+    } else if (parser?.type === 'entity.parse.failed') {
+      error = new AskgateError('invalid_json', 'the body is not valid JSON.', { field: 'body' });
+    } else if (parser?.type === 'encoding.unsupported' || parser?.type === 'charset.unsupported') {
+      error = new AskgateError('invalid_request', 'the body encoding is not supported; send UTF-8 JSON.', { field: 'body' });
+    } else {
+      logger.error({ err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) }, 'unhandled error in a door');
+      error = new AskgateError('store_unavailable', 'askgate could not complete the request; try again.');
+      res.status(500).json(error.toBody());
+      return;
+    }
+    const status = STATUS_OF[error.code];
+    if (error.code === 'rate_limited' && typeof error.extra['retry_after'] === 'number') {
+      res.setHeader('Retry-After', String(error.extra['retry_after']));
+    }
+    res.status(status).json(error.toBody());
+  };
+}

@@ -1,0 +1,14 @@
+import type { RequestHandler } from 'express';
+import { loggablePath, type Logger } from '../observability/logger.js';
+
+/** One debug line per request; callback tickets are masked, headers (and so tokens) are never logged. */
+export function requestLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.debug({ method: req.method, path: loggablePath(req.path), status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+    });
+    next();
+  };
+}

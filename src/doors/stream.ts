@@ -1,0 +1,33 @@
+import { Router } from 'express';
+import type { EventHub } from '../core/event-hub.js';
+import type { TokenAuthenticator } from './auth.js';
+
+/** Comment lines keep idle proxies from closing the stream. */
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * `GET /api/interactions/stream`: Server-Sent Events, tail only — what happens from the moment of connecting.
+ * Each event is serialized once by the hub, whatever the number of subscribers.
+ */
+export function streamRouter(hub: EventHub, auth: TokenAuthenticator, heartbeatMs = HEARTBEAT_MS): Router {
+  const router = Router();
+  router.get('/api/interactions/stream', auth.require('read'), (req, res) => {
+    res.status(200);
+    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-cache, no-transform');
+    res.setHeader('Connection', 'keep-alive');
+    res.setHeader('X-Accel-Buffering', 'no');
+    res.flushHeaders();
+    res.write(': connected\n\n');
+    const unlisten = hub.listen((event) => {
+      res.write(`event: ${event.type}\nid: ${event.record.id}\ndata: ${event.json}\n\n`);
+    });
+    const heartbeat = setInterval(() => res.write(': ping\n\n'), heartbeatMs);
+    heartbeat.unref();
+    req.on('close', () => {
+      clearInterval(heartbeat);
+      unlisten();
+    });
+  });
+  return router;
+}

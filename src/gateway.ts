@@ -1,0 +1,114 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type Express } from 'express';
+import { ChannelRegistry } from '../channels/registry.js';
+import type { Config } from './config.js';
+import { EventHub } from './core/event-hub.js';
+import { InteractionService } from './core/interaction-service.js';
+import { apiRouter } from './doors/api.js';
+import { TokenAuthenticator } from './doors/auth.js';
+import { errorHandler } from './doors/error-status.js';
+import { healthRouter } from './doors/health.js';
+import { inboxRouter } from './doors/inbox.js';
+import { requestLog } from './doors/request-log.js';
+import { streamRouter } from './doors/stream.js';
+import { createLogger, type Logger } from './observability/logger.js';
+import { Metrics } from './observability/metrics.js';
+import { MemoryStore } from './store/memory-store.js';
+import { RedisStore } from './store/redis/redis-store.js';
+import type { Store } from './store/store.js';
+
+/** How often a process looks for passed deadlines. Every process sweeps; the store hands each due id to one. */
+const SWEEP_INTERVAL_MS = 250;
+
+export interface GatewayOptions {
+  logger?: Logger;
+  /** Run the HTTP doors (serve). Default true. */
+  http?: boolean;
+  /** Run the background workers: deadline sweeps (and, later, queues). Default true. */
+  workers?: boolean;
+}
+
+export interface Gateway {
+  readonly config: Config;
+  readonly store: Store;
+  readonly service: InteractionService;
+  readonly hub: EventHub;
+  readonly channels: ChannelRegistry;
+  readonly app: Express;
+  readonly logger: Logger;
+  /** Starts listening on config.host:config.port; resolves with the base URL actually bound. */
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function createStore(config: Config): Promise<Store> {
+  if (config.redisUrl === null) return new MemoryStore({ idleTtlSeconds: config.idleTtlSeconds });
+  return RedisStore.connect({ url: config.redisUrl, prefix: config.redisPrefix, idleTtlSeconds: config.idleTtlSeconds });
+}
+
+/** The composition root: builds every part from config. Nothing here reads the environment. */
+export async function createGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const store = await createStore(config);
+  const hub = new EventHub(store);
+  const metrics = new Metrics();
+  const channels = new ChannelRegistry();
+  const service = new InteractionService({ store, hub, channels, config, metrics, logger });
+  const auth = new TokenAuthenticator(config.tokens);
+
+  const app = express();
+  app.disable('x-powered-by');
+  if (config.trustProxy !== null) app.set('trust proxy', config.trustProxy);
+  app.use(requestLog(logger));
+  app.use(healthRouter(store, metrics));
+  app.use(streamRouter(hub, auth));
+  app.use(apiRouter(service, auth));
+  app.use(inboxRouter());
+  app.use((_req, res) => {
+    res.status(404).json({ error: 'not_found', message: 'no such door; see the contract for the doors askgate serves.' });
+  });
+  app.use(errorHandler(logger));
+
+  let sweeper: NodeJS.Timeout | null = null;
+  let sweeping = false;
+  if (options.workers ?? true) {
+    sweeper = setInterval(() => {
+      if (sweeping) return;
+      sweeping = true;
+      service
+        .expireDue()
+        .catch((err: unknown) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'deadline sweep failed'))
+        .finally(() => {
+          sweeping = false;
+        });
+    }, SWEEP_INTERVAL_MS);
+    sweeper.unref();
+  }
+
+  let server: Server | null = null;
+  return {
+    config, store, service, hub, channels, app, logger,
+    listen() {
+      return new Promise((resolve, reject) => {
+        const s = app.listen(config.port, config.host, (err?: Error) => {
+          if (err) return reject(err);
+          const { port } = s.address() as AddressInfo;
+          const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+          resolve(`http://${host}:${port}`);
+        });
+        server = s;
+      });
+    },
+    async close() {
+      if (sweeper !== null) clearInterval(sweeper);
+      if (server !== null) {
+        const s: Server = server;
+        s.closeAllConnections();
+        await new Promise<void>((resolve) => s.close(() => resolve()));
+      }
+      hub.close();
+      await store.close();
+    },
+  };
+}

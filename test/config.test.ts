@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+describe('configuration from the environment', () => {
+  it('applies the contract defaults and dev mode when nothing is set', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(8080);
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.redisUrl).toBeNull();
+    expect(config.defaultTimeoutSeconds).toBe(300);
+    expect(config.idleTtlSeconds).toBe(86_400);
+    expect(config.retentionWaitingMinutes).toBe(10_080);
+    expect(config.callbackRate).toEqual({ limit: 60, windowSeconds: 60 });
+    expect(config.devToken).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect([...(config.tokens.get(config.devToken as string)?.scopes ?? [])].sort()).toEqual(['answer', 'read', 'write']);
+    expect(config.telegram).toBeNull();
+  });
+
+  const bad: Array<[string, Record<string, string>, RegExp]> = [
+    ['PORT', { PORT: 'eighty' }, /PORT: "eighty" is not a positive whole number/],
+    ['PORT', { PORT: '70000' }, /PORT: 70000 is not a port/],
+    ['REDIS_URL', { REDIS_URL: 'localhost:6379' }, /REDIS_URL: must start with redis:\/\//],
+    ['ASKGATE_TOKENS', { ASKGATE_TOKENS: '{nope' }, /ASKGATE_TOKENS: is not valid JSON/],
+    ['ASKGATE_TOKENS', { ASKGATE_TOKENS: '{"short": {"identity": "a", "scopes": ["read"]}}' }, /at least 16 characters/],
+    ['ASKGATE_TOKENS', { ASKGATE_TOKENS: '{"0123456789abcdef": {"identity": "a", "scopes": ["admin"]}}' }, /"scopes" must be a list/],
+    ['ASKGATE_TOKENS', { ASKGATE_TOKENS: '{"0123456789abcdef": {"identity": "a", "scopes": ["read"], "webhook_secret": "x"}}' }, /whsec_/],
+    ['INTERACTIONS_PUBLIC_BASE_URL', { INTERACTIONS_PUBLIC_BASE_URL: 'http://gateway.example.com' }, /must be https:\/\//],
+    ['INTERACTIONS_DEFAULT_TIMEOUT_SECONDS', { INTERACTIONS_DEFAULT_TIMEOUT_SECONDS: '-1' }, /positive whole number/],
+    ['INTERACTIONS_CALLBACK_RATE', { INTERACTIONS_CALLBACK_RATE: '60 per minute' }, /is not N\/SECONDS/],
+    ['TELEGRAM_WEBHOOK_SECRET', { TELEGRAM_BOT_TOKEN: '1:abc' }, /TELEGRAM_WEBHOOK_SECRET: is required with TELEGRAM_BOT_TOKEN/],
+  ];
+  for (const [variable, env, message] of bad) {
+    it(`stops with one line naming ${variable} and the fix for ${JSON.stringify(env)}`, () => {
+      let error: unknown;
+      try {
+        loadConfig(env);
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).variable).toBe(variable);
+      expect((error as ConfigError).message).toMatch(message);
+      expect((error as ConfigError).message).not.toContain('\n');
+    });
+  }
+
+  it('never echoes a token in a configuration error', () => {
+    expect(() => loadConfig({ ASKGATE_TOKENS: '{"super-secret-token-value": {"identity": ""}}' })).toThrow(/entry 1/);
+    try {
+      loadConfig({ ASKGATE_TOKENS: '{"super-secret-token-value": {"identity": ""}}' });
+    } catch (err) {
+      expect((err as Error).message).not.toContain('super-secret-token-value');
+    }
+  });
+
+  it('accepts http:// public URLs on loopback hosts only, and https:// anywhere', () => {
+    expect(loadConfig({ INTERACTIONS_PUBLIC_BASE_URL: 'http://127.0.0.1:8080' }).publicBaseUrl).toBe('http://127.0.0.1:8080');
+    expect(loadConfig({ INTERACTIONS_PUBLIC_BASE_URL: 'http://localhost:8080/' }).publicBaseUrl).toBe('http://localhost:8080');
+    expect(loadConfig({ INTERACTIONS_PUBLIC_BASE_URL: 'https://ask.example.com/gw/' }).publicBaseUrl).toBe('https://ask.example.com/gw');
+  });
+});

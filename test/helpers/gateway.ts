@@ -1,0 +1,22 @@
+import { loadConfig } from '../../src/config.js';
+import { createGateway, type Gateway } from '../../src/gateway.js';
+import { createLogger } from '../../src/observability/logger.js';
+
+export interface TestGateway {
+  url: string;
+  token: string;
+  gateway: Gateway;
+  close(): Promise<void>;
+}
+
+/**
+ * An in-process gateway on a free loopback port: the in-memory store unless `env.REDIS_URL` is given.
+ * Dev mode (one all-scopes token) unless `env.ASKGATE_TOKENS` is given, in which case `token` is its first token.
+ */
+export async function startTestGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env });
+  const gateway = await createGateway(config, { logger: createLogger(config.logLevel) });
+  const url = await gateway.listen();
+  const token = config.devToken ?? ([...config.tokens.keys()][0] as string);
+  return { url, token, gateway, close: () => gateway.close() };
+}
