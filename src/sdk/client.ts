@@ -1,0 +1,326 @@
+import type { InteractionRecord } from '../core/types.js';
+import { AskCancelledError, AskgateHttpError, AskgateNetworkError, AskgateSdkError, AskTimeoutError } from './errors.js';
+import { TailStream } from './tail.js';
+import type { AnswerStatus, AskAnswer, AskBody, AskOutcome, InteractionPage, ListOptions } from './types.js';
+
+/** Options of `new AskgateClient(...)`. */
+export interface AskgateClientOptions {
+  /** The gateway's base URL, e.g. `http://127.0.0.1:8080` (a path prefix is kept). Required. */
+  url: string;
+  /** A bearer token from `ASKGATE_TOKENS` (or the dev token `npm start` prints). Required; never echoed in errors. */
+  token: string;
+  /** The fetch to use, e.g. one with a proxy agent or a test double. Default: the global `fetch`. */
+  fetch?: typeof fetch;
+  /** The longest single `result?wait=` long-poll a blocking ask makes, in seconds (1..60). Default `60`. */
+  maxWaitSeconds?: number;
+  /**
+   * How long past the deadline a blocking ask keeps waiting for the gateway to report the expiry before it gives
+   * up with `AskTimeoutError` on its own. Default `5000` ms.
+   */
+  expiryGraceMs?: number;
+}
+
+/** Per-call options of every method. */
+export interface RequestOptions {
+  /** Aborts the call; the method then rejects with the signal's reason. Default: none. */
+  signal?: AbortSignal;
+}
+
+/** Options of `ask` and `wait`. */
+export interface AskOptions extends RequestOptions {
+  /** Called once with the created record (its `id`, and `callback_url` when minted) before a sync ask blocks. Default: none. */
+  onCreated?: (record: InteractionRecord) => void;
+}
+
+/** Statuses worth another long-poll while a caller waits: the gateway is restarting or a proxy hiccupped. */
+const TRANSIENT_STATUSES = new Set([502, 503, 504]);
+
+/**
+ * A typed client of the askgate HTTP doors.
+ *
+ * ```ts
+ * const askgate = new AskgateClient({ url: 'http://127.0.0.1:8080', token: process.env.ASKGATE_TOKEN! });
+ * const { answer } = await askgate.ask({ question: 'Ship it?', answer_format: 'confirm', timeout: 600 });
+ * if (answer) ship(); // answer: boolean
+ * ```
+ */
+export class AskgateClient {
+  /** The base URL, without a trailing slash. */
+  readonly url: string;
+  // A private field: util.inspect and JSON.stringify of the client never show it.
+  readonly #token: string;
+  readonly #fetch: typeof fetch;
+  readonly #maxWaitSeconds: number;
+  readonly #expiryGraceMs: number;
+
+  constructor(options: AskgateClientOptions) {
+    let parsed: URL;
+    try {
+      parsed = new URL(options.url);
+    } catch {
+      throw new AskgateSdkError(`url "${options.url}" is not a URL; pass the gateway's base URL, e.g. http://127.0.0.1:8080.`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw new AskgateSdkError(`url "${options.url}" must be http:// or https://, e.g. http://127.0.0.1:8080.`);
+    }
+    if (typeof options.token !== 'string' || options.token.trim() === '') {
+      throw new AskgateSdkError('token is empty; pass a token from ASKGATE_TOKENS (or the dev token printed by `npm start`).');
+    }
+    const maxWait = options.maxWaitSeconds ?? 60;
+    if (!Number.isInteger(maxWait) || maxWait < 1 || maxWait > 60) {
+      throw new AskgateSdkError(`maxWaitSeconds ${maxWait} is outside 1..60; the gateway holds a result request at most 60 s.`);
+    }
+    this.url = options.url.replace(/\/+$/, '');
+    this.#token = options.token;
+    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#maxWaitSeconds = maxWait;
+    this.#expiryGraceMs = options.expiryGraceMs ?? 5000;
+  }
+
+  /**
+   * Asks a person and, for a sync ask (the default), blocks until the answer, then returns `{answer, reply_to,
+   * params}`; the answer is typed from the body (boolean for confirm, the choice union for select). Throws
+   * `AskTimeoutError` when the deadline passes unanswered and `AskCancelledError` when the ask is cancelled. An
+   * async ask (`mode: "async"`, or `to: "caller"`) returns `{suspended: true, interaction}` at once.
+   */
+  async ask<const B extends AskBody>(body: B, options: AskOptions = {}): Promise<AskOutcome<B>> {
+    const created = await this.#create(body, options.signal);
+    options.onCreated?.(created.record);
+    if (created.suspended || created.record.mode === 'async') {
+      // The conditional return type cannot be narrowed by a runtime check; the body and the gateway agree here.
+      return { suspended: true, interaction: created.record } as AskOutcome<B>;
+    }
+    return (await this.#waitFor(created.record, options.signal)) as AskOutcome<B>;
+  }
+
+  /**
+   * Creates an interaction without waiting (`POST /api/interactions`) and returns its record, with `callback_url`
+   * when one was minted (only this response shows it). Wait for it later with `wait(id)`.
+   */
+  async create(body: AskBody, options: RequestOptions = {}): Promise<InteractionRecord> {
+    return (await this.#create(body, options.signal)).record;
+  }
+
+  /**
+   * Blocks until the interaction `id` resolves and returns its answer, exactly as a sync `ask` does after creating
+   * it; throws `AskTimeoutError` or `AskCancelledError` likewise.
+   */
+  async wait<T = unknown>(id: string, options: RequestOptions = {}): Promise<AskAnswer<T>> {
+    return (await this.#waitFor(await this.get(id, options), options.signal)) as AskAnswer<T>;
+  }
+
+  /** Reads one interaction record (`GET /api/interactions/{id}`); 404 when unknown or pruned. */
+  async get(id: string, options: RequestOptions = {}): Promise<InteractionRecord> {
+    return this.#json<InteractionRecord>('GET', `/api/interactions/${encodeURIComponent(id)}`, options);
+  }
+
+  /**
+   * Reads the record after waiting up to `waitSeconds` (0..60, default `0`: no wait) for it to leave `pending`
+   * (`GET /api/interactions/{id}/result?wait=S`). Still `pending` when the wait ran out.
+   */
+  async result(id: string, waitSeconds = 0, options: RequestOptions = {}): Promise<InteractionRecord> {
+    if (!Number.isFinite(waitSeconds) || waitSeconds < 0 || waitSeconds > 60) {
+      throw new AskgateSdkError(`waitSeconds ${waitSeconds} is outside 0..60; loop over shorter waits, or use wait(id).`);
+    }
+    const path = `/api/interactions/${encodeURIComponent(id)}/result?wait=${Math.floor(waitSeconds)}`;
+    return this.#json<InteractionRecord>('GET', path, options);
+  }
+
+  /**
+   * One page of interactions, oldest first (`GET /api/interactions`). Defaults: `status` pending, `limit` 50,
+   * the first page, every group. Pass the page's `next_cursor` as `cursor` for the next one.
+   */
+  async list(options: ListOptions & RequestOptions = {}): Promise<InteractionPage> {
+    const query = new URLSearchParams();
+    if (options.status !== undefined) query.set('status', options.status);
+    if (options.limit !== undefined) query.set('limit', String(options.limit));
+    if (options.cursor !== undefined) query.set('cursor', options.cursor);
+    if (options.groupId !== undefined) query.set('group_id', options.groupId);
+    const search = query.toString();
+    return this.#json<InteractionPage>('GET', `/api/interactions${search === '' ? '' : `?${search}`}`, options);
+  }
+
+  /**
+   * Answers an interaction (`POST /api/interactions/{id}/answer`): `'answered'` when this answer won,
+   * `'already_answered'` when an earlier one had (nothing changes). A value that does not match the format or
+   * schema throws `AskgateHttpError` 400 `invalid_answer` with `field`; expired or cancelled is 410, unknown 404.
+   */
+  async answer(id: string, value: unknown, options: RequestOptions = {}): Promise<AnswerStatus> {
+    const body = await this.#json<{ status?: unknown }>('POST', `/api/interactions/${encodeURIComponent(id)}/answer`, {
+      ...options,
+      body: { answer: value },
+    });
+    if (body.status !== 'answered' && body.status !== 'already_answered') {
+      throw new AskgateSdkError(`the gateway answered POST /api/interactions/{id}/answer with status ${JSON.stringify(body.status)}; expected answered or already_answered.`);
+    }
+    return body.status;
+  }
+
+  /**
+   * Cancels a pending ask as its asker (`DELETE /api/interactions/{id}`); a caller blocked on it gets
+   * `AskCancelledError`. Returns the cancelled record, or null when the gateway sent no body.
+   */
+  async cancel(id: string, options: RequestOptions = {}): Promise<InteractionRecord | null> {
+    const response = await this.#send('DELETE', `/api/interactions/${encodeURIComponent(id)}`, options);
+    const text = await response.text();
+    if (text === '') return null;
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    // Accept the record itself or a wrapper around it; both read naturally as "the cancelled interaction".
+    if (typeof parsed['id'] === 'string') return parsed as unknown as InteractionRecord;
+    const inner = parsed['interaction'];
+    return inner !== null && typeof inner === 'object' ? (inner as InteractionRecord) : null;
+  }
+
+  /**
+   * Tails the live stream (`GET /api/interactions/stream`): an async iterable of `{type, record}` from the moment
+   * of connecting. It connects at once; `await stream.opened` to know it is live. Abort `signal` (default: none)
+   * or call `stream.close()` to end it.
+   */
+  tail(signal?: AbortSignal): TailStream {
+    const path = '/api/interactions/stream';
+    return new TailStream(
+      (streamSignal) => this.#send('GET', path, { signal: streamSignal, accept: 'text/event-stream' }),
+      (error) => this.#networkError(`GET ${path}`, error),
+      signal,
+    );
+  }
+
+  async #create(body: AskBody, signal: AbortSignal | undefined): Promise<{ record: InteractionRecord; suspended: boolean }> {
+    const created = await this.#json<Record<string, unknown>>('POST', '/api/interactions', { body, signal });
+    // The contract says an async ask returns "the record and suspended: true"; accept it beside the record's
+    // fields or as a wrapper `{suspended, interaction}`, so either reading of it works.
+    const wrapped = created['interaction'];
+    if (wrapped !== null && typeof wrapped === 'object' && typeof created['id'] !== 'string') {
+      return { record: wrapped as InteractionRecord, suspended: created['suspended'] === true };
+    }
+    const { suspended, ...record } = created;
+    return { record: record as unknown as InteractionRecord, suspended: suspended === true };
+  }
+
+  /** The blocking loop: long-polls `result` in slices of at most `maxWaitSeconds`, never past the deadline + grace. */
+  async #waitFor(start: InteractionRecord, signal: AbortSignal | undefined): Promise<AskAnswer> {
+    let record = start;
+    let lastFailure: unknown = null;
+    let failures = 0;
+    for (;;) {
+      if (record.status !== 'pending') return settle(record);
+      const left = Date.parse(record.deadline_at) + this.#expiryGraceMs - Date.now();
+      if (left <= 0) {
+        // A gateway we could not reach is not a person who did not answer: report the failure, not a timeout.
+        if (lastFailure !== null) throw lastFailure;
+        throw new AskTimeoutError(record);
+      }
+      const wait = Math.min(this.#maxWaitSeconds, Math.max(1, Math.ceil(left / 1000)));
+      try {
+        record = await this.result(record.id, wait, { signal });
+        lastFailure = null;
+        failures = 0;
+      } catch (error) {
+        const transient = error instanceof AskgateNetworkError || (error instanceof AskgateHttpError && TRANSIENT_STATUSES.has(error.status));
+        if (!transient || signal?.aborted === true) throw error;
+        lastFailure = error;
+        failures += 1;
+        await sleep(Math.min(5000, 250 * 2 ** failures, Math.max(0, left)), signal);
+      }
+    }
+  }
+
+  async #json<T>(method: string, path: string, init: RequestOptions & { body?: unknown }): Promise<T> {
+    const response = await this.#send(method, path, init);
+    const text = await response.text();
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new AskgateSdkError(`the gateway answered ${method} ${pathOnly(path)} with ${response.status} but a body that is not JSON.`);
+    }
+  }
+
+  /** Sends one request; resolves with a 2xx response, rejects with AskgateHttpError / AskgateNetworkError / the abort reason. */
+  async #send(method: string, path: string, init: RequestOptions & { body?: unknown; accept?: string }): Promise<Response> {
+    const request = `${method} ${pathOnly(path)}`;
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.#token}`,
+      accept: init.accept ?? 'application/json',
+    };
+    if (init.body !== undefined) headers['content-type'] = 'application/json';
+    let response: Response;
+    try {
+      response = await this.#fetch(this.url + path, {
+        method,
+        headers,
+        body: init.body === undefined ? null : JSON.stringify(init.body),
+        signal: init.signal ?? null,
+      });
+    } catch (error) {
+      if (init.signal?.aborted === true) throw init.signal.reason;
+      throw this.#networkError(request, error);
+    }
+    if (response.ok) return response;
+    throw await this.#httpError(response, request);
+  }
+
+  async #httpError(response: Response, request: string): Promise<AskgateHttpError> {
+    const text = await response.text().catch(() => '');
+    let body: Record<string, unknown> | null = null;
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
+    } catch {
+      // Not JSON (a proxy's HTML page, say): fall back to the status line below.
+    }
+    const code = typeof body?.['error'] === 'string' ? body['error'] : `http_${response.status}`;
+    const message =
+      typeof body?.['message'] === 'string' ? body['message'] : `${request} answered ${response.status} ${response.statusText}`.trim();
+    const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN);
+    return new AskgateHttpError({
+      status: response.status,
+      code,
+      // Whatever a server or proxy echoes back, the token never leaves the client inside an error.
+      message: this.#redact(message),
+      field: typeof body?.['field'] === 'string' ? body['field'] : undefined,
+      request,
+      retryAfter: Number.isFinite(retryAfter) ? retryAfter : undefined,
+      body,
+    });
+  }
+
+  #networkError(request: string, cause: unknown): AskgateNetworkError {
+    const error = new AskgateNetworkError(request, this.url, cause);
+    error.message = this.#redact(error.message);
+    return error;
+  }
+
+  #redact(text: string): string {
+    return text.split(this.#token).join('[token]');
+  }
+}
+
+/** Turns a resolved record into the answer, or into the error its status means. */
+function settle(record: InteractionRecord): AskAnswer {
+  if (record.status === 'expired') throw new AskTimeoutError(record);
+  if (record.status === 'cancelled') throw new AskCancelledError(record);
+  if (record.result === null || record.result === undefined) {
+    throw new AskgateSdkError(`interaction ${record.id} is ${record.status} but its record carries no result.`);
+  }
+  return { answer: record.result.answer, reply_to: record.result.reply_to ?? null, params: record.result.params ?? null };
+}
+
+function pathOnly(path: string): string {
+  const q = path.indexOf('?');
+  return q === -1 ? path : path.slice(0, q);
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted === true) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

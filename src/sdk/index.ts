@@ -1,0 +1,37 @@
+/**
+ * The askgate TypeScript SDK: ask people questions from running programs through an askgate gateway.
+ *
+ * ```ts
+ * import { AskgateClient, AskTimeoutError } from 'askgate';
+ * const askgate = new AskgateClient({ url: 'http://127.0.0.1:8080', token: process.env.ASKGATE_TOKEN! });
+ * const { answer } = await askgate.ask({ question: 'Ship it?', answer_format: 'confirm' });
+ * ```
+ */
+export { AskgateClient } from './client.js';
+export type { AskgateClientOptions, AskOptions, RequestOptions } from './client.js';
+export { TailStream } from './tail.js';
+export { AskCancelledError, AskgateHttpError, AskgateNetworkError, AskgateSdkError, AskTimeoutError } from './errors.js';
+export type {
+  AnswerFormat,
+  AnswerOf,
+  AnswerStatus,
+  AskAnswer,
+  AskBody,
+  AskFormatPart,
+  AskOutcome,
+  AsyncAskBody,
+  AsyncTiming,
+  InteractionEventType,
+  InteractionPage,
+  InteractionRecord,
+  InteractionStatus,
+  JsonSchema,
+  ListOptions,
+  MediaItem,
+  ReplyTo,
+  RunBody,
+  SuspendedAsk,
+  SyncAskBody,
+  SyncTiming,
+  TailEvent,
+} from './types.js';

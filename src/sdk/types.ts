@@ -1,0 +1,142 @@
+import type {
+  AnswerFormat,
+  InteractionEventType,
+  InteractionRecord,
+  InteractionStatus,
+  JsonSchema,
+  MediaItem,
+  ReplyTo,
+} from '../core/types.js';
+
+/**
+ * The request and response shapes of the HTTP contract, as the SDK types them. Arrays are `readonly` so a body
+ * written as a `const` literal (which `ask` infers) type-checks, and a `select` ask's answer is typed as the
+ * union of its choices.
+ */
+
+/** The run that parks on an async ask (see the contract's "Async parks and resumes"). */
+export interface RunBody {
+  run_id: string;
+  /** Default `"tool"`. */
+  kind?: 'tool' | 'agent';
+  parent_run_id?: string;
+  /** Opaque JSON checkpoint handed back on resume. */
+  state?: unknown;
+  resume: { readonly webhook: string } | { readonly handler: string };
+}
+
+/** Fields every ask may carry, whatever its format and mode. */
+interface AskBase {
+  /** 1..4096 characters. */
+  question: string;
+  /** Threads related questions; at most 200 characters. Default: none. */
+  group_id?: string;
+  /** A registered channel name; default: the inbox. */
+  channel?: string;
+  /** The channel address for this call (chat id, user id, phone). */
+  recipient?: string;
+  /** Display-only media, inbox only; at most 10 items. */
+  media?: readonly MediaItem[];
+  /** Also mint a callback URL for this ask. Default `false` (channel and external asks always get one). */
+  link?: boolean;
+  /** Default `"person"`; `"caller"` is always async. */
+  to?: 'person' | 'caller';
+  /** Any JSON; `to: "caller"` only. */
+  payload?: unknown;
+}
+
+/** The per-format part of an ask body. */
+export type AskFormatPart =
+  | { answer_format: 'text' | 'confirm' }
+  | { answer_format: 'select'; /** 1..100 unique choices, each 1..200 characters. */ choices: readonly string[] }
+  | { answer_format: 'form'; schema: JsonSchema }
+  | {
+      answer_format: 'external';
+      /** Optional pin: the delivered payload must match it. */
+      schema?: JsonSchema;
+      /** Authenticates the callback, e.g. `{ name: "stripe" }`; forbidden with `channel`. */
+      verifier?: { readonly name: string; readonly [option: string]: unknown };
+    };
+
+/** The timing part of a sync ask: it blocks until answered or `timeout` seconds pass. */
+export interface SyncTiming {
+  mode?: 'sync';
+  /** Seconds > 0. Default: the gateway's `INTERACTIONS_DEFAULT_TIMEOUT_SECONDS` (300). */
+  timeout?: number;
+  expiry_at?: never;
+}
+
+/** The timing part of an async ask: it parks a run and returns at once. */
+export interface AsyncTiming {
+  mode: 'async';
+  /** RFC 3339 date-time with an offset, inside the retention horizon. */
+  expiry_at: string;
+  /** Default `"kill"`. */
+  on_expiry?: 'kill' | 'resume';
+  run?: RunBody;
+  timeout?: never;
+}
+
+export type SyncAskBody = AskBase & AskFormatPart & SyncTiming;
+export type AsyncAskBody = AskBase & AskFormatPart & AsyncTiming;
+/** The body of `POST /api/interactions`. */
+export type AskBody = SyncAskBody | AsyncAskBody;
+
+/** The typed answer of an ask body: boolean for confirm, the choice union for select, an object for form. */
+export type AnswerOf<B> = B extends { answer_format: 'confirm' }
+  ? boolean
+  : B extends { answer_format: 'select'; choices: readonly (infer C)[] }
+    ? C
+    : B extends { answer_format: 'text' }
+      ? string
+      : B extends { answer_format: 'form' }
+        ? Record<string, unknown>
+        : unknown;
+
+/** What a sync ask returns: the typed answer beside the message it quoted and the channel's own entries. */
+export interface AskAnswer<T = unknown> {
+  answer: T;
+  /** The message the answering reply quoted; null when none, or not over a channel. */
+  reply_to: ReplyTo | null;
+  /** The channel's own string entries about the tap or reply; null when there are none. */
+  params: Record<string, string> | null;
+}
+
+/** What an async ask returns at once: the parked interaction. */
+export interface SuspendedAsk {
+  suspended: true;
+  interaction: InteractionRecord;
+}
+
+/** The result type of `ask(body)`: async bodies (and `to: "caller"`) suspend, sync bodies answer. */
+export type AskOutcome<B> = B extends { mode: 'async' } | { to: 'caller' } ? SuspendedAsk : AskAnswer<AnswerOf<B>>;
+
+/** Options of `list`. */
+export interface ListOptions {
+  /** Default: the gateway's default, `"pending"` (the paged list is the pending list). */
+  status?: InteractionStatus;
+  /** 1..200; default: the gateway's default, 50. */
+  limit?: number;
+  /** `next_cursor` of the previous page; default: the first page. */
+  cursor?: string;
+  /** Only interactions of this group; default: all. */
+  groupId?: string;
+}
+
+/** One page of `GET /api/interactions`, oldest first. */
+export interface InteractionPage {
+  items: InteractionRecord[];
+  /** Pass to `list({ cursor })` for the next page; null on the last page. */
+  next_cursor: string | null;
+}
+
+/** One event of the live stream. */
+export interface TailEvent {
+  type: InteractionEventType;
+  record: InteractionRecord;
+}
+
+/** What `answer` reports: this answer won, or an earlier one had (and nothing changed). */
+export type AnswerStatus = 'answered' | 'already_answered';
+
+export type { AnswerFormat, InteractionRecord, InteractionStatus, InteractionEventType, JsonSchema, MediaItem, ReplyTo };

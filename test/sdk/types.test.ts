@@ -1,0 +1,40 @@
+import { describe, expectTypeOf, it } from 'vitest';
+import type { AskAnswer, AskgateClient, SuspendedAsk } from '../../src/sdk/index.js';
+
+/**
+ * Type-level tests of `ask`'s inference: the answer type follows the body. They run as no-ops under vitest; the
+ * TypeScript check of the test files is what enforces them (see docs/sdk.md, "Types").
+ */
+
+declare const client: AskgateClient;
+
+/** Wraps checks that must type-check but never run: `client` exists only for the type checker. */
+const typeOnly = (check: () => void): void => void check;
+
+describe('ask types', () => {
+  it('types the answer from the format', () => typeOnly(() => {
+    expectTypeOf(client.ask({ question: 'q', answer_format: 'confirm' })).resolves.toEqualTypeOf<AskAnswer<boolean>>();
+    expectTypeOf(client.ask({ question: 'q', answer_format: 'text' })).resolves.toEqualTypeOf<AskAnswer<string>>();
+    expectTypeOf(client.ask({ question: 'q', answer_format: 'select', choices: ['a', 'b'] })).resolves.toEqualTypeOf<AskAnswer<'a' | 'b'>>();
+    expectTypeOf(client.ask({ question: 'q', answer_format: 'form', schema: { type: 'object' } })).resolves.toEqualTypeOf<
+      AskAnswer<Record<string, unknown>>
+    >();
+    expectTypeOf(client.ask({ question: 'q', answer_format: 'external' })).resolves.toEqualTypeOf<AskAnswer<unknown>>();
+  }));
+
+  it('suspends async asks', () => typeOnly(() => {
+    expectTypeOf(client.ask({ question: 'q', answer_format: 'confirm', mode: 'async', expiry_at: '2030-01-01T00:00:00Z' })).resolves.toEqualTypeOf<SuspendedAsk>();
+    expectTypeOf(client.ask({ question: 'q', answer_format: 'text', to: 'caller', mode: 'async', expiry_at: '2030-01-01T00:00:00Z' })).resolves.toEqualTypeOf<SuspendedAsk>();
+  }));
+
+  it('refuses contradictory bodies', () => typeOnly(() => {
+    // @ts-expect-error select needs choices
+    void client.ask({ question: 'q', answer_format: 'select' });
+    // @ts-expect-error form needs schema
+    void client.ask({ question: 'q', answer_format: 'form' });
+    // @ts-expect-error timeout and expiry_at bound the same wait two ways
+    void client.ask({ question: 'q', answer_format: 'text', mode: 'async', expiry_at: '2030-01-01T00:00:00Z', timeout: 5 });
+    // @ts-expect-error async needs expiry_at
+    void client.ask({ question: 'q', answer_format: 'text', mode: 'async' });
+  }));
+});
