@@ -1,0 +1,37 @@
+import { invalid } from '../core/errors.js';
+
+/**
+ * Small rules both stores share, so they cannot drift apart: the pending cursor, the fixed window and the expiry
+ * of a freshly created record.
+ */
+
+/** A cursor is the last sequence number a page showed; null starts at the beginning. */
+export function parseCursor(cursor: string | null): number {
+  if (cursor === null) return 0;
+  if (!/^\d{1,15}$/.test(cursor)) throw invalid('cursor', 'cursor must be the next_cursor of a previous page.');
+  return Number(cursor);
+}
+
+/** The fixed window `nowMs` falls in: its first second (epoch seconds, names the counter) and its end (epoch ms). */
+export function fixedWindow(nowMs: number, windowSeconds: number): { start: number; endsAtMs: number } {
+  if (!Number.isInteger(windowSeconds) || windowSeconds < 1) {
+    throw new RangeError(`windowSeconds must be a whole number of seconds >= 1, got ${windowSeconds}`);
+  }
+  const windowMs = windowSeconds * 1000;
+  const startMs = Math.floor(nowMs / windowMs) * windowMs;
+  return { start: startMs / 1000, endsAtMs: startMs + windowMs };
+}
+
+/** Whole seconds until a window ends, clamped to 1..window so a caller never waits zero or longer than a window. */
+export function resetIn(msLeft: number, windowSeconds: number): number {
+  return Math.min(Math.max(Math.ceil(msLeft / 1000), 1), windowSeconds);
+}
+
+/**
+ * When a pending record is dropped if nothing resolves it: the idle TTL after its deadline (a safety net; the
+ * expiry worker normally resolves it at the deadline). A deadline already past counts from now, so the record is
+ * never gone the moment it is written.
+ */
+export function pendingExpiresAt(deadlineMs: number, nowMs: number, idleTtlMs: number): number {
+  return Math.max(deadlineMs, nowMs) + idleTtlMs;
+}

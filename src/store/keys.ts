@@ -1,0 +1,94 @@
+/**
+ * The one module that names every Redis key askgate writes. Nothing else spells a key: the Lua scripts receive
+ * full key names in KEYS, or (for keys they can only discover from a record, such as its group) a key *prefix*
+ * built here and passed in ARGV, which they complete with the value they read.
+ *
+ * The default prefix `{askgate}:` wraps the name in a Redis Cluster hash tag, so every key hashes to one slot and
+ * the multi-key Lua scripts stay legal on a cluster. Any prefix works on a single Redis; on a cluster keep a tag.
+ *
+ * | key                   | type   | holds                                             | lifetime                                         |
+ * |-----------------------|--------|---------------------------------------------------|--------------------------------------------------|
+ * | `i:<id>`              | string | one interaction, the envelope of `record-codec.ts`| PEXPIREAT deadline + idle TTL at create (safety net); idle TTL from resolve |
+ * | `pending`             | zset   | pending ids scored by their sequence number       | permanent; members leave on resolve              |
+ * | `g:<group_id>`        | zset   | pending ids of one group, scored like `pending`   | Redis drops it when its last member leaves       |
+ * | `deadlines`           | zset   | pending ids scored by deadline (epoch ms)         | permanent; members leave on resolve or pop-due   |
+ * | `t:<sha256 hex>`      | string | the id a callback ticket resolves to              | same expiry as its interaction hash              |
+ * | `seq`                 | string | the sequence counter (INCR) behind `pending`      | permanent                                        |
+ * | `s:<sha256 hex>`      | string | one form schema's JSON, shared by every ask using it | extended to the latest expiry of a record using it |
+ * | `dl:<channel>:<ref>`  | string | the id whose delivered message has `ref` on `channel` | deadline + idle TTL from setDelivery (a resolved record may go first; the lookup then finds nothing) |
+ * | `w:<key>:<start>`     | string | a fixed-window hit counter (start in epoch s)     | PEXPIREAT at the end of its window               |
+ * | `events`              | channel| pub/sub: one message per transition               | n/a (not a key)                                  |
+ */
+export class Keys {
+  /** The prefix every key starts with, e.g. `{askgate}:`. */
+  readonly prefix: string;
+
+  constructor(prefix: string = DEFAULT_KEY_PREFIX) {
+    this.prefix = prefix;
+  }
+
+  interaction(id: string): string {
+    return `${this.prefix}i:${id}`;
+  }
+
+  /** The prefix of interaction keys; scripts append an id to it. */
+  get interactionPrefix(): string {
+    return this.interaction('');
+  }
+
+  get pending(): string {
+    return `${this.prefix}pending`;
+  }
+
+  group(groupId: string): string {
+    return `${this.prefix}g:${groupId}`;
+  }
+
+  /** The prefix of group keys; the resolve script appends the group id it reads from the record. */
+  get groupPrefix(): string {
+    return this.group('');
+  }
+
+  get deadlines(): string {
+    return `${this.prefix}deadlines`;
+  }
+
+  ticket(ticketHash: string): string {
+    return `${this.prefix}t:${ticketHash}`;
+  }
+
+  /** The prefix of ticket keys; the resolve script appends the ticket hash it reads from the record. */
+  get ticketPrefix(): string {
+    return this.ticket('');
+  }
+
+  get seq(): string {
+    return `${this.prefix}seq`;
+  }
+
+  schema(schemaHash: string): string {
+    return `${this.prefix}s:${schemaHash}`;
+  }
+
+  /** The prefix of schema keys; read scripts append the schema hash they read from the record. */
+  get schemaPrefix(): string {
+    return this.schema('');
+  }
+
+  /** The reverse index of a delivered message reference (`delivery.ref`) to its interaction id. Lua-free: SET with PX. */
+  delivery(channel: string, ref: string): string {
+    return `${this.prefix}dl:${channel}:${ref}`;
+  }
+
+  /** A fixed-window counter; `windowStart` is the window's first second (epoch seconds). */
+  window(key: string, windowStart: number): string {
+    return `${this.prefix}w:${key}:${windowStart}`;
+  }
+
+  /** The pub/sub channel of interaction events. Channels are not keys, but share the prefix so stores on one Redis stay apart. */
+  get events(): string {
+    return `${this.prefix}events`;
+  }
+}
+
+export const DEFAULT_KEY_PREFIX = '{askgate}:';

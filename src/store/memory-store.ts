@@ -1,0 +1,224 @@
+import { AskgateError } from '../core/errors.js';
+import type { InteractionEvent, StoredInteraction } from '../core/types.js';
+import { fixedWindow, parseCursor, pendingExpiresAt, resetIn } from './common.js';
+import { ListenerSet, type EventListener } from './listeners.js';
+import { timeMs, toPublicRecord } from './record-codec.js';
+import { SortedIndex } from './sorted-index.js';
+import type {
+  FixedWindowHit,
+  PendingPage,
+  PendingQuery,
+  Resolution,
+  ResolveOutcome,
+  Store,
+  StoreOptions,
+} from './store.js';
+
+interface Entry {
+  record: StoredInteraction;
+  /** When the entry is pruned (epoch ms): deadline + idle TTL while pending, resolution + idle TTL after. */
+  expiresAt: number;
+}
+
+/** The longest pause between sweeps of expired entries; reads prune lazily in between. */
+const MAX_SWEEP_MS = 60_000;
+
+/**
+ * The embedded store: one process, nothing survives a restart (`durable: false`). It keeps the same semantics as
+ * `RedisStore` so both pass one contract suite: records are copied in and out (callers cannot mutate the store),
+ * the pending order is a sequence number, resolved records stay readable for the idle TTL, and events are delivered
+ * asynchronously.
+ *
+ * Expired entries are pruned lazily on every read and by a sweep timer that is `unref()`'d, so it never keeps the
+ * process alive.
+ */
+export class MemoryStore implements Store {
+  readonly kind = 'memory' as const;
+  readonly durable = false;
+
+  private readonly idleTtlMs: number;
+  private readonly entries = new Map<string, Entry>();
+  private readonly tickets = new Map<string, string>();
+  /** `<channel>\n<ref>` → id: the reverse index of `delivery.ref` (a newline cannot occur in a channel name). */
+  private readonly deliveries = new Map<string, string>();
+  private readonly pending = new SortedIndex();
+  private readonly groups = new Map<string, SortedIndex>();
+  private readonly deadlines = new SortedIndex();
+  private readonly windows = new Map<string, { count: number; endsAt: number }>();
+  private readonly listeners = new ListenerSet();
+  private readonly sweeper: NodeJS.Timeout;
+  private seq = 0;
+
+  constructor(options: StoreOptions) {
+    this.idleTtlMs = options.idleTtlSeconds * 1000;
+    this.sweeper = setInterval(() => this.sweep(Date.now()), Math.min(this.idleTtlMs, MAX_SWEEP_MS));
+    this.sweeper.unref();
+  }
+
+  async create(record: StoredInteraction): Promise<void> {
+    const now = Date.now();
+    const deadlineMs = timeMs(record.deadline_at, 'deadline_at');
+    if (this.live(record.id, now) !== undefined) {
+      throw new AskgateError('conflict', `interaction ${record.id} already exists; ids must be unique.`);
+    }
+    if (record.ticket_hash !== null && this.findLiveByTicket(record.ticket_hash, now) !== undefined) {
+      throw new AskgateError('conflict', 'ticket_hash is already in use by another interaction; mint a new ticket.');
+    }
+    const stored = copyIn(record);
+    const seq = ++this.seq;
+    this.entries.set(stored.id, { record: stored, expiresAt: pendingExpiresAt(deadlineMs, now, this.idleTtlMs) });
+    if (stored.ticket_hash !== null) this.tickets.set(stored.ticket_hash, stored.id);
+    this.pending.add(stored.id, seq);
+    if (stored.group_id !== null) this.groupIndex(stored.group_id).add(stored.id, seq);
+    this.deadlines.add(stored.id, deadlineMs);
+    this.emit({ type: 'interaction.created', record: toPublicRecord(structuredClone(stored)) });
+  }
+
+  async get(id: string): Promise<StoredInteraction | null> {
+    const entry = this.live(id, Date.now());
+    return entry === undefined ? null : structuredClone(entry.record);
+  }
+
+  async findByTicketHash(ticketHash: string): Promise<StoredInteraction | null> {
+    const entry = this.findLiveByTicket(ticketHash, Date.now());
+    return entry === undefined ? null : structuredClone(entry.record);
+  }
+
+  async resolve(id: string, resolution: Resolution): Promise<ResolveOutcome> {
+    const now = Date.now();
+    const entry = this.live(id, now);
+    if (entry === undefined) return { kind: 'not_found' };
+    if (entry.record.status !== 'pending') return { kind: 'not_pending', record: structuredClone(entry.record) };
+    // Everything below runs without an await, so no other caller can interleave: the claim is exactly-once.
+    entry.record.status = resolution.status;
+    entry.record.result = resolution.result === null ? null : structuredClone(resolution.result);
+    entry.record.resolved_at = resolution.resolvedAt;
+    entry.expiresAt = now + this.idleTtlMs;
+    this.unindex(entry.record);
+    this.emit({ type: `interaction.${resolution.status}`, record: toPublicRecord(structuredClone(entry.record)) });
+    return { kind: 'resolved', record: structuredClone(entry.record) };
+  }
+
+  async setDelivery(id: string, delivery: Record<string, string>): Promise<void> {
+    const entry = this.live(id, Date.now());
+    if (entry === undefined) throw new AskgateError('not_found', `interaction ${id} does not exist (or was pruned).`);
+    entry.record.delivery = { ...delivery };
+    const ref = delivery['ref'];
+    if (ref !== undefined && entry.record.channel !== null) this.deliveries.set(deliveryKey(entry.record.channel, ref), id);
+  }
+
+  async findByDelivery(channel: string, ref: string): Promise<StoredInteraction | null> {
+    const id = this.deliveries.get(deliveryKey(channel, ref));
+    const entry = id === undefined ? undefined : this.live(id, Date.now());
+    return entry === undefined ? null : structuredClone(entry.record);
+  }
+
+  async listPending(query: PendingQuery): Promise<PendingPage> {
+    const now = Date.now();
+    const after = parseCursor(query.cursor);
+    const index = query.groupId === null ? this.pending : this.groups.get(query.groupId);
+    if (index === undefined) return { items: [], nextCursor: null };
+    // One extra row tells whether another page exists, so the last page never points at an empty one.
+    const rows = index.after(after, query.limit + 1);
+    const page = rows.slice(0, query.limit);
+    const items: StoredInteraction[] = [];
+    for (const row of page) {
+      const entry = this.live(row.id, now);
+      if (entry !== undefined) items.push(structuredClone(entry.record));
+    }
+    const last = page[page.length - 1];
+    return { items, nextCursor: rows.length > query.limit && last !== undefined ? String(last.score) : null };
+  }
+
+  async popDue(nowMs: number, max: number): Promise<string[]> {
+    return this.deadlines.popUpTo(nowMs, max);
+  }
+
+  subscribe(listener: EventListener): () => void {
+    return this.listeners.add(listener);
+  }
+
+  async hitWindow(key: string, windowSeconds: number): Promise<FixedWindowHit> {
+    const now = Date.now();
+    const window = fixedWindow(now, windowSeconds);
+    const slot = `${key}:${window.start}`;
+    const counter = this.windows.get(slot) ?? { count: 0, endsAt: window.endsAtMs };
+    counter.count += 1;
+    this.windows.set(slot, counter);
+    return { count: counter.count, resetInSeconds: resetIn(counter.endsAt - now, windowSeconds) };
+  }
+
+  async ping(): Promise<void> {}
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.listeners.clear();
+  }
+
+  private emit(event: InteractionEvent): void {
+    this.listeners.emit(event);
+  }
+
+  /** The entry of `id` unless it is absent or past its expiry (then it is pruned on the spot). */
+  private live(id: string, now: number): Entry | undefined {
+    const entry = this.entries.get(id);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt > now) return entry;
+    this.prune(entry.record);
+    return undefined;
+  }
+
+  private findLiveByTicket(ticketHash: string, now: number): Entry | undefined {
+    const id = this.tickets.get(ticketHash);
+    return id === undefined ? undefined : this.live(id, now);
+  }
+
+  private groupIndex(groupId: string): SortedIndex {
+    let index = this.groups.get(groupId);
+    if (index === undefined) {
+      index = new SortedIndex();
+      this.groups.set(groupId, index);
+    }
+    return index;
+  }
+
+  /** Drops a record from the pending list, its group and the deadline index. */
+  private unindex(record: StoredInteraction): void {
+    this.pending.remove(record.id);
+    this.deadlines.remove(record.id);
+    if (record.group_id === null) return;
+    const group = this.groups.get(record.group_id);
+    group?.remove(record.id);
+    // Empty groups are dropped so a stream of one-off group ids does not leak indexes.
+    if (group !== undefined && group.size === 0) this.groups.delete(record.group_id);
+  }
+
+  private prune(record: StoredInteraction): void {
+    this.entries.delete(record.id);
+    if (record.ticket_hash !== null && this.tickets.get(record.ticket_hash) === record.id) {
+      this.tickets.delete(record.ticket_hash);
+    }
+    const ref = record.delivery?.['ref'];
+    if (ref !== undefined && record.channel !== null) this.deliveries.delete(deliveryKey(record.channel, ref));
+    this.unindex(record);
+  }
+
+  private sweep(now: number): void {
+    for (const entry of this.entries.values()) {
+      if (entry.expiresAt <= now) this.prune(entry.record);
+    }
+    for (const [slot, counter] of this.windows) {
+      if (counter.endsAt <= now) this.windows.delete(slot);
+    }
+  }
+}
+
+function deliveryKey(channel: string, ref: string): string {
+  return `${channel}\n${ref}`;
+}
+
+/** A private copy of a record as the store keeps it: the minted callback URL is never stored. */
+function copyIn(record: StoredInteraction): StoredInteraction {
+  const { callback_url: _url, ...rest } = structuredClone(record);
+  return rest;
+}

@@ -1,0 +1,204 @@
+import { createHash } from 'node:crypto';
+import type {
+  AnswerFormat,
+  AskResult,
+  InteractionRecord,
+  InteractionStatus,
+  JsonSchema,
+  MediaItem,
+  StoredInteraction,
+  VerifierBinding,
+} from '../core/types.js';
+import { invalid } from '../core/errors.js';
+
+/**
+ * The compact stored form of an interaction, shared by every store that serialises records.
+ *
+ * A stored record is one string, the *envelope*: eight parts joined by `\n`, trailing empty parts dropped.
+ *
+ * | # | part          | form                                   |
+ * |---|---------------|----------------------------------------|
+ * | 1 | status        | one letter: p(ending) a(nswered) e(xpired) c(ancelled) |
+ * | 2 | body          | compact JSON of the immutable members  |
+ * | 3 | group id      | JSON string, or empty                  |
+ * | 4 | ticket hash   | JSON string, or empty                  |
+ * | 5 | schema hash   | JSON string, or empty                  |
+ * | 6 | result        | JSON, or empty                         |
+ * | 7 | resolved_at   | JSON string, or empty                  |
+ * | 8 | delivery      | JSON, or empty                         |
+ *
+ * Every part but the status is JSON text, and `JSON.stringify` never writes a raw newline, so `\n` cannot occur
+ * inside a part: Lua scripts split and rejoin the envelope with plain string operations and never re-encode JSON
+ * (cjson would turn `[]` into `{}`). Parts 3 to 5 sit outside the body because scripts need them to name the keys a
+ * transition touches. One string rather than a Redis hash because a hash field longer than
+ * `hash-max-listpack-value` (64 bytes by default, and every body is longer) turns the hash into a hashtable, which
+ * costs about 170 bytes more per pending ask.
+ *
+ * The body uses short member names; members holding their default (null, false, "sync", "person", "kill") are
+ * omitted and restored on decode, and timestamps that round-trip through `toISOString()` are kept as epoch
+ * milliseconds. A form schema is stored once per distinct schema, named by the SHA-256 of its JSON. Pending asks
+ * are the bulk of what a store holds, so every byte here is multiplied by the queue length.
+ */
+export interface CompactBody {
+  q: string;
+  f: AnswerFormat;
+  ca: number | string;
+  da: number | string;
+  ab: string;
+  c?: string[];
+  ch?: string;
+  rc?: string;
+  m?: 'async';
+  md?: MediaItem[];
+  l?: 1;
+  v?: { name: string };
+  to?: 'caller';
+  p?: unknown;
+  oe?: 'resume';
+  rn?: string;
+  vb?: VerifierBinding;
+}
+
+/** A form schema split out of a record: its JSON text and the hash that names it. */
+export interface SharedSchema {
+  json: string;
+  hash: string;
+}
+
+export interface EncodedRecord {
+  /** The envelope (see above). */
+  envelope: string;
+  /** The form schema to store beside it, when the record has one. */
+  schema: SharedSchema | null;
+}
+
+/** The one-letter status codes of envelope part 1. */
+export const STATUS_CODES: Readonly<Record<InteractionStatus, string>> = {
+  pending: 'p',
+  answered: 'a',
+  expired: 'e',
+  cancelled: 'c',
+};
+const STATUS_BY_CODE = new Map(Object.entries(STATUS_CODES).map(([status, code]) => [code, status as InteractionStatus]));
+
+/** Encodes `record` as an envelope. `callback_url` is never stored: only the ticket's hash is. */
+export function encodeRecord(record: StoredInteraction): EncodedRecord {
+  const schema = record.schema === null ? null : shareSchema(record.schema);
+  const parts = [
+    STATUS_CODES[record.status],
+    JSON.stringify(compactBody(record)),
+    jsonOrEmpty(record.group_id),
+    jsonOrEmpty(record.ticket_hash),
+    jsonOrEmpty(schema?.hash ?? null),
+    jsonOrEmpty(record.result),
+    jsonOrEmpty(record.resolved_at),
+    jsonOrEmpty(record.delivery),
+  ];
+  while (parts.length > 2 && parts[parts.length - 1] === '') parts.pop();
+  return { envelope: parts.join('\n'), schema };
+}
+
+/**
+ * Rebuilds a stored record from its id, envelope and (when the envelope names one) its schema's JSON text.
+ * Throws when the envelope is malformed or names a schema that is not supplied: both mean a corrupt store.
+ */
+export function decodeRecord(id: string, envelope: string, schemaJson: string | null): StoredInteraction {
+  const [code = '', body = '', group = '', ticket = '', schemaHash = '', result = '', resolvedAt = '', delivery = ''] =
+    envelope.split('\n');
+  const status = STATUS_BY_CODE.get(code);
+  if (status === undefined || body === '') throw new Error(`interaction ${id}: malformed stored record`);
+  if (schemaHash !== '' && schemaJson === null) {
+    // The schema key's expiry is extended to outlive every record naming it, so this is corruption, not a race.
+    throw new Error(`interaction ${id} names form schema ${schemaHash}, which is missing from the store`);
+  }
+  const b = JSON.parse(body) as CompactBody;
+  return {
+    id,
+    status,
+    question: b.q,
+    answer_format: b.f,
+    choices: b.c ?? null,
+    schema: schemaHash === '' ? null : (JSON.parse(schemaJson ?? 'null') as JsonSchema),
+    group_id: parseOrNull<string>(group),
+    channel: b.ch ?? null,
+    recipient: b.rc ?? null,
+    mode: b.m ?? 'sync',
+    created_at: expandTime(b.ca),
+    deadline_at: expandTime(b.da),
+    asked_by: b.ab,
+    media: b.md ?? null,
+    link: b.l === 1,
+    verifier: b.v ?? null,
+    to: b.to ?? 'person',
+    payload: b.p ?? null,
+    on_expiry: b.oe ?? 'kill',
+    run_id: b.rn ?? null,
+    result: parseOrNull<AskResult>(result),
+    resolved_at: parseOrNull<string>(resolvedAt),
+    ticket_hash: parseOrNull<string>(ticket),
+    verifier_binding: b.vb ?? null,
+    delivery: parseOrNull<Record<string, string>>(delivery),
+  };
+}
+
+function compactBody(record: StoredInteraction): CompactBody {
+  const b: CompactBody = {
+    q: record.question,
+    f: record.answer_format,
+    ca: compactTime(record.created_at, 'created_at'),
+    da: compactTime(record.deadline_at, 'deadline_at'),
+    ab: record.asked_by,
+  };
+  if (record.choices !== null) b.c = record.choices;
+  if (record.channel !== null) b.ch = record.channel;
+  if (record.recipient !== null) b.rc = record.recipient;
+  if (record.mode === 'async') b.m = 'async';
+  if (record.media !== null) b.md = record.media;
+  if (record.link) b.l = 1;
+  if (record.verifier !== null) b.v = record.verifier;
+  if (record.to === 'caller') b.to = 'caller';
+  if (record.payload !== null && record.payload !== undefined) b.p = record.payload;
+  if (record.on_expiry === 'resume') b.oe = 'resume';
+  if (record.run_id !== null) b.rn = record.run_id;
+  if (record.verifier_binding !== null) b.vb = record.verifier_binding;
+  return b;
+}
+
+function jsonOrEmpty(value: unknown): string {
+  return value === null || value === undefined ? '' : JSON.stringify(value);
+}
+
+function parseOrNull<T>(part: string): T | null {
+  return part === '' ? null : (JSON.parse(part) as T);
+}
+
+/** The record as the doors and events show it: without the facts only the store keeps. */
+export function toPublicRecord(record: StoredInteraction): InteractionRecord {
+  // Destructuring drops the store-only members; the rest is the public shape.
+  const { ticket_hash: _ticket, verifier_binding: _binding, delivery: _delivery, callback_url: _url, ...rest } = record;
+  return rest;
+}
+
+/** The epoch milliseconds of an RFC 3339 timestamp a record carries; refuses one that does not parse. */
+export function timeMs(value: string, field: string): number {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw invalid(field, `${field} must be an RFC 3339 date-time, got ${JSON.stringify(value)}.`);
+  return ms;
+}
+
+/** The hash naming a schema: SHA-256 (hex) of its JSON text. */
+export function shareSchema(schema: JsonSchema): SharedSchema {
+  const json = JSON.stringify(schema);
+  return { json, hash: createHash('sha256').update(json).digest('hex') };
+}
+
+function compactTime(value: string, field: string): number | string {
+  const ms = timeMs(value, field);
+  // Only a canonical UTC string survives as a number; any other spelling (an offset, fewer digits) is kept verbatim
+  // so a read returns exactly what was written.
+  return new Date(ms).toISOString() === value ? ms : value;
+}
+
+function expandTime(value: number | string): string {
+  return typeof value === 'number' ? new Date(value).toISOString() : value;
+}

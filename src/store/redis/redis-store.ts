@@ -1,0 +1,285 @@
+import { Redis, type RedisOptions } from 'ioredis';
+import { AskgateError } from '../../core/errors.js';
+import type { InteractionEventType, StoredInteraction } from '../../core/types.js';
+import { fixedWindow, parseCursor, pendingExpiresAt, resetIn } from '../common.js';
+import { Keys } from '../keys.js';
+import { ListenerSet, type EventListener } from '../listeners.js';
+import { STATUS_CODES, decodeRecord, encodeRecord, timeMs, toPublicRecord } from '../record-codec.js';
+import type {
+  FixedWindowHit,
+  PendingPage,
+  PendingQuery,
+  Resolution,
+  ResolveOutcome,
+  Store,
+  StoreOptions,
+} from '../store.js';
+import { defineScripts, type ScriptCommands } from './commands.js';
+
+/** The message the scripts publish on the events channel (see `scripts/fragments.ts`). */
+interface WireEvent {
+  /** The event type. */
+  e: InteractionEventType;
+  /** The interaction id. */
+  i: string;
+  /** The record's envelope after the transition. */
+  v: string;
+  /** Its form schema's JSON text, when it has one. */
+  S: string | null;
+}
+
+export interface RedisStoreOptions extends StoreOptions {
+  /** `redis://[:password@]host:port[/db]` or `rediss://...`. */
+  url: string;
+  /** Prefix of every key and of the events channel. Default `{askgate}:` (a Redis Cluster hash tag). */
+  prefix?: string;
+  /** Told about connection errors while ioredis reconnects (they are retried, not thrown). Default: ignored. */
+  onConnectionError?: (error: Error) => void;
+  /** How long `ping()` waits for PONG. Default 2000 ms. */
+  pingTimeoutMs?: number;
+  /** Extra ioredis options, applied over askgate's defaults (bounded reconnect backoff, 3 retries per command). */
+  redisOptions?: RedisOptions;
+}
+
+/** Reconnect quickly after a blip, but never hammer a Redis that is down: 100 ms more per attempt, at most 1 s. */
+const DEFAULT_REDIS_OPTIONS: RedisOptions = {
+  lazyConnect: true,
+  retryStrategy: (attempt: number) => Math.min(attempt * 100, 1000),
+  // A command waits through at most three reconnect attempts, then fails as store_unavailable instead of hanging.
+  maxRetriesPerRequest: 3,
+};
+
+/**
+ * The durable store: every process on one Redis shares records, the pending list, deadlines and events.
+ *
+ * Each transition is one Lua script (`scripts/`), so it is atomic and publishes its event in the same step. One
+ * connection runs commands; a second, dedicated connection subscribes to the events channel (a subscribed
+ * connection can run nothing else) and fans each message out to this process's listeners. Both reconnect on their
+ * own after Redis restarts; events published while the subscriber is disconnected are lost (pub/sub semantics).
+ */
+export class RedisStore implements Store {
+  readonly kind = 'redis' as const;
+  readonly durable = true;
+
+  private readonly keys: Keys;
+  private readonly idleTtlMs: number;
+  private readonly pingTimeoutMs: number;
+  private readonly listeners = new ListenerSet();
+
+  private constructor(
+    private readonly client: Redis & ScriptCommands,
+    private readonly subscriber: Redis,
+    options: RedisStoreOptions,
+  ) {
+    this.keys = new Keys(options.prefix);
+    this.idleTtlMs = options.idleTtlSeconds * 1000;
+    this.pingTimeoutMs = options.pingTimeoutMs ?? 2000;
+  }
+
+  /** Connects both connections and subscribes to events; rejects with `store_unavailable` when Redis is unreachable. */
+  static async connect(options: RedisStoreOptions): Promise<RedisStore> {
+    const redisOptions: RedisOptions = { ...DEFAULT_REDIS_OPTIONS, ...options.redisOptions };
+    const onError = options.onConnectionError ?? (() => {});
+    const client = new Redis(options.url, redisOptions);
+    const subscriber = new Redis(options.url, redisOptions);
+    // Without a listener ioredis prints every reconnect error to the console.
+    client.on('error', onError);
+    subscriber.on('error', onError);
+    const store = new RedisStore(defineScripts(client), subscriber, options);
+    try {
+      await Promise.all([client.connect(), subscriber.connect()]);
+      subscriber.on('message', (channel: string, message: string) => store.dispatch(channel, message));
+      await subscriber.subscribe(store.keys.events);
+    } catch (error) {
+      client.disconnect();
+      subscriber.disconnect();
+      throw new AskgateError('store_unavailable', `cannot reach Redis at ${redactUrl(options.url)}; check REDIS_URL.`, {
+        cause: error,
+      });
+    }
+    return store;
+  }
+
+  async create(record: StoredInteraction): Promise<void> {
+    const { envelope, schema } = encodeRecord(record);
+    const now = Date.now();
+    const deadlineMs = timeMs(record.deadline_at, 'deadline_at');
+    const recordKey = this.keys.interaction(record.id);
+    const code = await this.run(() =>
+      this.client.askgateCreate(
+        recordKey,
+        this.keys.pending,
+        this.keys.deadlines,
+        this.keys.seq,
+        // Absent optional keys are stood in for by the record key, so every KEYS entry stays in one cluster slot.
+        record.group_id === null ? recordKey : this.keys.group(record.group_id),
+        record.ticket_hash === null ? recordKey : this.keys.ticket(record.ticket_hash),
+        schema === null ? recordKey : this.keys.schema(schema.hash),
+        record.id,
+        envelope,
+        pendingExpiresAt(deadlineMs, now, this.idleTtlMs),
+        deadlineMs,
+        record.group_id === null ? '' : '1',
+        record.ticket_hash === null ? '' : '1',
+        schema?.json ?? '',
+        this.keys.events,
+        now,
+      ),
+    );
+    if (code === -1) throw new AskgateError('conflict', `interaction ${record.id} already exists; ids must be unique.`);
+    if (code === -2) {
+      throw new AskgateError('conflict', 'ticket_hash is already in use by another interaction; mint a new ticket.');
+    }
+  }
+
+  async get(id: string): Promise<StoredInteraction | null> {
+    const reply = await this.run(() => this.client.askgateGet(this.keys.interaction(id), this.keys.schemaPrefix));
+    return reply === null ? null : decodeRecord(id, reply[0], reply[1]);
+  }
+
+  async findByTicketHash(ticketHash: string): Promise<StoredInteraction | null> {
+    const reply = await this.run(() =>
+      this.client.askgateFindByTicket(this.keys.ticket(ticketHash), this.keys.interactionPrefix, this.keys.schemaPrefix),
+    );
+    return reply === null ? null : decodeRecord(reply[0], reply[1], reply[2]);
+  }
+
+  async resolve(id: string, resolution: Resolution): Promise<ResolveOutcome> {
+    const [code, envelope, schema] = await this.run(() =>
+      this.client.askgateResolve(
+        this.keys.interaction(id),
+        this.keys.pending,
+        this.keys.deadlines,
+        id,
+        STATUS_CODES[resolution.status],
+        resolution.result === null ? '' : JSON.stringify(resolution.result),
+        JSON.stringify(resolution.resolvedAt),
+        this.idleTtlMs,
+        Date.now(),
+        this.keys.groupPrefix,
+        this.keys.ticketPrefix,
+        this.keys.schemaPrefix,
+        this.keys.events,
+        `interaction.${resolution.status}`,
+      ),
+    );
+    if (code === -1 || typeof envelope !== 'string') return { kind: 'not_found' };
+    const record = decodeRecord(id, envelope, schema ?? null);
+    return code === 1 ? { kind: 'resolved', record } : { kind: 'not_pending', record };
+  }
+
+  async setDelivery(id: string, delivery: Record<string, string>): Promise<void> {
+    const code = await this.run(() => this.client.askgateSetDelivery(this.keys.interaction(id), JSON.stringify(delivery)));
+    if (code === -1) throw new AskgateError('not_found', `interaction ${id} does not exist (or was pruned).`);
+    const ref = delivery['ref'];
+    if (ref === undefined) return;
+    // The reverse index is a plain SET: it is written once, after the message exists, and only ever read, so it
+    // needs no script. It lives as long as the pending record could (deadline + idle TTL).
+    const record = await this.get(id);
+    if (record === null || record.channel === null) return;
+    const ttlMs = Math.max(timeMs(record.deadline_at, 'deadline_at') - Date.now(), 0) + this.idleTtlMs;
+    await this.run(() => this.client.set(this.keys.delivery(record.channel as string, ref), id, 'PX', ttlMs));
+  }
+
+  async findByDelivery(channel: string, ref: string): Promise<StoredInteraction | null> {
+    const id = await this.run(() => this.client.get(this.keys.delivery(channel, ref)));
+    if (id === null) return null;
+    const record = await this.get(id);
+    return record !== null && record.channel === channel ? record : null;
+  }
+
+  async listPending(query: PendingQuery): Promise<PendingPage> {
+    const after = parseCursor(query.cursor);
+    const index = query.groupId === null ? this.keys.pending : this.keys.group(query.groupId);
+    const [next, ...rows] = await this.run(() =>
+      this.client.askgateListPending(index, after, query.limit, this.keys.interactionPrefix, this.keys.schemaPrefix),
+    );
+    return { items: rows.map(([id, envelope, schema]) => decodeRecord(id, envelope, schema)), nextCursor: next };
+  }
+
+  async popDue(nowMs: number, max: number): Promise<string[]> {
+    return this.run(() => this.client.askgatePopDue(this.keys.deadlines, nowMs, max));
+  }
+
+  subscribe(listener: EventListener): () => void {
+    return this.listeners.add(listener);
+  }
+
+  async hitWindow(key: string, windowSeconds: number): Promise<FixedWindowHit> {
+    // The window follows this process's clock: processes are assumed NTP-close, and flood control tolerates skew.
+    const now = Date.now();
+    const window = fixedWindow(now, windowSeconds);
+    const count = await this.run(() => this.client.askgateHitWindow(this.keys.window(key, window.start), window.endsAtMs));
+    return { count, resetInSeconds: resetIn(window.endsAtMs - now, windowSeconds) };
+  }
+
+  async ping(): Promise<void> {
+    // While ioredis reconnects it would queue the PING; a readiness probe wants the answer now.
+    if (this.client.status !== 'ready') {
+      throw new AskgateError('store_unavailable', `Redis is not connected (connection ${this.client.status}).`);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new AskgateError('store_unavailable', `Redis did not answer PING within ${this.pingTimeoutMs} ms.`)),
+        this.pingTimeoutMs,
+      );
+    });
+    try {
+      await Promise.race([this.run(() => this.client.ping()), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+    await Promise.all([closeConnection(this.subscriber), closeConnection(this.client)]);
+  }
+
+  /** One message on the events channel → every listener of this process. */
+  private dispatch(channel: string, message: string): void {
+    if (channel !== this.keys.events) return;
+    try {
+      const wire = JSON.parse(message) as WireEvent;
+      this.listeners.emit({ type: wire.e, record: toPublicRecord(decodeRecord(wire.i, wire.v, wire.S)) });
+    } catch (error) {
+      process.emitWarning(`askgate: dropped a malformed event on ${channel}: ${String(error)}`, 'AskgateStoreWarning');
+    }
+  }
+
+  /** Runs a Redis call, turning connection and script failures into `store_unavailable`. */
+  private async run<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (error instanceof AskgateError) throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new AskgateError('store_unavailable', `Redis command failed: ${reason}`, { cause: error });
+    }
+  }
+}
+
+/** QUIT when connected (in-flight replies still arrive); otherwise drop the reconnect loop at once. */
+async function closeConnection(connection: Redis): Promise<void> {
+  if (connection.status === 'ready') {
+    try {
+      await connection.quit();
+      return;
+    } catch {
+      // Fall through: the connection died while quitting.
+    }
+  }
+  connection.disconnect();
+}
+
+/** The URL without its password, for messages. */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparseable REDIS_URL)';
+  }
+}

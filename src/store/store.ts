@@ -1,0 +1,100 @@
+import type { AskResult, InteractionEvent, InteractionStatus, StoredInteraction } from '../core/types.js';
+
+/** How a pending interaction ends. */
+export interface Resolution {
+  status: Exclude<InteractionStatus, 'pending'>;
+  /** The answer for `answered`; the expiry marker result for an expired `on_expiry: "resume"` ask; else null. */
+  result: AskResult | null;
+  /** RFC 3339 moment of the resolution. */
+  resolvedAt: string;
+}
+
+export type ResolveOutcome =
+  /** This call moved the interaction out of `pending`; `record` is the resolved record. */
+  | { kind: 'resolved'; record: StoredInteraction }
+  /** Someone else resolved it first (or it was never pending); nothing changed. */
+  | { kind: 'not_pending'; record: StoredInteraction }
+  /** No such interaction (never existed, or pruned after the idle TTL). */
+  | { kind: 'not_found' };
+
+export interface PendingPage {
+  items: StoredInteraction[];
+  nextCursor: string | null;
+}
+
+export interface PendingQuery {
+  limit: number;
+  /** Opaque cursor from a previous page; null for the first page. */
+  cursor: string | null;
+  /** Only interactions of this group. */
+  groupId: string | null;
+}
+
+export interface FixedWindowHit {
+  /** Hits in the current window, this one included. */
+  count: number;
+  /** Whole seconds until the window resets (at least 1). */
+  resetInSeconds: number;
+}
+
+/**
+ * The durable state of askgate. Two implementations pass one contract suite (`test/store/contract.ts`):
+ * `MemoryStore` (the embedded default, one process) and `RedisStore` (many processes on one Redis).
+ *
+ * Every transition is atomic: `create` writes the record, its pending-list entry and its deadline together;
+ * `resolve` moves pending → answered | expired | cancelled exactly once however many callers race.
+ * Events for every transition reach every subscriber in every process on the same store.
+ */
+export interface Store {
+  readonly kind: 'memory' | 'redis';
+  /** True when a record survives a process hop (another worker can read it): required for async parks. */
+  readonly durable: boolean;
+
+  /** Writes a new pending interaction and emits `interaction.created`. */
+  create(record: StoredInteraction): Promise<void>;
+
+  get(id: string): Promise<StoredInteraction | null>;
+
+  /** The interaction whose ticket hashes to `ticketHash` (hex SHA-256), while it still resolves. */
+  findByTicketHash(ticketHash: string): Promise<StoredInteraction | null>;
+
+  /**
+   * The one atomic claim: when the interaction is pending, records the resolution, drops it from the pending list
+   * and the deadline index, keeps it (and its ticket) readable for `idleTtlSeconds`, and emits the matching event.
+   */
+  resolve(id: string, resolution: Resolution): Promise<ResolveOutcome>;
+
+  /**
+   * Records the channel's references of the delivered question message. When `delivery.ref` is present it is also
+   * indexed (per the record's channel) for `findByDelivery`, for as long as the record itself lives.
+   */
+  setDelivery(id: string, delivery: Record<string, string>): Promise<void>;
+
+  /**
+   * The interaction whose delivered message has `ref` on `channel` (its `delivery.ref`), while it still resolves:
+   * how a reply that quotes a question message finds the question.
+   */
+  findByDelivery(channel: string, ref: string): Promise<StoredInteraction | null>;
+
+  /** Pending interactions, oldest first; the cursor stays right while others are added and resolved between pages. */
+  listPending(query: PendingQuery): Promise<PendingPage>;
+
+  /** Atomically removes and returns up to `max` ids whose deadline is at or before `nowMs`; each id goes to one caller. */
+  popDue(nowMs: number, max: number): Promise<string[]>;
+
+  /** Listens to every event on this store (from every process); returns the unsubscribe function. */
+  subscribe(listener: (event: InteractionEvent) => void): () => void;
+
+  /** Fixed-window counter shared by every process on the store (flood control). */
+  hitWindow(key: string, windowSeconds: number): Promise<FixedWindowHit>;
+
+  /** Throws when the store cannot be reached. */
+  ping(): Promise<void>;
+
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  /** How long an answered, expired or cancelled interaction (and its ticket) still resolves. */
+  idleTtlSeconds: number;
+}

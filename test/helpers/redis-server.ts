@@ -1,0 +1,140 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A redis-server the tests can reach, stop and restart. */
+export interface RedisServerHandle {
+  url: string;
+  port: number;
+  /** Stops the server (SIGTERM, then waits for the process to exit). */
+  stop(): Promise<void>;
+  /** Stops it, then starts a fresh one on the same port, resolving once it answers PING. */
+  restart(): Promise<void>;
+}
+
+const READY_TIMEOUT_MS = 10_000;
+
+/** Every child this module started, killed when the test process exits however it exits. */
+const children = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+/**
+ * Starts a real `redis-server` on a free loopback port, with persistence off and its working files in a temporary
+ * directory, and resolves once it answers PING. With `REDIS_URL` set, the tests use that server instead
+ * (`stop` leaves it running and `restart` throws: an external server is not ours to stop) — unless `own` is set,
+ * which a test that stops or flushes its server passes to always get a server of its own.
+ * The binary is `REDIS_SERVER_BIN` or `redis-server` on the PATH.
+ */
+export async function startRedisServer(options: { own?: boolean } = {}): Promise<RedisServerHandle> {
+  const external = process.env['REDIS_URL'];
+  if (external !== undefined && external !== '' && options.own !== true) {
+    const port = Number(new URL(external).port || 6379);
+    return {
+      url: external,
+      port,
+      stop: async () => undefined,
+      restart: async () => {
+        throw new Error('this test restarts redis-server, which it cannot do to the server named by REDIS_URL; pass { own: true }');
+      },
+    };
+  }
+
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'askgate-redis-'));
+  let child: ChildProcess | null = await launch(port, dir);
+
+  const stop = async (): Promise<void> => {
+    const running = child;
+    child = null;
+    if (running !== null) await terminate(running);
+  };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    async stop() {
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+    // restart() also brings back a server that stop() ended, so a test can take Redis down and up again.
+    async restart() {
+      await stop();
+      child = await launch(port, dir);
+    },
+  };
+}
+
+async function launch(port: number, dir: string): Promise<ChildProcess> {
+  mkdirSync(dir, { recursive: true });
+  const bin = process.env['REDIS_SERVER_BIN'] ?? 'redis-server';
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
+  const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  children.add(child);
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<never>((_, reject) => {
+    child.once('error', (error) => reject(new Error(`cannot start ${bin}: ${error.message}; install redis-server or set REDIS_SERVER_BIN`)));
+    child.once('exit', (code) => reject(new Error(`${bin} exited with code ${code} before answering PING: ${stderr.trim()}`)));
+  });
+  exited.catch(() => {}); // Observed below; after a successful start a later exit is expected (stop).
+  await Promise.race([waitForPong(port), exited]);
+  return child;
+}
+
+async function terminate(child: ChildProcess): Promise<void> {
+  children.delete(child);
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Polls with a raw PING until the server answers +PONG. */
+async function waitForPong(port: number): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (await pingOnce(port)) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`redis-server on port ${port} did not answer PING within ${READY_TIMEOUT_MS} ms`);
+}
+
+function pingOnce(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    let reply = '';
+    const done = (ok: boolean): void => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk) => {
+      reply += chunk.toString();
+      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
+    });
+  });
+}
+
+/** A port the OS just handed out and released; redis-server binds it right after. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => {
+        if (address !== null && typeof address === 'object') resolve(address.port);
+        else reject(new Error('could not pick a free port'));
+      });
+    });
+  });
+}

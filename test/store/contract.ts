@@ -1,0 +1,399 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EXPIRED_MARKER, type InteractionEvent, type StoredInteraction } from '../../src/core/types.js';
+import { toPublicRecord } from '../../src/store/record-codec.js';
+import type { Store, StoreOptions } from '../../src/store/store.js';
+import { answer, eventually, makeInteraction, sleep, ticketHash } from './fixtures.js';
+
+export { answer, eventually, makeInteraction, sleep, ticketHash };
+
+/** A store under test and how to dispose of it (close it, delete what it wrote). */
+export interface StoreHandle {
+  store: Store;
+  cleanup(): Promise<void>;
+}
+
+export type MakeStore = (options: StoreOptions) => Promise<StoreHandle>;
+
+const FORM_SCHEMA = {
+  type: 'object',
+  required: [],
+  properties: {
+    name: { type: 'string', minLength: 1, errorMessages: { required: 'Name, please' } },
+    tags: { type: 'array', items: { type: 'string', enum: [] } },
+    nested: { type: 'object', properties: {}, additionalProperties: false },
+  },
+};
+
+/**
+ * The contract every `Store` implementation passes. `makeStore` is called once per test with the options that test
+ * needs, so tests never share state.
+ */
+export function runStoreContract(name: string, makeStore: MakeStore): void {
+  describe(`${name}: store contract`, () => {
+    let handle: StoreHandle;
+    let store: Store;
+    const extra: StoreHandle[] = [];
+
+    beforeEach(async () => {
+      handle = await makeStore({ idleTtlSeconds: 60 });
+      store = handle.store;
+    });
+    afterEach(async () => {
+      await handle.cleanup();
+      for (const other of extra.splice(0)) await other.cleanup();
+    });
+
+    /** Records every event into the returned array. */
+    function collect(target: Store = store): InteractionEvent[] {
+      const events: InteractionEvent[] = [];
+      target.subscribe((event) => events.push(event));
+      return events;
+    }
+
+    describe('create and get', () => {
+      it('returns an equal record for every shape of ask', async () => {
+        const records = [
+          makeInteraction({ question: 'Déployer à 18h ? 🚀 — 確認してください', answer_format: 'confirm' }),
+          makeInteraction({ answer_format: 'select', choices: ['red', 'green', 'blue'], group_id: 'release-42' }),
+          makeInteraction({
+            answer_format: 'form',
+            schema: FORM_SCHEMA,
+            ticket_hash: ticketHash(),
+            link: true,
+            media: [
+              { kind: 'image', url: 'https://example.com/a.png', caption: 'the diff' },
+              { kind: 'link', url: 'http://example.com/' },
+            ],
+          }),
+          makeInteraction({
+            answer_format: 'external',
+            verifier: { name: 'stripe' },
+            verifier_binding: { name: 'stripe', secret_env: 'STRIPE_WHSEC', tolerance: 300 },
+            ticket_hash: ticketHash(),
+            channel: 'telegram',
+            recipient: '12345',
+            mode: 'async',
+            on_expiry: 'resume',
+            run_id: 'run_1',
+            to: 'caller',
+            payload: { amount: 1200, items: [], nested: { empty: {} } },
+          }),
+        ];
+        for (const record of records) await store.create(record);
+        for (const record of records) expect(await store.get(record.id)).toEqual(record);
+      });
+
+      it('keeps a timestamp with an offset exactly as written', async () => {
+        const record = makeInteraction({ created_at: '2030-01-01T10:00:00+02:00', deadline_at: '2030-01-01T10:05:00.5+02:00' });
+        await store.create(record);
+        const read = await store.get(record.id);
+        expect(read?.created_at).toBe('2030-01-01T10:00:00+02:00');
+        expect(read?.deadline_at).toBe('2030-01-01T10:05:00.5+02:00');
+      });
+
+      it('does not keep the callback URL (only the ticket hash)', async () => {
+        const record = makeInteraction({ ticket_hash: ticketHash(), callback_url: 'https://askgate.example/cb/secret' });
+        await store.create(record);
+        const read = await store.get(record.id);
+        expect(read).not.toHaveProperty('callback_url');
+        expect(read?.ticket_hash).toBe(record.ticket_hash);
+      });
+
+      it('returns null for an unknown id', async () => {
+        expect(await store.get('int_does-not-exist')).toBeNull();
+      });
+
+      it('refuses a second create with the same id and leaves the first intact', async () => {
+        const record = makeInteraction();
+        await store.create(record);
+        await expect(store.create({ ...record, question: 'other' })).rejects.toMatchObject({ code: 'conflict' });
+        expect((await store.get(record.id))?.question).toBe('Ship it?');
+      });
+    });
+
+    describe('events', () => {
+      it('emits interaction.created, asynchronously, with the record', async () => {
+        const events = collect();
+        const record = makeInteraction({ answer_format: 'form', schema: FORM_SCHEMA, ticket_hash: ticketHash() });
+        const creating = store.create(record);
+        expect(events).toHaveLength(0);
+        await creating;
+        await eventually(() => expect(events).toHaveLength(1));
+        expect(events[0]).toEqual({ type: 'interaction.created', record: toPublicRecord(record) });
+        // The store-only facts stay out of events: they reach SSE clients.
+        expect(events[0]!.record).not.toHaveProperty('ticket_hash');
+        expect(events[0]!.record).not.toHaveProperty('verifier_binding');
+      });
+
+      it.each([
+        ['answered', answer('yes')],
+        ['expired', { ...answer(EXPIRED_MARKER, 'askgate'), surface: 'inbox' as const }],
+        ['cancelled', null],
+      ] as const)('emits interaction.%s with the resolved record', async (status, result) => {
+        const record = makeInteraction();
+        const events = collect();
+        await store.create(record);
+        // Wait for the created event first: on Redis it travels through pub/sub and may land after create returns.
+        await eventually(() => expect(events).toHaveLength(1));
+        const resolvedAt = new Date().toISOString();
+        const outcome = await store.resolve(record.id, { status, result, resolvedAt });
+        await eventually(() => expect(events).toHaveLength(2));
+        const resolved = { ...record, status, result, resolved_at: resolvedAt };
+        expect(outcome).toEqual({ kind: 'resolved', record: resolved });
+        expect(events[1]).toEqual({ type: `interaction.${status}`, record: toPublicRecord(resolved) });
+      });
+
+      it('stops delivering to an unsubscribed listener', async () => {
+        const kept: InteractionEvent[] = [];
+        const dropped: InteractionEvent[] = [];
+        store.subscribe((event) => kept.push(event));
+        const unsubscribe = store.subscribe((event) => dropped.push(event));
+        unsubscribe();
+        await store.create(makeInteraction());
+        await eventually(() => expect(kept).toHaveLength(1));
+        await sleep(50);
+        expect(dropped).toHaveLength(0);
+      });
+    });
+
+    describe('resolve', () => {
+      it('is exactly-once under 50 concurrent calls', async () => {
+        const record = makeInteraction();
+        const events = collect();
+        await store.create(record);
+        await eventually(() => expect(events).toHaveLength(1));
+        const resolvedAt = new Date().toISOString();
+        const outcomes = await Promise.all(
+          Array.from({ length: 50 }, (_, i) =>
+            store.resolve(record.id, { status: 'answered', result: answer(`answer ${i}`), resolvedAt }),
+          ),
+        );
+        const winners = outcomes.filter((o) => o.kind === 'resolved');
+        expect(winners).toHaveLength(1);
+        expect(outcomes.filter((o) => o.kind === 'not_pending')).toHaveLength(49);
+        const winner = winners[0]!;
+        if (winner.kind !== 'resolved') throw new Error('unreachable');
+        const stored = await store.get(record.id);
+        expect(stored?.result).toEqual(winner.record.result);
+        for (const outcome of outcomes) {
+          if (outcome.kind === 'not_pending') expect(outcome.record.result).toEqual(winner.record.result);
+        }
+        await eventually(() => expect(events).toHaveLength(2));
+        await sleep(50);
+        expect(events.map((event) => event.type)).toEqual(['interaction.created', 'interaction.answered']);
+        expect(events[1]!.record.result).toEqual(winner.record.result);
+      });
+
+      it('returns not_found for an unknown id', async () => {
+        const outcome = await store.resolve('int_missing', { status: 'cancelled', result: null, resolvedAt: new Date().toISOString() });
+        expect(outcome).toEqual({ kind: 'not_found' });
+      });
+
+      it.each(['expired', 'cancelled'] as const)('leaves a %s record unchanged and reports not_pending', async (status) => {
+        const record = makeInteraction();
+        const events = collect();
+        await store.create(record);
+        const first = status === 'expired' ? answer(EXPIRED_MARKER, 'askgate') : null;
+        await store.resolve(record.id, { status, result: first, resolvedAt: '2030-01-01T00:00:00.000Z' });
+        await eventually(() => expect(events).toHaveLength(2));
+        const before = await store.get(record.id);
+        const outcome = await store.resolve(record.id, { status: 'answered', result: answer('late'), resolvedAt: new Date().toISOString() });
+        expect(outcome).toEqual({ kind: 'not_pending', record: before });
+        expect(await store.get(record.id)).toEqual(before);
+        expect(before?.status).toBe(status);
+        await sleep(50);
+        expect(events).toHaveLength(2);
+      });
+    });
+
+    describe('listPending', () => {
+      async function createMany(count: number, overrides: Partial<StoredInteraction> = {}): Promise<StoredInteraction[]> {
+        const records: StoredInteraction[] = [];
+        for (let i = 0; i < count; i++) {
+          const record = makeInteraction({ question: `q${i}`, ...overrides });
+          await store.create(record);
+          records.push(record);
+        }
+        return records;
+      }
+      const ids = (items: StoredInteraction[]): string[] => items.map((item) => item.id);
+
+      it('lists oldest first, honours the limit, and ends with a null cursor', async () => {
+        const records = await createMany(5);
+        const first = await store.listPending({ limit: 3, cursor: null, groupId: null });
+        expect(ids(first.items)).toEqual(ids(records.slice(0, 3)));
+        expect(first.items[0]).toEqual(records[0]);
+        expect(first.nextCursor).not.toBeNull();
+        const second = await store.listPending({ limit: 3, cursor: first.nextCursor, groupId: null });
+        expect(ids(second.items)).toEqual(ids(records.slice(3)));
+        expect(second.nextCursor).toBeNull();
+      });
+
+      it('keeps paging right while interactions are created and resolved between pages', async () => {
+        const records = await createMany(10);
+        const seen: string[] = [];
+        let page = await store.listPending({ limit: 3, cursor: null, groupId: null });
+        seen.push(...ids(page.items));
+        // Between pages: resolve one already shown and two not yet shown, add newcomers.
+        const resolvedAt = new Date().toISOString();
+        for (const index of [1, 3, 6]) {
+          await store.resolve(records[index]!.id, { status: 'cancelled', result: null, resolvedAt });
+        }
+        const newcomers = await createMany(2);
+        while (page.nextCursor !== null) {
+          page = await store.listPending({ limit: 3, cursor: page.nextCursor, groupId: null });
+          seen.push(...ids(page.items));
+          if (seen.length < 12) await store.create(makeInteraction());
+        }
+        expect(new Set(seen).size).toBe(seen.length);
+        const stillPending = records.filter((_, i) => ![1, 3, 6].includes(i));
+        for (const record of [...stillPending, ...newcomers]) expect(seen).toContain(record.id);
+        expect(seen).not.toContain(records[3]!.id);
+        expect(seen).not.toContain(records[6]!.id);
+      });
+
+      it('filters by group', async () => {
+        const a = await createMany(2, { group_id: 'release-a' });
+        await createMany(2, { group_id: 'release-b' });
+        await createMany(1);
+        const page = await store.listPending({ limit: 10, cursor: null, groupId: 'release-a' });
+        expect(ids(page.items)).toEqual(ids(a));
+        const none = await store.listPending({ limit: 10, cursor: null, groupId: 'no-such-group' });
+        expect(none).toEqual({ items: [], nextCursor: null });
+      });
+
+      it('drops resolved interactions from the list and its group', async () => {
+        const records = await createMany(3, { group_id: 'g1' });
+        await store.resolve(records[1]!.id, { status: 'answered', result: answer('ok'), resolvedAt: new Date().toISOString() });
+        const all = await store.listPending({ limit: 10, cursor: null, groupId: null });
+        expect(ids(all.items)).toEqual([records[0]!.id, records[2]!.id]);
+        const group = await store.listPending({ limit: 10, cursor: null, groupId: 'g1' });
+        expect(ids(group.items)).toEqual([records[0]!.id, records[2]!.id]);
+      });
+
+      it('refuses a cursor it did not issue', async () => {
+        await expect(store.listPending({ limit: 10, cursor: 'garbage', groupId: null })).rejects.toMatchObject({
+          code: 'invalid_request',
+          field: 'cursor',
+        });
+      });
+    });
+
+    describe('popDue', () => {
+      it('hands each due id to exactly one of several concurrent callers, once', async () => {
+        const now = Date.now();
+        const due: string[] = [];
+        for (let i = 0; i < 12; i++) {
+          const record = makeInteraction({ deadline_at: new Date(now - 10_000 + i).toISOString() });
+          await store.create(record);
+          due.push(record.id);
+        }
+        const later = makeInteraction({ deadline_at: new Date(now + 60_000).toISOString() });
+        await store.create(later);
+        const batches = await Promise.all(Array.from({ length: 4 }, () => store.popDue(now, 5)));
+        const popped = batches.flat();
+        expect(popped.length).toBe(12);
+        expect(new Set(popped)).toEqual(new Set(due));
+        expect(await store.popDue(now, 100)).toEqual([]);
+        // Popping claims the deadline only: the record is still pending until someone resolves it.
+        expect((await store.get(due[0]!))?.status).toBe('pending');
+      });
+
+      it('returns due ids earliest first, up to max, and counts a deadline equal to now as due', async () => {
+        const now = Date.now();
+        const second = makeInteraction({ deadline_at: new Date(now - 1000).toISOString() });
+        const first = makeInteraction({ deadline_at: new Date(now - 2000).toISOString() });
+        const exact = makeInteraction({ deadline_at: new Date(now).toISOString() });
+        for (const record of [second, first, exact]) await store.create(record);
+        expect(await store.popDue(now, 2)).toEqual([first.id, second.id]);
+        expect(await store.popDue(now, 2)).toEqual([exact.id]);
+      });
+
+      it('no longer returns an interaction once it is resolved', async () => {
+        const record = makeInteraction({ deadline_at: new Date(Date.now() - 1000).toISOString() });
+        await store.create(record);
+        await store.resolve(record.id, { status: 'answered', result: answer('y'), resolvedAt: new Date().toISOString() });
+        expect(await store.popDue(Date.now(), 10)).toEqual([]);
+      });
+    });
+
+    describe('findByTicketHash', () => {
+      it('finds a pending record and still finds it once resolved', async () => {
+        const record = makeInteraction({ ticket_hash: ticketHash() });
+        await store.create(record);
+        expect(await store.findByTicketHash(record.ticket_hash!)).toEqual(record);
+        await store.resolve(record.id, { status: 'answered', result: answer('x'), resolvedAt: new Date().toISOString() });
+        expect((await store.findByTicketHash(record.ticket_hash!))?.status).toBe('answered');
+        expect(await store.findByTicketHash(ticketHash())).toBeNull();
+      });
+
+      it('forgets a resolved record and its ticket after the idle TTL', async () => {
+        const short = await makeStore({ idleTtlSeconds: 1 });
+        extra.push(short);
+        const record = makeInteraction({ ticket_hash: ticketHash() });
+        const untouched = makeInteraction();
+        await short.store.create(record);
+        await short.store.create(untouched);
+        await short.store.resolve(record.id, { status: 'answered', result: answer('x'), resolvedAt: new Date().toISOString() });
+        await sleep(400);
+        expect((await short.store.findByTicketHash(record.ticket_hash!))?.id).toBe(record.id);
+        await sleep(1100);
+        expect(await short.store.findByTicketHash(record.ticket_hash!)).toBeNull();
+        expect(await short.store.get(record.id)).toBeNull();
+        expect(await short.store.resolve(record.id, { status: 'cancelled', result: null, resolvedAt: new Date().toISOString() })).toEqual({
+          kind: 'not_found',
+        });
+        // A pending record is not subject to the idle TTL.
+        expect((await short.store.get(untouched.id))?.status).toBe('pending');
+      });
+    });
+
+    describe('setDelivery', () => {
+      it('persists the references and shows them in get()', async () => {
+        const record = makeInteraction({ channel: 'telegram', recipient: '42' });
+        await store.create(record);
+        await store.setDelivery(record.id, { chat_id: '42', message_id: '1001' });
+        expect(await store.get(record.id)).toEqual({ ...record, delivery: { chat_id: '42', message_id: '1001' } });
+      });
+
+      it('indexes delivery.ref for findByDelivery, per channel', async () => {
+        const record = makeInteraction({ channel: 'telegram', recipient: '42' });
+        await store.create(record);
+        await store.setDelivery(record.id, { chat_id: '42', message_id: '7', ref: '42:7' });
+        expect((await store.findByDelivery('telegram', '42:7'))?.id).toBe(record.id);
+        expect(await store.findByDelivery('slack', '42:7')).toBeNull();
+        expect(await store.findByDelivery('telegram', '42:8')).toBeNull();
+      });
+
+      it('refuses an unknown id', async () => {
+        await expect(store.setDelivery('int_missing', { chat_id: '1' })).rejects.toMatchObject({ code: 'not_found' });
+        expect(await store.get('int_missing')).toBeNull();
+      });
+    });
+
+    describe('hitWindow', () => {
+      it('counts per key within a window and starts over in the next', async () => {
+        const windowSeconds = 2;
+        // Start early in a window so the first three hits share it.
+        const intoWindow = Date.now() % (windowSeconds * 1000);
+        if (intoWindow > 1000) await sleep(windowSeconds * 1000 - intoWindow + 20);
+        const first = await store.hitWindow('client-a', windowSeconds);
+        expect(first.count).toBe(1);
+        expect(first.resetInSeconds).toBeGreaterThanOrEqual(1);
+        expect(first.resetInSeconds).toBeLessThanOrEqual(windowSeconds);
+        expect((await store.hitWindow('client-a', windowSeconds)).count).toBe(2);
+        expect((await store.hitWindow('client-b', windowSeconds)).count).toBe(1);
+        const third = await store.hitWindow('client-a', windowSeconds);
+        expect(third.count).toBe(3);
+        expect(third.resetInSeconds).toBeGreaterThanOrEqual(1);
+        expect(third.resetInSeconds).toBeLessThanOrEqual(windowSeconds);
+        await sleep(windowSeconds * 1000 - (Date.now() % (windowSeconds * 1000)) + 20);
+        expect((await store.hitWindow('client-a', windowSeconds)).count).toBe(1);
+      });
+    });
+
+    it('answers ping', async () => {
+      await expect(store.ping()).resolves.toBeUndefined();
+    });
+  });
+}

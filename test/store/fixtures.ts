@@ -1,0 +1,63 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { AskResult, StoredInteraction } from '../../src/core/types.js';
+
+/** Records, answers and timing helpers for the store tests. */
+
+/** A minimal pending text ask; every test gets a fresh id. */
+export function makeInteraction(overrides: Partial<StoredInteraction> = {}): StoredInteraction {
+  const now = Date.now();
+  return {
+    id: `int_${randomUUID()}`,
+    status: 'pending',
+    question: 'Ship it?',
+    answer_format: 'text',
+    choices: null,
+    schema: null,
+    group_id: null,
+    channel: null,
+    recipient: null,
+    mode: 'sync',
+    created_at: new Date(now).toISOString(),
+    deadline_at: new Date(now + 300_000).toISOString(),
+    asked_by: 'ci-bot',
+    media: null,
+    link: false,
+    verifier: null,
+    to: 'person',
+    payload: null,
+    on_expiry: 'kill',
+    run_id: null,
+    result: null,
+    resolved_at: null,
+    ticket_hash: null,
+    verifier_binding: null,
+    delivery: null,
+    ...overrides,
+  };
+}
+
+export function answer(value: unknown, by = 'alice'): AskResult {
+  return { answer: value, reply_to: null, params: null, answered_by: by, answered_at: new Date().toISOString(), surface: 'inbox' };
+}
+
+export function ticketHash(): string {
+  return randomBytes(32).toString('hex');
+}
+
+/** Polls `check` until it stops throwing, or rethrows its last failure after `timeoutMs`. */
+export async function eventually(check: () => void | Promise<void>, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await sleep(20);
+    }
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,7 @@
+import { MemoryStore } from '../../src/store/memory-store.js';
+import { runStoreContract } from './contract.js';
+
+runStoreContract('MemoryStore', async (options) => {
+  const store = new MemoryStore(options);
+  return { store, cleanup: () => store.close() };
+});

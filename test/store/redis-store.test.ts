@@ -1,0 +1,283 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { InteractionEvent } from '../../src/core/types.js';
+import { Keys } from '../../src/store/keys.js';
+import { RedisStore } from '../../src/store/redis/redis-store.js';
+import type { StoreOptions } from '../../src/store/store.js';
+import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
+import { answer, eventually, makeInteraction, runStoreContract, sleep, ticketHash, type StoreHandle } from './contract.js';
+
+let server: RedisServerHandle;
+let raw: Redis;
+
+beforeAll(async () => {
+  server = await startRedisServer();
+  raw = new Redis(server.url);
+});
+afterAll(async () => {
+  await raw.quit();
+  await server.stop();
+});
+
+/** A prefix no other test uses, so tests never see each other's keys. */
+function uniquePrefix(): string {
+  return `{t${randomBytes(6).toString('hex')}}:`;
+}
+
+async function keysUnder(client: Redis, prefix: string): Promise<string[]> {
+  const found: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    found.push(...batch);
+  } while (cursor !== '0');
+  return found.sort();
+}
+
+async function openStore(url: string, options: StoreOptions & { prefix?: string }): Promise<StoreHandle & { store: RedisStore }> {
+  const prefix = options.prefix ?? uniquePrefix();
+  const store = await RedisStore.connect({ url, prefix, idleTtlSeconds: options.idleTtlSeconds });
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      const keys = await keysUnder(raw, prefix);
+      if (keys.length > 0) await raw.del(...keys);
+    },
+  };
+}
+
+runStoreContract('RedisStore', (options) => openStore(server.url, options));
+
+describe('RedisStore on a real redis-server', () => {
+  const handles: StoreHandle[] = [];
+  const open = async (options: StoreOptions & { prefix?: string } = { idleTtlSeconds: 60 }) => {
+    const handle = await openStore(server.url, options);
+    handles.push(handle);
+    return handle.store;
+  };
+  afterEach(async () => {
+    for (const handle of handles.splice(0)) await handle.cleanup();
+  });
+
+  it('delivers events across two store instances (two processes)', async () => {
+    const prefix = uniquePrefix();
+    const a = await open({ idleTtlSeconds: 60, prefix });
+    const b = await open({ idleTtlSeconds: 60, prefix });
+    const seenByB: InteractionEvent[] = [];
+    b.subscribe((event) => seenByB.push(event));
+    const record = makeInteraction({ group_id: 'grp "quoted" \\ / ✓' });
+    await a.create(record);
+    const resolvedAt = new Date().toISOString();
+    await a.resolve(record.id, { status: 'answered', result: answer({ ok: true, list: [] }), resolvedAt });
+    await eventually(() => expect(seenByB.map((e) => e.type)).toEqual(['interaction.created', 'interaction.answered']));
+    expect(seenByB[1]!.record).toMatchObject({ id: record.id, group_id: record.group_id, status: 'answered', resolved_at: resolvedAt });
+    expect(seenByB[1]!.record.result?.answer).toEqual({ ok: true, list: [] });
+  });
+
+  it('lets exactly one of two instances win a resolve race', async () => {
+    const prefix = uniquePrefix();
+    const a = await open({ idleTtlSeconds: 60, prefix });
+    const b = await open({ idleTtlSeconds: 60, prefix });
+    const record = makeInteraction();
+    await a.create(record);
+    const resolvedAt = new Date().toISOString();
+    const outcomes = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? a : b).resolve(record.id, { status: 'answered', result: answer(i), resolvedAt })),
+    );
+    expect(outcomes.filter((o) => o.kind === 'resolved')).toHaveLength(1);
+  });
+
+  it('isolates stores by key prefix', async () => {
+    const prefixA = uniquePrefix();
+    const a = await open({ idleTtlSeconds: 60, prefix: prefixA });
+    const b = await open();
+    const seenByB: InteractionEvent[] = [];
+    b.subscribe((event) => seenByB.push(event));
+    const record = makeInteraction({ ticket_hash: ticketHash(), group_id: 'g', deadline_at: new Date(Date.now() - 1).toISOString() });
+    await a.create(record);
+    expect(await b.get(record.id)).toBeNull();
+    expect(await b.findByTicketHash(record.ticket_hash!)).toBeNull();
+    expect((await b.listPending({ limit: 10, cursor: null, groupId: null })).items).toEqual([]);
+    expect(await b.popDue(Date.now(), 10)).toEqual([]);
+    await sleep(100);
+    expect(seenByB).toEqual([]);
+    // Every key the create wrote lives under A's prefix.
+    const keys = new Keys(prefixA);
+    expect(await keysUnder(raw, prefixA)).toEqual(
+      [keys.interaction(record.id), keys.pending, keys.group('g'), keys.deadlines, keys.ticket(record.ticket_hash!), keys.seq].sort(),
+    );
+  });
+
+  it('stores a text ask as one compact string: status letter and body', async () => {
+    const prefix = uniquePrefix();
+    const store = await open({ idleTtlSeconds: 60, prefix });
+    const record = makeInteraction();
+    await store.create(record);
+    const stored = await raw.get(new Keys(prefix).interaction(record.id));
+    expect(stored?.split('\n')).toHaveLength(2);
+    expect(stored?.startsWith('p\n')).toBe(true);
+    expect(stored!.length).toBeLessThan(100);
+  });
+
+  it('stores one copy of a form schema shared by many asks, verbatim', async () => {
+    const prefix = uniquePrefix();
+    const store = await open({ idleTtlSeconds: 60, prefix });
+    const schema = { type: 'object', required: [], properties: { a: { type: 'string', enum: [] } } };
+    for (let i = 0; i < 3; i++) await store.create(makeInteraction({ answer_format: 'form', schema }));
+    const schemaKeys = await keysUnder(raw, `${prefix}s:`);
+    expect(schemaKeys).toHaveLength(1);
+    expect(await raw.get(schemaKeys[0]!)).toBe(JSON.stringify(schema));
+    expect(await raw.pttl(schemaKeys[0]!)).toBeGreaterThan(0);
+  });
+
+  it('really drops a resolved record and its ticket from Redis after the idle TTL', async () => {
+    const prefix = uniquePrefix();
+    const store = await open({ idleTtlSeconds: 1, prefix });
+    const keys = new Keys(prefix);
+    const record = makeInteraction({ ticket_hash: ticketHash(), answer_format: 'form', schema: { type: 'object', required: [] } });
+    await store.create(record);
+    // The safety net: a pending record expires at deadline + idle TTL even if nothing ever resolves it.
+    const pendingTtl = await raw.pttl(keys.interaction(record.id));
+    expect(pendingTtl).toBeGreaterThan(299_000);
+    expect(pendingTtl).toBeLessThanOrEqual(301_000);
+    await store.resolve(record.id, { status: 'expired', result: null, resolvedAt: new Date().toISOString() });
+    expect(await raw.pttl(keys.interaction(record.id))).toBeLessThanOrEqual(1000);
+    await sleep(1300);
+    expect(await raw.exists(keys.interaction(record.id), keys.ticket(record.ticket_hash!))).toBe(0);
+    expect(await raw.zscore(keys.pending, record.id)).toBeNull();
+    expect(await raw.zscore(keys.deadlines, record.id)).toBeNull();
+  });
+
+  describe('scripts when the record is missing', () => {
+    it('resolve reports not_found and writes nothing', async () => {
+      const prefix = uniquePrefix();
+      const store = await open({ idleTtlSeconds: 60, prefix });
+      const seen: InteractionEvent[] = [];
+      store.subscribe((event) => seen.push(event));
+      expect(await store.resolve('int_gone', { status: 'cancelled', result: null, resolvedAt: new Date().toISOString() })).toEqual({
+        kind: 'not_found',
+      });
+      expect(await keysUnder(raw, prefix)).toEqual([]);
+      await sleep(50);
+      expect(seen).toEqual([]);
+    });
+
+    it('setDelivery does not re-create an expired hash', async () => {
+      const prefix = uniquePrefix();
+      const store = await open({ idleTtlSeconds: 60, prefix });
+      const record = makeInteraction();
+      await store.create(record);
+      await raw.del(new Keys(prefix).interaction(record.id));
+      await expect(store.setDelivery(record.id, { chat_id: '1' })).rejects.toMatchObject({ code: 'not_found' });
+      expect(await raw.exists(new Keys(prefix).interaction(record.id))).toBe(0);
+    });
+
+    it('a ticket whose record vanished finds nothing', async () => {
+      const prefix = uniquePrefix();
+      const store = await open({ idleTtlSeconds: 60, prefix });
+      const record = makeInteraction({ ticket_hash: ticketHash() });
+      await store.create(record);
+      await raw.del(new Keys(prefix).interaction(record.id));
+      expect(await store.findByTicketHash(record.ticket_hash!)).toBeNull();
+    });
+
+    it('listPending skips and removes index entries whose record vanished', async () => {
+      const prefix = uniquePrefix();
+      const keys = new Keys(prefix);
+      const store = await open({ idleTtlSeconds: 60, prefix });
+      const gone = makeInteraction({ group_id: 'g' });
+      const kept = makeInteraction({ group_id: 'g' });
+      await store.create(gone);
+      await store.create(kept);
+      await raw.del(keys.interaction(gone.id));
+      expect((await store.listPending({ limit: 10, cursor: null, groupId: null })).items.map((r) => r.id)).toEqual([kept.id]);
+      expect((await store.listPending({ limit: 10, cursor: null, groupId: 'g' })).items.map((r) => r.id)).toEqual([kept.id]);
+      expect(await raw.zscore(keys.pending, gone.id)).toBeNull();
+      expect(await raw.zscore(keys.group('g'), gone.id)).toBeNull();
+    });
+  });
+});
+
+// These tests stop, restart and flush their server, so they always start one of their own, even with REDIS_URL.
+describe('RedisStore across a Redis restart and outage', () => {
+  let own: RedisServerHandle;
+  let ownRaw: Redis;
+  beforeAll(async () => {
+    own = await startRedisServer({ own: true });
+    ownRaw = new Redis(own.url);
+    // This connection sees the outages the tests cause; they are expected, not worth a console line.
+    ownRaw.on('error', () => {});
+  });
+  afterAll(async () => {
+    ownRaw.disconnect();
+    await own.stop().catch(() => {});
+  });
+
+  it('keeps a pending text ask well under 600 bytes of Redis memory', async () => {
+    // The default prefix: key names are part of the cost, so measure what a deployment stores.
+    const store = await RedisStore.connect({ url: own.url, idleTtlSeconds: 86_400 });
+    const count = 5000;
+    const before = Number(/used_memory:(\d+)/.exec(await ownRaw.info('memory'))![1]);
+    // In batches: thousands of scripts in flight at once would leave client buffers in the measurement.
+    for (let batch = 0; batch < count; batch += 100) {
+      const creates: Promise<void>[] = [];
+      for (let i = batch; i < batch + 100; i++) {
+        // Ids as src/core/ids.ts mints them: 96 random bits in base64url.
+        const id = randomBytes(12).toString('base64url');
+        creates.push(store.create(makeInteraction({ id, question: `Approve deploy #${i} of api-gateway to production?` })));
+      }
+      await Promise.all(creates);
+    }
+    const after = Number(/used_memory:(\d+)/.exec(await ownRaw.info('memory'))![1]);
+    const perAsk = (after - before) / count;
+    console.info(`redis used_memory per pending text ask: ${perAsk.toFixed(0)} bytes`);
+    expect(perAsk).toBeLessThan(600);
+    await store.close();
+    await ownRaw.flushall();
+  });
+
+  it('works again after redis-server restarts, events included', async () => {
+    const store = await RedisStore.connect({ url: own.url, prefix: uniquePrefix(), idleTtlSeconds: 60 });
+    try {
+      const seen: InteractionEvent[] = [];
+      store.subscribe((event) => seen.push(event));
+      await own.restart();
+      const record = makeInteraction();
+      await store.create(record);
+      expect((await store.get(record.id))?.id).toBe(record.id);
+      await store.ping();
+      // The subscriber reconnects on its own schedule; keep creating until one event makes it through.
+      await eventually(() => {
+        if (!seen.some((event) => event.type === 'interaction.created')) {
+          void store.create(makeInteraction());
+          throw new Error('no event since the restart yet');
+        }
+      }, 10_000);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('ping rejects with store_unavailable while Redis is down, and resolves once it is back', async () => {
+    const store = await RedisStore.connect({ url: own.url, prefix: uniquePrefix(), idleTtlSeconds: 60 });
+    try {
+      await store.ping();
+      await own.stop();
+      await expect(store.ping()).rejects.toMatchObject({ code: 'store_unavailable' });
+      await expect(store.get('int_x')).rejects.toMatchObject({ code: 'store_unavailable' });
+      await own.restart();
+      await eventually(() => store.ping(), 5000);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('refuses to connect to a Redis that is not there', async () => {
+    await expect(RedisStore.connect({ url: 'redis://127.0.0.1:1', idleTtlSeconds: 60 })).rejects.toMatchObject({
+      code: 'store_unavailable',
+    });
+  });
+});
