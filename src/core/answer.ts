@@ -1,43 +1,46 @@
 import { invalidAnswer } from './errors.js';
 import { firstViolation } from './schema-validator.js';
+import { visibleFields } from '../../forms/fields.js';
 import type { InteractionRecord, JsonSchema } from './types.js';
 
 /** The longest text answer kept; longer replies are refused rather than cut. */
 export const MAX_TEXT_ANSWER = 16_384;
 
-interface VisibleWhen {
-  field: string;
-  equals: unknown;
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function visibleWhenOf(property: unknown): VisibleWhen | null {
-  if (property === null || typeof property !== 'object') return null;
-  const vw = (property as Record<string, unknown>)['visibleWhen'];
-  if (vw === null || typeof vw !== 'object') return null;
-  const field = (vw as Record<string, unknown>)['field'];
-  return typeof field === 'string' ? { field, equals: (vw as Record<string, unknown>)['equals'] } : null;
+/** Drops hidden fields from one object level of the schema's `required` and of the answer, then recurses. */
+function pruneHidden(schema: JsonSchema, answer: Record<string, unknown>, prefix: string, visible: Set<string>): { schema: JsonSchema; answer: Record<string, unknown> } {
+  const properties = isObject(schema['properties']) ? schema['properties'] : {};
+  const shown = (key: string): boolean => visible.has(`${prefix}${key}`);
+  const nextProperties: Record<string, unknown> = { ...properties };
+  const nextAnswer: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(answer)) {
+    if (key in properties && !shown(key)) continue;
+    const child = properties[key];
+    if (isObject(child) && child['type'] === 'object' && isObject(value)) {
+      const pruned = pruneHidden(child, value, `${prefix}${key}.`, visible);
+      nextProperties[key] = pruned.schema;
+      nextAnswer[key] = pruned.answer;
+    } else {
+      nextAnswer[key] = value;
+    }
+  }
+  const required = Array.isArray(schema['required']) ? (schema['required'] as unknown[]).filter((r) => typeof r !== 'string' || !(r in properties) || shown(r)) : undefined;
+  const nextSchema: JsonSchema = { ...schema, properties: nextProperties };
+  if (required !== undefined) nextSchema['required'] = required;
+  return { schema: nextSchema, answer: nextAnswer };
 }
 
 /**
- * A field hidden by `visibleWhen` is neither required nor kept: the schema loses it from `required`, and the
- * answer loses its value. Only top-level properties take part, as in the channel form subset.
+ * A field hidden by `visibleWhen` is neither required nor kept: the schema loses it from `required` and the answer
+ * loses its value, at every level. Which fields are shown is decided by the same function the form pages use
+ * (`forms/fields.ts`), so the server never requires a field the person could not see.
  */
 export function applyVisibility(schema: JsonSchema, answer: unknown): { schema: JsonSchema; answer: unknown } {
-  const properties = schema['properties'];
-  if (answer === null || typeof answer !== 'object' || Array.isArray(answer) || properties === null || typeof properties !== 'object') {
-    return { schema, answer };
-  }
-  const values = answer as Record<string, unknown>;
-  const hidden = Object.entries(properties as Record<string, unknown>)
-    .filter(([, prop]) => {
-      const vw = visibleWhenOf(prop);
-      return vw !== null && values[vw.field] !== vw.equals;
-    })
-    .map(([name]) => name);
-  if (hidden.length === 0) return { schema, answer };
-  const required = Array.isArray(schema['required']) ? (schema['required'] as unknown[]).filter((r) => !hidden.includes(r as string)) : undefined;
-  const visibleAnswer = Object.fromEntries(Object.entries(values).filter(([k]) => !hidden.includes(k)));
-  return { schema: required === undefined ? schema : { ...schema, required }, answer: visibleAnswer };
+  if (!isObject(answer) || !isObject(schema['properties']) || !JSON.stringify(schema).includes('"visibleWhen"')) return { schema, answer };
+  return pruneHidden(schema, answer, '', visibleFields(schema, answer));
 }
 
 function implicitSchema(record: Pick<InteractionRecord, 'answer_format' | 'choices' | 'schema'>): JsonSchema | null {

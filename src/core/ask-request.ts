@@ -221,7 +221,10 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
     if (answer_format === 'form') {
       if (!caps.supportsFormDelivery) throw invalid('answer_format', `channel "${channel}" cannot deliver forms; ask the form on the inbox or another channel.`);
       const subset = checkChannelFormSubset(schema as JsonSchema);
-      if (!subset.ok) throw invalid(`schema.properties.${subset.property}`, `schema property "${subset.property}" cannot be delivered on a channel: ${subset.reason}.`);
+      if (!subset.ok) {
+        if (subset.property === '(root)') throw invalid('schema', `schema cannot be delivered on a channel: ${subset.reason}.`);
+        throw invalid(`schema.properties.${subset.property}`, `schema property "${subset.property}" cannot be delivered on a channel: ${subset.reason}.`);
+      }
     }
   } else if (recipient !== null) {
     throw invalid('recipient', 'recipient goes with channel; name the channel to deliver to.');

@@ -1,0 +1,219 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../helpers/browser.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { api, type Api } from '../helpers/http.js';
+
+/**
+ * The web inbox in a real Chromium against a real gateway: answering each way, the form's checks keeping a broken
+ * answer on the page, the server's refusal shown beside its field, media above the controls, and the list kept
+ * live over the stream. Needs the browser build (`npm run build`): the page loads /assets from dist/web.
+ */
+
+let browser: Browser;
+let gw: TestGateway;
+let http: Api;
+let page: Page;
+/** Script errors and console errors (a CSP violation lands there) fail the test that caused them. */
+let pageErrors: string[] = [];
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  gw = await startTestGateway();
+  http = api(gw.url, gw.token);
+});
+afterAll(async () => {
+  await browser?.close();
+  await gw?.close();
+});
+
+beforeEach(async () => {
+  // Each test starts from an empty inbox: cancel whatever an earlier test left pending.
+  const pending = (await http.get('/api/interactions?status=pending&limit=200')).json['items'] as Array<{ id: string }>;
+  await Promise.all(pending.map((p) => http.delete(`/api/interactions/${p.id}`)));
+  page = await browser.newPage();
+  page.setDefaultTimeout(5_000);
+  pageErrors = [];
+  page.on('pageerror', (err) => pageErrors.push(err.message));
+  page.on('console', (msg) => {
+    // A refused answer is a 400 the page handles; the browser logs the failed request all the same.
+    if (msg.type() === 'error' && !/status of 400/.test(msg.text())) pageErrors.push(msg.text());
+  });
+});
+afterEach(async () => {
+  await page?.close();
+  expect(pageErrors).toEqual([]);
+});
+
+async function ask(body: Record<string, unknown>): Promise<string> {
+  const res = await http.post('/api/interactions', { timeout: 600, ...body });
+  expect(res.status, JSON.stringify(res.json)).toBe(201);
+  return res.json['id'] as string;
+}
+
+async function openInbox(): Promise<void> {
+  await page.goto(`${gw.url}/inbox#token=${encodeURIComponent(gw.token)}`);
+  await page.locator('#live.up').waitFor();
+}
+
+const card = (id: string) => `li.card[data-id="${id}"]`;
+
+async function record(id: string): Promise<Record<string, unknown>> {
+  return (await http.get(`/api/interactions/${id}`)).json;
+}
+
+describe('the web inbox', () => {
+  it('serves the page under a strict CSP, and takes the token out of the address bar', async () => {
+    const res = await fetch(`${gw.url}/inbox`);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("img-src 'self' https: data:");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).toContain('media-src https:');
+    expect(await res.text()).not.toMatch(/<script>|<script(?![^>]*\bsrc=)/);
+    await openInbox();
+    expect(page.url()).not.toContain('token');
+  });
+
+  it('answers a confirm with Yes', async () => {
+    const id = await ask({ question: 'Ship the release?', answer_format: 'confirm', group_id: 'deploys' });
+    await openInbox();
+    await page.locator(card(id)).getByRole('button', { name: 'Yes' }).click();
+    await page.locator(card(id)).waitFor({ state: 'detached' });
+    const r = await record(id);
+    expect(r['status']).toBe('answered');
+    expect(r['result']).toMatchObject({ answer: true, surface: 'inbox' });
+  });
+
+  it('answers select and text', async () => {
+    const pick = await ask({ question: 'Which region?', answer_format: 'select', choices: ['eu-west', 'us-east'] });
+    const text = await ask({ question: 'Why?', answer_format: 'text' });
+    await openInbox();
+    await page.locator(card(pick)).getByRole('button', { name: 'us-east' }).click();
+    await page.locator(card(text)).locator('textarea').fill('Because <b>it</b> is late');
+    await page.locator(card(text)).getByRole('button', { name: 'Send' }).click();
+    await page.locator(card(text)).waitFor({ state: 'detached' });
+    await page.locator(card(pick)).waitFor({ state: 'detached' });
+    expect((await record(pick))['result']).toMatchObject({ answer: 'us-east' });
+    expect((await record(text))['result']).toMatchObject({ answer: 'Because <b>it</b> is late' });
+  });
+
+  it('keeps a broken email on the page with the sender\'s sentence, then answers the valid form', async () => {
+    const schema = {
+      type: 'object',
+      required: ['name', 'email'],
+      properties: {
+        name: { type: 'string', title: 'Full name' },
+        email: { type: 'string', format: 'email', title: 'Email', errorMessages: { invalid: 'Enter your full address', required: 'Enter an address first' } },
+        seats: { type: 'integer', minimum: 1, maximum: 9 },
+        newsletter: { type: 'boolean' },
+        topics: { type: 'array', items: { type: 'string', enum: ['ops', 'dev'] }, visibleWhen: { field: 'newsletter', equals: true } },
+      },
+    };
+    const id = await ask({ question: 'Book a seat', answer_format: 'form', schema });
+    await openInbox();
+    const form = page.locator(`${card(id)} form`);
+    const answers: string[] = [];
+    page.on('request', (req) => {
+      if (req.url().endsWith('/answer')) answers.push(req.url());
+    });
+
+    await form.getByLabel('Full name').fill('Ada Lovelace');
+    await form.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => form.locator('[data-field="email"] .field-error').textContent()).toBe('Enter an address first');
+
+    await form.getByLabel('Email').fill('ada@');
+    await form.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => form.locator('[data-field="email"] .field-error').textContent()).toBe('Enter your full address');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('email');
+    expect(answers).toEqual([]);
+    expect((await record(id))['status']).toBe('pending');
+
+    // The hidden field appears only when its condition holds.
+    await expect.poll(() => form.locator('[data-field="topics"]').isVisible()).toBe(false);
+    await form.getByLabel('newsletter').check();
+    await expect.poll(() => form.locator('[data-field="topics"]').isVisible()).toBe(true);
+    await form.getByLabel('dev').check();
+
+    await form.getByLabel('Email').fill('ada@example.com');
+    await form.getByLabel('seats').fill('2');
+    await form.getByRole('button', { name: 'Send' }).click();
+    await page.locator(card(id)).waitFor({ state: 'detached' });
+    expect(answers).toHaveLength(1);
+    const r = await record(id);
+    expect(r['result']).toMatchObject({
+      answer: { name: 'Ada Lovelace', email: 'ada@example.com', seats: 2, newsletter: true, topics: ['dev'] },
+    });
+  });
+
+  it('shows the server\'s refusal beside the field, and the question stays pending', async () => {
+    const schema = {
+      type: 'object',
+      required: ['code'],
+      properties: { code: { type: 'string', title: 'Code', pattern: '^[A-Z]{3}$' } },
+    };
+    const id = await ask({ question: 'Which airport?', answer_format: 'form', schema });
+    await openInbox();
+    const form = page.locator(`${card(id)} form`);
+    await form.getByLabel('Code').fill('paris');
+    await form.getByRole('button', { name: 'Send' }).click();
+    const slot = form.locator('[data-field="code"] .field-error');
+    await expect.poll(() => slot.textContent()).toMatch(/answer does not match schema at code/);
+    expect((await record(id))['status']).toBe('pending');
+    await expect.poll(() => page.locator(card(id)).count()).toBe(1);
+  });
+
+  it('shows media above the answer controls', async () => {
+    const pixel = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    const id = await ask({
+      question: 'Which logo?',
+      answer_format: 'select',
+      choices: ['A', 'B'],
+      media: [
+        { kind: 'image', url: pixel, caption: 'Logo <A>' },
+        { kind: 'link', url: 'https://example.com/brief', caption: 'The brief' },
+      ],
+    });
+    await openInbox();
+    const c = page.locator(card(id));
+    await expect.poll(() => c.locator('figure img').getAttribute('src')).toBe(pixel);
+    expect(await c.locator('figcaption').textContent()).toBe('Logo <A>');
+    const link = c.getByRole('link', { name: /The brief/ });
+    expect(await link.getAttribute('href')).toBe('https://example.com/brief');
+    expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
+    // Media sits above the controls in the card.
+    const order = await c.evaluate((el) => {
+      const media = el.querySelector('.media');
+      const controls = el.querySelector('.controls');
+      return media !== null && controls !== null && (media.compareDocumentPosition(controls) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0;
+    });
+    expect(order).toBe(true);
+  });
+
+  it('adds a question asked after the page loaded, and drops one answered elsewhere, live', async () => {
+    const first = await ask({ question: 'First?', answer_format: 'confirm' });
+    await openInbox();
+    await page.locator(card(first)).waitFor();
+    const later = await ask({ question: 'Asked <i>later</i>?', answer_format: 'confirm' });
+    await page.locator(card(later)).waitFor();
+    expect(await page.locator(`${card(later)} .question`).textContent()).toBe('Asked <i>later</i>?');
+    // Oldest first.
+    expect(await page.locator('li.card').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset['id']))).toEqual([first, later]);
+
+    expect((await http.post(`/api/interactions/${first}/answer`, { answer: false })).status).toBe(200);
+    await page.locator(card(first)).waitFor({ state: 'detached' });
+    await http.delete(`/api/interactions/${later}`);
+    await page.locator(card(later)).waitFor({ state: 'detached' });
+    await page.locator('#empty').waitFor({ state: 'visible' });
+  });
+
+  it('asks for a token when there is none, and opens the inbox with it', async () => {
+    const id = await ask({ question: 'Signed in?', answer_format: 'confirm' });
+    await page.goto(`${gw.url}/inbox`);
+    await page.locator('#signin').waitFor({ state: 'visible' });
+    await page.getByLabel('Token').fill(gw.token);
+    await page.getByRole('button', { name: 'Open the inbox' }).click();
+    await page.locator(card(id)).waitFor();
+  });
+});

@@ -1,0 +1,241 @@
+/**
+ * One pending question as a card: who asked and when, the question, its media above the answer controls, and the
+ * controls its format calls for. Questions and media come from untrusted askers, so every text goes in through
+ * `textContent` and the only HTML used is `renderFormHtml`'s, which escapes everything itself.
+ */
+import type { InteractionRecord, MediaItem } from '../src/core/types.js';
+import { renderFormHtml } from '../forms/render-html.js';
+import { enhanceForm } from './enhance.js';
+
+export type AnswerOutcome =
+  | { kind: 'answered' }
+  | { kind: 'already_answered' }
+  | { kind: 'gone'; message: string }
+  | { kind: 'refused'; field?: string; message: string }
+  | { kind: 'error'; message: string };
+
+export interface CardOptions {
+  answer(id: string, value: unknown): Promise<AnswerOutcome>;
+  /** The card's answer was taken (by us or elsewhere): the list removes it, after `delayMs` when there is a note. */
+  done(id: string, note?: string): void;
+}
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (className !== undefined) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** "3 min ago", short enough for a phone. */
+export function age(iso: string, now = Date.now()): string {
+  const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (!Number.isFinite(seconds)) return '';
+  if (seconds < 45) return 'just now';
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 36) return `${hours} h ago`;
+  return `${Math.round(hours / 24)} d ago`;
+}
+
+/** Only these URL forms ever reach an `src` or `href`: the server checks media too, this is the second lock. */
+function safeUrl(item: MediaItem): string | null {
+  let url: URL;
+  try {
+    url = new URL(item.url);
+  } catch {
+    return null;
+  }
+  if (item.kind === 'image') {
+    if (url.protocol === 'https:' || /^data:image\/[\w.+-]+;base64,/i.test(item.url)) return item.url;
+    return null;
+  }
+  return url.protocol === 'https:' || url.protocol === 'http:' ? item.url : null;
+}
+
+const KIND_LABEL: Record<MediaItem['kind'], string> = {
+  image: 'Image',
+  document: 'Document',
+  video: 'Video',
+  audio: 'Audio',
+  link: 'Link',
+};
+
+function renderMedia(items: MediaItem[]): HTMLElement {
+  const box = el('div', 'media');
+  for (const item of items) {
+    const url = safeUrl(item);
+    if (url === null) continue;
+    if (item.kind === 'image') {
+      const figure = el('figure', 'media-image');
+      const img = el('img');
+      img.src = url;
+      img.alt = item.caption ?? '';
+      img.loading = 'lazy';
+      img.referrerPolicy = 'no-referrer';
+      figure.append(img);
+      if (item.caption !== undefined && item.caption !== '') figure.append(el('figcaption', undefined, item.caption));
+      box.append(figure);
+    } else {
+      const link = el('a', `media-link media-${item.kind}`);
+      link.href = url;
+      link.target = '_blank';
+      link.rel = 'noopener noreferrer';
+      link.append(el('span', 'media-kind', KIND_LABEL[item.kind]));
+      link.append(el('span', 'media-caption', item.caption !== undefined && item.caption !== '' ? item.caption : new URL(url).host));
+      box.append(link);
+    }
+  }
+  return box;
+}
+
+function domId(id: string): string {
+  return `q-${id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}
+
+export function renderCard(record: InteractionRecord, options: CardOptions): HTMLLIElement {
+  const card = el('li', 'card');
+  card.dataset['id'] = record.id;
+  card.dataset['format'] = record.answer_format;
+  const questionId = `${domId(record.id)}-question`;
+  card.setAttribute('aria-labelledby', questionId);
+
+  const meta = el('div', 'card-meta');
+  if (record.group_id !== null) meta.append(el('span', 'card-group', record.group_id));
+  meta.append(el('span', 'card-asker', `asked by ${record.asked_by}`));
+  const time = el('time', 'card-age', age(record.created_at));
+  time.dateTime = record.created_at;
+  time.title = new Date(record.created_at).toLocaleString();
+  meta.append(time);
+  if (record.channel !== null) meta.append(el('span', 'card-channel', `also on ${record.channel}`));
+  card.append(meta);
+
+  const question = el('p', 'question', record.question);
+  question.id = questionId;
+  card.append(question);
+  if (record.media !== null && record.media.length > 0) card.append(renderMedia(record.media));
+
+  const controls = el('div', `controls controls-${record.answer_format}`);
+  const error = el('p', 'control-error');
+  error.setAttribute('role', 'alert');
+  const note = el('p', 'card-note');
+  note.setAttribute('role', 'status');
+  card.append(controls, error, note);
+
+  /** Sends one answer, locking the card meanwhile; returns the refusal for the caller to place. */
+  const send = async (value: unknown): Promise<AnswerOutcome> => {
+    card.setAttribute('aria-busy', 'true');
+    error.textContent = '';
+    const outcome = await options.answer(record.id, value);
+    card.removeAttribute('aria-busy');
+    switch (outcome.kind) {
+      case 'answered':
+        options.done(record.id);
+        break;
+      case 'already_answered':
+        options.done(record.id, 'Already answered elsewhere.');
+        break;
+      case 'gone':
+        options.done(record.id, outcome.message);
+        break;
+      default:
+        break;
+    }
+    return outcome;
+  };
+  /** For the non-form controls: any refusal shows under the controls. */
+  const sendPlain = async (value: unknown): Promise<void> => {
+    const outcome = await send(value);
+    if (outcome.kind === 'refused' || outcome.kind === 'error') error.textContent = outcome.message;
+  };
+
+  switch (record.answer_format) {
+    case 'confirm':
+      controls.append(button('Yes', 'primary', () => sendPlain(true)), button('No', 'secondary', () => sendPlain(false)));
+      break;
+    case 'select':
+      for (const choice of record.choices ?? []) controls.append(button(choice, 'choice', () => sendPlain(choice)));
+      break;
+    case 'text':
+      controls.append(textAnswer(`${domId(record.id)}-text`, 'Your answer', (text) => sendPlain(text), error));
+      break;
+    case 'form':
+      controls.innerHTML = renderFormHtml(record.schema ?? { type: 'object', properties: {} }, {
+        idPrefix: domId(record.id),
+        submitLabel: 'Send',
+      });
+      for (const form of controls.querySelectorAll<HTMLFormElement>('form')) {
+        enhanceForm(form, {
+          onSubmit: async (value) => {
+            const outcome = await send(value);
+            if (outcome.kind === 'refused') return outcome.field === undefined ? { ok: false, message: outcome.message } : { ok: false, field: outcome.field, message: outcome.message };
+            if (outcome.kind === 'error') return { ok: false, message: outcome.message };
+            return { ok: true };
+          },
+        });
+      }
+      break;
+    case 'external':
+      controls.append(
+        el('p', 'external-note', 'This question is answered on an outside surface (a signed callback). To answer it here instead, enter the payload as JSON.'),
+        textAnswer(`${domId(record.id)}-json`, 'Payload (JSON)', (text) => {
+          let value: unknown;
+          try {
+            value = JSON.parse(text) as unknown;
+          } catch {
+            error.textContent = 'Enter valid JSON.';
+            return Promise.resolve();
+          }
+          return sendPlain(value);
+        }, error, true),
+      );
+      break;
+  }
+  return card;
+}
+
+function button(label: string, kind: string, onClick: () => Promise<void>): HTMLButtonElement {
+  const b = el('button', `btn btn-${kind}`, label);
+  b.type = 'button';
+  b.addEventListener('click', () => {
+    const group = b.parentElement;
+    const all = group === null ? [b] : [...group.querySelectorAll('button')];
+    for (const other of all) other.disabled = true;
+    void onClick().finally(() => {
+      for (const other of all) other.disabled = false;
+    });
+  });
+  return b;
+}
+
+/** A textarea with a Send button; Ctrl/Cmd+Enter sends too. */
+function textAnswer(id: string, label: string, onSend: (text: string) => Promise<void>, error: HTMLElement, json = false): HTMLElement {
+  const wrap = el('div', 'text-answer');
+  const lab = el('label', 'visually-hidden', label);
+  lab.htmlFor = id;
+  const area = el('textarea', json ? 'ag-json' : undefined);
+  area.id = id;
+  area.rows = json ? 4 : 3;
+  area.placeholder = json ? '{"…": …}' : 'Write your answer';
+  if (json) area.spellcheck = false;
+  const submit = el('button', 'btn btn-primary', 'Send');
+  submit.type = 'button';
+  const go = (): void => {
+    if (area.value.trim() === '') {
+      error.textContent = json ? 'Enter the payload first.' : 'Write an answer first.';
+      area.focus();
+      return;
+    }
+    submit.disabled = true;
+    void onSend(area.value).finally(() => {
+      submit.disabled = false;
+    });
+  };
+  submit.addEventListener('click', go);
+  area.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) go();
+  });
+  wrap.append(lab, area, submit);
+  return wrap;
+}

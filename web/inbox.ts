@@ -1,0 +1,238 @@
+/**
+ * The web inbox: pending questions, oldest first, kept live over the stream, each answerable in place.
+ *
+ * The token arrives in the URL fragment (`/inbox#token=…`, never sent to a server), is kept in sessionStorage for
+ * this tab and wiped from the address bar at once. Without one the page asks for it.
+ */
+import type { InteractionRecord } from '../src/core/types.js';
+import { Api } from './api.js';
+import { age, renderCard, type AnswerOutcome } from './card.js';
+import { openStream, type StreamHandle } from './sse.js';
+
+const TOKEN_KEY = 'askgate.token';
+const PAGE_LIMIT = 200;
+/** How long a note ("Already answered elsewhere.") stays before its card goes. */
+const NOTE_MS = 4_000;
+
+function byId<T extends HTMLElement>(id: string): T {
+  const node = document.getElementById(id);
+  if (node === null) throw new Error(`inbox: the page has no #${id}`);
+  return node as T;
+}
+
+/** Takes `#token=…` out of the address bar (into this tab's storage), or returns the token kept earlier. */
+function takeToken(): string | null {
+  const params = new URLSearchParams(location.hash.replace(/^#/, ''));
+  const fromHash = params.get('token');
+  if (fromHash !== null && fromHash !== '') {
+    sessionStorage.setItem(TOKEN_KEY, fromHash);
+    history.replaceState(null, '', location.pathname + location.search);
+    return fromHash;
+  }
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+class Inbox {
+  private readonly cards = new Map<string, HTMLLIElement>();
+  private readonly list = byId<HTMLOListElement>('cards');
+  private readonly empty = byId<HTMLElement>('empty');
+  private readonly count = byId<HTMLElement>('count');
+  private readonly live = byId<HTMLElement>('live');
+  private readonly api: Api;
+  private stream: StreamHandle | null = null;
+  private ageTimer: number | undefined;
+  /** Stream events that arrive while the list is loading, replayed after it so nothing is lost or resurrected. */
+  private pending: Array<[string, string]> | null = null;
+
+  constructor(token: string, private readonly signOut: (message: string) => void) {
+    this.api = new Api(token, () => this.stop('That token was refused. Sign in again.'));
+  }
+
+  start(): void {
+    this.pending = [];
+    this.stream = openStream('/api/interactions/stream', this.api.authorization, {
+      onOpen: (reconnected) => {
+        this.setLive('Live', true);
+        if (reconnected) void this.resync();
+      },
+      onEvent: (type, data) => {
+        if (this.pending !== null) this.pending.push([type, data]);
+        else this.onEvent(type, data);
+      },
+      onDown: (ms) => this.setLive(`Reconnecting in ${Math.ceil(ms / 1000)} s…`, false),
+      onRefused: (status) =>
+        this.stop(status === 401 ? 'That token was refused. Sign in again.' : 'This token cannot read the inbox (it needs the read scope).'),
+    });
+    void this.resync();
+    this.ageTimer = window.setInterval(() => this.refreshAges(), 30_000);
+  }
+
+  private stop(message: string): void {
+    this.stream?.close();
+    window.clearInterval(this.ageTimer);
+    this.signOut(message);
+  }
+
+  private setLive(text: string, up: boolean): void {
+    this.live.textContent = text;
+    this.live.classList.toggle('up', up);
+  }
+
+  /** Reads every pending question (the stream is tail-only) and makes the cards match. */
+  private async resync(): Promise<void> {
+    if (this.pending === null) this.pending = [];
+    const seen = new Set<string>();
+    let cursor: string | null = null;
+    do {
+      const query = new URLSearchParams({ status: 'pending', limit: String(PAGE_LIMIT) });
+      if (cursor !== null) query.set('cursor', cursor);
+      const page = await this.api.request<{ items: InteractionRecord[]; next_cursor: string | null }>('GET', `/api/interactions?${query}`);
+      if (!page.ok) {
+        if (page.status !== 401) this.showNotice(`Could not load the questions: ${page.error.message}`);
+        this.pending = null;
+        return;
+      }
+      for (const record of page.body.items) {
+        seen.add(record.id);
+        this.add(record);
+      }
+      cursor = page.body.next_cursor;
+    } while (cursor !== null);
+    for (const id of [...this.cards.keys()]) if (!seen.has(id)) this.remove(id);
+    const buffered = this.pending ?? [];
+    this.pending = null;
+    for (const [type, data] of buffered) this.onEvent(type, data);
+    this.showNotice(null);
+    this.updateCount();
+  }
+
+  private onEvent(type: string, data: string): void {
+    let record: InteractionRecord;
+    try {
+      record = JSON.parse(data) as InteractionRecord;
+    } catch {
+      return;
+    }
+    if (type === 'interaction.created') {
+      this.add(record);
+    } else if (type === 'interaction.answered' || type === 'interaction.expired' || type === 'interaction.cancelled') {
+      this.remove(record.id);
+    }
+    this.updateCount();
+  }
+
+  /** Adds a card in created order: the list is oldest first, and a live question is usually the newest. */
+  private add(record: InteractionRecord): void {
+    // Questions for the calling run (to: "caller") are not a person's to answer.
+    if (this.cards.has(record.id) || record.status !== 'pending' || record.to === 'caller') return;
+    const card = renderCard(record, { answer: (id, value) => this.answer(id, value), done: (id, note) => this.done(id, note) });
+    card.dataset['created'] = record.created_at;
+    let before: HTMLLIElement | null = null;
+    for (const other of this.cards.values()) {
+      if ((other.dataset['created'] ?? '') > record.created_at && (before === null || (other.dataset['created'] ?? '') < (before.dataset['created'] ?? ''))) {
+        before = other;
+      }
+    }
+    this.list.insertBefore(card, before);
+    this.cards.set(record.id, card);
+    this.updateCount();
+  }
+
+  private remove(id: string): void {
+    const card = this.cards.get(id);
+    if (card === undefined) return;
+    card.remove();
+    this.cards.delete(id);
+    this.updateCount();
+  }
+
+  private done(id: string, note?: string): void {
+    const card = this.cards.get(id);
+    if (card === undefined) return;
+    if (note === undefined) {
+      this.remove(id);
+      return;
+    }
+    const slot = card.querySelector('.card-note');
+    if (slot !== null) slot.textContent = note;
+    card.classList.add('closed');
+    for (const control of card.querySelectorAll<HTMLButtonElement | HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>('button, input, textarea, select')) {
+      control.disabled = true;
+    }
+    window.setTimeout(() => this.remove(id), NOTE_MS);
+  }
+
+  private async answer(id: string, value: unknown): Promise<AnswerOutcome> {
+    const res = await this.api.request<{ status?: string }>('POST', `/api/interactions/${encodeURIComponent(id)}/answer`, { answer: value });
+    if (res.ok) return res.body.status === 'already_answered' ? { kind: 'already_answered' } : { kind: 'answered' };
+    switch (res.status) {
+      case 400:
+        return res.error.field === undefined
+          ? { kind: 'refused', message: res.error.message }
+          : { kind: 'refused', field: res.error.field, message: res.error.message };
+      case 404:
+        return { kind: 'gone', message: 'This question no longer exists.' };
+      case 410:
+        return { kind: 'gone', message: 'This question has closed (expired or cancelled).' };
+      case 403:
+        return { kind: 'error', message: 'This token may not answer (it needs the answer scope).' };
+      default:
+        return { kind: 'error', message: res.error.message };
+    }
+  }
+
+  private refreshAges(): void {
+    for (const time of this.list.querySelectorAll<HTMLTimeElement>('time.card-age')) time.textContent = age(time.dateTime);
+  }
+
+  private updateCount(): void {
+    const n = this.cards.size;
+    this.count.textContent = n === 0 ? '' : `${n} waiting`;
+    this.empty.hidden = n > 0 || this.pending !== null;
+  }
+
+  private showNotice(message: string | null): void {
+    const notice = byId<HTMLElement>('notice');
+    notice.textContent = message ?? '';
+    notice.hidden = message === null;
+  }
+}
+
+function boot(): void {
+  const signin = byId<HTMLFormElement>('signin');
+  const notice = byId<HTMLElement>('notice');
+  const live = byId<HTMLElement>('live');
+
+  const showSignIn = (message: string | null): void => {
+    sessionStorage.removeItem(TOKEN_KEY);
+    signin.hidden = false;
+    live.textContent = '';
+    notice.textContent = message ?? '';
+    notice.hidden = message === null;
+    byId<HTMLOListElement>('cards').replaceChildren();
+    byId<HTMLElement>('count').textContent = '';
+    byId<HTMLElement>('empty').hidden = true;
+    byId<HTMLInputElement>('signin-token').focus();
+  };
+
+  const open = (token: string): void => {
+    signin.hidden = true;
+    notice.hidden = true;
+    new Inbox(token, showSignIn).start();
+  };
+
+  signin.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const token = byId<HTMLInputElement>('signin-token').value.trim();
+    if (token === '') return;
+    sessionStorage.setItem(TOKEN_KEY, token);
+    byId<HTMLInputElement>('signin-token').value = '';
+    open(token);
+  });
+
+  const token = takeToken();
+  if (token === null) showSignIn(null);
+  else open(token);
+}
+
+boot();
