@@ -17,6 +17,8 @@ export interface TelegramConfig { botToken: string; webhookSecret: string; apiRo
 export interface SlackConfig { botToken: string; signingSecret: string; apiUrl: string }
 export interface WhatsAppConfig {
   token: string; phoneNumberId: string; businessAccountId: string | null; appSecret: string; verifyToken: string; apiUrl: string;
+  /** WHATSAPP_TEMPLATE_NAME / _LANGUAGE: the approved template that carries a question outside the 24-hour window. */
+  templateName: string | null; templateLanguage: string;
 }
 export interface TwilioConfig {
   accountSid: string; authToken: string; from: string | null; whatsappFrom: string | null; apiUrl: string;
@@ -46,6 +48,19 @@ export interface Config {
   whatsapp: WhatsAppConfig | null;
   twilio: TwilioConfig | null;
   logLevel: string;
+  /**
+   * BullMQ lock of an active continuation (ms): a worker that stops renewing it this long (SIGKILLed) is taken for
+   * dead, and the continuation runs again on another worker. `ASKGATE_RESUME_LOCK_MS`, default 30000.
+   */
+  resumeLockMs: number;
+  /** First retry delay of a failed continuation (ms), doubled per attempt with jitter. `ASKGATE_RESUME_BACKOFF_MS`, default 1000. */
+  resumeBackoffMs: number;
+  /**
+   * A copy of the environment the config was read from. Webhook verifiers read the secret a question's binding
+   * names (`secret_env`) from it at verify time, so a binding can name any deployment variable without a config
+   * field per verifier.
+   */
+  env: Readonly<Record<string, string | undefined>>;
 }
 
 type Env = Record<string, string | undefined>;
@@ -145,6 +160,12 @@ function group<T>(env: Env, required: readonly string[], build: (get: (n: string
   return build((n) => env[n] as string);
 }
 
+/** Meta names templates in lowercase letters, digits and underscores; anything else could never be approved. */
+function templateName(raw: string | null): string | null {
+  if (raw !== null && !/^[a-z0-9_]{1,512}$/.test(raw)) throw new ConfigError('WHATSAPP_TEMPLATE_NAME', `"${raw}" is not a template name; use the approved template's name (lowercase letters, digits, _).`);
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   // PORT=0 asks the OS for a free port (tests use it); the bound port is printed at start.
   const port = env['PORT'] === '0' ? 0 : positiveInt(env, 'PORT', 8080);
@@ -190,6 +211,8 @@ export function loadConfig(env: Env = process.env): Config {
       appSecret: get('WHATSAPP_APP_SECRET'),
       verifyToken: get('WHATSAPP_VERIFY_TOKEN'),
       apiUrl: optional(env, 'WHATSAPP_API_URL') ?? 'https://graph.facebook.com/v21.0',
+      templateName: templateName(optional(env, 'WHATSAPP_TEMPLATE_NAME')),
+      templateLanguage: optional(env, 'WHATSAPP_TEMPLATE_LANGUAGE') ?? 'en_US',
     })),
     twilio: group(env, ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN'], (get) => ({
       accountSid: get('TWILIO_ACCOUNT_SID'),
@@ -199,5 +222,8 @@ export function loadConfig(env: Env = process.env): Config {
       apiUrl: optional(env, 'TWILIO_API_URL') ?? 'https://api.twilio.com',
     })),
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
+    resumeLockMs: positiveInt(env, 'ASKGATE_RESUME_LOCK_MS', 30_000),
+    resumeBackoffMs: positiveInt(env, 'ASKGATE_RESUME_BACKOFF_MS', 1_000),
+    env: Object.freeze({ ...env }),
   };
 }

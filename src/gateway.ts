@@ -1,22 +1,30 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express } from 'express';
+import type { ChannelPlugin } from '../channels/contract.js';
+import { channelCore } from '../channels/core-port.js';
+import { channelsFromConfig } from '../channels/from-config.js';
 import { ChannelRegistry } from '../channels/registry.js';
 import type { Config } from './config.js';
 import { EventHub } from './core/event-hub.js';
 import { InteractionService } from './core/interaction-service.js';
+import { CallbackService } from './core/callback-service.js';
 import { apiRouter } from './doors/api.js';
+import { callbackRouter } from './doors/callback.js';
 import { TokenAuthenticator } from './doors/auth.js';
 import { errorHandler } from './doors/error-status.js';
 import { healthRouter } from './doors/health.js';
 import { inboxRouter } from './doors/inbox.js';
 import { requestLog } from './doors/request-log.js';
+import { runsRouter } from './doors/runs.js';
+import { startParks } from './park/wiring.js';
 import { streamRouter } from './doors/stream.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
 import { MemoryStore } from './store/memory-store.js';
 import { RedisStore } from './store/redis/redis-store.js';
 import type { Store } from './store/store.js';
+import { defaultVerifiers, type VerifierRegistry } from './verifiers/registry.js';
 
 /** How often a process looks for passed deadlines. Every process sweeps; the store hands each due id to one. */
 const SWEEP_INTERVAL_MS = 250;
@@ -27,6 +35,8 @@ export interface GatewayOptions {
   http?: boolean;
   /** Run the background workers: deadline sweeps (and, later, queues). Default true. */
   workers?: boolean;
+  /** The webhook verifiers questions may bind; default the built-ins (`shared_secret`, `stripe`). Add your own here. */
+  verifiers?: VerifierRegistry;
 }
 
 export interface Gateway {
@@ -44,7 +54,12 @@ export interface Gateway {
 
 export async function createStore(config: Config): Promise<Store> {
   if (config.redisUrl === null) return new MemoryStore({ idleTtlSeconds: config.idleTtlSeconds });
-  return RedisStore.connect({ url: config.redisUrl, prefix: config.redisPrefix, idleTtlSeconds: config.idleTtlSeconds });
+  return RedisStore.connect({
+    url: config.redisUrl,
+    prefix: config.redisPrefix,
+    idleTtlSeconds: config.idleTtlSeconds,
+    runRetentionMs: config.retentionWaitingMinutes * 60_000,
+  });
 }
 
 /** The composition root: builds every part from config. Nothing here reads the environment. */
@@ -54,8 +69,13 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   const hub = new EventHub(store);
   const metrics = new Metrics();
   const channels = new ChannelRegistry();
-  const service = new InteractionService({ store, hub, channels, config, metrics, logger });
+  const verifiers = options.verifiers ?? defaultVerifiers();
+  const service = new InteractionService({ store, hub, channels, config, metrics, logger, verifiers });
+  const callbacks = new CallbackService({ store, service, verifiers, env: config.env, logger });
   const auth = new TokenAuthenticator(config.tokens);
+  const parks = await startParks(config, store, service, logger, options.workers ?? true);
+  const plugins: ChannelPlugin[] = channelsFromConfig(config, logger, { requireWrite: auth.require('write') });
+  for (const plugin of plugins) channels.register(plugin);
 
   const app = express();
   app.disable('x-powered-by');
@@ -64,7 +84,12 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   app.use(healthRouter(store, metrics));
   app.use(streamRouter(hub, auth));
   app.use(apiRouter(service, auth));
+  app.use(runsRouter(service, parks.service, auth));
   app.use(inboxRouter());
+  // Each channel's webhook (and, for web, its page and API) verifies its own requests; they sit before the 404.
+  const core = channelCore(service, store, hub);
+  for (const plugin of plugins) app.use(plugin.router(core));
+  app.use(callbackRouter({ callbacks, store, rate: config.callbackRate }));
   app.use((_req, res) => {
     res.status(404).json({ error: 'not_found', message: 'no such door; see the contract for the doors askgate serves.' });
   });
@@ -107,7 +132,9 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
         s.closeAllConnections();
         await new Promise<void>((resolve) => s.close(() => resolve()));
       }
+      await Promise.all(plugins.map((p) => p.close?.()));
       hub.close();
+      await parks.close();
       await store.close();
     },
   };

@@ -4,12 +4,14 @@ import { AskgateError, invalid } from './errors.js';
 import type { EventHub } from './event-hub.js';
 import { hashTicket, newInteractionId, newTicket } from './ids.js';
 import { toPublicRecord } from './record.js';
-import type { AskResult, Identity, InteractionRecord, ReplyTo, StoredInteraction, Surface } from './types.js';
+import { EXPIRED_MARKER } from './types.js';
+import type { AskResult, Identity, InteractionRecord, ReplyTo, StoredInteraction, Surface, VerifierBinding } from './types.js';
 import type { ChannelRegistry } from '../../channels/registry.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { Resolution, Store } from '../store/store.js';
+import type { ParkPort } from '../park/port.js';
+import type { Resolution, SettledRun, Store } from '../store/store.js';
 
 /** One answer offered by any surface: the inbox door, the callback door or a channel webhook. */
 export interface AnswerOffer {
@@ -33,6 +35,8 @@ export interface ServiceDeps {
   config: Pick<Config, 'publicBaseUrl' | 'defaultTimeoutSeconds' | 'retentionWaitingMinutes' | 'idleTtlSeconds'>;
   metrics: Metrics;
   logger: Logger;
+  /** Explains why a verifier binding cannot be used on this gateway (unknown name, bad options), or null. */
+  verifiers?: { explain(binding: VerifierBinding): string | null };
   now?: () => number;
 }
 
@@ -44,6 +48,8 @@ export class InteractionService {
   private readonly store: Store;
   private readonly hub: EventHub;
   private readonly now: () => number;
+  /** Set by the gateway on a durable store (see src/park/); async asks go there. */
+  private parks: ParkPort | null = null;
 
   constructor(private readonly deps: ServiceDeps) {
     this.store = deps.store;
@@ -63,18 +69,36 @@ export class InteractionService {
     };
   }
 
-  /** Validates, stores and (for a channel) delivers a question. Nothing is stored when a rule refuses it. */
-  async ask(body: unknown, identity: Identity): Promise<AskResponse> {
+  /** Wires the park service in (the gateway does, on a durable store). */
+  attachParks(parks: ParkPort): void {
+    this.parks = parks;
+  }
+
+  /**
+   * Checks an ask body against every rule, writing nothing; an async one also needs a durable store (409 before
+   * anything is written on the in-memory store).
+   */
+  validate(body: unknown): AskRequest {
     const request = parseAskRequest(body, this.askContext());
-    if (request.mode === 'async' && !this.store.durable) {
+    // Refuse a binding no process here could run now, rather than minting a ticket the door would 500 on.
+    const badBinding = request.verifier === null ? null : (this.deps.verifiers?.explain(request.verifier) ?? null);
+    if (badBinding !== null) throw invalid('verifier', badBinding);
+    if (request.mode === 'async' && (!this.store.durable || this.parks === null)) {
       throw new AskgateError(
         'conflict',
         'an async park needs a durable store that survives a worker hop, and the in-memory store does not; set REDIS_URL.',
         { field: 'mode' },
       );
     }
-    if (request.mode === 'async') {
-      throw new AskgateError('not_implemented', 'async parks are not available in this version of askgate yet; ask with mode "sync".', { field: 'mode' });
+    return request;
+  }
+
+  /** Validates, stores and (for a channel) delivers a question. Nothing is stored when a rule refuses it. */
+  async ask(body: unknown, identity: Identity): Promise<AskResponse> {
+    const request = this.validate(body);
+    if (request.mode === 'async' && this.parks !== null) {
+      const [parked] = await this.parks.park([request], identity);
+      return parked as AskResponse;
     }
     const ticket = this.needsTicket(request) ? newTicket() : null;
     const stored = this.buildRecord(request, identity, ticket);
@@ -87,7 +111,8 @@ export class InteractionService {
     return response;
   }
 
-  private needsTicket(request: AskRequest): boolean {
+  /** Whether the ask needs a callback ticket (public for the park service, which builds records the same way). */
+  needsTicket(request: AskRequest): boolean {
     const why = request.answer_format === 'external' ? 'answer_format' : request.channel !== null ? 'channel' : request.link ? 'link' : null;
     if (why === null) return false;
     if (this.deps.config.publicBaseUrl === null) {
@@ -96,11 +121,11 @@ export class InteractionService {
     return true;
   }
 
-  private callbackUrl(ticket: string): string {
+  callbackUrl(ticket: string): string {
     return `${this.deps.config.publicBaseUrl}/api/interactions/callback/${ticket}`;
   }
 
-  private buildRecord(request: AskRequest, identity: Identity, ticket: string | null): StoredInteraction {
+  buildRecord(request: AskRequest, identity: Identity, ticket: string | null): StoredInteraction {
     const nowMs = this.now();
     const deadlineMs = request.expiry_at !== null ? request.expiry_at.getTime() : nowMs + (request.timeout ?? 0) * 1000;
     return {
@@ -133,7 +158,7 @@ export class InteractionService {
   }
 
   /** A failed delivery cancels the question (nobody could answer it) and reaches the asker as a 502. */
-  private async deliver(stored: StoredInteraction, channelName: string, callbackUrl: string): Promise<void> {
+  async deliver(stored: StoredInteraction, channelName: string, callbackUrl: string): Promise<void> {
     const channel = this.deps.channels.get(channelName);
     if (channel === undefined) throw invalid('channel', `channel "${channelName}" is not registered.`);
     try {
@@ -177,6 +202,7 @@ export class InteractionService {
       await this.expire(stored);
       this.refuseIfClosed({ ...stored, status: 'expired' });
     }
+    if (stored.to === 'caller') await this.parks?.mayAnswer(stored, offer.answeredBy);
     const answer = checkAnswer(stored, offer.answer);
     const answeredAt = new Date(this.now()).toISOString();
     const result: AskResult = {
@@ -195,7 +221,7 @@ export class InteractionService {
     }
     this.deps.metrics.answers.inc({ format: stored.answer_format, surface: offer.surface });
     this.deps.metrics.timeToAnswer.observe({ format: stored.answer_format, surface: offer.surface }, (Date.parse(answeredAt) - Date.parse(stored.created_at)) / 1000);
-    if (outcome.kind === 'resolved') this.afterResolve(outcome.record);
+    if (outcome.kind === 'resolved') this.afterResolve(outcome.record, outcome.run);
     return 'answered';
   }
 
@@ -216,7 +242,7 @@ export class InteractionService {
       });
     }
     this.deps.metrics.cancels.inc({ format: stored.answer_format });
-    this.afterResolve(outcome.record);
+    this.afterResolve(outcome.record, outcome.run);
     return toPublicRecord(outcome.record);
   }
 
@@ -242,14 +268,32 @@ export class InteractionService {
     }
   }
 
-  /** Marks a pending interaction expired (idempotent: losing the race to an answer changes nothing). */
+  /**
+   * Marks a pending interaction expired (idempotent: losing the race to an answer changes nothing). A parked ask
+   * with `on_expiry: "resume"` resolves with the expired marker as its answer, which its run resumes with.
+   */
   async expire(stored: StoredInteraction): Promise<void> {
-    const resolution: Resolution = { status: 'expired', result: null, resolvedAt: new Date(this.now()).toISOString() };
+    const resolvedAt = new Date(this.now()).toISOString();
+    // The record's result needs an answerer and a surface; the marker names askgate, and the inbox door's surface.
+    const marker: AskResult | null =
+      stored.mode === 'async' && stored.on_expiry === 'resume'
+        ? { answer: EXPIRED_MARKER, reply_to: null, params: null, answered_by: 'askgate', answered_at: resolvedAt, surface: 'inbox' }
+        : null;
+    const resolution: Resolution = { status: 'expired', result: marker, resolvedAt };
     const outcome = await this.store.resolve(stored.id, resolution);
     if (outcome.kind === 'resolved') {
       this.deps.metrics.expiries.inc({ format: stored.answer_format });
-      this.afterResolve(outcome.record);
+      this.afterResolve(outcome.record, outcome.run);
     }
+  }
+
+  /**
+   * Cancels a pending ask on askgate's own behalf (a killed run's other asks), with the channel's outcome edit.
+   * Idempotent: an ask that is no longer pending is left as it is.
+   */
+  async withdraw(id: string): Promise<void> {
+    const outcome = await this.store.resolve(id, { status: 'cancelled', result: null, resolvedAt: new Date(this.now()).toISOString() });
+    if (outcome.kind === 'resolved') this.afterResolve(outcome.record, outcome.run);
   }
 
   /** Expires every interaction whose deadline has passed; returns how many it popped. */
@@ -262,8 +306,9 @@ export class InteractionService {
     return ids.length;
   }
 
-  /** Side effects of a resolution that must not hold up the caller: the channel's outcome edit. */
-  private afterResolve(record: StoredInteraction): void {
+  /** Side effects of a resolution that must not hold up the caller: the run's resume job, the channel's outcome edit. */
+  private afterResolve(record: StoredInteraction, run?: SettledRun): void {
+    if (run !== undefined) this.parks?.settled(run);
     if (record.channel === null) return;
     const channel = this.deps.channels.get(record.channel);
     if (channel?.showOutcome === undefined) return;

@@ -1,5 +1,6 @@
 import type { InteractionRecord } from '../core/types.js';
 import { AskCancelledError, AskgateHttpError, AskgateNetworkError, AskgateSdkError, AskTimeoutError } from './errors.js';
+import { askExternal, type AskExternalOptions, type ExternalAnswer } from './external.js';
 import { TailStream } from './tail.js';
 import type { AnswerStatus, AskAnswer, AskBody, AskOutcome, InteractionPage, ListOptions } from './types.js';
 
@@ -94,6 +95,32 @@ export class AskgateClient {
   }
 
   /**
+   * Asks for an action on an outside surface (`answer_format: "external"`): mints the callback URL, passes it to
+   * `build` (which creates the outside resource and returns the URL to visit), hands that URL to `present`, and
+   * blocks until the outside system POSTs the payload to the callback door or a person completes its confirm page.
+   *
+   * ```ts
+   * const { answer } = await askgate.askExternal({
+   *   question: 'Pay the deposit',
+   *   build: async (callbackUrl) => (await createCheckout({ webhook: callbackUrl })).url,
+   *   present: (url) => console.log('Pay here:', url),
+   *   verifier: { name: 'stripe', secret_env: 'STRIPE_WEBHOOK_SECRET' },
+   * });
+   * ```
+   */
+  async askExternal<T = unknown>(options: AskExternalOptions): Promise<ExternalAnswer<T>> {
+    return askExternal<T>(
+      {
+        // The external body is built from typed options; AskBody's union cannot express it more narrowly here.
+        create: (body, o) => this.create(body as unknown as AskBody, o),
+        wait: (id, o) => this.wait(id, o),
+        cancel: (id) => this.cancel(id),
+      },
+      options,
+    );
+  }
+
+  /**
    * Creates an interaction without waiting (`POST /api/interactions`) and returns its record, with `callback_url`
    * when one was minted (only this response shows it). Wait for it later with `wait(id)`.
    */
@@ -107,6 +134,19 @@ export class AskgateClient {
    */
   async wait<T = unknown>(id: string, options: RequestOptions = {}): Promise<AskAnswer<T>> {
     return (await this.#waitFor(await this.get(id, options), options.signal)) as AskAnswer<T>;
+  }
+
+  /**
+   * Parks a run on several async asks at once (`POST /api/runs`, a fan-out): all are written, or none. The run
+   * resumes once, when the last resolves, with every answer (`results` keyed by interaction id).
+   */
+  async park(body: { run: Record<string, unknown>; asks: Array<Record<string, unknown>> }, options: RequestOptions = {}): Promise<{ run: Record<string, unknown>; interactions: InteractionRecord[] }> {
+    return this.#json('POST', '/api/runs', { ...options, body });
+  }
+
+  /** Reads a run (`GET /api/runs/{run_id}`): `parked` | `resumed` | `killed`, its asks, its resume attempts. */
+  async getRun(runId: string, options: RequestOptions = {}): Promise<Record<string, unknown>> {
+    return this.#json('GET', `/api/runs/${encodeURIComponent(runId)}`, options);
   }
 
   /** Reads one interaction record (`GET /api/interactions/{id}`); 404 when unknown or pruned. */

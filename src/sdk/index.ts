@@ -10,6 +10,7 @@
 export { AskgateClient } from './client.js';
 export type { AskgateClientOptions, AskOptions, RequestOptions } from './client.js';
 export { TailStream } from './tail.js';
+export type { AskExternalOptions, ExternalAnswer } from './external.js';
 export { AskCancelledError, AskgateHttpError, AskgateNetworkError, AskgateSdkError, AskTimeoutError } from './errors.js';
 export type {
   AnswerFormat,
@@ -35,3 +36,14 @@ export type {
   SyncTiming,
   TailEvent,
 } from './types.js';
+
+export type { Continuation, ContinuationHandler, ContinuationWorker, ContinuationWorkerOptions } from './worker.js';
+
+/**
+ * Starts a continuation worker for `{"handler": "<name>"}` resumes (see `./worker.ts`). Loaded on first use, so a
+ * program that only asks does not load BullMQ.
+ */
+export async function startWorker(options: import('./worker.js').ContinuationWorkerOptions): Promise<import('./worker.js').ContinuationWorker> {
+  const { startWorker: start } = await import('./worker.js');
+  return start(options);
+}

@@ -18,6 +18,9 @@
  * | `dl:<channel>:<ref>`  | string | the id whose delivered message has `ref` on `channel` | deadline + idle TTL from setDelivery (a resolved record may go first; the lookup then finds nothing) |
  * | `w:<key>:<start>`     | string | a fixed-window hit counter (start in epoch s)     | PEXPIREAT at the end of its window               |
  * | `events`              | channel| pub/sub: one message per transition               | n/a (not a key)                                  |
+ * | `r:<run_id>`          | hash   | a parked run (src/park/run-store.ts documents its fields) | retention after its last write (PEXPIRE on every write) |
+ * | `runs:ready`          | zset   | runs whose resume or kill is due, scored by when (epoch ms) | permanent; a run leaves when its continuation completes |
+ * | `<queue>:...`         | BullMQ | the resume / handler / reply queues, under `queuePrefix` | BullMQ's own                              |
  */
 export class Keys {
   /** The prefix every key starts with, e.g. `{askgate}:`. */
@@ -83,6 +86,29 @@ export class Keys {
   /** A fixed-window counter; `windowStart` is the window's first second (epoch seconds). */
   window(key: string, windowStart: number): string {
     return `${this.prefix}w:${key}:${windowStart}`;
+  }
+
+  /** One parked run (a hash). */
+  run(runId: string): string {
+    return `${this.prefix}r:${runId}`;
+  }
+
+  /** The prefix of run keys; the resolve script appends the run id it reads from the record. */
+  get runPrefix(): string {
+    return this.run('');
+  }
+
+  /** Runs whose continuation (resume or kill) is due and not yet completed: the sweep re-enqueues stragglers. */
+  get readyRuns(): string {
+    return `${this.prefix}runs:ready`;
+  }
+
+  /**
+   * The BullMQ prefix: the key prefix without its trailing colon (BullMQ adds one), so queue keys share the hash tag
+   * of every other key, e.g. `{askgate}:resume:wait`.
+   */
+  get queuePrefix(): string {
+    return this.prefix.endsWith(':') ? this.prefix.slice(0, -1) : this.prefix;
   }
 
   /** The pub/sub channel of interaction events. Channels are not keys, but share the prefix so stores on one Redis stay apart. */

@@ -10,12 +10,24 @@ export interface Resolution {
 }
 
 export type ResolveOutcome =
-  /** This call moved the interaction out of `pending`; `record` is the resolved record. */
-  | { kind: 'resolved'; record: StoredInteraction }
+  /**
+   * This call moved the interaction out of `pending`; `record` is the resolved record. `run` is set when the same
+   * atomic step settled the parked run the ask belongs to: `ready` (its last ask resolved) or `kill`; the caller
+   * enqueues the run's one resume job (see docs/parks.md).
+   */
+  | { kind: 'resolved'; record: StoredInteraction; run?: SettledRun }
   /** Someone else resolved it first (or it was never pending); nothing changed. */
   | { kind: 'not_pending'; record: StoredInteraction }
   /** No such interaction (never existed, or pruned after the idle TTL). */
   | { kind: 'not_found' };
+
+/** A parked run whose resume (or kill) became due in a resolve. */
+export interface SettledRun {
+  runId: string;
+  /** How many times the run has parked; with the run id it names the one resume job of this park. */
+  generation: number;
+  verdict: 'ready' | 'kill';
+}
 
 export interface PendingPage {
   items: StoredInteraction[];

@@ -37,6 +37,11 @@ export interface RedisStoreOptions extends StoreOptions {
   onConnectionError?: (error: Error) => void;
   /** How long `ping()` waits for PONG. Default 2000 ms. */
   pingTimeoutMs?: number;
+  /**
+   * How long a parked run's hash lives after its last write (the checkpoint retention). Default 7 days, the
+   * default of LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES.
+   */
+  runRetentionMs?: number;
   /** Extra ioredis options, applied over askgate's defaults (bounded reconnect backoff, 3 retries per command). */
   redisOptions?: RedisOptions;
 }
@@ -64,6 +69,7 @@ export class RedisStore implements Store {
   private readonly keys: Keys;
   private readonly idleTtlMs: number;
   private readonly pingTimeoutMs: number;
+  private readonly runRetentionMs: number;
   private readonly listeners = new ListenerSet();
 
   private constructor(
@@ -74,6 +80,7 @@ export class RedisStore implements Store {
     this.keys = new Keys(options.prefix);
     this.idleTtlMs = options.idleTtlSeconds * 1000;
     this.pingTimeoutMs = options.pingTimeoutMs ?? 2000;
+    this.runRetentionMs = options.runRetentionMs ?? 10_080 * 60_000;
   }
 
   /** Connects both connections and subscribes to events; rejects with `store_unavailable` when Redis is unreachable. */
@@ -145,7 +152,7 @@ export class RedisStore implements Store {
   }
 
   async resolve(id: string, resolution: Resolution): Promise<ResolveOutcome> {
-    const [code, envelope, schema] = await this.run(() =>
+    const [code, envelope, schema, verdict, runId, generation] = await this.run(() =>
       this.client.askgateResolve(
         this.keys.interaction(id),
         this.keys.pending,
@@ -161,11 +168,18 @@ export class RedisStore implements Store {
         this.keys.schemaPrefix,
         this.keys.events,
         `interaction.${resolution.status}`,
+        this.keys.runPrefix,
+        this.keys.readyRuns,
+        this.runRetentionMs,
       ),
     );
     if (code === -1 || typeof envelope !== 'string') return { kind: 'not_found' };
     const record = decodeRecord(id, envelope, schema ?? null);
-    return code === 1 ? { kind: 'resolved', record } : { kind: 'not_pending', record };
+    if (code !== 1) return { kind: 'not_pending', record };
+    if ((verdict === 'ready' || verdict === 'kill') && typeof runId === 'string' && runId !== '') {
+      return { kind: 'resolved', record, run: { runId, generation: Number(generation), verdict } };
+    }
+    return { kind: 'resolved', record };
   }
 
   async setDelivery(id: string, delivery: Record<string, string>): Promise<void> {

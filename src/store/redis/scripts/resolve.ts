@@ -24,9 +24,20 @@ export const RESOLVE = `--[[
   ARGV[9]  schema key prefix
   ARGV[10] events channel
   ARGV[11] event type, e.g. interaction.answered
+  ARGV[12] run key prefix, or '' when the store keeps no runs
+  ARGV[13] ready-runs zset (full key name; shares the hash tag)
+  ARGV[14] run retention, ms (the run hash lives this long after its last write)
 
-  Returns { code, envelope, schema }
+  Park bookkeeping, in the same step as the claim (so no crash can fall between them): when the record is an
+  async ask of a run (body members m = async, rn = run id) and that run is parked with this ask's slot open, the
+  slot records the outcome (status letter followed by the result JSON). An answer, or an expiry that carries a
+  result (on_expiry resume), decrements the run's outstanding count, and at zero the run turns ready; an expiry
+  without a result (on_expiry kill) or a cancel turns it dying. A ready or dying run enters the ready-runs zset,
+  and the script reports it, so the caller enqueues the one resume job (its id is deterministic).
+
+  Returns { code, envelope, schema, verdict, run_id, generation }
     code  1  resolved by this call; the envelope is the resolved record
+             verdict 'ready' | 'kill' when this claim settled its run, else ''; run_id and generation then name it
     code  0  not pending; nothing changed; the envelope is the record as it is
     code -1  no such record (never created, or pruned); nothing else
 ]]
@@ -48,6 +59,29 @@ if parts[3] ~= '' then redis.call('ZREM', ARGV[7] .. cjson.decode(parts[3]), id)
 if parts[4] ~= '' then redis.call('PEXPIRE', ARGV[8] .. cjson.decode(parts[4]), idleMs) end
 if parts[5] ~= '' then extendTo(ARGV[9] .. cjson.decode(parts[5]), nowMs + idleMs, nowMs) end
 
+local verdict, runId, generation = '', '', ''
+if ARGV[12] ~= nil and ARGV[12] ~= '' and string.find(parts[2], '"rn":', 1, true) then
+  local body = cjson.decode(parts[2])
+  if body.m == 'async' and type(body.rn) == 'string' then
+    local runKey, slot = ARGV[12] .. body.rn, 'a:' .. id
+    if redis.call('HGET', runKey, 's') == 'parked' and redis.call('HGET', runKey, slot) == '' then
+      redis.call('HSET', runKey, slot, ARGV[2] .. ARGV[3])
+      if ARGV[2] == 'a' or (ARGV[2] == 'e' and ARGV[3] ~= '') then
+        if redis.call('HINCRBY', runKey, 'n', -1) <= 0 then
+          redis.call('HSET', runKey, 's', 'ready')
+          verdict = 'ready'
+        end
+      else
+        redis.call('HSET', runKey, 's', 'dying', 'x', id)
+        verdict = 'kill'
+      end
+      if verdict ~= '' then redis.call('ZADD', ARGV[13], nowMs, body.rn) end
+      redis.call('PEXPIRE', runKey, tonumber(ARGV[14]))
+      runId, generation = body.rn, redis.call('HGET', runKey, 'g') or ''
+    end
+  end
+end
+
 redis.call('PUBLISH', ARGV[10], eventJson(ARGV[11], id, text, schema))
-return { 1, text, schema }
+return { 1, text, schema, verdict, runId, generation }
 `;

@@ -1,0 +1,92 @@
+import type { Router } from 'express';
+import type { DeliveringChannel } from './registry.js';
+import type { InteractionRecord, ReplyTo, StoredInteraction, Surface } from '../src/core/types.js';
+
+/**
+ * The contract every chat channel implements (Telegram, web, and the ones to come). The core sees only the narrow
+ * `DeliveringChannel` face (deliver + outcome edit); the gateway also mounts the channel's routes and hands it a
+ * `ChannelCore` port, the only way a channel reaches the core. `test/channels/contract-suite.ts` is the one suite
+ * every channel passes.
+ *
+ * Delivery references: `deliver` returns the platform's references of the sent message as string entries. The entry
+ * `ref` (see `DELIVERY_REF`) is special: it is unique on the channel and the store indexes it, so an inbound reply
+ * that quotes the message finds its question (`ChannelCore.findByDelivery`).
+ */
+export interface ChannelPlugin extends DeliveringChannel {
+  readonly name: string;
+  readonly surface: Surface;
+  /** The HTTP routes of this channel (its webhook; for `web`, its page and API); mounted before the 404 handler. */
+  router(core: ChannelCore): Router;
+  /** Edits the delivered question to show how it ended and drops its controls. A no-op for an undelivered one. */
+  showOutcome(interaction: StoredInteraction): Promise<void>;
+  /** Posts a message into a conversation (for runs reached over chat). Optional capability. */
+  postReply?(thread: ThreadRef, text: string): Promise<Record<string, string>>;
+  /** Stops timers and queues. */
+  close?(): Promise<void>;
+}
+
+/** The delivery entry the store indexes for `findByDelivery`. */
+export const DELIVERY_REF = 'ref';
+
+/** Where a reply goes: the conversation (chat id), and optionally the message it answers. */
+export interface ThreadRef {
+  recipient: string;
+  replyToMessageId?: string;
+}
+
+/** One answer a channel offers to the core: the core's AnswerOffer, with reply_to and params always stated. */
+export interface ChannelAnswerOffer {
+  interactionId: string;
+  answer: unknown;
+  replyTo: ReplyTo | null;
+  params: Record<string, string> | null;
+  surface: Surface;
+  answeredBy: string;
+}
+
+/**
+ * What the core made of an offer, as plain data a channel can tell the person about: it won, someone else won
+ * first, the question is closed, or the answer does not fit (with the core's one-sentence message).
+ */
+export type OfferOutcome =
+  | { kind: 'answered' }
+  | { kind: 'already_answered' }
+  | { kind: 'closed'; status: 'expired' | 'cancelled' | 'unknown' }
+  | { kind: 'invalid'; message: string; field?: string };
+
+/** The port a channel talks to the core through (built by the gateway; a fake in unit tests). */
+export interface ChannelCore {
+  /** The one answer path: validates and claims atomically; never throws for a refused answer. */
+  offer(offer: ChannelAnswerOffer): Promise<OfferOutcome>;
+  get(id: string): Promise<StoredInteraction | null>;
+  findByDelivery(channel: string, ref: string): Promise<StoredInteraction | null>;
+  /** Pending questions delivered on `channel` to `recipient`, oldest first. */
+  pendingFor(channel: string, recipient: string): Promise<StoredInteraction[]>;
+  /**
+   * Merges `entries` into the delivery references of the question delivered as `ref` (e.g. a delivery `status` from
+   * a platform's status callback), keeping `ref` itself. A no-op when no question has that ref. Optional: added for
+   * WhatsApp and Twilio, whose delivery receipts arrive after `deliver` returned.
+   */
+  updateDelivery?(channel: string, ref: string, entries: Record<string, string>): Promise<void>;
+  /** True the first time `key` is seen (across processes on one store): de-duplicates platform retries. */
+  firstSeen(key: string): Promise<boolean>;
+  /** Watches every event; returns the unsubscribe function (the web chat's live updates). */
+  watch(listener: (record: InteractionRecord) => void): () => void;
+}
+
+/**
+ * A channel failure, keeping "the platform refused" apart from "the network failed" (as grammY does). Never carries
+ * a token. `retryAfter` (seconds) is set when the platform said when to come back.
+ */
+export class ChannelError extends Error {
+  constructor(
+    readonly channel: string,
+    readonly kind: 'refused' | 'network' | 'invalid',
+    message: string,
+    readonly retryAfter: number | null = null,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'ChannelError';
+  }
+}

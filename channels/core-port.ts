@@ -1,0 +1,54 @@
+import { DELIVERY_REF, type ChannelCore, type OfferOutcome } from './contract.js';
+import { AskgateError } from '../src/core/errors.js';
+import type { EventHub } from '../src/core/event-hub.js';
+import type { InteractionService } from '../src/core/interaction-service.js';
+import type { StoredInteraction } from '../src/core/types.js';
+import type { Store } from '../src/store/store.js';
+
+/** How long a platform update id is remembered for de-duplication (Telegram retries for far less). */
+const SEEN_WINDOW_SECONDS = 3600;
+/** The most pending questions the web chat scans for one recipient (one page of the pending list at a time). */
+const PENDING_PAGE = 200;
+
+/**
+ * The gateway's implementation of the port channels talk to the core through. It turns the core's thrown refusals
+ * into plain outcomes, so a channel tells the person instead of failing the webhook (a platform would retry it).
+ */
+export function channelCore(service: InteractionService, store: Store, hub: EventHub): ChannelCore {
+  return {
+    async offer(offer): Promise<OfferOutcome> {
+      try {
+        return { kind: await service.offerAnswer(offer) };
+      } catch (err) {
+        if (!(err instanceof AskgateError)) throw err;
+        if (err.code === 'invalid_answer') return err.field === undefined ? { kind: 'invalid', message: err.message } : { kind: 'invalid', message: err.message, field: err.field };
+        if (err.code === 'gone') return { kind: 'closed', status: err.extra['status'] === 'cancelled' ? 'cancelled' : 'expired' };
+        if (err.code === 'not_found') return { kind: 'closed', status: 'unknown' };
+        throw err;
+      }
+    },
+    get: (id) => store.get(id),
+    findByDelivery: (channel, ref) => store.findByDelivery(channel, ref),
+    async pendingFor(channel, recipient) {
+      const found: StoredInteraction[] = [];
+      let cursor: string | null = null;
+      // The pending list is not indexed by channel; a web chat recipient's questions are a filter over it.
+      do {
+        const page = await store.listPending({ limit: PENDING_PAGE, cursor, groupId: null });
+        found.push(...page.items.filter((r) => r.channel === channel && r.recipient === recipient));
+        cursor = page.nextCursor;
+      } while (cursor !== null);
+      return found;
+    },
+    async updateDelivery(channel, ref, entries) {
+      const stored = await store.findByDelivery(channel, ref);
+      if (stored === null || stored.delivery === null) return;
+      // The store writes the whole map; `ref` is kept from the stored one so the reverse index never moves.
+      await store.setDelivery(stored.id, { ...stored.delivery, ...entries, [DELIVERY_REF]: ref });
+    },
+    async firstSeen(key) {
+      return (await store.hitWindow(`seen:${key}`, SEEN_WINDOW_SECONDS)).count === 1;
+    },
+    watch: (listener) => hub.listen((event) => listener(event.record)),
+  };
+}

@@ -1,0 +1,54 @@
+import type { StoredInteraction } from '../src/core/types.js';
+
+/**
+ * A typed reply (or a media caption) → the raw answer offered to the core. The core still checks it against the
+ * format and schema; this only reads the person's words the way they meant them ("yes" is true, "2" the second
+ * choice). What does not read as an answer is passed through as text, so the core's refusal names what was wrong.
+ */
+
+const YES = new Set(['yes', 'y', 'true', 'ok', 'okay', 'sure', '👍', '✅']);
+const NO = new Set(['no', 'n', 'false', 'nope', '👎', '❌']);
+
+export function answerFromText(interaction: Pick<StoredInteraction, 'answer_format' | 'choices'>, text: string | null): unknown {
+  const said = (text ?? '').trim();
+  switch (interaction.answer_format) {
+    case 'confirm': {
+      const word = said.toLowerCase().replace(/[.!]+$/, '');
+      if (YES.has(word)) return true;
+      if (NO.has(word)) return false;
+      return said;
+    }
+    case 'select': {
+      const choices = interaction.choices ?? [];
+      const exact = choices.find((c) => c === said) ?? choices.find((c) => c.toLowerCase() === said.toLowerCase());
+      if (exact !== undefined) return exact;
+      if (/^\d{1,3}$/.test(said)) return choices[Number(said) - 1] ?? said;
+      return said;
+    }
+    case 'form':
+      // A form is filled in the webview; a reply may still carry the answer as a JSON object.
+      try {
+        return JSON.parse(said) as unknown;
+      } catch {
+        return said;
+      }
+    case 'text':
+    case 'external':
+      return text ?? '';
+  }
+}
+
+/** What to tell a person whose reply did not fit, in the words of the format. */
+export function replyHint(interaction: Pick<StoredInteraction, 'answer_format' | 'choices'>, coreMessage: string): string {
+  switch (interaction.answer_format) {
+    case 'confirm':
+      return 'Please answer yes or no.';
+    case 'select':
+      return `Please answer with one of: ${(interaction.choices ?? []).map((c, i) => `${i + 1}. ${c}`).join(', ')}`.slice(0, 1000);
+    case 'form':
+      return `That does not fill the form (${coreMessage}). Open the form instead.`;
+    case 'text':
+    case 'external':
+      return `That answer was not accepted: ${coreMessage}`;
+  }
+}

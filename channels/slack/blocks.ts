@@ -1,0 +1,158 @@
+import {
+  ACTIONS_ELEMENTS_MAX,
+  BLOCK_ID_MAX,
+  BUTTON_TEXT_MAX,
+  CONTEXT_TEXT_MAX,
+  MESSAGE_BLOCKS_MAX,
+  MESSAGE_TEXT_MAX,
+  OPTION_TEXT_MAX,
+  SECTION_TEXT_MAX,
+  SELECT_BUTTONS_MAX,
+  SELECT_OPTIONS_MAX,
+  checkLimit,
+  chars,
+  clip,
+} from './limits.js';
+import { summarize } from '../outcome.js';
+import type { StoredInteraction } from '../../src/core/types.js';
+
+export { summarize };
+
+/**
+ * Question → Block Kit message, as plain data (no API calls here). The actions block's `block_id` is
+ * `askgate:<interaction id>`, so a tap finds its question with no lookup; each control's `action_id` says what
+ * the tap means.
+ */
+
+export type Block = Record<string, unknown>;
+
+export interface RenderedMessage {
+  /** The notification and fallback text. */
+  text: string;
+  blocks: Block[];
+}
+
+export const BLOCK_PREFIX = 'askgate:';
+export const ACTION = {
+  yes: 'askgate_yes',
+  no: 'askgate_no',
+  /** `askgate_choice_<index>` for a choice button. */
+  choice: 'askgate_choice_',
+  menu: 'askgate_choice_menu',
+  openForm: 'askgate_open_form',
+} as const;
+
+/** Any of our action_ids on a question message. */
+export const QUESTION_ACTION = /^askgate_(yes|no|choice_\d{1,3}|choice_menu|open_form)$/;
+
+export type TapMeaning = { kind: 'confirm'; value: boolean } | { kind: 'select'; index: number } | { kind: 'open_form' };
+
+/** What a block_actions tap on a question message means, or null when it is not ours. */
+export function readTap(actionId: string, selectedValue: string | null): TapMeaning | null {
+  if (actionId === ACTION.yes) return { kind: 'confirm', value: true };
+  if (actionId === ACTION.no) return { kind: 'confirm', value: false };
+  if (actionId === ACTION.openForm) return { kind: 'open_form' };
+  const raw = actionId === ACTION.menu ? selectedValue : actionId.startsWith(ACTION.choice) ? actionId.slice(ACTION.choice.length) : null;
+  return raw !== null && /^\d{1,3}$/.test(raw) ? { kind: 'select', index: Number(raw) } : null;
+}
+
+export function interactionIdOfBlock(blockId: string | null): string | null {
+  return blockId !== null && blockId.startsWith(BLOCK_PREFIX) ? blockId.slice(BLOCK_PREFIX.length) : null;
+}
+
+const HINT = {
+  text: 'Reply in this thread with your answer.',
+  confirm: 'Tap Yes or No, or reply "yes" or "no" in this thread.',
+  select: 'Pick a choice, or reply in this thread with its name or number.',
+  form: 'Tap “Open form” to answer.',
+  external: 'Reply in this thread with your answer.',
+} as const;
+
+/** Slack mrkdwn treats &, < and > as control characters; a question's text is shown as written. */
+export function escapeMrkdwn(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+export const plain = (text: string, max: number): { type: 'plain_text'; text: string; emoji: true } => ({ type: 'plain_text', text: clip(text, max), emoji: true });
+
+function questionSection(question: string): Block {
+  // Escaping can lengthen the text, so the clip is of the escaped form (an entity may lose its tail at the cut,
+  // which Slack shows as literal text; the full question is in the message's `text`).
+  return { type: 'section', text: { type: 'mrkdwn', text: clip(escapeMrkdwn(question), SECTION_TEXT_MAX) } };
+}
+
+function context(text: string): Block {
+  return { type: 'context', elements: [{ type: 'mrkdwn', text: clip(text, CONTEXT_TEXT_MAX) }] };
+}
+
+function button(label: string, actionId: string, value: string, style?: 'primary' | 'danger'): Block {
+  return { type: 'button', text: plain(label, BUTTON_TEXT_MAX), action_id: actionId, value, ...(style === undefined ? {} : { style }) };
+}
+
+/** Buttons for a few short choices; a static_select past SELECT_BUTTONS_MAX or when a label would be cut. */
+export function selectControls(interaction: Pick<StoredInteraction, 'id' | 'choices'>): Block[] {
+  const choices = interaction.choices ?? [];
+  checkLimit('a select question’s choice count', choices.length, SELECT_OPTIONS_MAX, 'SELECT_OPTIONS_MAX');
+  const asButtons = choices.length <= SELECT_BUTTONS_MAX && choices.every((c) => chars(c) <= BUTTON_TEXT_MAX);
+  if (asButtons) {
+    checkLimit('buttons in one actions block', choices.length, ACTIONS_ELEMENTS_MAX, 'ACTIONS_ELEMENTS_MAX');
+    return choices.map((c, i) => button(c, `${ACTION.choice}${i}`, String(i)));
+  }
+  // The option value is the choice's index: a choice may be 200 characters, an option value only 150.
+  return [{
+    type: 'static_select',
+    action_id: ACTION.menu,
+    placeholder: plain('Choose…', OPTION_TEXT_MAX),
+    options: choices.map((c, i) => ({ text: plain(c, OPTION_TEXT_MAX), value: String(i) })),
+  }];
+}
+
+/** The message a question is delivered as. */
+export function renderQuestion(interaction: StoredInteraction): RenderedMessage {
+  const blocks: Block[] = [questionSection(interaction.question), context(HINT[interaction.answer_format])];
+  const blockId = `${BLOCK_PREFIX}${interaction.id}`;
+  checkLimit('the actions block_id length', chars(blockId), BLOCK_ID_MAX, 'BLOCK_ID_MAX');
+  switch (interaction.answer_format) {
+    case 'confirm':
+      blocks.push({ type: 'actions', block_id: blockId, elements: [button('Yes', ACTION.yes, 'yes', 'primary'), button('No', ACTION.no, 'no')] });
+      break;
+    case 'select':
+      blocks.push({ type: 'actions', block_id: blockId, elements: selectControls(interaction) });
+      break;
+    case 'form':
+      blocks.push({ type: 'actions', block_id: blockId, elements: [button('Open form', ACTION.openForm, interaction.id, 'primary')] });
+      break;
+    case 'text':
+    case 'external':
+      break;
+  }
+  checkLimit('blocks in one message', blocks.length, MESSAGE_BLOCKS_MAX, 'MESSAGE_BLOCKS_MAX');
+  return { text: clip(interaction.question, MESSAGE_TEXT_MAX), blocks };
+}
+
+/** Who answered, as Slack shows it: a mention for a Slack user, the record's name otherwise. */
+export function whoAnswered(interaction: StoredInteraction): string {
+  const userId = interaction.result?.params?.['user_id'];
+  if (interaction.result?.surface === 'slack' && userId !== undefined && /^[UW][A-Z0-9]+$/.test(userId)) return `<@${userId}>`;
+  return escapeMrkdwn(interaction.result?.answered_by ?? 'someone');
+}
+
+/** The line that replaces the controls once the question has ended. */
+export function outcomeLine(interaction: StoredInteraction): string {
+  switch (interaction.status) {
+    case 'answered':
+      return `✅ Answered: ${escapeMrkdwn(summarize(interaction))} — by ${whoAnswered(interaction)} (${interaction.result?.surface ?? 'inbox'})`;
+    case 'expired':
+      return '⌛ Expired: this question no longer takes answers.';
+    case 'cancelled':
+      return '✖ Cancelled by the asker.';
+    case 'pending':
+      return HINT[interaction.answer_format];
+  }
+}
+
+/** The question as it reads once it has ended: the buttons replaced by the outcome and who answered. */
+export function renderOutcome(interaction: StoredInteraction): RenderedMessage {
+  const line = outcomeLine(interaction);
+  return { text: clip(`${interaction.question}\n${line}`, MESSAGE_TEXT_MAX), blocks: [questionSection(interaction.question), context(line)] };
+}

@@ -1,0 +1,286 @@
+import type { Router } from 'express';
+import { App, LogLevel, webApi, type AllMiddlewareArgs, type BlockAction, type SlackActionMiddlewareArgs, type SlackViewMiddlewareArgs, type ViewSubmitAction } from '@slack/bolt';
+import { interactionIdOfBlock, plain, readTap, renderOutcome, renderQuestion, summarize, BLOCK_PREFIX, QUESTION_ACTION } from './blocks.js';
+import { MESSAGE_TEXT_MAX, SlackLimitError, VIEW_BUTTON_MAX, VIEW_TITLE_MAX, clip } from './limits.js';
+import { FORM_CALLBACK_ID, blockOfCoreMessage, buildFormView, checkSubmission, decodeMetadata, firstInputBlock, readFormValue, type ViewStateValues } from './modal.js';
+import { SlackPacer, type SlackPacingOptions } from './pacing.js';
+import { SlackReceiver } from './receiver.js';
+import { answerFromText, replyHint, tellClosed } from './replies.js';
+import { filesParams } from './webhook.js';
+import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type OfferOutcome, type ThreadRef } from '../contract.js';
+import type { StoredInteraction } from '../../src/core/types.js';
+import type { Logger } from '../../src/observability/logger.js';
+
+export interface SlackChannelOptions {
+  botToken: string;
+  signingSecret: string;
+  /** Web API root, ending in `/`. Default `https://slack.com/api/` (config: SLACK_API_URL). */
+  apiUrl: string;
+  /** Outbound pacing; defaults follow Slack's published limits (channels/slack/limits.ts). */
+  pacing?: SlackPacingOptions;
+  /** Now in Unix seconds, for the signature window. Default the clock. */
+  nowSeconds?: () => number;
+  logger?: Logger;
+}
+
+/** The reference under which a delivered message is indexed: a ts is unique within its channel. */
+export const messageRef = (channel: string, ts: string): string => `${channel}:${ts}`;
+
+type Json = Record<string, unknown>;
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const obj = (v: unknown): Json | null => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : null);
+
+/** Slack's refusal or the network's failure, as a ChannelError that never carries the bot token. */
+export function toChannelError(method: string, err: unknown): ChannelError {
+  if (err instanceof SlackLimitError) return new ChannelError('slack', 'invalid', err.message, null, { cause: err });
+  if (err instanceof webApi.WebAPIRateLimitedError) return new ChannelError('slack', 'refused', `Slack refused ${method}: rate limited, retry after ${err.retryAfter}s`, err.retryAfter, { cause: err });
+  if (err instanceof webApi.WebAPIPlatformError) return new ChannelError('slack', 'refused', `Slack refused ${method}: ${String(err.data.error)}`, null, { cause: err });
+  if (err instanceof webApi.WebAPIHTTPError) return new ChannelError('slack', 'network', `Slack answered ${method} with HTTP ${err.statusCode}`, null, { cause: err });
+  if (err instanceof webApi.WebAPIRequestError) return new ChannelError('slack', 'network', `could not reach the Slack Web API (${method}): ${err.original.message}`, null, { cause: err });
+  return new ChannelError('slack', 'network', err instanceof Error ? err.message : String(err), null, { cause: err });
+}
+
+/** Who tapped, submitted or replied, and where. */
+function personParams(user: Json | null, channel: string | null, ts: string | null): Record<string, string> {
+  const params: Record<string, string> = {};
+  const id = str(user?.['id']);
+  if (id !== null) params['user_id'] = id;
+  const name = str(user?.['username']) ?? str(user?.['name']);
+  if (name !== null) params['user_name'] = name;
+  const team = str(user?.['team_id']);
+  if (team !== null) params['team_id'] = team;
+  if (channel !== null) params['channel_id'] = channel;
+  if (ts !== null) params['message_ts'] = ts;
+  return params;
+}
+
+const whoIs = (userId: string | null): string => `slack:${userId ?? 'unknown'}`;
+
+/**
+ * Slack through Bolt and the Web API: questions become Block Kit messages (Yes/No buttons, choice buttons or a
+ * static_select, an "Open form" button that opens a modal, or a "reply in this thread" prompt); taps, modal
+ * submissions and thread replies come back through Bolt listeners behind askgate's own verified doors.
+ */
+export class SlackChannel implements ChannelPlugin {
+  readonly name = 'slack';
+  readonly surface = 'slack' as const;
+  readonly capabilities = { supportsFormDelivery: true };
+  readonly client: webApi.WebClient;
+  private readonly app: App;
+  private readonly receiver: SlackReceiver;
+  private readonly pacer: SlackPacer;
+  private identity: Promise<{ botId: string; botUserId: string }> | null = null;
+
+  constructor(private readonly options: SlackChannelOptions) {
+    // 429s surface to the pacer (which honours Retry-After), and a failed call fails at once: the WebClient's own
+    // default would retry for half an hour while an asker waits for its 502.
+    const clientOptions = { slackApiUrl: options.apiUrl, rejectRateLimitedCalls: true, retryConfig: { retries: 0 }, logLevel: LogLevel.ERROR };
+    this.client = new webApi.WebClient(options.botToken, clientOptions);
+    this.pacer = new SlackPacer(options.pacing);
+    this.receiver = new SlackReceiver({ signingSecret: options.signingSecret, nowSeconds: options.nowSeconds, logger: options.logger });
+    this.app = new App({
+      receiver: this.receiver,
+      // auth.test once per process, lazily and retried after a failure, so a gateway starts without Slack reachable
+      // (Bolt's own token verification calls it at construction and would leave a rejected promise behind).
+      authorize: () => this.whoAmI().then((me) => ({ botToken: options.botToken, ...me })),
+      clientOptions,
+      convoStore: false,
+      logLevel: LogLevel.ERROR,
+    });
+    this.app.error(async (error) => {
+      options.logger?.warn({ channel: 'slack', err: error.message }, 'slack listener failed');
+    });
+  }
+
+  private whoAmI(): Promise<{ botId: string; botUserId: string }> {
+    if (this.identity === null) {
+      this.identity = this.call('auth.test', null, () => this.client.auth.test()).then((r) => ({ botId: r.bot_id ?? '', botUserId: r.user_id ?? '' }));
+      this.identity.catch(() => {
+        this.identity = null;
+      });
+    }
+    return this.identity;
+  }
+
+  /** One paced Web API call, its failure as a ChannelError. */
+  private async call<T>(method: string, channel: string | null, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await this.pacer.run(method, channel, fn);
+    } catch (err) {
+      throw toChannelError(method, err);
+    }
+  }
+
+  /** A courtesy call (a hint, an ephemeral note): its failure is logged, never a reason to fail the request. */
+  private async courtesy(method: string, channel: string | null, fn: () => Promise<unknown>): Promise<void> {
+    try {
+      await this.call(method, channel, fn);
+    } catch (err) {
+      this.options.logger?.warn({ channel: this.name, method, err: err instanceof Error ? err.message : String(err) }, 'slack call failed');
+    }
+  }
+
+  async deliver(interaction: StoredInteraction): Promise<Record<string, string>> {
+    const recipient = interaction.recipient;
+    if (recipient === null) throw new ChannelError('slack', 'invalid', 'recipient is required: the Slack channel id (C…) or user id (U…, for a DM) to deliver to.');
+    let message;
+    try {
+      message = renderQuestion(interaction);
+    } catch (err) {
+      throw toChannelError('chat.postMessage', err);
+    }
+    const sent = await this.call('chat.postMessage', recipient, () => this.client.chat.postMessage({ channel: recipient, text: message.text, blocks: message.blocks as unknown as webApi.KnownBlock[] }));
+    // A user id posts into the app's DM with that user; the answer names the conversation it really went to.
+    const channel = sent.channel ?? recipient;
+    const ts = sent.ts ?? '';
+    return { channel, ts, [DELIVERY_REF]: messageRef(channel, ts) };
+  }
+
+  async showOutcome(interaction: StoredInteraction): Promise<void> {
+    const channel = interaction.delivery?.['channel'];
+    const ts = interaction.delivery?.['ts'];
+    if (channel === undefined || ts === undefined) return;
+    const message = renderOutcome(interaction);
+    // An update without actions blocks removes the buttons along with the hint.
+    await this.call('chat.update', channel, () => this.client.chat.update({ channel, ts, text: message.text, blocks: message.blocks as unknown as webApi.KnownBlock[] }));
+  }
+
+  async postReply(thread: ThreadRef, text: string): Promise<Record<string, string>> {
+    const sent = await this.call('chat.postMessage', thread.recipient, () =>
+      this.client.chat.postMessage({ channel: thread.recipient, text: clip(text, MESSAGE_TEXT_MAX), ...(thread.replyToMessageId === undefined ? {} : { thread_ts: thread.replyToMessageId }) }),
+    );
+    return { channel: sent.channel ?? thread.recipient, ts: sent.ts ?? '' };
+  }
+
+  router(core: ChannelCore): Router {
+    this.app.action<BlockAction>({ block_id: new RegExp(`^${BLOCK_PREFIX}`), action_id: QUESTION_ACTION }, (args) => this.onTap(args, core));
+    this.app.action<BlockAction>({ block_id: /^f:/ }, (args) => this.onFieldChange(args, core));
+    this.app.view<ViewSubmitAction>({ callback_id: FORM_CALLBACK_ID, type: 'view_submission' }, (args) => this.onSubmit(args, core));
+    this.app.event('message', ({ event }) => this.onMessage(event as unknown as Json, core));
+    return this.receiver.router((key) => core.firstSeen(key));
+  }
+
+  /** A tap on a question's control. Acknowledged first: for "Open form", views.open must follow inside 3 s. */
+  private async onTap({ ack, body, action }: SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs, core: ChannelCore): Promise<void> {
+    await ack();
+    const selected = action.type === 'static_select' ? (action.selected_option?.value ?? null) : null;
+    const tap = readTap(action.action_id, selected);
+    const interactionId = interactionIdOfBlock(action.block_id);
+    const channel = body.channel?.id ?? null;
+    const ts = body.message?.ts ?? body.container?.message_ts ?? null;
+    const user = body.user as unknown as Json;
+    if (tap === null || interactionId === null) return;
+    if (tap.kind === 'open_form') {
+      const stored = await core.get(interactionId);
+      // Opened right away, never queued: the trigger_id expires 3 s after the tap.
+      const view = stored === null || stored.status !== 'pending' ? closedView(stored?.status ?? 'unknown') : buildFormView(stored, { interactionId, channel, ts });
+      await this.call('views.open', null, () => this.client.views.open({ trigger_id: body.trigger_id, view: view as unknown as webApi.View }));
+      return;
+    }
+    const stored = await core.get(interactionId);
+    if (stored === null) return;
+    const answer = tap.kind === 'confirm' ? tap.value : (stored.choices ?? [])[tap.index];
+    const outcome = await core.offer({ interactionId, answer, replyTo: null, params: personParams(user, channel, ts), surface: 'slack', answeredBy: whoIs(str(user['id'])) });
+    // A winning tap needs no words: the outcome edit replaces the buttons. Anyone else is told, to them alone.
+    if (outcome.kind !== 'answered' && channel !== null) await this.ephemeral(channel, str(user['id']), tellOutcome(outcome, stored, answer));
+  }
+
+  /** A visibleWhen controller changed inside the modal: rebuild the view with the fields that now show. */
+  private async onFieldChange({ ack, body }: SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs, core: ChannelCore): Promise<void> {
+    await ack();
+    const view = body.view;
+    const meta = decodeMetadata(view?.private_metadata);
+    if (view === undefined || meta === null) return;
+    const stored = await core.get(meta.interactionId);
+    if (stored === null || stored.schema === null) return;
+    const { value } = readFormValue(stored.schema, view.state.values as unknown as ViewStateValues);
+    const next = buildFormView(stored, meta, value);
+    // The hash makes Slack refuse an update built from a stale view (hash_conflict) instead of overwriting it.
+    await this.courtesy('views.update', null, () => this.client.views.update({ view_id: view.id, hash: view.hash, view: next as unknown as webApi.View }));
+  }
+
+  /** A submitted modal: checked on the server against the schema, then offered; errors keep the modal open. */
+  private async onSubmit({ ack, body, view }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs, core: ChannelCore): Promise<void> {
+    const meta = decodeMetadata(view.private_metadata);
+    const stored = meta === null ? null : await core.get(meta.interactionId);
+    if (meta === null || stored === null || stored.status !== 'pending' || stored.schema === null) {
+      await ack({ response_action: 'update', view: closedView(stored?.status ?? 'unknown') as unknown as webApi.View });
+      return;
+    }
+    const values = view.state.values as unknown as ViewStateValues;
+    const checked = checkSubmission(stored.schema, values);
+    if (!checked.ok) {
+      await ack({ response_action: 'errors', errors: checked.errors });
+      return;
+    }
+    const user = body.user as unknown as Json;
+    const outcome = await core.offer({
+      interactionId: stored.id,
+      answer: checked.answer,
+      replyTo: null,
+      params: personParams(user, meta.channel, meta.ts),
+      surface: 'slack',
+      answeredBy: whoIs(str(user['id'])),
+    });
+    if (outcome.kind === 'answered') await ack();
+    else if (outcome.kind === 'invalid') {
+      const block = blockOfCoreMessage(stored.schema, outcome.message) ?? firstInputBlock(stored.schema, checked.answer);
+      await ack(block === null ? { response_action: 'update', view: closedView('unknown', outcome.message) as unknown as webApi.View } : { response_action: 'errors', errors: { [block]: outcome.message } });
+    } else await ack({ response_action: 'update', view: closedView(outcome.kind === 'closed' ? outcome.status : 'answered') as unknown as webApi.View });
+  }
+
+  /** A reply in a question's thread answers it; other messages are not ours to read. */
+  private async onMessage(event: Json, core: ChannelCore): Promise<void> {
+    const subtype = str(event['subtype']);
+    // Our own posts (and other bots'), edits and deletions come back as message events too.
+    if (event['bot_id'] !== undefined || (subtype !== null && subtype !== 'file_share' && subtype !== 'thread_broadcast')) return;
+    const channel = str(event['channel']);
+    const threadTs = str(event['thread_ts']);
+    const ts = str(event['ts']);
+    const userId = str(event['user']);
+    if (channel === null || threadTs === null || ts === null || threadTs === ts) return;
+    const stored = await core.findByDelivery(this.name, messageRef(channel, threadTs));
+    if (stored === null) return;
+    const text = str(event['text']) ?? '';
+    const params: Record<string, string> = { ...filesParams(event['files']), ...personParams(userId === null ? null : { id: userId, team_id: event['team'] }, channel, ts), thread_ts: threadTs };
+    const outcome = await core.offer({
+      interactionId: stored.id,
+      answer: answerFromText(stored, text),
+      replyTo: { message_id: threadTs, status: stored.status, text: stored.question },
+      params,
+      surface: 'slack',
+      answeredBy: whoIs(userId),
+    });
+    if (outcome.kind === 'answered') return;
+    const hint = outcome.kind === 'invalid' ? replyHint(stored, outcome.message) : tellOutcome(outcome, stored, null);
+    await this.courtesy('chat.postMessage', channel, () => this.client.chat.postMessage({ channel, thread_ts: threadTs, text: clip(hint, MESSAGE_TEXT_MAX) }));
+  }
+
+  private async ephemeral(channel: string, user: string | null, text: string): Promise<void> {
+    if (user === null) return;
+    await this.courtesy('chat.postEphemeral', channel, () => this.client.chat.postEphemeral({ channel, user, text: clip(text, MESSAGE_TEXT_MAX) }));
+  }
+}
+
+/** A modal that only says the question is closed (opened from a stale button, or submitted too late). */
+function closedView(status: string, detail?: string): Json {
+  return {
+    type: 'modal',
+    title: plain('Question closed', VIEW_TITLE_MAX),
+    close: plain('Close', VIEW_BUTTON_MAX),
+    blocks: [{ type: 'section', text: { type: 'plain_text', text: detail ?? tellClosed(status) } }],
+  };
+}
+
+function tellOutcome(outcome: OfferOutcome, stored: StoredInteraction, answer: unknown): string {
+  switch (outcome.kind) {
+    case 'answered':
+      return `Answer recorded: ${summarize({ ...stored, result: { answer } as StoredInteraction['result'] })}`;
+    case 'already_answered':
+      return tellClosed('answered');
+    case 'closed':
+      return tellClosed(outcome.status);
+    case 'invalid':
+      return outcome.message;
+  }
+}

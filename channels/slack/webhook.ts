@@ -1,0 +1,153 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * The Slack doors as pure functions: verify a request's signature, then read its envelope (an Events API callback,
+ * the URL verification handshake, or an interactivity payload), and turn a message's files into `media_*` params.
+ * This module imports neither the core nor the Slack SDK (a boundary test holds it to that), so the rules that
+ * guard the doors can be read and tested alone.
+ */
+
+export const SIGNATURE_HEADER = 'x-slack-signature';
+export const TIMESTAMP_HEADER = 'x-slack-request-timestamp';
+export const RETRY_NUM_HEADER = 'x-slack-retry-num';
+export const RETRY_REASON_HEADER = 'x-slack-retry-reason';
+/** The one signature version Slack sends today. */
+const VERSION = 'v0';
+/** Slack's rule: refuse a request whose timestamp is more than five minutes from now (replay protection). */
+const WINDOW_SECONDS = 5 * 60;
+
+export type Headers = Record<string, string | string[] | undefined>;
+
+export interface VerifyInput {
+  signingSecret: string;
+  rawBody: Buffer | string;
+  headers: Headers;
+  /** Now, in Unix seconds; injected so the staleness rule is testable without a clock. */
+  nowSeconds: number;
+}
+
+export type VerifyResult = { ok: true } | { ok: false; reason: string };
+
+const header = (headers: Headers, name: string): string | undefined => {
+  const raw = headers[name];
+  return Array.isArray(raw) ? raw[0] : raw;
+};
+
+/**
+ * Slack's request signing (https://api.slack.com/authentication/verifying-requests-from-slack), two rules:
+ * - staleness: `X-Slack-Request-Timestamp` within five minutes of now, either way, so a captured request
+ *   cannot be replayed later;
+ * - signature: `X-Slack-Signature` is `v0=` + hex HMAC-SHA256 of `v0:<timestamp>:<raw body>` under the signing
+ *   secret, compared in constant time. The raw bytes are signed, so this runs before anything parses the body.
+ */
+export function verifySlackRequest({ signingSecret, rawBody, headers, nowSeconds }: VerifyInput): VerifyResult {
+  const timestamp = header(headers, TIMESTAMP_HEADER);
+  const signature = header(headers, SIGNATURE_HEADER);
+  if (signingSecret === '') return { ok: false, reason: 'no signing secret is configured' };
+  if (timestamp === undefined || signature === undefined) return { ok: false, reason: 'the X-Slack-Signature or X-Slack-Request-Timestamp header is missing' };
+  if (!/^\d{1,12}$/.test(timestamp)) return { ok: false, reason: 'X-Slack-Request-Timestamp is not a Unix time' };
+  if (Math.abs(nowSeconds - Number(timestamp)) > WINDOW_SECONDS) return { ok: false, reason: 'the request timestamp is more than five minutes away from now' };
+  const body = typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8');
+  const expected = Buffer.from(`${VERSION}=${createHmac('sha256', signingSecret).update(`${VERSION}:${timestamp}:${body}`).digest('hex')}`);
+  const given = Buffer.from(signature);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'the signature does not match' };
+  return { ok: true };
+}
+
+/** Signs a body as Slack does (for tests and tools that replay requests). */
+export function signSlackRequest(signingSecret: string, timestamp: number, rawBody: string): string {
+  return `${VERSION}=${createHmac('sha256', signingSecret).update(`${VERSION}:${timestamp}:${rawBody}`).digest('hex')}`;
+}
+
+export class MalformedRequest extends Error {}
+
+type Json = Record<string, unknown>;
+const obj = (v: unknown): Json | null => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : null);
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+export type EventsEnvelope =
+  | { kind: 'challenge'; challenge: string }
+  | { kind: 'event'; eventId: string; body: Json }
+  | { kind: 'ignored' };
+
+/** Reads a verified Events API body. Throws MalformedRequest (a 400) for a body that is not one. */
+export function parseEventsBody(rawBody: Buffer | string): EventsEnvelope {
+  let body: Json | null;
+  try {
+    body = obj(JSON.parse(typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8')));
+  } catch {
+    throw new MalformedRequest('the body is not JSON');
+  }
+  if (body === null) throw new MalformedRequest('the body is not a JSON object');
+  if (body['type'] === 'url_verification') {
+    const challenge = str(body['challenge']);
+    if (challenge === null) throw new MalformedRequest('url_verification without a challenge');
+    return { kind: 'challenge', challenge };
+  }
+  if (body['type'] !== 'event_callback') return { kind: 'ignored' };
+  const eventId = str(body['event_id']);
+  if (eventId === null || obj(body['event']) === null) throw new MalformedRequest('event_callback without event_id or event');
+  return { kind: 'event', eventId, body };
+}
+
+/** Reads a verified interactivity body: form-encoded, one `payload` field holding JSON. */
+export function parseInteractionBody(rawBody: Buffer | string): Json {
+  const form = new URLSearchParams(typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8'));
+  const raw = form.get('payload');
+  if (raw === null) throw new MalformedRequest('the form has no payload field');
+  let payload: Json | null;
+  try {
+    payload = obj(JSON.parse(raw));
+  } catch {
+    throw new MalformedRequest('payload is not JSON');
+  }
+  if (payload === null || typeof payload['type'] !== 'string') throw new MalformedRequest('payload has no type');
+  return payload;
+}
+
+/** X-Slack-Retry-Num as a number (Slack retries an event it thinks was not acknowledged up to three times). */
+export function retryNum(headers: Headers): number | undefined {
+  const raw = header(headers, RETRY_NUM_HEADER);
+  return raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : undefined;
+}
+
+export function retryReason(headers: Headers): string | undefined {
+  return header(headers, RETRY_REASON_HEADER);
+}
+
+/** Slack's mimetype families → askgate's media kinds. */
+function kindOf(mimetype: string | null): string {
+  if (mimetype === null) return 'file';
+  if (mimetype.startsWith('image/')) return 'image';
+  if (mimetype.startsWith('video/')) return 'video';
+  if (mimetype.startsWith('audio/')) return 'audio';
+  return 'document';
+}
+
+/**
+ * The `media_*` entries of a thread reply's files (documented in channels/slack/README.md). The first file is
+ * described in full; `media_count` says how many came, and the other ids follow in `media_file_ids`.
+ * `url_private` needs the bot token to download, so it is passed as is: a reference, not a public link.
+ */
+export function filesParams(files: unknown): Record<string, string> {
+  if (!Array.isArray(files) || files.length === 0) return {};
+  const list = files.map(obj).filter((f): f is Json => f !== null);
+  const first = list[0];
+  if (first === undefined) return {};
+  const params: Record<string, string> = { media_kind: kindOf(str(first['mimetype'])), media_count: String(list.length) };
+  const copy = (from: string, to: string): void => {
+    const v = first[from];
+    if (typeof v === 'string' || typeof v === 'number') params[to] = String(v);
+  };
+  copy('id', 'media_file_id');
+  copy('name', 'media_file_name');
+  copy('mimetype', 'media_mime_type');
+  copy('filetype', 'media_file_type');
+  copy('size', 'media_file_size');
+  copy('url_private', 'media_url_private');
+  copy('permalink', 'media_permalink');
+  copy('original_w', 'media_width');
+  copy('original_h', 'media_height');
+  if (list.length > 1) params['media_file_ids'] = list.map((f) => str(f['id']) ?? '').join(',');
+  return params;
+}

@@ -1,0 +1,215 @@
+import express, { Router } from 'express';
+import { Bot, GrammyError, HttpError } from 'grammy';
+import { CALLBACK_ANSWER_TEXT_MAX, MESSAGE_TEXT_MAX } from './limits.js';
+import { pacingTransformer, type PacingOptions } from './pacing.js';
+import { answerFromText, replyHint } from '../replies.js';
+import { RenderLimitError, clip, decodeAction, outcomeText, renderQuestion, selectKeyboard } from './render.js';
+import { summarize } from '../outcome.js';
+import { MalformedUpdate, parseUpdate, verify, type ReplyEvent, type TapEvent, type TelegramUser } from './webhook.js';
+import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type OfferOutcome, type ThreadRef } from '../contract.js';
+import type { StoredInteraction } from '../../src/core/types.js';
+import type { Logger } from '../../src/observability/logger.js';
+
+export interface TelegramChannelOptions {
+  botToken: string;
+  /** The `secret_token` given to setWebhook; Telegram echoes it in X-Telegram-Bot-Api-Secret-Token. */
+  webhookSecret: string;
+  /** Bot API root. Default `https://api.telegram.org` (config: TELEGRAM_API_ROOT). */
+  apiRoot: string;
+  /** Outbound pacing; defaults follow Telegram's published limits (channels/telegram/limits.ts). */
+  pacing?: PacingOptions;
+  logger?: Logger;
+}
+
+export const TELEGRAM_WEBHOOK_PATH = '/channels/telegram/webhook';
+
+/** The reference under which a delivered message is indexed: unique per bot, as message ids are per chat. */
+export const messageRef = (chatId: string, messageId: string): string => `${chatId}:${messageId}`;
+
+/** The shape summarize() reads; only `answer` matters for the tap's acknowledgement. */
+const RESULT_STUB = { reply_to: null, params: null, answered_by: '', answered_at: '', surface: 'telegram' as const };
+
+const whoIs = (user: TelegramUser): string => (user.username !== null ? `telegram:@${user.username}` : `telegram:${user.id}`);
+
+function personParams(chatId: string | null, messageId: string | null, user: TelegramUser): Record<string, string> {
+  const params: Record<string, string> = { from_id: user.id };
+  if (user.username !== null) params['from_username'] = user.username;
+  if (chatId !== null) params['chat_id'] = chatId;
+  if (messageId !== null) params['message_id'] = messageId;
+  return params;
+}
+
+/** Telegram's refusal or the network's failure, as a ChannelError that never carries the bot token. */
+export function toChannelError(err: unknown): ChannelError {
+  if (err instanceof GrammyError) {
+    return new ChannelError('telegram', 'refused', `Telegram refused ${err.method}: ${err.error_code} ${err.description}`, err.parameters.retry_after ?? null, { cause: err });
+  }
+  if (err instanceof HttpError) return new ChannelError('telegram', 'network', `could not reach the Telegram Bot API: ${err.message}`, null, { cause: err });
+  if (err instanceof RenderLimitError) return new ChannelError('telegram', 'invalid', err.message, null, { cause: err });
+  return new ChannelError('telegram', 'network', err instanceof Error ? err.message : String(err), null, { cause: err });
+}
+
+/**
+ * Telegram through grammY's API client: questions become messages with inline buttons (confirm, select), a
+ * ForceReply prompt (text) or a webview button (form); taps and quoting replies come back through the webhook.
+ */
+export class TelegramChannel implements ChannelPlugin {
+  readonly name = 'telegram';
+  readonly surface = 'telegram' as const;
+  readonly capabilities = { supportsFormDelivery: true };
+  readonly bot: Bot;
+
+  constructor(private readonly options: TelegramChannelOptions) {
+    // Only the API client is used: updates arrive on askgate's own webhook door, verified before grammY sees them.
+    this.bot = new Bot(options.botToken, { client: { apiRoot: options.apiRoot } });
+    this.bot.api.config.use(pacingTransformer(options.pacing));
+  }
+
+  async deliver(interaction: StoredInteraction, callbackUrl: string): Promise<Record<string, string>> {
+    const chatId = interaction.recipient;
+    if (chatId === null) throw new ChannelError('telegram', 'invalid', 'recipient is required: the Telegram chat id to deliver to.');
+    try {
+      const message = renderQuestion(interaction, chatId, callbackUrl);
+      const sent = await this.bot.api.sendMessage(chatId, message.text, message.reply_markup === undefined ? {} : { reply_markup: message.reply_markup });
+      const sentChat = String(sent.chat.id);
+      const messageId = String(sent.message_id);
+      return { chat_id: sentChat, message_id: messageId, [DELIVERY_REF]: messageRef(sentChat, messageId) };
+    } catch (err) {
+      throw toChannelError(err);
+    }
+  }
+
+  async showOutcome(interaction: StoredInteraction): Promise<void> {
+    const chatId = interaction.delivery?.['chat_id'];
+    const messageId = interaction.delivery?.['message_id'];
+    if (chatId === undefined || messageId === undefined) return;
+    try {
+      // An edit without reply_markup drops the inline keyboard, so the buttons go with the hint.
+      await this.bot.api.editMessageText(chatId, Number(messageId), outcomeText(interaction));
+    } catch (err) {
+      // Telegram refuses an edit that changes nothing; the message already shows this outcome.
+      if (err instanceof GrammyError && /message is not modified/i.test(err.description)) return;
+      throw toChannelError(err);
+    }
+  }
+
+  async postReply(thread: ThreadRef, text: string): Promise<Record<string, string>> {
+    try {
+      const sent = await this.bot.api.sendMessage(thread.recipient, clip(text, MESSAGE_TEXT_MAX),
+        thread.replyToMessageId === undefined ? {} : { reply_parameters: { message_id: Number(thread.replyToMessageId), allow_sending_without_reply: true } });
+      return { chat_id: String(sent.chat.id), message_id: String(sent.message_id) };
+    } catch (err) {
+      throw toChannelError(err);
+    }
+  }
+
+  router(core: ChannelCore): Router {
+    const router = Router();
+    // The raw body: the secret is checked before a byte is parsed.
+    router.post(TELEGRAM_WEBHOOK_PATH, express.raw({ type: () => true, limit: '1mb' }), async (req, res) => {
+      const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      if (!verify({ secret: this.options.webhookSecret, rawBody, headers: req.headers })) {
+        res.status(401).json({ error: 'unauthorized', message: 'the X-Telegram-Bot-Api-Secret-Token header is missing or wrong.' });
+        return;
+      }
+      let event;
+      try {
+        event = parseUpdate(rawBody);
+      } catch (err) {
+        if (!(err instanceof MalformedUpdate)) throw err;
+        res.status(400).json({ error: 'invalid_request', message: `not a Telegram update: ${err.message}.`, field: 'body' });
+        return;
+      }
+      // Telegram redelivers an update it thinks was not received; the second copy must change nothing.
+      if (!(await core.firstSeen(`telegram:update:${event.updateId}`))) {
+        res.status(200).json({ ok: true, duplicate: true });
+        return;
+      }
+      if (event.kind === 'tap') await this.onTap(event, core);
+      else if (event.kind === 'reply') await this.onReply(event, core);
+      res.status(200).json({ ok: true });
+    });
+    return router;
+  }
+
+  /** A tap on one of our buttons: a page turn, or an answer. Every tap is acknowledged, or the client spins. */
+  private async onTap(event: TapEvent, core: ChannelCore): Promise<void> {
+    const decoded = decodeAction(event.data);
+    const stored = decoded === null ? null : await core.get(decoded.interactionId);
+    if (decoded === null || stored === null || (stored.delivery?.['chat_id'] !== undefined && stored.delivery['chat_id'] !== event.chatId)) {
+      await this.ack(event, 'This button no longer belongs to a question.');
+      return;
+    }
+    const { action } = decoded;
+    if (action.kind === 'page') {
+      if (stored.status === 'pending' && event.chatId !== null && event.messageId !== null) {
+        await this.call(() => this.bot.api.editMessageReplyMarkup(event.chatId as string, Number(event.messageId), { reply_markup: selectKeyboard(stored, action.page) }));
+      }
+      await this.ack(event, stored.status === 'pending' ? undefined : tellClosed(stored.status));
+      return;
+    }
+    const answer = action.kind === 'confirm' ? action.value : (stored.choices ?? [])[action.index];
+    const outcome = await core.offer({
+      interactionId: stored.id,
+      answer,
+      replyTo: null,
+      params: personParams(event.chatId, event.messageId, event.from),
+      surface: 'telegram',
+      answeredBy: whoIs(event.from),
+    });
+    await this.ack(event, tellOutcome(outcome, () => `Answer recorded: ${summarize({ answer_format: stored.answer_format, result: { ...RESULT_STUB, answer } })}`));
+  }
+
+  /** A message quoting one of our questions answers it; a reply to anything else is not ours to read. */
+  private async onReply(event: ReplyEvent, core: ChannelCore): Promise<void> {
+    const stored = await core.findByDelivery(this.name, messageRef(event.chatId, event.quotedMessageId));
+    if (stored === null) return;
+    const outcome = await core.offer({
+      interactionId: stored.id,
+      answer: answerFromText(stored, event.text),
+      replyTo: { message_id: event.quotedMessageId, status: stored.status, text: event.quotedText },
+      params: { ...event.media, ...personParams(event.chatId, event.messageId, event.from) },
+      surface: 'telegram',
+      answeredBy: whoIs(event.from),
+    });
+    // A winning reply needs no words: the question's outcome edit shows it.
+    if (outcome.kind === 'answered') return;
+    const text = outcome.kind === 'invalid' ? replyHint(stored, outcome.message) : tellOutcome(outcome, () => '');
+    await this.call(() =>
+      this.bot.api.sendMessage(event.chatId, clip(text, MESSAGE_TEXT_MAX), { reply_parameters: { message_id: Number(event.messageId), allow_sending_without_reply: true } }),
+    );
+  }
+
+  private async ack(event: TapEvent, text: string | undefined): Promise<void> {
+    await this.call(() => this.bot.api.answerCallbackQuery(event.callbackQueryId, text === undefined ? {} : { text: clip(text, CALLBACK_ANSWER_TEXT_MAX) }));
+  }
+
+  /** A courtesy call (an acknowledgement, a hint): its failure is logged, never a reason to fail the webhook. */
+  private async call(fn: () => Promise<unknown>): Promise<void> {
+    try {
+      await fn();
+    } catch (err) {
+      this.options.logger?.warn({ channel: this.name, err: toChannelError(err).message }, 'telegram call failed');
+    }
+  }
+}
+
+function tellClosed(status: string): string {
+  if (status === 'answered') return 'This question is already answered.';
+  if (status === 'cancelled') return 'This question was cancelled by its asker.';
+  if (status === 'expired') return 'This question has expired.';
+  return 'This question is no longer available.';
+}
+
+function tellOutcome(outcome: OfferOutcome, won: () => string): string {
+  switch (outcome.kind) {
+    case 'answered':
+      return won();
+    case 'already_answered':
+      return tellClosed('answered');
+    case 'closed':
+      return tellClosed(outcome.status);
+    case 'invalid':
+      return outcome.message;
+  }
+}

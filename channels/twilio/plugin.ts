@@ -1,0 +1,235 @@
+import express, { Router, type Request } from 'express';
+import twilio from 'twilio';
+import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type OfferOutcome, type ThreadRef } from '../contract.js';
+import { clip, outcomeLine } from '../outcome.js';
+import { answerFromText, replyHint } from '../replies.js';
+import { ERROR_UNSUBSCRIBED, HELP_WORDS, OPT_IN_WORDS, OPT_OUT_WORDS, WHATSAPP_BODY_MAX } from './limits.js';
+import { RenderLimitError, isWhatsApp, renderText, splitTag, tagOf } from './render.js';
+import { verifyTwilio } from './verify.js';
+import { MalformedRequest, parseInbound, parseStatus, type InboundMessage } from './webhook.js';
+import type { ReplyTo, StoredInteraction } from '../../src/core/types.js';
+import type { Logger } from '../../src/observability/logger.js';
+
+export interface TwilioChannelOptions {
+  accountSid: string;
+  authToken: string;
+  /** The SMS sender (E.164 or a messaging service's number); SMS asks are refused without it. */
+  from: string | null;
+  /** The WhatsApp sender (`+1…` or `whatsapp:+1…`); asks to `whatsapp:` recipients are refused without it. */
+  whatsappFrom: string | null;
+  /** Twilio's REST root. Default `https://api.twilio.com` (config: TWILIO_API_URL). */
+  apiUrl: string;
+  /** INTERACTIONS_PUBLIC_BASE_URL: Twilio signs the public URL of each webhook, and status callbacks go there. */
+  publicBaseUrl: string | null;
+  logger?: Logger;
+}
+
+export const TWILIO_SMS_PATH = '/channels/twilio/sms';
+export const TWILIO_STATUS_PATH = '/channels/twilio/status';
+const TWILIO_HOST = 'https://api.twilio.com';
+
+/** Delivery statuses in order; a late callback never moves a message back. */
+const STATUS_RANK: Record<string, number> = { pending: 0, accepted: 1, queued: 2, sending: 3, sent: 4, delivered: 5, read: 6, undelivered: 7, failed: 7 };
+
+/**
+ * The twilio package's own HTTP client, pointed at TWILIO_API_URL: the package builds `https://api.twilio.com/...`
+ * URLs itself (its `edge`/`region` options only rename the host within twilio.com), so the base is swapped here.
+ */
+class BaseUrlRequestClient extends twilio.RequestClient {
+  constructor(private readonly base: string) {
+    super();
+  }
+
+  override request<TData>(opts: twilio.RequestClient.RequestOptions<TData>): ReturnType<twilio.RequestClient['request']<TData>> {
+    const uri = opts.uri.startsWith(TWILIO_HOST) ? `${this.base}${opts.uri.slice(TWILIO_HOST.length)}` : opts.uri;
+    return super.request({ ...opts, uri });
+  }
+}
+
+function toChannelError(err: unknown): ChannelError {
+  if (err instanceof ChannelError) return err;
+  if (err instanceof RenderLimitError) return new ChannelError('twilio', 'invalid', err.message, null, { cause: err });
+  if (err instanceof twilio.RestException) {
+    const why = err.code === ERROR_UNSUBSCRIBED ? ' — the recipient replied STOP and must text START before askgate can reach them' : '';
+    return new ChannelError('twilio', 'refused', `Twilio refused the message: ${err.code ?? err.status} ${err.message}${why}`, null, { cause: err });
+  }
+  return new ChannelError('twilio', 'network', `could not reach the Twilio API: ${err instanceof Error ? err.message : String(err)}`, null, { cause: err });
+}
+
+const keyword = (body: string): string => body.trim().toLowerCase().replace(/[.!]+$/, '');
+
+/**
+ * SMS and WhatsApp via Twilio, through the twilio package: every question is plain text (numbered choices, "Reply
+ * YES or NO", free text) and every answer a reply. No form delivery: a form asked here is refused at ask time.
+ */
+export class TwilioChannel implements ChannelPlugin {
+  readonly name = 'twilio';
+  readonly surface = 'twilio' as const;
+  readonly capabilities = { supportsFormDelivery: false };
+  readonly client: twilio.Twilio;
+
+  constructor(private readonly options: TwilioChannelOptions) {
+    const base = options.apiUrl.replace(/\/+$/, '');
+    this.client = twilio(options.accountSid, options.authToken, base === TWILIO_HOST ? {} : { httpClient: new BaseUrlRequestClient(base) });
+  }
+
+  async deliver(interaction: StoredInteraction, callbackUrl: string): Promise<Record<string, string>> {
+    const to = interaction.recipient;
+    if (to === null || to.trim() === '') throw new ChannelError('twilio', 'invalid', 'recipient is required: a phone number (+15551234567) or whatsapp:+15551234567.');
+    try {
+      const sent = await this.send(to, renderText(interaction, callbackUrl, to));
+      return { to, message_sid: sent, tag: tagOf(interaction.id), status: 'pending', [DELIVERY_REF]: sent };
+    } catch (err) {
+      throw toChannelError(err);
+    }
+  }
+
+  /** Sends one message; resolves with its SID. Status callbacks go to the public status door. */
+  private async send(to: string, body: string): Promise<string> {
+    const from = isWhatsApp(to) ? this.options.whatsappFrom : this.options.from;
+    if (from === null) throw new ChannelError('twilio', 'invalid', isWhatsApp(to) ? 'TWILIO_WHATSAPP_FROM is not set, so nothing can be sent to a whatsapp: address.' : 'TWILIO_FROM is not set, so no SMS can be sent.');
+    const sender = isWhatsApp(to) && !isWhatsApp(from) ? `whatsapp:${from}` : from;
+    const message = await this.client.messages.create({
+      to,
+      from: sender,
+      body: clip(body, WHATSAPP_BODY_MAX),
+      ...(this.options.publicBaseUrl === null ? {} : { statusCallback: `${this.options.publicBaseUrl}${TWILIO_STATUS_PATH}` }),
+    });
+    return message.sid;
+  }
+
+  async showOutcome(interaction: StoredInteraction): Promise<void> {
+    const line = outcomeLine(interaction);
+    // An answer given here was already acknowledged in the reply to it; an SMS costs money, so no second note.
+    if (line === null || interaction.delivery === null || interaction.recipient === null || interaction.result?.surface === 'twilio') return;
+    await this.send(interaction.recipient, `[#${tagOf(interaction.id)}] ${line}`);
+  }
+
+  async postReply(thread: ThreadRef, text: string): Promise<Record<string, string>> {
+    try {
+      return { to: thread.recipient, message_sid: await this.send(thread.recipient, text) };
+    } catch (err) {
+      throw toChannelError(err);
+    }
+  }
+
+  router(core: ChannelCore): Router {
+    const router = Router();
+    const form = express.urlencoded({ extended: false, limit: '256kb' });
+    router.post(TWILIO_SMS_PATH, form, async (req, res) => {
+      const params = this.verified(req, TWILIO_SMS_PATH);
+      if (params === null) {
+        res.status(401).json({ error: 'unauthorized', message: 'the X-Twilio-Signature header is missing or does not sign this request for the public URL.' });
+        return;
+      }
+      let message: InboundMessage;
+      try {
+        message = parseInbound(params);
+      } catch (err) {
+        if (!(err instanceof MalformedRequest)) throw err;
+        res.status(400).json({ error: 'invalid_request', message: `not a Twilio message webhook: ${err.message}.`, field: 'body' });
+        return;
+      }
+      // Twilio retries a webhook that timed out; the second copy must change nothing.
+      const said = (await core.firstSeen(`twilio:msg:${message.messageSid}`)) ? await this.onMessage(message, core) : null;
+      const twiml = new twilio.twiml.MessagingResponse();
+      if (said !== null) twiml.message(said);
+      res.status(200).type('text/xml').send(twiml.toString());
+    });
+    router.post(TWILIO_STATUS_PATH, form, async (req, res) => {
+      const params = this.verified(req, TWILIO_STATUS_PATH);
+      if (params === null) {
+        res.status(401).json({ error: 'unauthorized', message: 'the X-Twilio-Signature header is missing or does not sign this request for the public URL.' });
+        return;
+      }
+      let status;
+      try {
+        status = parseStatus(params);
+      } catch (err) {
+        if (!(err instanceof MalformedRequest)) throw err;
+        res.status(400).json({ error: 'invalid_request', message: `not a Twilio status callback: ${err.message}.`, field: 'body' });
+        return;
+      }
+      const stored = await core.findByDelivery(this.name, status.messageSid);
+      const current = STATUS_RANK[stored?.delivery?.['status'] ?? ''] ?? 0;
+      if (stored !== null && core.updateDelivery !== undefined && (STATUS_RANK[status.status] ?? 0) > current) {
+        await core.updateDelivery(this.name, status.messageSid, { status: status.status, ...(status.errorCode === null ? {} : { error_code: status.errorCode }) });
+      }
+      res.status(204).end();
+    });
+    return router;
+  }
+
+  /** The form parameters, when the signature over the public URL holds; null otherwise. */
+  private verified(req: Request, path: string): Record<string, string> | null {
+    if (this.options.publicBaseUrl === null) return null;
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const params: Record<string, string> = {};
+    for (const [k, v] of Object.entries(body)) if (typeof v === 'string') params[k] = v;
+    // Twilio signs the URL it was configured with, query string included.
+    const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
+    return verifyTwilio({ authToken: this.options.authToken, publicUrl: `${this.options.publicBaseUrl}${path}${query}`, params, headers: req.headers }) ? params : null;
+  }
+
+  /** Handles one inbound message; returns what to text back (TwiML), or null for silence. */
+  private async onMessage(message: InboundMessage, core: ChannelCore): Promise<string | null> {
+    const word = keyword(message.body);
+    // Twilio and the carriers act on these themselves (an opted-out number is refused with 21610 at the next ask);
+    // they are never an answer, and Twilio sends its own confirmation.
+    if (message.optOutType !== null || OPT_OUT_WORDS.includes(word) || OPT_IN_WORDS.includes(word) || HELP_WORDS.includes(word)) return null;
+    const { stored, text } = await this.questionOf(message, core);
+    if (stored === null) return 'There is no open question to answer.';
+    const fromButton = message.buttonPayload !== null && message.buttonPayload.startsWith(`${stored.id}:`);
+    const answer = fromButton ? buttonAnswer(stored, message.buttonPayload as string) : answerFromText(stored, message.media['media_kind'] !== undefined && text === '' ? null : text);
+    const params: Record<string, string> = { ...message.media, from: message.from, message_sid: message.messageSid };
+    if (message.profileName !== null) params['profile_name'] = message.profileName;
+    if (message.buttonText !== null) params['button_text'] = message.buttonText;
+    const replyTo: ReplyTo | null = stored.delivery?.['message_sid'] === undefined
+      ? null
+      : { message_id: stored.delivery['message_sid'], status: stored.delivery['status'] ?? 'pending', text: stored.question };
+    const outcome = await core.offer({ interactionId: stored.id, answer, replyTo, params, surface: 'twilio', answeredBy: `twilio:${message.from}` });
+    return tell(outcome, stored);
+  }
+
+  /**
+   * Which question a reply answers: the message it replied to (WhatsApp's OriginalRepliedMessageSid), a button's
+   * payload, the `#tag` it starts with, or else the sender's latest open question.
+   */
+  private async questionOf(message: InboundMessage, core: ChannelCore): Promise<{ stored: StoredInteraction | null; text: string }> {
+    const own = (s: StoredInteraction | null): StoredInteraction | null => (s !== null && s.channel === this.name && s.recipient === message.from && s.status === 'pending' ? s : null);
+    if (message.originalRepliedMessageSid !== null) {
+      const found = own(await core.findByDelivery(this.name, message.originalRepliedMessageSid));
+      if (found !== null) return { stored: found, text: splitTag(message.body).text };
+    }
+    if (message.buttonPayload !== null) {
+      const found = own(await core.get(message.buttonPayload.split(':')[0] ?? ''));
+      if (found !== null) return { stored: found, text: message.body };
+    }
+    const pending = await core.pendingFor(this.name, message.from);
+    const { tag, text } = splitTag(message.body);
+    const tagged = tag === null ? [] : pending.filter((p) => tagOf(p.id) === tag);
+    return { stored: (tagged.length > 0 ? tagged : pending).at(-1) ?? null, text: tag !== null && tagged.length === 0 ? message.body.trim() : text };
+  }
+}
+
+/** A quick-reply payload askgate wrote: `<id>:y`, `<id>:n` or `<id>:s<index>`. */
+function buttonAnswer(stored: StoredInteraction, payload: string): unknown {
+  const code = payload.slice(stored.id.length + 1);
+  if (code === 'y' || code === 'n') return code === 'y';
+  if (/^s\d+$/.test(code)) return (stored.choices ?? [])[Number(code.slice(1))];
+  return code;
+}
+
+function tell(outcome: OfferOutcome, stored: StoredInteraction): string {
+  const tag = `[#${tagOf(stored.id)}] `;
+  switch (outcome.kind) {
+    case 'answered':
+      return `${tag}Answer recorded. Thank you.`;
+    case 'already_answered':
+      return `${tag}This question is already answered.`;
+    case 'closed':
+      return `${tag}${outcome.status === 'cancelled' ? 'This question was cancelled.' : 'This question is closed.'}`;
+    case 'invalid':
+      return `${tag}${replyHint(stored, outcome.message)}`;
+  }
+}

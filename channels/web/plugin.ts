@@ -1,0 +1,162 @@
+import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { mintLinkToken, verifyLinkToken } from './link-token.js';
+import { CHAT_PAGE } from './page.js';
+import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type OfferOutcome } from '../contract.js';
+import { outcomeLine } from '../outcome.js';
+import { answerFromText } from '../replies.js';
+import { toPublicRecord } from '../../src/core/record.js';
+import type { InteractionRecord, StoredInteraction } from '../../src/core/types.js';
+import { INBOX_CSP } from '../../src/doors/inbox.js';
+
+export interface WebChatOptions {
+  /** Signs link tokens; every process of one deployment must share it. */
+  secret: string;
+  /** Guards the link-minting door (`POST /api/channels/web/links`): the gateway's `write` scope. */
+  requireWrite?: RequestHandler;
+  /** Prefix of minted links, e.g. INTERACTIONS_PUBLIC_BASE_URL; null: the links are relative. */
+  publicBaseUrl?: string | null;
+}
+
+/** A question as the chat shows it: the record and, once it has ended, the outcome line. */
+export type ChatItem = InteractionRecord & { outcome: string | null };
+
+const item = (record: StoredInteraction): ChatItem => ({ ...toPublicRecord(record), outcome: outcomeLine(record) });
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The web chat recipient a link token signed in as. */
+    chatRecipient?: string;
+  }
+}
+
+/**
+ * The `web` channel: a chat page at /chat for a person signed in with a link token. Questions asked with
+ * `channel: "web"` and their `recipient` appear there; buttons, text and forms are answered inline (the form is the
+ * same schema-driven widget, with the same shape checks and words, as the callback page), and every answer goes
+ * through the core like any other. The page polls; nothing is pushed, so no webhook or outbound call can fail.
+ */
+export class WebChatChannel implements ChannelPlugin {
+  readonly name = 'web';
+  readonly surface = 'web' as const;
+  readonly capabilities = { supportsFormDelivery: true };
+
+  constructor(private readonly options: WebChatOptions) {}
+
+  /** The link a person opens to chat as `recipient` (the token rides in the fragment, never sent to a server). */
+  link(recipient: string): { token: string; url: string } {
+    const token = mintLinkToken(this.options.secret, recipient);
+    return { token, url: `${this.options.publicBaseUrl ?? ''}/chat#token=${token}` };
+  }
+
+  async deliver(interaction: StoredInteraction): Promise<Record<string, string>> {
+    // "Delivery" is being listed on the recipient's page; without a recipient nobody could ever see it.
+    if (interaction.recipient === null) throw new ChannelError('web', 'invalid', 'recipient is required: the web chat recipient to show the question to.');
+    return { recipient: interaction.recipient, [DELIVERY_REF]: interaction.id };
+  }
+
+  /** The page reads the outcome on its next poll; there is no message to edit. */
+  async showOutcome(): Promise<void> {}
+
+  router(core: ChannelCore): Router {
+    const router = Router();
+    const body = express.json({ limit: '1mb', strict: false });
+
+    router.get('/chat', (_req, res) => {
+      res.setHeader('Content-Security-Policy', INBOX_CSP);
+      res.setHeader('Cache-Control', 'no-store');
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      res.setHeader('Referrer-Policy', 'no-referrer');
+      res.type('html').send(CHAT_PAGE);
+    });
+
+    if (this.options.requireWrite !== undefined) {
+      router.post('/api/channels/web/links', this.options.requireWrite, body, (req, res) => {
+        const recipient = (req.body as { recipient?: unknown } | undefined)?.recipient;
+        if (typeof recipient !== 'string' || recipient === '' || recipient.length > 200) {
+          res.status(400).json({ error: 'invalid_request', message: 'recipient must be a string of 1..200 characters.', field: 'recipient' });
+          return;
+        }
+        res.status(201).json({ recipient, ...this.link(recipient) });
+      });
+    }
+
+    router.use('/chat/api', (req: Request, res: Response, next: NextFunction) => {
+      const header = req.headers.authorization;
+      const recipient = verifyLinkToken(this.options.secret, header?.startsWith('Bearer ') ? header.slice(7) : undefined);
+      if (recipient === null) {
+        res.status(401).json({ error: 'unauthorized', message: 'the chat link token is missing or not valid; open the link you were given again.' });
+        return;
+      }
+      req.chatRecipient = recipient;
+      next();
+    });
+
+    const mine = async (req: Request, res: Response): Promise<StoredInteraction | null> => {
+      const stored = await core.get(req.params['id'] as string);
+      if (stored === null || stored.channel !== this.name || stored.recipient !== req.chatRecipient) {
+        res.status(404).json({ error: 'not_found', message: 'no such question in this chat.' });
+        return null;
+      }
+      return stored;
+    };
+
+    router.get('/chat/api/me', (req, res) => {
+      res.json({ recipient: req.chatRecipient });
+    });
+
+    router.get('/chat/api/questions', async (req, res) => {
+      const pending = await core.pendingFor(this.name, req.chatRecipient as string);
+      res.json({ items: pending.map(item) });
+    });
+
+    router.get('/chat/api/questions/:id', async (req, res) => {
+      const stored = await mine(req, res);
+      if (stored !== null) res.json(item(stored));
+    });
+
+    router.post('/chat/api/questions/:id/answer', body, async (req, res) => {
+      const stored = await mine(req, res);
+      if (stored === null) return;
+      const payload = req.body as { answer?: unknown } | undefined;
+      if (payload === undefined || payload === null || typeof payload !== 'object' || !('answer' in payload)) {
+        res.status(400).json({ error: 'invalid_request', message: 'send {"answer": <value>}.', field: 'answer' });
+        return;
+      }
+      this.send(res, await core.offer({ interactionId: stored.id, answer: payload.answer, replyTo: null, params: null, surface: 'web', answeredBy: `web:${req.chatRecipient}` }));
+    });
+
+    // A typed message that quotes the question: read like a chat reply ("yes", a choice's name or number).
+    router.post('/chat/api/questions/:id/reply', body, async (req, res) => {
+      const stored = await mine(req, res);
+      if (stored === null) return;
+      const text = (req.body as { text?: unknown } | undefined)?.text;
+      if (typeof text !== 'string') {
+        res.status(400).json({ error: 'invalid_request', message: 'send {"text": "<your reply>"}.', field: 'text' });
+        return;
+      }
+      this.send(res, await core.offer({
+        interactionId: stored.id,
+        answer: answerFromText(stored, text),
+        replyTo: { message_id: stored.id, status: stored.status, text: stored.question },
+        params: null,
+        surface: 'web',
+        answeredBy: `web:${req.chatRecipient}`,
+      }));
+    });
+    return router;
+  }
+
+  private send(res: Response, outcome: OfferOutcome): void {
+    switch (outcome.kind) {
+      case 'answered':
+      case 'already_answered':
+        res.json({ status: outcome.kind });
+        return;
+      case 'invalid':
+        res.status(400).json({ error: 'invalid_answer', message: outcome.message, ...(outcome.field === undefined ? {} : { field: outcome.field }) });
+        return;
+      case 'closed':
+        res.status(410).json({ error: 'gone', message: outcome.status === 'cancelled' ? 'this question was cancelled by its asker.' : 'this question has expired.', status: outcome.status });
+    }
+  }
+}

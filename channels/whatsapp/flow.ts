@@ -1,0 +1,236 @@
+import { createHash } from 'node:crypto';
+import { checkField, type FieldInput } from '../../forms/check.js';
+import { flattenFields, formFields, visibleFields, type Field, type Schema } from '../../forms/fields.js';
+import { MESSAGES } from '../../forms/messages.js';
+import {
+  FLOW_COMPONENTS_MAX,
+  FLOW_DROPDOWN_OPTIONS_MAX,
+  FLOW_FOOTER_LABEL_MAX,
+  FLOW_GROUP_LABEL_MAX,
+  FLOW_GROUP_OPTIONS_MAX,
+  FLOW_HELPER_TEXT_MAX,
+  FLOW_LABEL_MAX,
+  FLOW_OPT_IN_LABEL_MAX,
+  FLOW_OPTION_TITLE_MAX,
+  FLOW_SCREEN_TITLE_MAX,
+} from './limits.js';
+import { RenderLimitError, clip } from './render.js';
+
+/**
+ * A channel-deliverable form schema → a WhatsApp Flow (Flow JSON), and a submitted Flow's values → the answer.
+ *
+ * The Flow depends on the schema alone (the question travels in the message body), so one published Flow serves
+ * every question with that schema. Components are named `f<index>` (Flow names allow `[A-Za-z_][A-Za-z0-9_]*` only,
+ * schema keys allow anything); choices travel as ids `o<index>`, so a choice of any length comes back whole.
+ * Each input's `error-message` is bound to screen data `e<index>`: empty on first send, the sender's words for that
+ * field on the fresh form sent after a server refusal.
+ */
+
+export const FLOW_JSON_VERSION = '6.3';
+export const FLOW_SCREEN = 'FORM';
+
+type Json = Record<string, unknown>;
+
+export interface CompiledFlow {
+  json: Json;
+  /** `askgate_<hash>`: the same schema always compiles to the same name, which is how a published flow is found again. */
+  name: string;
+}
+
+const fieldsOf = (schema: Schema): Field[] => flattenFields(formFields(schema));
+const component = (i: number): string => `f${i}`;
+const errorKey = (i: number): string => `e${i}`;
+const optionId = (i: number): string => `o${i}`;
+
+function label(field: Field, max: number): { label: string; helper?: string } {
+  const text = field.rule.required ? field.label : `${field.label} (optional)`;
+  if ([...text].length <= max) return field.hint === undefined ? { label: text } : { label: text, helper: clip(field.hint, FLOW_HELPER_TEXT_MAX) };
+  // A label longer than the component allows keeps its start, and its whole words move to the helper text below.
+  return { label: clip(text, max), helper: clip(field.hint === undefined ? text : `${text} — ${field.hint}`, FLOW_HELPER_TEXT_MAX) };
+}
+
+function options(field: Field, max: number): Json[] {
+  const values = field.options ?? [];
+  if (values.length > max) throw new RenderLimitError(`field "${field.name}" has ${values.length} options; a WhatsApp Flow allows ${max} here.`);
+  return values.map((v, i) => ({ id: optionId(i), title: clip(String(v), FLOW_OPTION_TITLE_MAX) }));
+}
+
+const quote = (v: string): string => `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+
+/**
+ * `visibleWhen` as the component's `visible`: a nested expression (Flow JSON 6.0+) over the controlling field's
+ * live value. A condition on a checkbox group is not expressible; that field stays shown and the server prunes it.
+ */
+function visibility(field: Field, index: Map<string, number>, byName: Map<string, Field>): string | boolean | undefined {
+  const when = field.visibleWhen;
+  if (when === undefined) return undefined;
+  const i = index.get(when.field);
+  const controller = byName.get(when.field);
+  if (i === undefined || controller === undefined) return undefined;
+  const ref = `\${form.${component(i)}}`;
+  switch (controller.rule.kind) {
+    case 'checkbox':
+      return when.equals === true || when.equals === 'true' ? ref : `\`!${ref}\``;
+    case 'select':
+    case 'radio': {
+      const at = (controller.options ?? []).findIndex((o) => String(o) === String(when.equals));
+      return at < 0 ? false : `\`${ref} == ${quote(optionId(at))}\``;
+    }
+    case 'number':
+      return typeof when.equals === 'number' ? `\`${ref} == ${when.equals}\`` : `\`${ref} == ${quote(String(when.equals))}\``;
+    case 'checkboxes':
+      return undefined;
+    default:
+      return `\`${ref} == ${quote(String(when.equals))}\``;
+  }
+}
+
+function componentOf(field: Field, i: number, vis: string | boolean | undefined): Json {
+  const { rule } = field;
+  const base: Json = { name: component(i), required: rule.required };
+  if (vis !== undefined) base['visible'] = vis;
+  const withError = (c: Json): Json => ({ ...c, 'error-message': `\${data.${errorKey(i)}}` });
+  switch (rule.kind) {
+    case 'text':
+    case 'textarea':
+    case 'number': {
+      if (rule.format === 'date') {
+        const l = label(field, FLOW_LABEL_MAX);
+        const c: Json = { type: 'DatePicker', ...base, label: l.label };
+        if (l.helper !== undefined) c['helper-text'] = l.helper;
+        if (rule.min !== undefined) c['min-date'] = rule.min;
+        if (rule.max !== undefined) c['max-date'] = rule.max;
+        return withError(c);
+      }
+      const l = label(field, FLOW_LABEL_MAX);
+      const type = rule.kind === 'textarea' ? 'TextArea' : 'TextInput';
+      const c: Json = { type, ...base, label: l.label };
+      if (type === 'TextInput') c['input-type'] = rule.kind === 'number' ? 'number' : rule.format === 'email' ? 'email' : 'text';
+      const helper = l.helper ?? (rule.format === 'date-time' ? 'e.g. 2025-03-31T14:00+02:00' : rule.format === 'uri' ? 'e.g. https://example.com' : undefined);
+      if (helper !== undefined) c['helper-text'] = helper;
+      if (rule.minLength !== undefined && type === 'TextInput') c['min-chars'] = rule.minLength;
+      if (rule.maxLength !== undefined) c[type === 'TextInput' ? 'max-chars' : 'max-length'] = rule.maxLength;
+      return withError(c);
+    }
+    case 'select':
+      return { type: 'Dropdown', ...base, label: label(field, FLOW_LABEL_MAX).label, 'data-source': options(field, FLOW_DROPDOWN_OPTIONS_MAX) };
+    case 'radio':
+      return { type: 'RadioButtonsGroup', ...base, label: label(field, FLOW_GROUP_LABEL_MAX).label, 'data-source': options(field, FLOW_GROUP_OPTIONS_MAX) };
+    case 'checkboxes':
+      return { type: 'CheckboxGroup', ...base, label: label(field, FLOW_GROUP_LABEL_MAX).label, 'data-source': options(field, FLOW_GROUP_OPTIONS_MAX) };
+    case 'checkbox':
+      // A JSON boolean may be false, so the OptIn is never required; absent means false.
+      return { type: 'OptIn', name: component(i), required: false, label: clip(field.label, FLOW_OPT_IN_LABEL_MAX), ...(vis === undefined ? {} : { visible: vis }) };
+    default:
+      throw new RenderLimitError(`field "${field.name}" (${rule.kind}) has no WhatsApp Flow component; keep channel forms to the channel-deliverable subset.`);
+  }
+}
+
+export function compileFlow(schema: Schema): CompiledFlow {
+  const fields = fieldsOf(schema);
+  // The Footer is a component too.
+  if (fields.length + 1 > FLOW_COMPONENTS_MAX) throw new RenderLimitError(`the form has ${fields.length} fields; a WhatsApp Flow screen allows ${FLOW_COMPONENTS_MAX - 1} besides its Footer.`);
+  const index = new Map(fields.map((f, i) => [f.name, i]));
+  const byName = new Map(fields.map((f) => [f.name, f]));
+  const children = fields.map((f, i) => componentOf(f, i, visibility(f, index, byName)));
+  const payload: Json = {};
+  fields.forEach((_, i) => {
+    payload[component(i)] = `\${form.${component(i)}}`;
+  });
+  const footer = 'Send';
+  if (footer.length > FLOW_FOOTER_LABEL_MAX) throw new RenderLimitError(`the Footer label has ${footer.length} characters; WhatsApp allows ${FLOW_FOOTER_LABEL_MAX}.`);
+  children.push({ type: 'Footer', label: footer, 'on-click-action': { name: 'complete', payload } });
+  const data: Json = {};
+  fields.forEach((_, i) => {
+    data[errorKey(i)] = { type: 'string', __example__: '' };
+  });
+  const title = typeof schema['title'] === 'string' ? clip(schema['title'], FLOW_SCREEN_TITLE_MAX) : 'Your answer';
+  const json: Json = {
+    version: FLOW_JSON_VERSION,
+    screens: [{ id: FLOW_SCREEN, title, terminal: true, data, layout: { type: 'SingleColumnLayout', children } }],
+  };
+  const name = `askgate_${createHash('sha256').update(JSON.stringify(json)).digest('hex').slice(0, 24)}`;
+  return { json, name };
+}
+
+/** The screen data of a send: every error slot empty, or the words of the fields a refusal named. */
+export function flowData(schema: Schema, errors: Map<string, string> = new Map()): Json {
+  const data: Json = {};
+  fieldsOf(schema).forEach((f, i) => {
+    data[errorKey(i)] = errors.get(f.name) ?? '';
+  });
+  return data;
+}
+
+/** The submitted values (`f<i>` → raw) as the answer object, and each field's input as the form checks read it. */
+export function decodeFlowValues(schema: Schema, values: Record<string, unknown>): { answer: Record<string, unknown>; inputs: Map<string, FieldInput> } {
+  const answer: Record<string, unknown> = {};
+  const inputs = new Map<string, FieldInput>();
+  fieldsOf(schema).forEach((field, i) => {
+    const raw = values[component(i)];
+    const options = field.options ?? [];
+    const pick = (id: unknown): unknown => (typeof id === 'string' && /^o\d+$/.test(id) ? options[Number(id.slice(1))] : undefined);
+    switch (field.rule.kind) {
+      case 'checkbox': {
+        const on = raw === true || raw === 'true';
+        answer[field.key] = on;
+        inputs.set(field.name, on);
+        break;
+      }
+      case 'checkboxes': {
+        const ids = Array.isArray(raw) ? raw : [];
+        const picked = ids.map(pick).filter((v) => v !== undefined);
+        if (picked.length > 0) answer[field.key] = picked;
+        inputs.set(field.name, picked.map(String));
+        break;
+      }
+      case 'select':
+      case 'radio': {
+        const v = pick(raw);
+        if (v !== undefined) answer[field.key] = v;
+        inputs.set(field.name, v === undefined ? '' : String(v));
+        break;
+      }
+      default: {
+        const text = typeof raw === 'string' || typeof raw === 'number' ? String(raw) : '';
+        inputs.set(field.name, text);
+        // An empty input is an absent property (the schema's `required` decides whether that is allowed).
+        if (text.trim() === '') break;
+        if (field.rule.kind === 'number') {
+          const n = Number(text);
+          answer[field.key] = Number.isFinite(n) ? n : text;
+        } else answer[field.key] = text;
+      }
+    }
+  });
+  return { answer, inputs };
+}
+
+/** The form's own checks on the visible fields, the sender's words first: field name → sentence. */
+export function checkFlowAnswer(schema: Schema, answer: Record<string, unknown>, inputs: Map<string, FieldInput>): Map<string, string> {
+  const shown = visibleFields(schema, answer);
+  const errors = new Map<string, string>();
+  for (const field of fieldsOf(schema)) {
+    if (!shown.has(field.name)) continue;
+    const problem = checkField(field.rule, inputs.get(field.name) ?? '');
+    if (problem !== null) errors.set(field.name, problem);
+  }
+  return errors;
+}
+
+/**
+ * The field the core's refusal names ("answer does not match schema at /age: …"), with the sender's `invalid` words
+ * when it has them; otherwise the generic refusal sentence.
+ */
+export function fieldOfRefusal(schema: Schema, message: string): { field: string | null; words: string } {
+  const m = /at ([^\s:]+):/.exec(message);
+  const path = m?.[1]?.replace(/^[/.]/, '').replace(/\//g, '.') ?? '';
+  const field = fieldsOf(schema).find((f) => f.name === path);
+  if (field === undefined) return { field: null, words: MESSAGES.refused };
+  return { field: field.name, words: field.rule.errorInvalid ?? message.replace(/^.*?: /, '') };
+}
+
+/** Field name → its label, for the refusal note in the chat. */
+export function fieldLabels(schema: Schema): Map<string, string> {
+  return new Map(fieldsOf(schema).map((f) => [f.name, f.label]));
+}

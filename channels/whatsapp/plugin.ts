@@ -1,0 +1,313 @@
+import express, { Router } from 'express';
+import { answerFromText } from '../replies.js';
+import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type OfferOutcome, type ThreadRef } from '../contract.js';
+import { FlowPublisher } from './flows.js';
+import { compileFlow, checkFlowAnswer, decodeFlowValues, fieldLabels, fieldOfRefusal, flowData } from './flow.js';
+import { GraphClient, GraphError } from './graph-client.js';
+import { CAPTION_MAX, ERROR_RE_ENGAGEMENT, TEXT_BODY_MAX } from './limits.js';
+import { RenderLimitError, clip, decodeAction, flowMessage, renderQuestion, type Json } from './render.js';
+import { outcomeLine } from '../outcome.js';
+import { MalformedPayload, handshake, parsePayload, verify, type FlowReplyEvent, type ReplyEvent, type StatusEvent, type TapEvent } from './webhook.js';
+import type { ReplyTo, StoredInteraction } from '../../src/core/types.js';
+import type { Logger } from '../../src/observability/logger.js';
+
+export interface WhatsAppChannelOptions {
+  token: string;
+  phoneNumberId: string;
+  /** The WhatsApp Business Account that owns the Flows; without it the channel advertises no form delivery. */
+  businessAccountId: string | null;
+  /** The Meta app secret: X-Hub-Signature-256 is an HMAC of the body with it. */
+  appSecret: string;
+  /** The verify token typed into the app's webhook settings; Meta echoes it in the GET handshake. */
+  verifyToken: string;
+  /** Graph API root with version. Default `https://graph.facebook.com/v21.0` (config: WHATSAPP_API_URL). */
+  apiUrl: string;
+  /** An approved template whose body has one parameter ({{1}}): it carries a question outside the 24-hour window. */
+  templateName?: string | null;
+  /** The template's language code. Default `en_US`. */
+  templateLanguage?: string;
+  /** Wait before retrying a throttled send (130429, 131056). Default 1000 ms. */
+  throttleDelayMs?: number;
+  logger?: Logger;
+}
+
+export const WHATSAPP_WEBHOOK_PATH = '/channels/whatsapp/webhook';
+
+const FLOW_TOKEN_PREFIX = 'askgate:';
+/** Delivery statuses in the order a message moves through them; a late receipt never moves it back. */
+const STATUS_RANK: Record<string, number> = { pending: 0, sent: 1, delivered: 2, read: 3, failed: 4 };
+/** Before any receipt: Meta accepted the message. Telegram, with no receipts at all, reports the same word. */
+const INITIAL_STATUS = 'pending';
+
+const digits = (address: string): string => address.replace(/[^\d]/g, '');
+const whoIs = (waId: string): string => `whatsapp:+${waId}`;
+
+function toChannelError(err: unknown): ChannelError {
+  if (err instanceof ChannelError) return err;
+  if (err instanceof RenderLimitError) return new ChannelError('whatsapp', 'invalid', err.message, null, { cause: err });
+  return new ChannelError('whatsapp', 'network', err instanceof Error ? err.message : String(err), null, { cause: err });
+}
+
+/**
+ * WhatsApp on Meta's Cloud API: reply buttons (confirm, short selects), a list (up to 10 choices), numbered text
+ * beyond, a plain message answered by a reply (text), and a WhatsApp Flow (form). Inbound messages and delivery
+ * receipts arrive on one signed webhook.
+ */
+export class WhatsAppChannel implements ChannelPlugin {
+  readonly name = 'whatsapp';
+  readonly surface = 'whatsapp' as const;
+  readonly capabilities: { supportsFormDelivery: boolean };
+  readonly graph: GraphClient;
+  private readonly flows: FlowPublisher | null;
+
+  constructor(private readonly options: WhatsAppChannelOptions) {
+    this.graph = new GraphClient({ apiUrl: options.apiUrl, token: options.token, ...(options.throttleDelayMs === undefined ? {} : { throttleDelayMs: options.throttleDelayMs }) });
+    // Flows belong to a business account; without its id a form cannot be delivered, and the ask says so.
+    this.flows = options.businessAccountId === null ? null : new FlowPublisher(this.graph, options.businessAccountId);
+    this.capabilities = { supportsFormDelivery: this.flows !== null };
+  }
+
+  async deliver(interaction: StoredInteraction, callbackUrl: string): Promise<Record<string, string>> {
+    if (interaction.recipient === null || digits(interaction.recipient) === '') {
+      throw new ChannelError('whatsapp', 'invalid', 'recipient is required: the WhatsApp number (E.164, e.g. +15551234567) to deliver to.');
+    }
+    const to = digits(interaction.recipient);
+    try {
+      const message = await this.questionMessage(interaction, callbackUrl);
+      let via = 'session';
+      let sent;
+      try {
+        sent = await this.graph.sendMessage(this.options.phoneNumberId, { recipient_type: 'individual', to, ...message });
+      } catch (err) {
+        if (!(err instanceof GraphError) || err.code !== ERROR_RE_ENGAGEMENT) throw err;
+        // Outside the 24-hour customer-service window only an approved template may be sent.
+        const template = this.options.templateName ?? null;
+        if (template === null) {
+          throw new ChannelError('whatsapp', 'refused', `the recipient is outside WhatsApp's 24-hour customer-service window (131047) and no template is configured; set WHATSAPP_TEMPLATE_NAME, or ask after they message you.`, null, { cause: err });
+        }
+        sent = await this.graph.sendMessage(this.options.phoneNumberId, { recipient_type: 'individual', to, ...this.templateMessage(interaction, template, callbackUrl) });
+        via = 'template';
+      }
+      return { wa_id: sent.waId ?? to, message_id: sent.messageId, status: INITIAL_STATUS, via, [DELIVERY_REF]: sent.messageId };
+    } catch (err) {
+      throw toChannelError(err);
+    }
+  }
+
+  private async questionMessage(interaction: StoredInteraction, callbackUrl: string): Promise<Json> {
+    if (interaction.answer_format !== 'form') return renderQuestion(interaction, callbackUrl);
+    if (this.flows === null || interaction.schema === null) throw new ChannelError('whatsapp', 'invalid', 'forms need WHATSAPP_BUSINESS_ACCOUNT_ID (the Flows owner).');
+    const flowId = await this.flows.flowFor(compileFlow(interaction.schema));
+    return flowMessage(interaction, callbackUrl, flowId, `${FLOW_TOKEN_PREFIX}${interaction.id}`, flowData(interaction.schema));
+  }
+
+  /** The template carries the question as its one body parameter; a reply to it answers like a reply to a text. */
+  private templateMessage(interaction: StoredInteraction, name: string, callbackUrl: string): Json {
+    const choices = interaction.answer_format === 'select' ? `\n${(interaction.choices ?? []).map((c, i) => `${i + 1}. ${c}`).join('\n')}` : '';
+    const text = interaction.answer_format === 'form' ? `${interaction.question} ${callbackUrl}` : `${interaction.question}${choices}`;
+    return {
+      type: 'template',
+      template: {
+        name,
+        language: { code: this.options.templateLanguage ?? 'en_US' },
+        components: [{ type: 'body', parameters: [{ type: 'text', text: clip(text, CAPTION_MAX) }] }],
+      },
+    };
+  }
+
+  async showOutcome(interaction: StoredInteraction): Promise<void> {
+    const messageId = interaction.delivery?.['message_id'];
+    const text = outcomeLine(interaction);
+    if (messageId === undefined || interaction.recipient === null || text === null) return;
+    // A sent WhatsApp message cannot be edited: the outcome is a short reply quoting the question.
+    await this.send(digits(interaction.recipient), { type: 'text', text: { body: clip(text, TEXT_BODY_MAX) } }, messageId);
+  }
+
+  async postReply(thread: ThreadRef, text: string): Promise<Record<string, string>> {
+    try {
+      const sent = await this.graph.sendMessage(this.options.phoneNumberId, {
+        recipient_type: 'individual',
+        to: digits(thread.recipient),
+        type: 'text',
+        text: { body: clip(text, TEXT_BODY_MAX) },
+        ...(thread.replyToMessageId === undefined ? {} : { context: { message_id: thread.replyToMessageId } }),
+      });
+      return { wa_id: sent.waId ?? digits(thread.recipient), message_id: sent.messageId };
+    } catch (err) {
+      throw toChannelError(err);
+    }
+  }
+
+  router(core: ChannelCore): Router {
+    const router = Router();
+    router.get(WHATSAPP_WEBHOOK_PATH, (req, res) => {
+      const challenge = handshake(req.query as Record<string, unknown>, this.options.verifyToken);
+      if (challenge === null) {
+        res.status(403).json({ error: 'forbidden', message: 'hub.mode must be "subscribe" and hub.verify_token must match WHATSAPP_VERIFY_TOKEN.' });
+        return;
+      }
+      res.status(200).type('text/plain').send(challenge);
+    });
+    // The raw body: the signature is over the exact bytes, checked before a byte is parsed.
+    router.post(WHATSAPP_WEBHOOK_PATH, express.raw({ type: () => true, limit: '3mb' }), async (req, res) => {
+      const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      if (!verify({ appSecret: this.options.appSecret, rawBody, headers: req.headers })) {
+        res.status(401).json({ error: 'unauthorized', message: 'the X-Hub-Signature-256 header is missing or does not sign this body with the app secret.' });
+        return;
+      }
+      let events;
+      try {
+        events = parsePayload(rawBody);
+      } catch (err) {
+        if (!(err instanceof MalformedPayload)) throw err;
+        res.status(400).json({ error: 'invalid_request', message: `not a WhatsApp webhook: ${err.message}.`, field: 'body' });
+        return;
+      }
+      for (const event of events) {
+        // Meta redelivers a webhook it thinks was not received; the second copy must change nothing.
+        const key = event.kind === 'status' ? `whatsapp:status:${event.messageId}:${event.status}` : `whatsapp:msg:${event.messageId}`;
+        if (!(await core.firstSeen(key))) continue;
+        if (event.kind === 'status') await this.onStatus(event, core);
+        else if (event.kind === 'tap') await this.onTap(event, core);
+        else if (event.kind === 'flow') await this.onFlow(event, core);
+        else await this.onReply(event, core);
+      }
+      res.status(200).json({ ok: true });
+    });
+    return router;
+  }
+
+  private async onStatus(event: StatusEvent, core: ChannelCore): Promise<void> {
+    const stored = await core.findByDelivery(this.name, event.messageId);
+    if (stored === null || core.updateDelivery === undefined) return;
+    const current = STATUS_RANK[stored.delivery?.['status'] ?? ''] ?? 0;
+    if ((STATUS_RANK[event.status] ?? 0) <= current) return;
+    const entries: Record<string, string> = { status: event.status };
+    if (event.timestamp !== null) entries['status_at'] = event.timestamp;
+    if (event.errorCode !== null) entries['error_code'] = String(event.errorCode);
+    if (event.errorTitle !== null) entries['error_title'] = event.errorTitle;
+    await core.updateDelivery(this.name, event.messageId, entries);
+  }
+
+  /** A tap on a button or list row askgate rendered: the id names the question and the choice. */
+  private async onTap(event: TapEvent, core: ChannelCore): Promise<void> {
+    const decoded = decodeAction(event.replyId);
+    const stored = decoded === null ? null : await core.get(decoded.interactionId);
+    if (decoded === null || stored === null || !this.isRecipient(stored, event.from)) return;
+    const answer = decoded.action.kind === 'confirm' ? decoded.action.value : (stored.choices ?? [])[decoded.action.index];
+    const outcome = await this.offer(core, stored, answer, null, { ...personParams(event), button_title: event.title });
+    if (outcome.kind !== 'answered') await this.send(event.from, textMessage(tellOutcome(outcome, stored)), event.messageId);
+  }
+
+  /** A text or media message: the question it quotes (context.id), or else the sender's latest pending question. */
+  private async onReply(event: ReplyEvent, core: ChannelCore): Promise<void> {
+    let stored = event.contextId === null ? null : await core.findByDelivery(this.name, event.contextId);
+    if (stored === null) stored = await this.latestPending(core, event.from);
+    if (stored === null || !this.isRecipient(stored, event.from)) return;
+    if (stored.answer_format === 'form') {
+      await this.send(event.from, textMessage('Please answer with the form: tap “Open the form” on the question.'), event.messageId);
+      return;
+    }
+    const params = { ...event.media, ...(await this.mediaLookup(event.mediaId)), ...personParams(event) };
+    const outcome = await this.offer(core, stored, answerFromText(stored, event.text), this.replyTo(stored, event.contextId), params);
+    if (outcome.kind !== 'answered') await this.send(event.from, textMessage(tellOutcome(outcome, stored)), event.messageId);
+  }
+
+  /** A submitted Flow: checked here with the form's own rules first, then by the core against the schema. */
+  private async onFlow(event: FlowReplyEvent, core: ChannelCore): Promise<void> {
+    const id = event.flowToken?.startsWith(FLOW_TOKEN_PREFIX) === true ? event.flowToken.slice(FLOW_TOKEN_PREFIX.length) : null;
+    const stored = id === null ? null : await core.get(id);
+    if (stored === null || stored.schema === null || !this.isRecipient(stored, event.from)) return;
+    const { answer, inputs } = decodeFlowValues(stored.schema, event.values);
+    let errors = checkFlowAnswer(stored.schema, answer, inputs);
+    if (errors.size === 0) {
+      const outcome = await this.offer(core, stored, answer, this.replyTo(stored, event.contextId), { ...personParams(event), flow_token: event.flowToken ?? '' });
+      if (outcome.kind === 'answered') return;
+      if (outcome.kind !== 'invalid') {
+        await this.send(event.from, textMessage(tellOutcome(outcome, stored)), event.messageId);
+        return;
+      }
+      const refusal = fieldOfRefusal(stored.schema, outcome.message);
+      errors = new Map([[refusal.field ?? '', refusal.words]]);
+    }
+    // Refused: a fresh form whose fields show the words, and the same words in the chat above it.
+    const labels = fieldLabels(stored.schema);
+    const note = [...errors].map(([field, words]) => (field === '' ? words : `${labels.get(field) ?? field}: ${words}`)).join('\n');
+    const fresh = flowMessage(stored, '', await this.requireFlows().flowFor(compileFlow(stored.schema)), `${FLOW_TOKEN_PREFIX}${stored.id}`, flowData(stored.schema, errors), `Please check:\n${note}`);
+    await this.send(event.from, fresh, event.messageId);
+  }
+
+  private requireFlows(): NonNullable<WhatsAppChannel['flows']> {
+    if (this.flows === null) throw new ChannelError('whatsapp', 'invalid', 'forms need WHATSAPP_BUSINESS_ACCOUNT_ID.');
+    return this.flows;
+  }
+
+  private offer(core: ChannelCore, stored: StoredInteraction, answer: unknown, replyTo: ReplyTo | null, params: Record<string, string>): Promise<OfferOutcome> {
+    return core.offer({ interactionId: stored.id, answer, replyTo, params, surface: 'whatsapp', answeredBy: whoIs(params['from'] ?? '') });
+  }
+
+  /** reply_to: the quoted question, with the delivery status its receipts last reported. */
+  private replyTo(stored: StoredInteraction, contextId: string | null): ReplyTo | null {
+    if (contextId === null || stored.delivery?.['message_id'] !== contextId) return null;
+    return { message_id: contextId, status: stored.delivery['status'] ?? INITIAL_STATUS, text: stored.question };
+  }
+
+  private isRecipient(stored: StoredInteraction, waId: string): boolean {
+    return stored.channel === this.name && stored.recipient !== null && digits(stored.recipient) === waId;
+  }
+
+  private async latestPending(core: ChannelCore, waId: string): Promise<StoredInteraction | null> {
+    // The recipient is kept as the asker wrote it; a number may have been given with or without its `+`.
+    const found = [...(await core.pendingFor(this.name, waId)), ...(await core.pendingFor(this.name, `+${waId}`))];
+    found.sort((a, b) => a.created_at.localeCompare(b.created_at));
+    return found.at(-1) ?? null;
+  }
+
+  /** media_url and media_file_size from GET /{media-id}; a failed lookup leaves them out rather than the answer. */
+  private async mediaLookup(mediaId: string | null): Promise<Record<string, string>> {
+    if (mediaId === null) return {};
+    try {
+      const info = await this.graph.mediaInfo(mediaId);
+      const out: Record<string, string> = {};
+      if (info.url !== null) out['media_url'] = info.url;
+      if (info.fileSize !== null) out['media_file_size'] = info.fileSize;
+      return out;
+    } catch (err) {
+      this.options.logger?.warn({ channel: this.name, err: toChannelError(err).message }, 'whatsapp media lookup failed');
+      return {};
+    }
+  }
+
+  /** A courtesy message (a hint, an outcome): its failure is logged, never a reason to fail the webhook. */
+  private async send(to: string, message: Json, contextId?: string): Promise<void> {
+    try {
+      await this.graph.sendMessage(this.options.phoneNumberId, { recipient_type: 'individual', to, ...message, ...(contextId === undefined ? {} : { context: { message_id: contextId } }) });
+    } catch (err) {
+      this.options.logger?.warn({ channel: this.name, err: toChannelError(err).message }, 'whatsapp send failed');
+    }
+  }
+}
+
+function personParams(event: { from: string; profileName: string | null; messageId: string; contextId: string | null }): Record<string, string> {
+  const params: Record<string, string> = { from: event.from, message_id: event.messageId };
+  if (event.profileName !== null) params['profile_name'] = event.profileName;
+  if (event.contextId !== null) params['context_id'] = event.contextId;
+  return params;
+}
+
+const textMessage = (body: string): Json => ({ type: 'text', text: { body: clip(body, TEXT_BODY_MAX) } });
+
+function tellOutcome(outcome: OfferOutcome, stored: StoredInteraction): string {
+  switch (outcome.kind) {
+    case 'answered':
+      return '';
+    case 'already_answered':
+      return 'This question is already answered.';
+    case 'closed':
+      return outcome.status === 'cancelled' ? 'This question was cancelled by its asker.' : outcome.status === 'expired' ? 'This question has expired.' : 'This question is no longer available.';
+    case 'invalid':
+      if (stored.answer_format === 'confirm') return 'Please answer yes or no.';
+      if (stored.answer_format === 'select') return clip(`Please answer with one of: ${(stored.choices ?? []).map((c, i) => `${i + 1}. ${c}`).join(', ')}`, 1000);
+      return `That answer was not accepted: ${outcome.message}`;
+  }
+}

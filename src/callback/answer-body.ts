@@ -1,0 +1,93 @@
+/**
+ * From what arrived at the callback door to the answer offered: a JSON body (an outside system, a script) or the
+ * form-encoded submit of the callback page. Both are untrusted input: parsed as data, never evaluated, and every
+ * check that matters is the schema check that follows in `offerAnswer`.
+ */
+import { checkField, type FieldInput } from '../../forms/check.js';
+import { decodeFormFields, RESERVED_PREFIX } from '../../forms/decode.js';
+import { flattenFields, formFields } from '../../forms/fields.js';
+import { MESSAGES } from '../../forms/messages.js';
+import { AskgateError, invalid, invalidAnswer } from '../core/errors.js';
+import type { InteractionRecord } from '../core/types.js';
+import { formSchemaOf, isWrapped } from './form-schema.js';
+import type { Refusal } from './pages.js';
+
+type Question = Pick<InteractionRecord, 'answer_format' | 'schema' | 'choices'>;
+export type Entries = Array<[string, string]>;
+
+/**
+ * The answer in a JSON body. An external question takes the body itself: the outside system's payload is the
+ * answer, verbatim (it cannot be asked to wrap it). Every other format takes `{"answer": <value>}`, exactly as the
+ * authenticated answer door does.
+ */
+export function answerFromJson(question: Question, body: unknown): unknown {
+  if (question.answer_format === 'external') return body;
+  if (body === null || typeof body !== 'object' || Array.isArray(body) || !('answer' in body)) {
+    throw invalid('answer', 'send {"answer": <value>}: a string for text and select, true/false for confirm, an object for form.');
+  }
+  const extra = Object.keys(body).find((k) => k !== 'answer');
+  if (extra !== undefined) throw invalid(extra, `${extra} is not an answer field; send {"answer": <value>} only.`);
+  return (body as { answer: unknown }).answer;
+}
+
+/** The answer in the callback page's form-encoded submit. */
+export function answerFromForm(question: Question, entries: Entries): unknown {
+  const own = entries;
+  if (question.answer_format === 'external' && question.schema === null) {
+    // The confirm page of an external question without a schema posts one hidden entry: confirmed=true.
+    const confirmed = own.find(([name]) => name === 'confirmed')?.[1];
+    if (confirmed !== 'true') throw invalidAnswer('', 'the confirm page sends confirmed=true');
+    return { confirmed: true };
+  }
+  if (question.answer_format === 'confirm') {
+    const value = own.find(([name]) => name === 'answer')?.[1];
+    if (value === undefined) throw invalidAnswer('answer', 'is required');
+    // Anything but the two button values stays a string, which the boolean schema then refuses.
+    return value === 'true' ? true : value === 'false' ? false : value;
+  }
+  const decoded = decodeFormFields(formSchemaOf(question), own);
+  if (!isWrapped(question.answer_format)) return decoded;
+  if (decoded['answer'] === undefined) throw invalidAnswer('answer', 'is required');
+  return decoded['answer'];
+}
+
+/** The posted entries as the form's values, for showing the form again after a refusal. */
+export function formValues(entries: Entries): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const [name, value] of entries) {
+    if (name.startsWith(RESERVED_PREFIX)) continue;
+    const prior = values[name];
+    values[name] = prior === undefined ? value : Array.isArray(prior) ? [...prior, value] : [prior, value];
+  }
+  return values;
+}
+
+function inputOf(entries: Entries, name: string, kind: string): FieldInput {
+  const values = entries.filter(([n]) => n === name).map(([, v]) => v);
+  if (kind === 'checkboxes') return values;
+  if (kind === 'checkbox') return values.includes('true');
+  return values[0] ?? '';
+}
+
+/**
+ * The sentence to show under the field the server refused: the same sentence the page's own checks would have
+ * shown (the sender's `errorMessages` first, then the page's defaults), else the server's reason.
+ */
+export function refusalOf(question: Question, error: AskgateError, entries: Entries): Refusal {
+  const values = formValues(entries);
+  const raw = error.field ?? '';
+  const reason = error.message.replace(/^answer does not match schema at [^:]*: /, '');
+  // A wrapped format's value sits in its `answer` field, which the server calls the root.
+  const path = isWrapped(question.answer_format) && (raw === '' || raw === '(root)') ? 'answer' : raw === '(root)' ? '' : raw;
+  const field = flattenFields(formFields(formSchemaOf(question))).find((f) => f.name === path);
+  if (field === undefined) return { values, errors: { '': sentence(reason) } };
+  const message =
+    checkField(field.rule, inputOf(entries, field.name, field.rule.kind)) ??
+    (reason === 'is required' ? field.rule.errorRequired ?? MESSAGES.required : field.rule.errorInvalid ?? sentence(reason));
+  return { values, errors: { [field.name]: message } };
+}
+
+function sentence(reason: string): string {
+  const text = reason.charAt(0).toUpperCase() + reason.slice(1);
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}

@@ -1,0 +1,127 @@
+import type { AskRequest } from '../core/ask-request.js';
+import { AskgateError, invalid } from '../core/errors.js';
+import type { InteractionService } from '../core/interaction-service.js';
+import { newTicket } from '../core/ids.js';
+import { toPublicRecord } from '../core/record.js';
+import type { Identity, RunSpec, StoredInteraction } from '../core/types.js';
+import type { Logger } from '../observability/logger.js';
+import { HANDLER_NAME, type ResumeProducer } from '../queue/queues.js';
+import type { SettledRun } from '../store/store.js';
+import type { ParkedAsk, ParkPort } from './port.js';
+import type { ChatThread, RunStore, RunView } from './run-store.js';
+
+/**
+ * Parks: writes a run's asks and the run in one step, enqueues the one resume job when a claim settles a run, and
+ * guards asks to the caller. The rules every single ask obeys (deadline, retention horizon, run shape) were
+ * checked by the core before anything reaches here; this adds the rules of the park as a whole.
+ */
+export class ParkService implements ParkPort {
+  constructor(
+    private readonly deps: {
+      service: InteractionService;
+      runs: RunStore;
+      producer: ResumeProducer;
+      logger: Logger;
+    },
+  ) {}
+
+  async park(requests: AskRequest[], identity: Identity, thread: ChatThread | null = null): Promise<ParkedAsk[]> {
+    const run = requests[0]?.run;
+    if (run === undefined || run === null) throw invalid('run', 'an async ask needs the resumable run that parks: run {"run_id", "resume"}.');
+    await this.checkRun(run, identity, requests);
+    const { service } = this.deps;
+    const tickets = new Map<string, string>();
+    const records: StoredInteraction[] = requests.map((request) => {
+      const ticket = service.needsTicket(request) ? newTicket() : null;
+      const record = service.buildRecord(request, identity, ticket);
+      if (ticket !== null) tickets.set(record.id, ticket);
+      return record;
+    });
+    const unlisted = new Set(records.filter((r) => r.to === 'caller').map((r) => r.id));
+    await this.deps.runs.park({ owner: identity.name, run, thread, records, unlisted });
+    const parked: ParkedAsk[] = [];
+    for (const record of records) {
+      const ticket = tickets.get(record.id);
+      const callbackUrl = ticket === undefined ? undefined : service.callbackUrl(ticket);
+      // A channel ask is delivered after the park is written (an answer can only come from a delivered message);
+      // a failed delivery cancels that ask, which kills the run, and reaches the asker as the core's 502.
+      if (record.channel !== null && callbackUrl !== undefined) await service.deliver(record, record.channel, callbackUrl);
+      const response: ParkedAsk = { ...toPublicRecord(record), suspended: true };
+      if (callbackUrl !== undefined) response.callback_url = callbackUrl;
+      parked.push(response);
+    }
+    return parked;
+  }
+
+  private async checkRun(run: RunSpec, identity: Identity, requests: AskRequest[]): Promise<void> {
+    if ('webhook' in run.resume && identity.webhookSecret === null) {
+      throw invalid(
+        'run.resume.webhook',
+        `run.resume.webhook needs a signing secret, and identity "${identity.name}" has none; give its token a "webhook_secret" in ASKGATE_TOKENS, or resume with a handler.`,
+      );
+    }
+    if ('handler' in run.resume && !HANDLER_NAME.test(run.resume.handler)) {
+      throw invalid('run.resume.handler', 'run.resume.handler must be 1..100 characters of letters, digits, "_", "." and "-".');
+    }
+    if (requests.some((r) => r.to === 'caller')) {
+      const parentId = run.parent_run_id as string; // ask-request.ts requires it for a caller ask
+      const parent = await this.deps.runs.get(parentId);
+      if (parent === null) {
+        throw invalid('run.parent_run_id', `run.parent_run_id "${parentId}" names no run askgate knows; the parent run must have parked here (its identity is the one that answers).`);
+      }
+    }
+  }
+
+  settled(run: SettledRun): void {
+    this.deps.producer.enqueue(run.runId, run.generation).catch((err: unknown) => {
+      // The run sits in the ready-runs index; the worker's sweep enqueues it under the same id.
+      this.deps.logger.warn({ run: run.runId, err: err instanceof Error ? err.message : String(err) }, 'resume enqueue failed; the sweep retries it');
+    });
+  }
+
+  async mayAnswer(stored: StoredInteraction, answeredBy: string): Promise<void> {
+    const owner = await this.parentOwner(stored.run_id);
+    if (owner !== answeredBy) {
+      throw new AskgateError('forbidden', `interaction ${stored.id} asks the calling run; only its identity (${owner ?? 'unknown'}) may answer it.`);
+    }
+  }
+
+  /** The identity of the parent of `runId`, or null when either run is gone. */
+  private async parentOwner(runId: string | null): Promise<string | null> {
+    if (runId === null) return null;
+    const child = await this.deps.runs.get(runId);
+    if (child?.parentRunId == null) return null;
+    return (await this.deps.runs.get(child.parentRunId))?.owner ?? null;
+  }
+
+  /** The run as `GET /api/runs/{id}` shows it, to its owner or the identity of its parent run; else 404. */
+  async view(runId: string, identity: Identity): Promise<Record<string, unknown>> {
+    const run = await this.deps.runs.get(runId);
+    const visible = run !== null && (run.owner === identity.name || (await this.parentOwner(runId)) === identity.name);
+    if (run === null || !visible) throw new AskgateError('not_found', `run ${runId} does not exist (or its retention passed).`);
+    return publicRun(run);
+  }
+}
+
+function publicRun(run: RunView): Record<string, unknown> {
+  const status = run.status === 'ready' ? 'parked' : run.status === 'dying' ? 'killed' : run.status;
+  return {
+    run_id: run.runId,
+    // ready and dying are the moments between the last answer and the continuation; outside, a run is still
+    // parked until its continuation completed, and killed once the kill began.
+    status,
+    resuming: run.status === 'ready',
+    identity: run.owner,
+    kind: run.kind,
+    parent_run_id: run.parentRunId,
+    resume: run.resume,
+    state: run.state,
+    asks: run.asks.map((a) => ({ interaction_id: a.interactionId, status: a.status, result: a.result })),
+    outstanding: run.outstanding,
+    killed_by: run.killedBy,
+    resume_attempts: run.attempts,
+    parks: run.generation,
+    parked_at: run.parkedAt,
+    completed_at: run.completedAt,
+  };
+}

@@ -1,0 +1,228 @@
+import { Redis } from 'ioredis';
+import { AskgateError } from '../core/errors.js';
+import type { AskResult, RunSpec, StoredInteraction } from '../core/types.js';
+import { pendingExpiresAt } from '../store/common.js';
+import { Keys } from '../store/keys.js';
+import { encodeRecord, timeMs } from '../store/record-codec.js';
+import { PARK_RUN } from '../store/redis/scripts/park-run.js';
+import { RUN_COMPLETE, RUN_KILL } from '../store/redis/scripts/run-transition.js';
+
+/**
+ * The runs side of the Redis store: parks, their run hashes, and the ready-runs index.
+ *
+ * A run is one hash `r:<run_id>` (key named in keys.ts). Fields:
+ *
+ * | field     | holds                                                                      |
+ * |-----------|----------------------------------------------------------------------------|
+ * | `s`       | status: parked → ready | dying → resumed | killed                          |
+ * | `g`       | generation: how many times the run has parked (names this park's resume job) |
+ * | `o`       | owner: the identity that parked it (the resume runs under it)              |
+ * | `k`, `p`  | kind (tool | agent) and parent run id ('' when none)                       |
+ * | `rs`      | the resume target JSON: {"webhook": url} or {"handler": name}              |
+ * | `st`      | the opaque checkpoint state JSON the caller handed in ('' when none)       |
+ * | `th`      | the chat thread JSON of a run reached over chat ('' when none)              |
+ * | `n`       | asks still outstanding                                                     |
+ * | `a:<id>`  | one slot per ask: '' while pending, else status letter + result JSON       |
+ * | `x`       | what killed it: an interaction id, or run:<child>                          |
+ * | `at`      | continuation attempts; `ca` parked at, `ra` completed at (epoch ms)        |
+ *
+ * A run hash costs nothing for a sync ask: only async asks name a run. Every write refreshes its expiry to the
+ * checkpoint retention (LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES), which is the retention the issue asks
+ * of the checkpoint, and what the deadline rule in ask-request.ts measures against.
+ */
+
+export type RunStatus = 'parked' | 'ready' | 'dying' | 'resumed' | 'killed';
+
+/** One ask slot of a run. */
+export interface RunAsk {
+  interactionId: string;
+  /** pending while open; else how it ended. */
+  status: 'pending' | 'answered' | 'expired' | 'cancelled';
+  result: AskResult | null;
+}
+
+export interface RunView {
+  runId: string;
+  status: RunStatus;
+  generation: number;
+  owner: string;
+  kind: 'tool' | 'agent';
+  parentRunId: string | null;
+  resume: RunSpec['resume'];
+  state: unknown;
+  thread: ChatThread | null;
+  outstanding: number;
+  asks: RunAsk[];
+  killedBy: string | null;
+  attempts: number;
+  parkedAt: string | null;
+  completedAt: string | null;
+}
+
+/** Where a run reached over chat came from: its late reply goes back there. */
+export interface ChatThread {
+  channel: string;
+  recipient: string;
+  replyToMessageId: string | null;
+  route: string;
+}
+
+export interface ParkInput {
+  owner: string;
+  run: RunSpec;
+  thread: ChatThread | null;
+  records: StoredInteraction[];
+  /** Ids of records that stay out of the pending list (asks to the caller). */
+  unlisted: ReadonlySet<string>;
+}
+
+const STATUS_OF_LETTER: Record<string, RunAsk['status']> = { a: 'answered', e: 'expired', c: 'cancelled' };
+
+interface RunCommands {
+  askgateParkRun(...args: Array<string | number>): Promise<number>;
+  askgateRunComplete(...args: Array<string | number>): Promise<number>;
+  askgateRunKill(...args: Array<string | number>): Promise<number>;
+}
+
+export class RunStore {
+  readonly keys: Keys;
+
+  private constructor(
+    private readonly client: Redis & RunCommands,
+    prefix: string | undefined,
+    private readonly retentionMs: number,
+    private readonly idleTtlMs: number,
+  ) {
+    this.keys = new Keys(prefix);
+  }
+
+  static async connect(options: { url: string; prefix?: string; retentionMs: number; idleTtlMs: number }): Promise<RunStore> {
+    const client = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 3, retryStrategy: (n: number) => Math.min(n * 100, 1000) });
+    client.on('error', () => undefined); // reconnects are retried; commands fail as store_unavailable
+    client.defineCommand('askgateParkRun', { lua: PARK_RUN, numberOfKeys: 4 });
+    client.defineCommand('askgateRunComplete', { lua: RUN_COMPLETE, numberOfKeys: 2 });
+    client.defineCommand('askgateRunKill', { lua: RUN_KILL, numberOfKeys: 2 });
+    await client.connect();
+    // defineCommand adds these methods at run time; ioredis cannot type them.
+    return new RunStore(client as Redis & RunCommands, options.prefix, options.retentionMs, options.idleTtlMs);
+  }
+
+  /** Writes every ask and parks the run in one step (see park-run.ts); returns the park's generation. */
+  async park(input: ParkInput): Promise<number> {
+    const now = Date.now();
+    const args: Array<string | number> = [
+      input.owner,
+      input.run.kind,
+      input.run.parent_run_id ?? '',
+      JSON.stringify(input.run.resume),
+      input.run.state === null || input.run.state === undefined ? '' : JSON.stringify(input.run.state),
+      this.retentionMs,
+      now,
+      this.keys.events,
+      input.thread === null ? '' : JSON.stringify(input.thread),
+      input.records.length,
+    ];
+    for (const record of input.records) {
+      const { envelope, schema } = encodeRecord(record);
+      const deadlineMs = timeMs(record.deadline_at, 'deadline_at');
+      args.push(
+        record.id,
+        envelope,
+        pendingExpiresAt(deadlineMs, now, this.idleTtlMs),
+        deadlineMs,
+        this.keys.interaction(record.id),
+        record.group_id === null ? '' : this.keys.group(record.group_id),
+        record.ticket_hash === null ? '' : this.keys.ticket(record.ticket_hash),
+        schema === null ? '' : this.keys.schema(schema.hash),
+        schema?.json ?? '',
+        input.unlisted.has(record.id) ? '' : '1',
+      );
+    }
+    const code = await this.run(() =>
+      this.client.askgateParkRun(this.keys.run(input.run.run_id), this.keys.pending, this.keys.deadlines, this.keys.seq, ...args),
+    );
+    if (code === -1 || code === -2) throw new AskgateError('conflict', 'an ask id or ticket is already in use; ask again.');
+    if (code === -3) throw new AskgateError('conflict', `run ${input.run.run_id} is parked already; a run parks on one set of asks at a time (use POST /api/runs for several).`, { field: 'run.run_id' });
+    if (code === -4) throw new AskgateError('conflict', `run ${input.run.run_id} belongs to another identity; run ids are per identity.`, { field: 'run.run_id' });
+    return code;
+  }
+
+  async get(runId: string): Promise<RunView | null> {
+    const h = await this.run(() => this.client.hgetall(this.keys.run(runId)));
+    if (h['s'] === undefined) return null;
+    const asks: RunAsk[] = [];
+    for (const [field, value] of Object.entries(h)) {
+      if (!field.startsWith('a:')) continue;
+      const letter = value.slice(0, 1);
+      asks.push({
+        interactionId: field.slice(2),
+        status: value === '' ? 'pending' : (STATUS_OF_LETTER[letter] ?? 'cancelled'),
+        result: value.length > 1 ? (JSON.parse(value.slice(1)) as AskResult) : null,
+      });
+    }
+    return {
+      runId,
+      status: h['s'] as RunStatus,
+      generation: Number(h['g']),
+      owner: h['o'] ?? '',
+      kind: h['k'] === 'agent' ? 'agent' : 'tool',
+      parentRunId: h['p'] ? h['p'] : null,
+      resume: JSON.parse(h['rs'] ?? '{}') as RunSpec['resume'],
+      state: h['st'] ? (JSON.parse(h['st']) as unknown) : null,
+      thread: h['th'] ? (JSON.parse(h['th']) as ChatThread) : null,
+      outstanding: Number(h['n'] ?? 0),
+      asks,
+      killedBy: h['x'] ? h['x'] : null,
+      attempts: Number(h['at'] ?? 0),
+      parkedAt: h['ca'] ? new Date(Number(h['ca'])).toISOString() : null,
+      completedAt: h['ra'] ? new Date(Number(h['ra'])).toISOString() : null,
+    };
+  }
+
+  /** Counts one continuation attempt (shown by GET /api/runs/{id}); refreshes the retention. */
+  async recordAttempt(runId: string): Promise<void> {
+    const key = this.keys.run(runId);
+    await this.run(() => this.client.multi().hincrby(key, 'at', 1).pexpire(key, this.retentionMs).exec());
+  }
+
+  /** Records that the continuation of park `generation` completed; 1 resumed, 2 killed, 0 nothing to do. */
+  async complete(runId: string, generation: number): Promise<number> {
+    return this.run(() =>
+      this.client.askgateRunComplete(this.keys.run(runId), this.keys.readyRuns, generation, runId, this.retentionMs, Date.now()),
+    );
+  }
+
+  /** Turns a parked run dying because of `cause`; returns its generation, or null when it was not parked. */
+  async kill(runId: string, cause: string): Promise<number | null> {
+    const g = await this.run(() =>
+      this.client.askgateRunKill(this.keys.run(runId), this.keys.readyRuns, cause, runId, this.retentionMs, Date.now()),
+    );
+    return g < 0 ? null : g;
+  }
+
+  /** Runs that became due before `beforeMs` and have not completed: what a crash may have left unenqueued. */
+  async dueRuns(beforeMs: number, max: number): Promise<Array<{ runId: string; generation: number }>> {
+    const ids = await this.run(() => this.client.zrangebyscore(this.keys.readyRuns, '-inf', beforeMs, 'LIMIT', 0, max));
+    const out: Array<{ runId: string; generation: number }> = [];
+    for (const runId of ids) {
+      const g = await this.run(() => this.client.hget(this.keys.run(runId), 'g'));
+      // A run hash that expired (retention passed) leaves nothing to resume; drop its index entry.
+      if (g === null) await this.run(() => this.client.zrem(this.keys.readyRuns, runId));
+      else out.push({ runId, generation: Number(g) });
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await this.client.quit().catch(() => this.client.disconnect());
+  }
+
+  private async run<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (error instanceof AskgateError) throw error;
+      throw new AskgateError('store_unavailable', `Redis command failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+  }
+}

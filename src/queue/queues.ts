@@ -1,0 +1,96 @@
+import { Queue, type JobsOptions } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Keys } from '../store/keys.js';
+
+/**
+ * The BullMQ queues of parks. Every queue lives under `keys.queuePrefix` (`{askgate}` by default), so its keys
+ * share the Redis Cluster hash tag of the store's keys.
+ *
+ * | queue            | consumed by                       | one job per                                        |
+ * |------------------|-----------------------------------|----------------------------------------------------|
+ * | `resume`         | askgate worker                    | park of a run that became ready or dying            |
+ * | `handler-<name>` | an SDK `startWorker` with `<name>`| continuation of a run whose resume is a handler     |
+ * | `reply`          | askgate worker                    | late reply of a chat-reached run (see docs/parks.md)|
+ */
+export const RESUME_QUEUE = 'resume';
+export const REPLY_QUEUE = 'reply';
+
+/** Handler names become queue names: BullMQ refuses `:` in them, and a short safe alphabet keeps keys readable. */
+export const HANDLER_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
+
+export function handlerQueueName(handler: string): string {
+  return `handler-${handler}`;
+}
+
+/**
+ * The one id of the resume job of one park of one run. Deterministic, so a second enqueue (a duplicate answer's
+ * racing caller, a retried webhook, another gateway, the straggler sweep) is a no-op while the job is kept.
+ * BullMQ refuses `:` in custom ids, and run ids are free text, hence base64url.
+ */
+export function resumeJobId(runId: string, generation: number): string {
+  return `resume-${Buffer.from(runId).toString('base64url')}-${generation}`;
+}
+
+export interface ResumeJobData {
+  runId: string;
+  generation: number;
+}
+
+/** Retries of a continuation (a webhook that is down, a handler that throws): effectively until it succeeds. */
+export const CONTINUATION_ATTEMPTS = 100_000;
+
+/** Completed jobs are kept a day, so a late duplicate enqueue within that day finds the id and does nothing. */
+export const JOB_DEFAULTS: JobsOptions = {
+  attempts: CONTINUATION_ATTEMPTS,
+  backoff: { type: 'askgate' },
+  removeOnComplete: { age: 86_400 },
+  removeOnFail: { age: 7 * 86_400 },
+};
+
+/**
+ * Exponential backoff with full jitter, capped: attempt n waits a random time in [d/2, d] with d = base · 2^(n-1),
+ * at most `capMs`. Jitter spreads retries of many runs whose receiver came back at once.
+ */
+export function backoffDelay(attemptsMade: number, baseMs: number, capMs = 15 * 60_000): number {
+  const d = Math.min(baseMs * 2 ** Math.max(attemptsMade - 1, 0), capMs);
+  return Math.round(d / 2 + Math.random() * (d / 2));
+}
+
+/** A BullMQ connection: workers need `maxRetriesPerRequest: null` (blocking commands must not give up). */
+export function queueConnection(url: string): Redis {
+  const connection = new Redis(url, { maxRetriesPerRequest: null });
+  connection.on('error', () => undefined); // BullMQ reconnects; errors surface on the calls that fail
+  return connection;
+}
+
+/** Enqueues resume jobs (the serve side and the worker side both do). */
+export class ResumeProducer {
+  private readonly queue: Queue<ResumeJobData>;
+  private readonly handlerQueues = new Map<string, Queue>();
+
+  constructor(
+    private readonly connection: Redis,
+    private readonly keys: Keys,
+  ) {
+    this.queue = new Queue<ResumeJobData>(RESUME_QUEUE, { connection, prefix: keys.queuePrefix });
+  }
+
+  /** Adds the resume job of park `generation` of `runId`; a no-op when that job exists already. */
+  async enqueue(runId: string, generation: number): Promise<void> {
+    await this.queue.add('resume', { runId, generation }, { ...JOB_DEFAULTS, jobId: resumeJobId(runId, generation) });
+  }
+
+  /** Hands a continuation to the SDK workers registered for `handler`, under the same deterministic id. */
+  async enqueueHandler(handler: string, jobId: string, data: object): Promise<void> {
+    let queue = this.handlerQueues.get(handler);
+    if (queue === undefined) {
+      queue = new Queue(handlerQueueName(handler), { connection: this.connection, prefix: this.keys.queuePrefix });
+      this.handlerQueues.set(handler, queue);
+    }
+    await queue.add('continuation', data, { ...JOB_DEFAULTS, jobId });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.queue.close(), ...[...this.handlerQueues.values()].map((q) => q.close())]);
+  }
+}

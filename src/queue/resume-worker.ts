@@ -1,0 +1,119 @@
+import { Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { InteractionService } from '../core/interaction-service.js';
+import type { Identity } from '../core/types.js';
+import type { Logger } from '../observability/logger.js';
+import { continuationPayload, type ContinuationPayload } from '../park/continuation.js';
+import type { RunStore, RunView } from '../park/run-store.js';
+import { RESUME_QUEUE, backoffDelay, type ResumeJobData, type ResumeProducer } from './queues.js';
+import { postWebhook } from './webhook.js';
+
+/** How long a ready run may sit in the ready-runs index before the sweep assumes its enqueue was lost. */
+const STRAGGLER_GRACE_MS = 5_000;
+const SWEEP_INTERVAL_MS = 1_000;
+
+export interface ResumeWorkerOptions {
+  connection: Redis;
+  queuePrefix: string;
+  runs: RunStore;
+  service: InteractionService;
+  producer: ResumeProducer;
+  tokens: ReadonlyMap<string, Identity>;
+  logger: Logger;
+  /** BullMQ lock of an active job; a worker silent this long is taken for dead and its job runs again elsewhere. */
+  lockMs: number;
+  /** First retry delay of a failed continuation; doubles per attempt, with jitter, capped at 15 min. */
+  backoffMs: number;
+  /** Told the continuation's output once a chat-reached run resumed (its reply goes back into the thread). */
+  onResumed?: (run: RunView, payload: ContinuationPayload, output: unknown) => Promise<void>;
+}
+
+/**
+ * The askgate worker's side of resumes: one BullMQ job per park that became ready or dying.
+ *
+ * A job re-reads the run first and does nothing unless that park is still due (ready or dying): a continuation that
+ * completed recorded so atomically (run-complete) before its job completed, so a rerun or a duplicate never runs it
+ * again. A dying run is torn down (its other asks cancelled with their outcome edits, its parked parent killed and
+ * enqueued) before its resume target is told `run.killed`; every step of the teardown is idempotent, so a rerun
+ * after a crash repeats it harmlessly. A webhook target is POSTed here; a handler target is handed to the SDK
+ * workers' queue under the same deterministic id, and they record completion.
+ */
+export class ResumeWorker {
+  private readonly worker: Worker<ResumeJobData>;
+  private readonly sweeper: NodeJS.Timeout;
+  private sweeping = false;
+
+  constructor(private readonly options: ResumeWorkerOptions) {
+    this.worker = new Worker<ResumeJobData>(RESUME_QUEUE, (job) => this.process(job), {
+      connection: options.connection,
+      prefix: options.queuePrefix,
+      concurrency: 16,
+      lockDuration: options.lockMs,
+      stalledInterval: options.lockMs,
+      settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(attemptsMade, options.backoffMs) },
+    });
+    this.worker.on('failed', (job, err) => {
+      options.logger.warn({ job: job?.id, attempt: job?.attemptsMade, err: err.message }, 'continuation failed; retrying with backoff');
+    });
+    this.worker.on('error', (err) => options.logger.warn({ err: err.message }, 'resume worker error'));
+    this.sweeper = setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS);
+    this.sweeper.unref();
+  }
+
+  private async process(job: Job<ResumeJobData>): Promise<void> {
+    const { runs, producer } = this.options;
+    const { runId, generation } = job.data;
+    const run = await runs.get(runId);
+    if (run === null || run.generation !== generation || (run.status !== 'ready' && run.status !== 'dying')) return;
+    if (run.status === 'dying') await this.teardown(run);
+    const resumeId = job.id as string; // every resume job is added with its deterministic id
+    const payload = continuationPayload(run, resumeId);
+    if ('handler' in run.resume) {
+      await producer.enqueueHandler(run.resume.handler, resumeId, payload);
+      return;
+    }
+    await runs.recordAttempt(runId);
+    const secret = [...this.options.tokens.values()].find((i) => i.name === run.owner && i.webhookSecret !== null)?.webhookSecret;
+    if (secret == null) throw new Error(`identity "${run.owner}" has no webhook_secret in ASKGATE_TOKENS; the resume webhook cannot be signed.`);
+    const response = await postWebhook(run.resume.webhook, secret, `msg_${resumeId}`, JSON.stringify(payload));
+    await runs.complete(runId, generation);
+    if (run.thread !== null && payload.type === 'run.resumed') await this.options.onResumed?.(run, payload, parseOutput(response));
+  }
+
+  private async teardown(run: RunView): Promise<void> {
+    for (const ask of run.asks) if (ask.status === 'pending') await this.options.service.withdraw(ask.interactionId);
+    if (run.parentRunId === null) return;
+    const generation = await this.options.runs.kill(run.parentRunId, `run:${run.runId}`);
+    if (generation !== null) await this.options.producer.enqueue(run.parentRunId, generation);
+  }
+
+  /** Re-enqueues runs that became due but whose enqueue a crash may have lost (the id makes it safe). */
+  private async sweep(): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = true;
+    try {
+      for (const due of await this.options.runs.dueRuns(Date.now() - STRAGGLER_GRACE_MS, 100)) {
+        await this.options.producer.enqueue(due.runId, due.generation);
+      }
+    } catch (err) {
+      this.options.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'ready-runs sweep failed');
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    await this.worker.close();
+  }
+}
+
+/** A webhook's response body, parsed as JSON when it is JSON (a chat route maps it to the reply text). */
+function parseOutput(text: string): unknown {
+  if (text === '') return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,56 @@
+import { createHmac } from 'node:crypto';
+
+/**
+ * Standard Webhooks signing (https://www.standardwebhooks.com): the receiver verifies with any Standard Webhooks
+ * library, e.g. `new Webhook(secret).verify(body, headers)` from the `standardwebhooks` npm package.
+ *
+ * The signed content is `<webhook-id>.<webhook-timestamp>.<body>`, HMAC-SHA256 keyed with the base64 bytes after
+ * `whsec_`, sent as `v1,<base64 signature>`.
+ */
+export function signWebhook(secret: string, msgId: string, timestampSeconds: number, body: string): string {
+  const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
+  const signature = createHmac('sha256', key).update(`${msgId}.${timestampSeconds}.${body}`).digest('base64');
+  return `v1,${signature}`;
+}
+
+/** A continuation webhook the receiver did not accept (non-2xx, or the network failed): the job retries it. */
+export class WebhookDeliveryError extends Error {
+  constructor(
+    readonly url: string,
+    readonly status: number | null,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'WebhookDeliveryError';
+  }
+}
+
+/**
+ * POSTs `body` signed for `secret`. `msgId` is the same on every retry of one continuation, so a receiver that saw
+ * it before can drop the duplicate; the timestamp is fresh on each attempt, as receivers reject stale ones.
+ * Resolves with the response body text on 2xx; throws WebhookDeliveryError otherwise.
+ */
+export async function postWebhook(url: string, secret: string, msgId: string, body: string, timeoutMs = 10_000): Promise<string> {
+  const timestamp = Math.floor(Date.now() / 1000);
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': msgId,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signWebhook(secret, msgId, timestamp, body),
+      },
+      body,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (error) {
+    throw new WebhookDeliveryError(url, null, `resume webhook ${url} unreachable: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const text = await response.text().catch(() => '');
+  if (response.status < 200 || response.status > 299) {
+    throw new WebhookDeliveryError(url, response.status, `resume webhook ${url} answered ${response.status}; it is retried until 2xx.`);
+  }
+  return text;
+}

@@ -1,0 +1,113 @@
+import { Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { ContinuationPayload } from '../park/continuation.js';
+import { HANDLER_NAME, backoffDelay, handlerQueueName } from '../queue/queues.js';
+import { DEFAULT_KEY_PREFIX, Keys } from '../store/keys.js';
+import { RUN_COMPLETE } from '../store/redis/scripts/run-transition.js';
+import { AskgateSdkError } from './errors.js';
+
+/** What a handler continuation receives: the continuation body, and which attempt this is (1 on the first run). */
+export type Continuation = ContinuationPayload & { attempt: number };
+
+/**
+ * A continuation registered under a name. It runs when a run parked with `{"resume": {"handler": "<name>"}}`
+ * resumes (`type: "run.resumed"`) or is killed (`type: "run.killed"`). A throw is retried with backoff. Its return
+ * value is the run's output: for a run reached over chat, the reply mapped into the originating thread.
+ */
+export type ContinuationHandler = (continuation: Continuation) => unknown;
+
+/** Options of `startWorker`. */
+export interface ContinuationWorkerOptions {
+  /** The gateway's Redis, `redis://...`. Required. */
+  redisUrl: string;
+  /** The gateway's `ASKGATE_REDIS_PREFIX`. Default `{askgate}:`. */
+  prefix?: string;
+  /** Continuations by name. Required, at least one. */
+  handlers: Record<string, ContinuationHandler>;
+  /** Continuations run at once per handler. Default 8. */
+  concurrency?: number;
+  /**
+   * How long this worker may go silent (killed, frozen) before its running continuation is taken for abandoned and
+   * run again on another worker, ms. Default 30000.
+   */
+  lockDurationMs?: number;
+  /** First retry delay after a handler throws, ms (doubles per attempt, with jitter, capped at 15 min). Default 1000. */
+  backoffMs?: number;
+  /** The gateway's LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES: the run's retention after completing. Default 10080. */
+  retentionMinutes?: number;
+}
+
+/** A running continuation worker. */
+export interface ContinuationWorker {
+  /** Waits for running continuations, then stops. */
+  close(): Promise<void>;
+}
+
+/**
+ * Runs registered continuations for parked runs, in any number of processes beside any number of gateways.
+ *
+ * The guarantee: a continuation that completed never runs again. Completion is recorded in Redis atomically (the
+ * run turns `resumed` or `killed`) right after the handler returns and before the job completes, and every run of
+ * a job checks that record first. A worker that dies while a handler runs leaves the job locked until
+ * `lockDurationMs` passes; BullMQ's stalled-job check then runs it once more, on a live worker, with the same
+ * `resume_id` and `attempt` + 1. Handler side effects outside askgate should therefore be idempotent on `resume_id`.
+ *
+ * ```ts
+ * import { startWorker } from 'askgate';
+ * const worker = await startWorker({ redisUrl: process.env.REDIS_URL!, handlers: {
+ *   deploy: async (c) => { if (c.type === 'run.resumed' && c.ask_result?.answer === true) await deploy(c.state); },
+ * } });
+ * ```
+ */
+export async function startWorker(options: ContinuationWorkerOptions): Promise<ContinuationWorker> {
+  const names = Object.keys(options.handlers ?? {});
+  if (names.length === 0) throw new AskgateSdkError('handlers is empty; register at least one continuation, e.g. { handlers: { deploy: async (c) => {...} } }.');
+  const bad = names.find((n) => !HANDLER_NAME.test(n));
+  if (bad !== undefined) throw new AskgateSdkError(`handler name "${bad}" must be 1..100 letters, digits, "_", "." or "-" (as in run.resume.handler).`);
+  const keys = new Keys(options.prefix ?? DEFAULT_KEY_PREFIX);
+  const lockDuration = options.lockDurationMs ?? 30_000;
+  const backoffMs = options.backoffMs ?? 1000;
+  const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
+  connection.on('error', () => undefined); // reconnects are BullMQ's; failures surface on the jobs
+  connection.defineCommand('askgateRunComplete', { lua: RUN_COMPLETE, numberOfKeys: 2 });
+  // defineCommand adds the method at run time; ioredis cannot type it.
+  const client = connection as Redis & { askgateRunComplete(...args: Array<string | number>): Promise<number> };
+
+  const run = async (handler: ContinuationHandler, job: Job<ContinuationPayload>): Promise<unknown> => {
+    const payload = job.data;
+    const runKey = keys.run(payload.run_id);
+    const [generation, status] = await client.hmget(runKey, 'g', 's');
+    const due = payload.type === 'run.resumed' ? 'ready' : 'dying';
+    // Completed already (or a newer park): the continuation must not run again.
+    if (generation !== String(generationOf(payload.resume_id)) || status !== due) return null;
+    await client.hincrby(runKey, 'at', 1);
+    const output = await handler({ ...payload, attempt: job.attemptsMade + 1 });
+    await client.askgateRunComplete(runKey, keys.readyRuns, generationOf(payload.resume_id), payload.run_id, (options.retentionMinutes ?? 10_080) * 60_000, Date.now());
+    return output ?? null;
+  };
+
+  const workers = names.map(
+    (name) =>
+      new Worker<ContinuationPayload>(handlerQueueName(name), (job) => run(options.handlers[name] as ContinuationHandler, job), {
+        connection,
+        prefix: keys.queuePrefix,
+        concurrency: options.concurrency ?? 8,
+        lockDuration,
+        stalledInterval: lockDuration,
+        settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(attemptsMade, backoffMs) },
+      }),
+  );
+  for (const w of workers) w.on('error', () => undefined); // connection blips; BullMQ retries
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  return {
+    async close() {
+      await Promise.all(workers.map((w) => w.close()));
+      connection.disconnect();
+    },
+  };
+}
+
+/** The park generation a resume id names (`resume-<run>-<generation>`). */
+function generationOf(resumeId: string): number {
+  return Number(resumeId.slice(resumeId.lastIndexOf('-') + 1));
+}

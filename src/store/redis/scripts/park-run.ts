@@ -1,0 +1,96 @@
+import { EVENT_JSON, EXTEND_TO } from './fragments.js';
+
+/** Parks a run on one or more new async asks, all in one step. */
+export const PARK_RUN = `--[[
+  park-run: creates every ask of a park and parks their run, all or nothing.
+
+  Guarantees: nothing is written unless every check passes (no record id or ticket in use, the run not parked,
+  ready or dying already, and not owned by another identity). Then, in one step: each ask is written exactly as
+  create.ts writes one (record, deadline, ticket, shared schema, and the pending list and group unless it is an
+  ask to the caller, which no inbox shows), the run hash is reset for this park (the previous park's ask slots
+  dropped, the generation incremented, one open slot a:<id> per ask, outstanding count = number of asks), its
+  expiry set to the retention window, and interaction.created published for each ask. An answer can only arrive
+  after this step, so the run always exists before any of its asks can settle it.
+
+  The per-ask writes mirror create.ts (kept apart because create takes one record's keys in KEYS); the store
+  contract suite and test/park exercise both.
+
+  KEYS[1] run hash         r:<run_id>
+  KEYS[2] pending zset
+  KEYS[3] deadlines zset
+  KEYS[4] sequence counter seq
+
+  ARGV[1]  owner identity
+  ARGV[2]  run kind: tool | agent
+  ARGV[3]  parent run id, or ''
+  ARGV[4]  resume target JSON
+  ARGV[5]  checkpoint state JSON, or ''
+  ARGV[6]  run retention, ms
+  ARGV[7]  now, epoch ms
+  ARGV[8]  events channel
+  ARGV[9]  chat thread JSON (a run reached over chat), or ''
+  ARGV[10] number of asks N
+  then 10 values per ask: id, envelope, expire-at (ms), deadline (ms), record key, group key or '',
+  ticket key or '', schema key or '', schema JSON or '', '1' when listed in the pending list else ''
+
+  Returns
+    n > 0  parked; n is the run's generation (how many times it has parked)
+    -1     an ask id already exists
+    -2     a ticket is already in use
+    -3     the run is parked already (or its resume is under way)
+    -4     the run belongs to another identity
+]]
+${EVENT_JSON}
+${EXTEND_TO}
+local run = KEYS[1]
+local n = tonumber(ARGV[10])
+local nowMs = tonumber(ARGV[7])
+
+local status = redis.call('HGET', run, 's')
+if status == 'parked' or status == 'ready' or status == 'dying' then return -3 end
+local owner = redis.call('HGET', run, 'o')
+if owner and owner ~= ARGV[1] then return -4 end
+for i = 0, n - 1 do
+  local base = 11 + i * 10
+  if redis.call('EXISTS', ARGV[base + 4]) == 1 then return -1 end
+  if ARGV[base + 6] ~= '' and redis.call('EXISTS', ARGV[base + 6]) == 1 then return -2 end
+end
+
+for _, field in ipairs(redis.call('HKEYS', run)) do
+  if string.sub(field, 1, 2) == 'a:' then redis.call('HDEL', run, field) end
+end
+local generation = redis.call('HINCRBY', run, 'g', 1)
+redis.call('HSET', run, 's', 'parked', 'o', ARGV[1], 'k', ARGV[2], 'p', ARGV[3], 'rs', ARGV[4], 'st', ARGV[5],
+  'n', n, 'at', 0, 'ca', nowMs, 'x', '', 'th', ARGV[9])
+
+for i = 0, n - 1 do
+  local base = 11 + i * 10
+  local id, text, expireAt, deadline = ARGV[base], ARGV[base + 1], tonumber(ARGV[base + 2]), ARGV[base + 3]
+  local key, group, ticket, schemaKey, schema = ARGV[base + 4], ARGV[base + 5], ARGV[base + 6], ARGV[base + 7], ARGV[base + 8]
+  local seq = redis.call('INCR', KEYS[4])
+  redis.call('SET', key, text)
+  redis.call('PEXPIREAT', key, expireAt)
+  if ARGV[base + 9] == '1' then
+    redis.call('ZADD', KEYS[2], seq, id)
+    if group ~= '' then redis.call('ZADD', group, seq, id) end
+  end
+  redis.call('ZADD', KEYS[3], deadline, id)
+  if ticket ~= '' then
+    redis.call('SET', ticket, id)
+    redis.call('PEXPIREAT', ticket, expireAt)
+  end
+  if schemaKey ~= '' then
+    if redis.call('SET', schemaKey, schema, 'NX') then
+      redis.call('PEXPIREAT', schemaKey, expireAt)
+    else
+      extendTo(schemaKey, expireAt, nowMs)
+    end
+  else
+    schema = false
+  end
+  redis.call('HSET', run, 'a:' .. id, '')
+  redis.call('PUBLISH', ARGV[8], eventJson('interaction.created', id, text, schema))
+end
+redis.call('PEXPIRE', run, tonumber(ARGV[6]))
+return generation
+`;

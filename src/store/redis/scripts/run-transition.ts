@@ -1,0 +1,64 @@
+/**
+ * The transitions of a parked run after its park: completing its continuation, and killing it from its child.
+ * The claim that settles a run (parked → ready | dying) lives in resolve.ts, beside the interaction claim.
+ */
+
+/** Records that a run's continuation completed. */
+export const RUN_COMPLETE = `--[[
+  run-complete: records, once, that the continuation of one park of a run has completed.
+
+  Guarantees: only a run of generation ARGV[1] that is ready (→ resumed) or dying (→ killed) changes; it leaves
+  the ready-runs zset in the same step. Every later call (a rerun, a duplicate job) returns 0 and changes nothing,
+  which is how a completed continuation is never run again: a worker checks this status before it runs one.
+
+  KEYS[1] run hash         r:<run_id>
+  KEYS[2] ready-runs zset
+
+  ARGV[1] generation the continuation belongs to
+  ARGV[2] run id (the ready-runs member)
+  ARGV[3] run retention, ms
+  ARGV[4] now, epoch ms
+
+  Returns 1 resumed, 2 killed, 0 nothing to complete (done already, another park, or no such run)
+]]
+if redis.call('HGET', KEYS[1], 'g') ~= ARGV[1] then return 0 end
+local status = redis.call('HGET', KEYS[1], 's')
+local code = 0
+if status == 'ready' then
+  redis.call('HSET', KEYS[1], 's', 'resumed', 'ra', ARGV[4])
+  code = 1
+elseif status == 'dying' then
+  redis.call('HSET', KEYS[1], 's', 'killed', 'ra', ARGV[4])
+  code = 2
+else
+  return 0
+end
+redis.call('ZREM', KEYS[2], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
+return code
+`;
+
+/** Kills a parked parent run whose child was killed. */
+export const RUN_KILL = `--[[
+  run-kill: turns a parked run dying, because a run it waits on (its child) was killed.
+
+  Guarantees: only a parked run changes (→ dying, the cause recorded, entered in the ready-runs zset); a run that
+  is resuming, resumed, killed or unknown is left alone, so the kill chain stops there and a rerun of the child's
+  teardown is harmless.
+
+  KEYS[1] run hash         r:<run_id>
+  KEYS[2] ready-runs zset
+
+  ARGV[1] cause, e.g. run:<child run id>
+  ARGV[2] run id
+  ARGV[3] run retention, ms
+  ARGV[4] now, epoch ms
+
+  Returns the run's generation when this call turned it dying, else -1
+]]
+if redis.call('HGET', KEYS[1], 's') ~= 'parked' then return -1 end
+redis.call('HSET', KEYS[1], 's', 'dying', 'x', ARGV[1])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
+return tonumber(redis.call('HGET', KEYS[1], 'g'))
+`;

@@ -1,0 +1,58 @@
+import type { VerifierBinding } from '../core/types.js';
+import { sharedSecretVerifier } from './shared-secret.js';
+import { stripeVerifier } from './stripe.js';
+import { MalformedBinding, type Verifier, type VerifyInput } from './types.js';
+
+export { MalformedBinding, VerificationFailed, type Verifier, type VerifyInput } from './types.js';
+
+/**
+ * Webhook verifiers: a question bound to one at ask time (`verifier: {"name": ...}`) is answered through the
+ * callback door only by a request the verifier accepts (see `types.ts` for the refuse / cannot-run split).
+ */
+
+/** The verifiers a deployment knows, by name. Built-ins: `shared_secret` and `stripe`. */
+export class VerifierRegistry {
+  private readonly verifiers = new Map<string, Verifier>();
+
+  /** Adds (or replaces) a verifier. Call it at start, before the doors take traffic. */
+  register(name: string, verifier: Verifier): this {
+    if (!/^[a-z][a-z0-9_-]{0,63}$/.test(name)) throw new Error(`verifier name "${name}" must be lower-case letters, digits, _ or -.`);
+    this.verifiers.set(name, verifier);
+    return this;
+  }
+
+  has(name: string): boolean {
+    return this.verifiers.has(name);
+  }
+
+  names(): string[] {
+    return [...this.verifiers.keys()].sort();
+  }
+
+  /** Why the binding cannot be used (unknown name, bad options), or null when it can. Used at ask time. */
+  explain(binding: VerifierBinding): string | null {
+    const verifier = this.verifiers.get(binding.name);
+    if (verifier === undefined) {
+      return `verifier "${binding.name}" is not registered on this gateway; registered: ${this.names().join(', ') || 'none'}.`;
+    }
+    return verifier.checkBinding?.(binding) ?? null;
+  }
+
+  /**
+   * Runs the bound verifier. Resolves when it accepts; rejects with `VerificationFailed` when it refuses and with
+   * any other error when it cannot run (unknown name, malformed binding, missing secret, a bug).
+   */
+  async verify(input: VerifyInput): Promise<void> {
+    const verifier = this.verifiers.get(input.binding.name);
+    if (verifier === undefined) throw new MalformedBinding(`verifier "${input.binding.name}" is not registered.`);
+    const malformed = verifier.checkBinding?.(input.binding) ?? null;
+    if (malformed !== null) throw new MalformedBinding(malformed);
+    await verifier.verify(input);
+  }
+}
+
+/** A registry holding the built-in verifiers. */
+export function defaultVerifiers(): VerifierRegistry {
+  return new VerifierRegistry().register('shared_secret', sharedSecretVerifier).register('stripe', stripeVerifier);
+}
+

@@ -1,0 +1,53 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { VerifierBinding } from '../core/types.js';
+
+/**
+ * The verifier vocabulary. A verifier is a pure function of the request; it throws `VerificationFailed` to refuse
+ * (the door answers 401) and anything else when it cannot run at all (missing secret, malformed binding, a bug:
+ * the door answers 500 and reveals nothing about the ticket).
+ */
+
+/** What a verifier sees: the binding stored with the question and the request exactly as it arrived. */
+export interface VerifyInput {
+  /** The binding the asker gave at ask time, e.g. `{"name": "stripe", "secret_env": "STRIPE_WEBHOOK_SECRET"}`. */
+  binding: VerifierBinding;
+  /** The body bytes as received: signatures are over these, never over a re-serialisation. */
+  rawBody: Buffer;
+  /** Request headers, lower-cased names (Node's shape). */
+  headers: IncomingHttpHeaders;
+  /** Now, epoch ms (injected so tolerance windows are testable). */
+  now: number;
+  /** The gateway's environment, where secrets named by a binding are read. */
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/** A verifier's refusal: the request is not from whom the binding trusts. Anything else thrown means "cannot run". */
+export class VerificationFailed extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'VerificationFailed';
+  }
+}
+
+/** One verifier: `verify` refuses or returns; `checkBinding` explains a malformed binding (or returns null). */
+export interface Verifier {
+  verify(input: VerifyInput): void | Promise<void>;
+  /** Shape check of a binding, run at ask time and again before every verify. Default: any binding is fine. */
+  checkBinding?(binding: VerifierBinding): string | null;
+}
+
+/** A binding whose shape its verifier refuses; thrown before verification, so the door answers 500. */
+export class MalformedBinding extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MalformedBinding';
+  }
+}
+
+/** One header's value; a repeated header is refused rather than guessed at. */
+export function singleHeader(headers: IncomingHttpHeaders, name: string): string | null {
+  const value = headers[name.toLowerCase()];
+  if (value === undefined) return null;
+  if (Array.isArray(value)) throw new VerificationFailed(`the ${name} header was sent more than once.`);
+  return value;
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { TokenBucket } from '../../channels/telegram/pacing.js';
+import { decodeAction, encodeAction, questionText, selectKeyboard } from '../../channels/telegram/render.js';
+import { answerFromText } from '../../channels/replies.js';
+import { parseUpdate, verify } from '../../channels/telegram/webhook.js';
+
+describe('telegram webhook verify', () => {
+  const headers = (v?: string): Record<string, string> => (v === undefined ? {} : { 'x-telegram-bot-api-secret-token': v });
+  it('accepts the exact secret only', () => {
+    expect(verify({ secret: 's3cret', rawBody: '{}', headers: headers('s3cret') })).toBe(true);
+    expect(verify({ secret: 's3cret', rawBody: '{}', headers: headers('s3cre') })).toBe(false);
+    expect(verify({ secret: 's3cret', rawBody: '{}', headers: headers('s3cret ') })).toBe(false);
+    expect(verify({ secret: 's3cret', rawBody: '{}', headers: headers() })).toBe(false);
+    expect(verify({ secret: '', rawBody: '{}', headers: headers('') })).toBe(false);
+  });
+  it('ignores messages that quote nothing and refuses non-updates', () => {
+    expect(parseUpdate(JSON.stringify({ update_id: 1, message: { message_id: 1, chat: { id: 1 }, from: { id: 1 }, text: 'hi' } }))).toEqual({ kind: 'ignored', updateId: 1 });
+    expect(() => parseUpdate('[]')).toThrow(/update_id/);
+    expect(() => parseUpdate('nope')).toThrow(/JSON/);
+  });
+});
+
+describe('telegram render', () => {
+  it('round-trips callback actions and keeps them far under 64 bytes', () => {
+    const id = 'AbCdEfGhIjKlMnOp';
+    for (const action of [{ kind: 'confirm', value: true }, { kind: 'select', index: 99 }, { kind: 'page', page: 12 }] as const) {
+      const data = encodeAction(id, action);
+      expect(Buffer.byteLength(data)).toBeLessThanOrEqual(24);
+      expect(decodeAction(data)).toEqual({ interactionId: id, action });
+    }
+    expect(decodeAction('junk')).toBeNull();
+  });
+  it('names the limit when callback_data would exceed 64 bytes', () => {
+    expect(() => encodeAction('x'.repeat(70), { kind: 'confirm', value: true })).toThrow(/64/);
+  });
+  it('cuts a long question to fit 4096 characters with its hint', () => {
+    const text = questionText({ question: '€'.repeat(4096), answer_format: 'confirm' });
+    expect([...text].length).toBeLessThanOrEqual(4096);
+    expect(text).toMatch(/…\n\nTap Yes or No/);
+  });
+  it('lays out 100 choices in pages of 8 with navigation', () => {
+    const kb = selectKeyboard({ id: 'AbCdEfGhIjKlMnOp', choices: Array.from({ length: 100 }, (_, i) => `c${i}`) }, 12);
+    const labels = kb.inline_keyboard.flat().map((b) => b.text);
+    expect(labels).toEqual(['c96', 'c97', 'c98', 'c99', '‹ Back', '13/13']);
+  });
+});
+
+describe('telegram replies', () => {
+  it('reads yes/no, choice names and numbers', () => {
+    expect(answerFromText({ answer_format: 'confirm', choices: null }, ' Yes! ')).toBe(true);
+    expect(answerFromText({ answer_format: 'confirm', choices: null }, 'no')).toBe(false);
+    expect(answerFromText({ answer_format: 'confirm', choices: null }, 'maybe')).toBe('maybe');
+    expect(answerFromText({ answer_format: 'select', choices: ['Red', 'Green'] }, 'green')).toBe('Green');
+    expect(answerFromText({ answer_format: 'select', choices: ['Red', 'Green'] }, '1')).toBe('Red');
+  });
+});
+
+describe('telegram pacing', () => {
+  it('lets a burst through, then spaces calls at the rate', () => {
+    let now = 0;
+    const bucket = new TokenBucket(1, 3, () => now);
+    expect([bucket.reserve(), bucket.reserve(), bucket.reserve()]).toEqual([0, 0, 0]);
+    expect(bucket.reserve()).toBe(1000);
+    expect(bucket.reserve()).toBe(2000);
+    now = 10_000;
+    expect(bucket.idle).toBe(true);
+  });
+});

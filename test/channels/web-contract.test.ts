@@ -1,0 +1,50 @@
+import { runChannelContract, type Delivered } from './contract-suite.js';
+import { freshRecipient, startWebWorld } from './web-harness.js';
+
+runChannelContract('web', async () => {
+  const w = await startWebWorld();
+  const recipients = new Map<string, string>();
+  const views = new Map<string, Record<string, unknown>>();
+  const load = async (id: string): Promise<Record<string, unknown>> => {
+    const view = (await w.chatAs(recipients.get(id) as string).get(`/chat/api/questions/${id}`)).json;
+    views.set(id, view);
+    return view;
+  };
+  return {
+    channel: 'web',
+    gateway: w.gw.gateway,
+    http: w.http,
+    // The chat shows the question whole; the contract's own 4096 is the bound.
+    maxTextLength: 4096 + 200,
+    async ask(body) {
+      const recipient = freshRecipient();
+      const res = await w.http.post('/api/interactions', { channel: 'web', recipient, ...body });
+      const id = res.json['id'] as string;
+      recipients.set(id, recipient);
+      await load(id);
+      const view = (): Record<string, unknown> => views.get(id) as Record<string, unknown>;
+      return {
+        id,
+        text: () => [view()['question'], view()['outcome']].filter((x) => typeof x === 'string').join('\n\n'),
+        controls: () => (view()['status'] === 'pending' ? 1 : 0),
+      } satisfies Delivered;
+    },
+    failingAsk: () => ({}), // no recipient: nobody could ever see it
+    async reply(q, text) {
+      return (await w.chatAs(recipients.get(q.id) as string).post(`/chat/api/questions/${q.id}/reply`, { text })).status;
+    },
+    async replyUnsigned(q, text) {
+      const recipient = recipients.get(q.id) as string;
+      const forged = `${Buffer.from(recipient).toString('base64url')}.${'A'.repeat(43)}`;
+      return (await w.chatAs(recipient, forged).post(`/chat/api/questions/${q.id}/reply`, { text })).status;
+    },
+    async outcomeShown(q) {
+      const deadline = Date.now() + 5000;
+      while ((await load(q.id))['outcome'] === null) {
+        if (Date.now() > deadline) throw new Error(`question ${q.id} never showed an outcome`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    close: () => w.close(),
+  };
+});

@@ -1,0 +1,242 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A loopback Slack Web API that the real WebClient talks to (`SLACK_API_URL`). It records every call, keeps the
+ * messages and views it "made", answers in Slack's shapes (`{ok: true, ...}` / `{ok: false, error}` with HTTP 200,
+ * and 429 + Retry-After for rate limits), and enforces what askgate must respect: a trigger_id is good for 3 s and
+ * once (expired_trigger_id, exchanged_trigger_id), views.update checks the view hash (hash_conflict), and block,
+ * title, label and metadata limits are refused as Slack refuses them (invalid_blocks, invalid_arguments).
+ */
+
+export interface SlackCall {
+  method: string;
+  args: Record<string, unknown>;
+  at: number;
+}
+
+export interface FakeSlackMessage {
+  channel: string;
+  ts: string;
+  text: string;
+  blocks: Array<Record<string, unknown>>;
+  thread_ts: string | null;
+  /** Every text the message had, oldest first (updates append). */
+  history: string[];
+}
+
+export interface FakeView {
+  id: string;
+  hash: string;
+  view: Record<string, unknown>;
+  /** Every view this modal showed, oldest first. */
+  history: Array<Record<string, unknown>>;
+}
+
+export interface FakeSlack {
+  /** The API URL to give the WebClient, ending in `/`. */
+  readonly apiUrl: string;
+  readonly calls: SlackCall[];
+  callsTo(method: string): SlackCall[];
+  message(channel: string, ts: string): FakeSlackMessage | undefined;
+  messagesIn(channel: string): FakeSlackMessage[];
+  view(id: string): FakeView | undefined;
+  /** The modal views.open made with `triggerId`. */
+  viewOpenedBy(triggerId: string): FakeView | undefined;
+  /** A trigger_id as Slack puts in an interaction payload; `ageMs` backdates it (3000+ is expired). */
+  mintTrigger(ageMs?: number): string;
+  tooManyRequests(method: string, retryAfter: number, times?: number): void;
+  /** The next `times` calls of `method` answer `{ok: false, error}`. */
+  failNext(method: string, error: string, times?: number): void;
+  /** A channel that does not exist (chat.postMessage: channel_not_found). */
+  forgetChannel(channel: string): void;
+  close(): Promise<void>;
+}
+
+export const BOT = { user_id: 'UASKGATEBOT', bot_id: 'BASKGATE', team_id: 'TASKGATE', user: 'askgate' };
+const TRIGGER_TTL_MS = 3000;
+
+class Refusal extends Error {
+  constructor(readonly error: string) {
+    super(error);
+  }
+}
+
+type Json = Record<string, unknown>;
+const text = (v: unknown): string => (typeof v === 'object' && v !== null && typeof (v as Json)['text'] === 'string' ? ((v as Json)['text'] as string) : '');
+const len = (s: string): number => [...s].length;
+
+/** The Block Kit limits Slack checks (a subset: the ones askgate's renderer has to respect). */
+function checkBlocks(blocks: unknown, max: number, where: 'message' | 'view'): Json[] {
+  if (!Array.isArray(blocks)) return [];
+  if (blocks.length > max) throw new Refusal(where === 'message' ? 'invalid_blocks' : 'invalid_arguments');
+  for (const block of blocks as Json[]) {
+    if (block['type'] === 'section' && len(text(block['text'])) > 3000) throw new Refusal('invalid_blocks');
+    if (block['type'] === 'input' && len(text(block['label'])) > 2000) throw new Refusal('invalid_blocks');
+    const elements = block['type'] === 'actions' ? (block['elements'] as Json[]) : block['type'] === 'input' ? [block['element'] as Json] : [];
+    if (block['type'] === 'actions' && elements.length > 25) throw new Refusal('invalid_blocks');
+    for (const el of elements) {
+      if (el['type'] === 'button' && (len(text(el['text'])) > 75 || String(el['value'] ?? '').length > 2000)) throw new Refusal('invalid_blocks');
+      const options = el['options'];
+      if (Array.isArray(options)) {
+        const cap = el['type'] === 'radio_buttons' || el['type'] === 'checkboxes' ? 10 : 100;
+        if (options.length > cap) throw new Refusal('invalid_blocks');
+        for (const o of options as Json[]) if (len(text(o['text'])) > 75 || String(o['value']).length > 150) throw new Refusal('invalid_blocks');
+      }
+    }
+  }
+  return blocks as Json[];
+}
+
+function checkView(view: unknown): Json {
+  if (typeof view !== 'object' || view === null) throw new Refusal('invalid_arguments');
+  const v = view as Json;
+  if (len(text(v['title'])) > 24 || len(text(v['submit'])) > 24 || len(text(v['close'])) > 24) throw new Refusal('invalid_arguments');
+  if (typeof v['private_metadata'] === 'string' && len(v['private_metadata']) > 3000) throw new Refusal('invalid_arguments');
+  checkBlocks(v['blocks'], 100, 'view');
+  return v;
+}
+
+/** The WebClient posts form-encoded arguments with objects (blocks, view) as JSON strings. */
+function parseArgs(raw: string, contentType: string): Json {
+  if (contentType.includes('application/json')) return raw === '' ? {} : (JSON.parse(raw) as Json);
+  const args: Json = {};
+  for (const [k, v] of new URLSearchParams(raw)) {
+    args[k] = /^[[{]/.test(v) ? (JSON.parse(v) as unknown) : v;
+  }
+  return args;
+}
+
+export async function startFakeSlack(): Promise<FakeSlack> {
+  const calls: SlackCall[] = [];
+  const messages = new Map<string, FakeSlackMessage>();
+  const views = new Map<string, FakeView>();
+  const triggers = new Map<string, { issuedAt: number; used: boolean; viewId?: string }>();
+  const failures = new Map<string, Array<{ status: 429; retryAfter: number } | { error: string }>>();
+  const unknownChannels = new Set<string>();
+  let seq = 0;
+  const nextTs = (): string => `${1_700_000_000 + seq}.${String(++seq).padStart(6, '0')}`;
+
+  const find = (args: Json): FakeSlackMessage => {
+    const m = messages.get(`${String(args['channel'])}:${String(args['ts'])}`);
+    if (m === undefined) throw new Refusal('message_not_found');
+    return m;
+  };
+
+  const openView = (view: Json): Json => {
+    const id = `V${String(++seq).padStart(8, '0')}`;
+    const hash = `${Date.now()}.h${seq}`;
+    views.set(id, { id, hash, view, history: [view] });
+    return { ok: true, view: { ...view, id, hash, state: { values: {} } } };
+  };
+
+  const handlers: Record<string, (args: Json) => Json> = {
+    'auth.test': () => ({ ok: true, url: 'https://askgate-test.slack.com/', team: 'askgate test', ...BOT }),
+    'chat.postMessage'(args) {
+      let channel = String(args['channel'] ?? '');
+      if (channel === '' || unknownChannels.has(channel)) throw new Refusal('channel_not_found');
+      // A user id opens (or reuses) the app's DM with that user.
+      if (channel.startsWith('U')) channel = `D${channel.slice(1)}`;
+      const blocks = checkBlocks(args['blocks'], 50, 'message');
+      if (typeof args['text'] !== 'string' && blocks.length === 0) throw new Refusal('no_text');
+      const ts = nextTs();
+      const body = String(args['text'] ?? '');
+      const m: FakeSlackMessage = { channel, ts, text: body, blocks, thread_ts: typeof args['thread_ts'] === 'string' ? args['thread_ts'] : null, history: [body] };
+      messages.set(`${channel}:${ts}`, m);
+      return { ok: true, channel, ts, message: { type: 'message', text: body, ts, bot_id: BOT.bot_id, blocks } };
+    },
+    'chat.update'(args) {
+      const m = find(args);
+      m.blocks = checkBlocks(args['blocks'], 50, 'message');
+      m.text = String(args['text'] ?? '');
+      m.history.push(m.text);
+      return { ok: true, channel: m.channel, ts: m.ts, text: m.text };
+    },
+    'chat.postEphemeral'(args) {
+      if (typeof args['user'] !== 'string') throw new Refusal('user_not_in_channel');
+      return { ok: true, message_ts: nextTs() };
+    },
+    'views.open'(args) {
+      const trigger = triggers.get(String(args['trigger_id']));
+      if (trigger === undefined) throw new Refusal('invalid_trigger_id');
+      if (Date.now() - trigger.issuedAt > TRIGGER_TTL_MS) throw new Refusal('expired_trigger_id');
+      if (trigger.used) throw new Refusal('exchanged_trigger_id');
+      trigger.used = true;
+      const opened = openView(checkView(args['view']));
+      trigger.viewId = (opened['view'] as Json)['id'] as string;
+      return opened;
+    },
+    'views.update'(args) {
+      const current = views.get(String(args['view_id']));
+      if (current === undefined) throw new Refusal('not_found');
+      if (typeof args['hash'] === 'string' && args['hash'] !== current.hash) throw new Refusal('hash_conflict');
+      current.view = checkView(args['view']);
+      current.hash = `${Date.now()}.h${++seq}`;
+      current.history.push(current.view);
+      return { ok: true, view: { ...current.view, id: current.id, hash: current.hash, state: { values: {} } } };
+    },
+  };
+
+  const reply = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const m = /^\/api\/([\w.]+)$/.exec(req.url ?? '');
+    if (m === null) return reply(res, 404, { ok: false, error: 'unknown_method' });
+    const method = m[1] as string;
+    if (!/^Bearer xoxb-/.test(req.headers.authorization ?? '')) return reply(res, 200, { ok: false, error: 'not_authed' });
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const args = parseArgs(Buffer.concat(chunks).toString('utf8'), req.headers['content-type'] ?? '');
+    calls.push({ method, args, at: Date.now() });
+    const failure = failures.get(method)?.shift();
+    if (failure !== undefined) {
+      if ('retryAfter' in failure) return reply(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(failure.retryAfter) });
+      return reply(res, 200, { ok: false, error: failure.error });
+    }
+    const handler = handlers[method];
+    if (handler === undefined) return reply(res, 200, { ok: false, error: 'unknown_method' });
+    try {
+      reply(res, 200, handler(args));
+    } catch (err) {
+      if (!(err instanceof Refusal)) throw err;
+      reply(res, 200, { ok: false, error: err.error });
+    }
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => reply(res, 500, { ok: false, error: String(err) }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const queue = (method: string, item: { status: 429; retryAfter: number } | { error: string }, times: number): void => {
+    const list = failures.get(method) ?? [];
+    for (let i = 0; i < times; i++) list.push(item);
+    failures.set(method, list);
+  };
+
+  return {
+    apiUrl: `http://127.0.0.1:${port}/api/`,
+    calls,
+    callsTo: (method) => calls.filter((c) => c.method === method),
+    message: (channel, ts) => messages.get(`${channel}:${ts}`),
+    messagesIn: (channel) => [...messages.values()].filter((x) => x.channel === channel),
+    view: (id) => views.get(id),
+    viewOpenedBy: (triggerId) => views.get(triggers.get(triggerId)?.viewId ?? ''),
+    mintTrigger(ageMs = 0) {
+      const id = `${++seq}.${Date.now()}.trigger${Math.random().toString(16).slice(2, 10)}`;
+      triggers.set(id, { issuedAt: Date.now() - ageMs, used: false });
+      return id;
+    },
+    tooManyRequests: (method, retryAfter, times = 1) => queue(method, { status: 429, retryAfter }, times),
+    failNext: (method, error, times = 1) => queue(method, { error }, times),
+    forgetChannel: (channel) => unknownChannels.add(channel),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,206 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A loopback Telegram Bot API that the real grammY client talks to (`TELEGRAM_API_ROOT`). It records every call,
+ * keeps the messages it "sent", answers with Telegram's shapes (`{ok: true, result}` / `{ok: false, error_code,
+ * description, parameters?}`), and enforces the limits askgate must respect: callback_data ≤ 64 bytes, texts ≤ 4096
+ * characters, web_app buttons in private chats only. Failures can be injected per method: a 429 with retry_after,
+ * a 5xx, or any Telegram refusal.
+ */
+
+export interface FakeCall {
+  method: string;
+  payload: Record<string, unknown>;
+  at: number;
+}
+
+export interface FakeMessage {
+  chat_id: string;
+  message_id: number;
+  text: string;
+  reply_markup: Record<string, unknown> | null;
+  /** Every text the message had, oldest first (edits append). */
+  history: string[];
+}
+
+export interface InjectedFailure {
+  status: number;
+  error_code: number;
+  description: string;
+  retry_after?: number;
+}
+
+export interface FakeTelegram {
+  /** The API root to give grammY, e.g. `http://127.0.0.1:4321`. */
+  readonly apiRoot: string;
+  readonly calls: FakeCall[];
+  callsTo(method: string): FakeCall[];
+  message(chatId: string, messageId: number | string): FakeMessage | undefined;
+  messagesIn(chatId: string): FakeMessage[];
+  /** The next `times` calls of `method` fail with `failure`. */
+  failNext(method: string, failure: InjectedFailure, times?: number): void;
+  tooManyRequests(method: string, retryAfter: number, times?: number): void;
+  /** A chat that does not exist (sendMessage: "chat not found"). */
+  forgetChat(chatId: string): void;
+  close(): Promise<void>;
+}
+
+export const BOT_USER = { id: 777000111, is_bot: true, first_name: 'askgate', username: 'askgate_test_bot' };
+
+const isPrivate = (chatId: string): boolean => /^\d+$/.test(chatId);
+
+class ApiRefusal extends Error {
+  constructor(readonly code: number, readonly description: string) {
+    super(description);
+  }
+}
+
+function checkMarkup(markup: unknown, chatId: string): void {
+  if (markup === undefined || markup === null) return;
+  const keyboard = (markup as { inline_keyboard?: unknown }).inline_keyboard;
+  if (!Array.isArray(keyboard)) return;
+  let count = 0;
+  for (const row of keyboard as unknown[][]) {
+    for (const button of row as Record<string, unknown>[]) {
+      count++;
+      const data = button['callback_data'];
+      if (typeof data === 'string' && (Buffer.byteLength(data) > 64 || data.length === 0)) throw new ApiRefusal(400, 'Bad Request: BUTTON_DATA_INVALID');
+      if (button['web_app'] !== undefined && !isPrivate(chatId)) throw new ApiRefusal(400, 'Bad Request: BUTTON_TYPE_INVALID');
+      if (typeof button['text'] !== 'string' || button['text'] === '') throw new ApiRefusal(400, 'Bad Request: text buttons are unallowed in the inline keyboard');
+    }
+  }
+  if (count > 100) throw new ApiRefusal(400, 'Bad Request: REPLY_MARKUP_TOO_LONG');
+}
+
+function checkText(text: unknown): string {
+  if (typeof text !== 'string' || text.trim() === '') throw new ApiRefusal(400, 'Bad Request: message text is empty');
+  if ([...text].length > 4096) throw new ApiRefusal(400, 'Bad Request: message is too long');
+  return text;
+}
+
+export async function startFakeTelegram(): Promise<FakeTelegram> {
+  const calls: FakeCall[] = [];
+  const messages = new Map<string, FakeMessage>();
+  const nextId = new Map<string, number>();
+  const failures = new Map<string, InjectedFailure[]>();
+  const unknownChats = new Set<string>();
+
+  const messageObject = (m: FakeMessage): Record<string, unknown> => ({
+    message_id: m.message_id,
+    date: Math.floor(Date.now() / 1000),
+    chat: isPrivate(m.chat_id) ? { id: Number(m.chat_id), type: 'private', first_name: 'Person' } : { id: Number(m.chat_id), type: 'supergroup', title: 'Team' },
+    from: BOT_USER,
+    text: m.text,
+    ...(m.reply_markup !== null && 'inline_keyboard' in m.reply_markup ? { reply_markup: m.reply_markup } : {}),
+  });
+
+  const find = (payload: Record<string, unknown>): FakeMessage => {
+    const m = messages.get(`${String(payload['chat_id'])}:${String(payload['message_id'])}`);
+    if (m === undefined) throw new ApiRefusal(400, 'Bad Request: message to edit not found');
+    return m;
+  };
+
+  const handlers: Record<string, (p: Record<string, unknown>) => unknown> = {
+    getMe: () => BOT_USER,
+    sendMessage(p) {
+      const chatId = String(p['chat_id']);
+      if (unknownChats.has(chatId)) throw new ApiRefusal(400, 'Bad Request: chat not found');
+      const text = checkText(p['text']);
+      checkMarkup(p['reply_markup'], chatId);
+      const id = (nextId.get(chatId) ?? 100) + 1;
+      nextId.set(chatId, id);
+      const m: FakeMessage = { chat_id: chatId, message_id: id, text, reply_markup: (p['reply_markup'] as Record<string, unknown>) ?? null, history: [text] };
+      messages.set(`${chatId}:${id}`, m);
+      return messageObject(m);
+    },
+    editMessageText(p) {
+      const m = find(p);
+      const text = checkText(p['text']);
+      checkMarkup(p['reply_markup'], m.chat_id);
+      const markup = (p['reply_markup'] as Record<string, unknown>) ?? null;
+      if (text === m.text && JSON.stringify(markup) === JSON.stringify(m.reply_markup)) {
+        throw new ApiRefusal(400, 'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message');
+      }
+      // Like Telegram: an edit without reply_markup removes the inline keyboard.
+      m.text = text;
+      m.reply_markup = markup;
+      m.history.push(text);
+      return messageObject(m);
+    },
+    editMessageReplyMarkup(p) {
+      const m = find(p);
+      checkMarkup(p['reply_markup'], m.chat_id);
+      m.reply_markup = (p['reply_markup'] as Record<string, unknown>) ?? null;
+      return messageObject(m);
+    },
+    answerCallbackQuery(p) {
+      if (typeof p['callback_query_id'] !== 'string') throw new ApiRefusal(400, 'Bad Request: query is too old and response timeout expired or query ID is invalid');
+      if (typeof p['text'] === 'string' && [...p['text']].length > 200) throw new ApiRefusal(400, 'Bad Request: MESSAGE_TOO_LONG');
+      return true;
+    },
+    setWebhook: () => true,
+  };
+
+  const reply = (res: ServerResponse, status: number, body: unknown): void => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const m = /^\/bot[^/]+\/(\w+)$/.exec(req.url ?? '');
+    if (m === null) return reply(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
+    const method = m[1] as string;
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks).toString('utf8');
+    const payload = raw === '' ? {} : (JSON.parse(raw) as Record<string, unknown>);
+    calls.push({ method, payload, at: Date.now() });
+    const queued = failures.get(method);
+    const failure = queued?.shift();
+    if (failure !== undefined) {
+      return reply(res, failure.status, {
+        ok: false,
+        error_code: failure.error_code,
+        description: failure.description,
+        ...(failure.retry_after === undefined ? {} : { parameters: { retry_after: failure.retry_after } }),
+      });
+    }
+    const handler = handlers[method];
+    if (handler === undefined) return reply(res, 404, { ok: false, error_code: 404, description: 'Not Found: method not found' });
+    try {
+      reply(res, 200, { ok: true, result: handler(payload) });
+    } catch (err) {
+      if (!(err instanceof ApiRefusal)) throw err;
+      reply(res, err.code, { ok: false, error_code: err.code, description: err.description });
+    }
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => reply(res, 500, { ok: false, error_code: 500, description: String(err) }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    apiRoot: `http://127.0.0.1:${port}`,
+    calls,
+    callsTo: (method) => calls.filter((c) => c.method === method),
+    message: (chatId, messageId) => messages.get(`${chatId}:${messageId}`),
+    messagesIn: (chatId) => [...messages.values()].filter((x) => x.chat_id === chatId),
+    failNext(method, failure, times = 1) {
+      const list = failures.get(method) ?? [];
+      for (let i = 0; i < times; i++) list.push(failure);
+      failures.set(method, list);
+    },
+    tooManyRequests(method, retryAfter, times = 1) {
+      this.failNext(method, { status: 429, error_code: 429, description: `Too Many Requests: retry after ${retryAfter}`, retry_after: retryAfter }, times);
+    },
+    forgetChat: (chatId) => unknownChats.add(chatId),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,120 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { Webhook } from 'standardwebhooks';
+
+/** A resume-webhook receiver that verifies every delivery with the `standardwebhooks` package, as a user would. */
+export interface Receiver {
+  url: string;
+  /** Verified deliveries, in arrival order. */
+  deliveries: Array<{ id: string; body: Record<string, unknown> }>;
+  /** Requests refused by the test on purpose (`/fail-first/...` answers 500 to the first delivery of each id). */
+  refused: string[];
+  /** Deliveries whose signature did not verify (must stay empty). */
+  unverified: number;
+  close(): Promise<void>;
+}
+
+export function webhookSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64')}`;
+}
+
+export async function startReceiver(secret: string): Promise<Receiver> {
+  const wh = new Webhook(secret);
+  const receiver: Omit<Receiver, 'url' | 'close'> = { deliveries: [], refused: [], unverified: 0 };
+  const server: Server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString()));
+    req.on('end', () => {
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+      try {
+        wh.verify(raw, headers);
+      } catch {
+        receiver.unverified += 1;
+        res.writeHead(401).end();
+        return;
+      }
+      const id = headers['webhook-id'] as string;
+      if (req.url?.startsWith('/fail-first') && !receiver.refused.includes(id)) {
+        receiver.refused.push(id);
+        res.writeHead(500).end();
+        return;
+      }
+      receiver.deliveries.push({ id, body: JSON.parse(raw) as Record<string, unknown> });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: 'done' }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return Object.assign(receiver, {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  }) as Receiver;
+}
+
+/** Where the fixture continuation worker reports `started` / `completed`. */
+export interface Recorder {
+  url: string;
+  events: Array<{ event: string; pid: number; continuation: Record<string, unknown> }>;
+  close(): Promise<void>;
+}
+
+export async function startRecorder(): Promise<Recorder> {
+  const events: Recorder['events'] = [];
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString()));
+    req.on('end', () => {
+      events.push(JSON.parse(raw) as Recorder['events'][number]);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, events, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+const FIXTURE = fileURLToPath(new URL('../fixtures/continuation-worker.mjs', import.meta.url));
+
+/** Spawns the SDK continuation worker fixture as its own process and waits until it is consuming. */
+export async function spawnContinuationWorker(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [FIXTURE], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`continuation worker did not start:\n${out}`)), 15_000);
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('continuation worker ready')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+    child.once('exit', (code) => reject(new Error(`continuation worker exited with ${code}:\n${out}`)));
+  });
+  return child;
+}
+
+export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });
+}
+
+/** Polls `check` until it holds; the bound only turns a hang into a readable failure. */
+export async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** An RFC 3339 moment `ms` from now. */
+export function inMs(ms: number): string {
+  return new Date(Date.now() + ms).toISOString();
+}

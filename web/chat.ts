@@ -1,0 +1,125 @@
+/**
+ * The web chat: the questions asked of this recipient on channel `web`, as a conversation. Each question is the
+ * inbox's card (buttons, a text box, or the schema-driven form with the callback page's shape checks and words);
+ * once it ends, its controls give way to the outcome line, wherever it was answered.
+ *
+ * The link token arrives in the fragment (`/chat#token=…`, never sent to a server), is kept in this tab only, and
+ * authorises the chat's own API (`/chat/api/*`). New questions and outcomes are picked up by polling every second.
+ */
+import type { InteractionRecord } from '../src/core/types.js';
+import { Api } from './api.js';
+import { renderCard, type AnswerOutcome } from './card.js';
+
+type ChatItem = InteractionRecord & { outcome: string | null };
+
+const TOKEN_KEY = 'askgate.chat.token';
+const POLL_MS = 1_000;
+
+function byId<T extends HTMLElement>(id: string): T {
+  const node = document.getElementById(id);
+  if (node === null) throw new Error(`chat: the page has no #${id}`);
+  return node as T;
+}
+
+function takeToken(): string | null {
+  const params = new URLSearchParams(location.hash.replace(/^#/, ''));
+  const fromHash = params.get('token');
+  if (fromHash !== null && fromHash !== '') {
+    sessionStorage.setItem(TOKEN_KEY, fromHash);
+    history.replaceState(null, '', location.pathname + location.search);
+    return fromHash;
+  }
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+class Chat {
+  private readonly thread = byId<HTMLOListElement>('thread');
+  private readonly notice = byId<HTMLElement>('notice');
+  private readonly empty = byId<HTMLElement>('empty');
+  private readonly live = byId<HTMLElement>('live');
+  /** Questions on screen; `true` once their outcome is shown (no more polling for them). */
+  private readonly shown = new Map<string, { card: HTMLLIElement; ended: boolean }>();
+  private readonly api: Api;
+  private timer: number | undefined;
+
+  constructor(token: string) {
+    this.api = new Api(token, () => this.fail('This chat link is not valid. Open the link you were given again.'));
+  }
+
+  async start(): Promise<void> {
+    const me = await this.api.request<{ recipient: string }>('GET', '/chat/api/me');
+    if (!me.ok) return;
+    byId('who').textContent = `as ${me.body.recipient}`;
+    await this.poll();
+  }
+
+  private fail(message: string): void {
+    window.clearTimeout(this.timer);
+    this.notice.textContent = message;
+    this.notice.hidden = false;
+    this.live.textContent = 'Signed out';
+  }
+
+  private async poll(): Promise<void> {
+    const page = await this.api.request<{ items: ChatItem[] }>('GET', '/chat/api/questions');
+    if (page.ok) {
+      this.live.textContent = 'Live';
+      this.live.classList.add('up');
+      const pending = new Set(page.body.items.map((i) => i.id));
+      for (const item of page.body.items) if (!this.shown.has(item.id)) this.add(item);
+      // A question that left the pending list ended somewhere (here, another surface, expiry): show how.
+      for (const [id, entry] of this.shown) if (!entry.ended && !pending.has(id)) await this.refresh(id);
+      this.empty.hidden = this.shown.size > 0;
+    } else if (page.status === 401) {
+      return;
+    } else {
+      this.live.textContent = 'Reconnecting…';
+      this.live.classList.remove('up');
+    }
+    this.timer = window.setTimeout(() => void this.poll(), POLL_MS);
+  }
+
+  private add(item: ChatItem): void {
+    const card = renderCard(item, {
+      answer: (id, value) => this.answer(id, value),
+      done: (id) => void this.refresh(id),
+    });
+    card.classList.add('chat-question');
+    this.shown.set(item.id, { card, ended: false });
+    this.thread.append(card);
+    card.scrollIntoView({ block: 'nearest' });
+  }
+
+  private async refresh(id: string): Promise<void> {
+    const entry = this.shown.get(id);
+    if (entry === undefined || entry.ended) return;
+    const res = await this.api.request<ChatItem>('GET', `/chat/api/questions/${encodeURIComponent(id)}`);
+    if (!res.ok || res.body.outcome === null) return;
+    entry.ended = true;
+    // The controls go; the outcome line takes their place, as the question message is edited on other channels.
+    for (const node of entry.card.querySelectorAll('.controls, .control-error')) node.remove();
+    const line = document.createElement('p');
+    line.className = 'chat-outcome';
+    line.setAttribute('role', 'status');
+    line.textContent = res.body.outcome;
+    entry.card.append(line);
+    entry.card.dataset['status'] = res.body.status;
+  }
+
+  private async answer(id: string, value: unknown): Promise<AnswerOutcome> {
+    const res = await this.api.request<{ status: 'answered' | 'already_answered' }>('POST', `/chat/api/questions/${encodeURIComponent(id)}/answer`, { answer: value });
+    if (res.ok) return { kind: res.body.status };
+    if (res.status === 410 || res.status === 404) return { kind: 'gone', message: res.error.message };
+    if (res.status === 400) return res.error.field === undefined ? { kind: 'refused', message: res.error.message } : { kind: 'refused', field: res.error.field, message: res.error.message };
+    return { kind: 'error', message: res.error.message };
+  }
+}
+
+const token = takeToken();
+if (token === null) {
+  const notice = byId<HTMLElement>('notice');
+  notice.textContent = 'Open this page through the chat link you were given.';
+  notice.hidden = false;
+} else {
+  void new Chat(token).start();
+}
