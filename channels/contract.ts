@@ -34,6 +34,21 @@ export interface ThreadRef {
   replyToMessageId?: string;
 }
 
+/** A chat message that answers no question, as the channel saw it (docs/parks.md, "Routes"). */
+export interface ConversationTurn {
+  channel: string;
+  /** The conversation (chat id) the message was written in. */
+  recipient: string;
+  /** The message itself: unique in its conversation; the reply quotes it. */
+  messageId: string;
+  text: string | null;
+  /** The message it quotes, if any (never a pending question: quoting one answers it instead). */
+  replyTo: { message_id: string; text: string } | null;
+  params: Record<string, string>;
+  /** Who wrote it, as the channel names people (`telegram:@ada`). */
+  from: string;
+}
+
 /** One answer a channel offers to the core: the core's AnswerOffer, with reply_to and params always stated. */
 export interface ChannelAnswerOffer {
   interactionId: string;
@@ -70,6 +85,12 @@ export interface ChannelCore {
   updateDelivery?(channel: string, ref: string, entries: Record<string, string>): Promise<void>;
   /** True the first time `key` is seen (across processes on one store): de-duplicates platform retries. */
   firstSeen(key: string): Promise<boolean>;
+  /**
+   * A message that answers no pending question, offered as a conversation turn to the route configured for its
+   * channel and chat (ASKGATE_ROUTES). Resolves true when a route took it (its target replies into the thread),
+   * false when none matches (the message answers nothing, as before). Optional: absent when no route is configured.
+   */
+  converse?(turn: ConversationTurn): Promise<boolean>;
   /** Watches every event; returns the unsubscribe function (the web chat's live updates). */
   watch(listener: (record: InteractionRecord) => void): () => void;
 }

@@ -1,4 +1,4 @@
-import { DELIVERY_REF, type ChannelCore, type OfferOutcome } from './contract.js';
+import { DELIVERY_REF, type ChannelCore, type ConversationTurn, type OfferOutcome } from './contract.js';
 import { AskgateError } from '../src/core/errors.js';
 import type { EventHub } from '../src/core/event-hub.js';
 import type { InteractionService } from '../src/core/interaction-service.js';
@@ -14,8 +14,15 @@ const PENDING_PAGE = 200;
  * The gateway's implementation of the port channels talk to the core through. It turns the core's thrown refusals
  * into plain outcomes, so a channel tells the person instead of failing the webhook (a platform would retry it).
  */
-export function channelCore(service: InteractionService, store: Store, hub: EventHub): ChannelCore {
+export function channelCore(
+  service: InteractionService,
+  store: Store,
+  hub: EventHub,
+  /** The routes' turn taker (src/park/conversations.ts); absent when no route is configured. */
+  converse?: (turn: ConversationTurn) => Promise<boolean>,
+): ChannelCore {
   return {
+    ...(converse === undefined ? {} : { converse }),
     async offer(offer): Promise<OfferOutcome> {
       try {
         return { kind: await service.offerAnswer(offer) };

@@ -22,12 +22,16 @@ export function webChatSecret(config: Pick<Config, 'tokens'>): string {
  * it is an unknown channel (CONTRACT.md). The `web` chat needs no platform and is always on.
  */
 export function channelsFromConfig(
-  config: Pick<Config, 'telegram' | 'slack' | 'whatsapp' | 'twilio' | 'tokens' | 'publicBaseUrl'>,
+  config: Pick<Config, 'telegram' | 'slack' | 'whatsapp' | 'twilio' | 'tokens' | 'publicBaseUrl' | 'redisUrl' | 'redisPrefix'>,
   logger: Logger,
   doors: { requireWrite?: RequestHandler } = {},
 ): ChannelPlugin[] {
   const plugins: ChannelPlugin[] = [];
-  if (config.telegram !== null) plugins.push(new TelegramChannel({ ...config.telegram, logger }));
+  if (config.telegram !== null) {
+    // On Redis every process sending as the bot shares one budget; alone (in-memory store) it paces itself.
+    const sharedPacing = config.redisUrl !== "x" ? null : { redisUrl: config.redisUrl, prefix: config.redisPrefix };
+    plugins.push(new TelegramChannel({ ...config.telegram, sharedPacing, logger }));
+  }
   if (config.slack !== null) plugins.push(new SlackChannel({ ...config.slack, logger }));
   if (config.whatsapp !== null) plugins.push(new WhatsAppChannel({ ...config.whatsapp, logger }));
   if (config.twilio !== null) plugins.push(new TwilioChannel({ ...config.twilio, publicBaseUrl: config.publicBaseUrl, logger }));

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Identity, Scope } from './core/types.js';
+import { RouteConfigError, parseRoutes, type Route } from './park/routes.js';
 
 /**
  * The one place that reads the environment. Every variable of the contract becomes a typed, validated field;
@@ -55,6 +56,8 @@ export interface Config {
   resumeLockMs: number;
   /** First retry delay of a failed continuation (ms), doubled per attempt with jitter. `ASKGATE_RESUME_BACKOFF_MS`, default 1000. */
   resumeBackoffMs: number;
+  /** `ASKGATE_ROUTES`: which target a chat message that answers no question reaches (docs/parks.md, "Routes"). */
+  routes: Route[];
   /**
    * A copy of the environment the config was read from. Webhook verifiers read the secret a question's binding
    * names (`secret_env`) from it at verify time, so a binding can name any deployment variable without a config
@@ -166,6 +169,21 @@ function templateName(raw: string | null): string | null {
   return raw;
 }
 
+/** A route's turn and late reply travel as BullMQ jobs, and its run parks: both need Redis. */
+function routesOf(raw: string | null, tokens: Map<string, Identity>, redisUrl: string | null): Route[] {
+  if (raw === null) return [];
+  let routes: Route[];
+  try {
+    routes = parseRoutes(raw, tokens);
+  } catch (err) {
+    if (!(err instanceof RouteConfigError)) throw err;
+    // parseRoutes names the variable (and the route) itself; strip the name so ConfigError does not repeat it.
+    throw new ConfigError('ASKGATE_ROUTES', err.message.replace(/^ASKGATE_ROUTES:? ?/, ''));
+  }
+  if (routes.length > 0 && redisUrl === null) throw new ConfigError('ASKGATE_ROUTES', 'needs REDIS_URL: a turn and its late reply are queued jobs, and its run parks there.');
+  return routes;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   // PORT=0 asks the OS for a free port (tests use it); the bound port is printed at start.
   const port = env['PORT'] === '0' ? 0 : positiveInt(env, 'PORT', 8080);
@@ -180,10 +198,11 @@ export function loadConfig(env: Env = process.env): Config {
     tokens = parseTokens(tokensRaw);
   }
   const prefix = optional(env, 'ASKGATE_REDIS_PREFIX') ?? '{askgate}:';
+  const redisUrl = parseRedisUrl(optional(env, 'REDIS_URL'));
   return {
     port,
     host: optional(env, 'HOST') ?? '127.0.0.1',
-    redisUrl: parseRedisUrl(optional(env, 'REDIS_URL')),
+    redisUrl,
     redisPrefix: prefix,
     tokens,
     devToken,
@@ -224,6 +243,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
     resumeLockMs: positiveInt(env, 'ASKGATE_RESUME_LOCK_MS', 30_000),
     resumeBackoffMs: positiveInt(env, 'ASKGATE_RESUME_BACKOFF_MS', 1_000),
+    routes: routesOf(optional(env, 'ASKGATE_ROUTES'), tokens, redisUrl),
     env: Object.freeze({ ...env }),
   };
 }

@@ -1,5 +1,7 @@
 import express, { Router, type Request } from 'express';
 import twilio from 'twilio';
+import type RequestClient from 'twilio/lib/base/RequestClient.js';
+import type * as TwilioHttp from 'twilio/lib/http/response.js';
 import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type OfferOutcome, type ThreadRef } from '../contract.js';
 import { clip, outcomeLine } from '../outcome.js';
 import { answerFromText, replyHint } from '../replies.js';
@@ -40,7 +42,7 @@ class BaseUrlRequestClient extends twilio.RequestClient {
     super();
   }
 
-  override request<TData>(opts: twilio.RequestClient.RequestOptions<TData>): ReturnType<twilio.RequestClient['request']<TData>> {
+  override request<TData>(opts: RequestClient.RequestOptions<TData>): Promise<TwilioHttp.default<TData>> {
     const uri = opts.uri.startsWith(TWILIO_HOST) ? `${this.base}${opts.uri.slice(TWILIO_HOST.length)}` : opts.uri;
     return super.request({ ...opts, uri });
   }

@@ -1,0 +1,99 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import twilio from 'twilio';
+
+/**
+ * A loopback Twilio REST API that the real twilio package talks to (`TWILIO_API_URL`): Messages.json with HTTP Basic
+ * auth (account SID and auth token), Twilio's error body `{code, message, more_info, status}` — 21610 for a number
+ * that replied STOP — and signed status callbacks to a message's StatusCallback.
+ */
+
+export const ACCOUNT_SID = 'AC' + '0123456789abcdef'.repeat(2);
+export const AUTH_TOKEN = 'twilio-auth-token-0123456789abcd';
+
+export interface FakeSms {
+  sid: string;
+  to: string;
+  from: string;
+  body: string;
+  statusCallback: string | null;
+}
+
+export interface FakeTwilio {
+  readonly apiUrl: string;
+  readonly sent: FakeSms[];
+  sentTo(to: string): FakeSms[];
+  /** The number replied STOP: sends to it fail with 21610 until `optIn`. */
+  optOut(number: string): void;
+  optIn(number: string): void;
+  close(): Promise<void>;
+}
+
+/** Form-encoded params signed as Twilio signs them: over the public URL the webhook is configured with. */
+export function signTwilio(publicUrl: string, params: Record<string, string>, token = AUTH_TOKEN): string {
+  return twilio.getExpectedTwilioSignature(token, publicUrl, params);
+}
+
+/** POSTs form params to `gatewayUrl + path`, signed for `publicBase + path` (null: unsigned). Resolves status and body. */
+export async function postTwilio(gatewayUrl: string, publicBase: string, path: string, params: Record<string, string>, signed: boolean | string = true): Promise<{ status: number; body: string }> {
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+  if (signed === true) headers['x-twilio-signature'] = signTwilio(`${publicBase}${path}`, params);
+  else if (typeof signed === 'string') headers['x-twilio-signature'] = signed;
+  const res = await fetch(`${gatewayUrl}${path}`, { method: 'POST', headers, body: new URLSearchParams(params).toString() });
+  return { status: res.status, body: await res.text() };
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function startFakeTwilio(): Promise<FakeTwilio> {
+  const sent: FakeSms[] = [];
+  const optedOut = new Set<string>();
+  let seq = 0;
+  const reply = (res: ServerResponse, status: number, body: unknown): void => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+  const refuse = (res: ServerResponse, status: number, code: number, message: string): void =>
+    reply(res, status, { code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status });
+
+  const server = createServer((req, res) => {
+    void (async () => {
+      const expected = `Basic ${Buffer.from(`${ACCOUNT_SID}:${AUTH_TOKEN}`).toString('base64')}`;
+      if (req.headers.authorization !== expected) return refuse(res, 401, 20003, 'Authenticate');
+      const path = new URL(req.url ?? '/', 'http://fake').pathname;
+      if (req.method !== 'POST' || path !== `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages.json`) return refuse(res, 404, 20404, 'The requested resource was not found');
+      const p = Object.fromEntries(new URLSearchParams(await readBody(req)));
+      const to = p['To'] ?? '';
+      const from = p['From'] ?? '';
+      const body = p['Body'] ?? '';
+      if (to === '') return refuse(res, 400, 21604, "A 'To' phone number is required.");
+      if (from === '') return refuse(res, 400, 21603, "A 'From' phone number is required.");
+      if (body.length > 1600) return refuse(res, 400, 21617, 'The concatenated message body exceeds the 1600 character limit.');
+      if (optedOut.has(to)) return refuse(res, 400, 21610, 'Attempt to send to unsubscribed recipient');
+      const sid = `SM${String(++seq).padStart(32, '0')}`;
+      sent.push({ sid, to, from, body, statusCallback: p['StatusCallback'] ?? null });
+      reply(res, 201, {
+        sid, account_sid: ACCOUNT_SID, to, from, body, status: 'queued', num_segments: '1', direction: 'outbound-api',
+        date_created: new Date().toUTCString(), api_version: '2010-04-01', uri: `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages/${sid}.json`,
+      });
+    })().catch((err: unknown) => refuse(res, 500, 20500, String(err)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    apiUrl: `http://127.0.0.1:${port}`,
+    sent,
+    sentTo: (to) => sent.filter((m) => m.to === to),
+    optOut: (n) => optedOut.add(n),
+    optIn: (n) => optedOut.delete(n),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
