@@ -29,7 +29,7 @@ export function channelsFromConfig(
   const plugins: ChannelPlugin[] = [];
   if (config.telegram !== null) {
     // On Redis every process sending as the bot shares one budget; alone (in-memory store) it paces itself.
-    const sharedPacing = config.redisUrl !== "x" ? null : { redisUrl: config.redisUrl, prefix: config.redisPrefix };
+    const sharedPacing = config.redisUrl === null ? null : { redisUrl: config.redisUrl, prefix: config.redisPrefix };
     plugins.push(new TelegramChannel({ ...config.telegram, sharedPacing, logger }));
   }
   if (config.slack !== null) plugins.push(new SlackChannel({ ...config.slack, logger }));

@@ -3,18 +3,19 @@ import { GLOBAL_PER_SECOND, MAX_429_RETRIES, MAX_RETRY_AFTER_SECONDS, PER_CHAT_B
 
 /**
  * Outbound pacing for the Bot API, as a grammY transformer wrapped around the client (the way grammY's own
- * throttler plugs in): a token bucket per chat (about 1 message/s, a small burst) and one for the whole bot
- * (about 30/s), then a 429 is honoured by waiting its `retry_after` and trying again.
+ * throttler plugs in). Before each call it asks a `Pacer` how long to wait (about 1 message/s per chat, about 30/s
+ * for the bot); a 429 pushes the pacer's budget back by its `retry_after` (for the chat the call went to, or for the
+ * whole bot when the call went to no chat), and the call is tried again in its new turn.
  *
- * The buckets live in this process. On several processes sharing one bot each paces itself, so the sum can exceed
- * Telegram's budget; the 429 handling is what keeps that safe. (A BullMQ queue with a shared limiter is the planned
- * follow-up for multi-process deployments; see channels/telegram/README.md.)
+ * Two pacers: `LocalPacer` (token buckets in this process, for the in-memory store, where there is one process) and
+ * `RedisPacer` (shared-pacing.ts: one budget for every process on one Redis). README.md "Limits and pacing" says why
+ * the shared one is a Lua reservation rather than a BullMQ queue.
  */
 
 export interface PacingOptions {
   /** Messages per second in one chat. Default `PER_CHAT_PER_SECOND` (1). */
   perChatPerSecond?: number;
-  /** Messages one chat may send at once before pacing starts. Default `PER_CHAT_BURST` (3). */
+  /** Messages one chat may send at once before pacing starts (in-process pacing only). Default `PER_CHAT_BURST` (3). */
   perChatBurst?: number;
   /** Calls per second over all chats. Default `GLOBAL_PER_SECOND` (30). */
   globalPerSecond?: number;
@@ -22,6 +23,15 @@ export interface PacingOptions {
   maxRetryAfterSeconds?: number;
   /** 429 retries per call. Default 3. */
   max429Retries?: number;
+}
+
+/** Where a call's turn comes from. `chatId` null: a call addressed to no chat (it counts for the bot only). */
+export interface Pacer {
+  /** Takes the call's turn; resolves with how long to wait for it (ms). */
+  reserve(chatId: string | null): Promise<number>;
+  /** Telegram said 429: nothing goes to `chatId` (null: nothing at all) for `ms`. */
+  pushBack(chatId: string | null, ms: number): Promise<void>;
+  close?(): Promise<void>;
 }
 
 /** A token bucket that hands out waits instead of refusals: callers queue in arrival order. */
@@ -49,41 +59,72 @@ export class TokenBucket {
   }
 }
 
+/** The budget of one process: a bucket per chat and one for the bot, plus the not-before times 429s set. */
+export class LocalPacer implements Pacer {
+  private readonly global: TokenBucket;
+  private readonly chats = new Map<string, TokenBucket>();
+  /** Until when (epoch ms) a chat, or the bot under the key null, waits out a 429. */
+  private readonly pushedBack = new Map<string | null, number>();
+
+  constructor(private readonly options: PacingOptions = {}, private readonly now: () => number = Date.now) {
+    const perSecond = options.globalPerSecond ?? GLOBAL_PER_SECOND;
+    this.global = new TokenBucket(perSecond, perSecond, now);
+  }
+
+  async reserve(chatId: string | null): Promise<number> {
+    const t = this.now();
+    const chatWait = chatId === null ? 0 : Math.max(this.bucketOf(chatId).reserve(), (this.pushedBack.get(chatId) ?? 0) - t);
+    return Math.max(chatWait, (this.pushedBack.get(null) ?? 0) - t, this.global.reserve());
+  }
+
+  async pushBack(chatId: string | null, ms: number): Promise<void> {
+    const until = this.now() + ms;
+    if (until > (this.pushedBack.get(chatId) ?? 0)) this.pushedBack.set(chatId, until);
+  }
+
+  private bucketOf(chatId: string): TokenBucket {
+    let bucket = this.chats.get(chatId);
+    if (bucket === undefined) {
+      // Forget idle chats now and then so a bot that talks to many people does not grow these maps forever.
+      if (this.chats.size > 10_000) {
+        for (const [id, b] of this.chats) if (b.idle) this.chats.delete(id);
+        const t = this.now();
+        for (const [id, until] of this.pushedBack) if (until <= t) this.pushedBack.delete(id);
+      }
+      bucket = new TokenBucket(this.options.perChatPerSecond ?? PER_CHAT_PER_SECOND, this.options.perChatBurst ?? PER_CHAT_BURST, this.now);
+      this.chats.set(chatId, bucket);
+    }
+    return bucket;
+  }
+}
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The methods that put a message into a chat (and so count against its per-chat budget). */
 const CHAT_METHODS = new Set(['sendMessage', 'editMessageText', 'editMessageReplyMarkup', 'sendPhoto', 'sendDocument', 'copyMessage']);
 
-export function pacingTransformer(options: PacingOptions = {}): Transformer {
-  const perChat = options.perChatPerSecond ?? PER_CHAT_PER_SECOND;
-  const burst = options.perChatBurst ?? PER_CHAT_BURST;
-  const global = new TokenBucket(options.globalPerSecond ?? GLOBAL_PER_SECOND, options.globalPerSecond ?? GLOBAL_PER_SECOND);
-  const chats = new Map<string, TokenBucket>();
+/** The chat a call counts against, or null for a call that puts nothing into a chat (answerCallbackQuery, getMe). */
+export function chatOf(method: string, payload: unknown): string | null {
+  const chatId = (payload as { chat_id?: unknown } | undefined)?.chat_id;
+  return CHAT_METHODS.has(method) && (typeof chatId === 'string' || typeof chatId === 'number') ? String(chatId) : null;
+}
+
+export function pacingTransformer(pacer: Pacer, options: PacingOptions = {}): Transformer {
   const maxRetryAfter = options.maxRetryAfterSeconds ?? MAX_RETRY_AFTER_SECONDS;
   const maxRetries = options.max429Retries ?? MAX_429_RETRIES;
-
-  const bucketOf = (chatId: string): TokenBucket => {
-    let bucket = chats.get(chatId);
-    if (bucket === undefined) {
-      // Forget idle chats now and then so a bot that talks to many people does not grow this map forever.
-      if (chats.size > 10_000) for (const [id, b] of chats) if (b.idle) chats.delete(id);
-      bucket = new TokenBucket(perChat, burst);
-      chats.set(chatId, bucket);
-    }
-    return bucket;
-  };
-
   return async (prev, method, payload, signal) => {
-    const chatId = (payload as { chat_id?: unknown } | undefined)?.chat_id;
+    const chatId = chatOf(method, payload);
     for (let attempt = 0; ; attempt++) {
-      const chatWait = CHAT_METHODS.has(method) && chatId !== undefined ? bucketOf(String(chatId)).reserve() : 0;
-      const wait = Math.max(chatWait, global.reserve());
+      const wait = await pacer.reserve(chatId);
       if (wait > 0) await sleep(wait);
       const response = await prev(method, payload, signal);
       if (response.ok || response.error_code !== 429) return response;
       const retryAfter = response.parameters?.retry_after ?? 1;
+      // Telegram's 429 does not name its scope: one on a call to a chat is read as that chat's (a chat over 1/s, a
+      // group over 20/min), one on any other call as the bot's. Pushed back before giving up, so the calls after
+      // this one (in every process, on Redis) wait it out as well.
+      await pacer.pushBack(chatId, retryAfter * 1000);
       if (attempt >= maxRetries || retryAfter > maxRetryAfter) return response;
-      await sleep(retryAfter * 1000);
     }
   };
 }

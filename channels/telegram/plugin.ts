@@ -1,11 +1,12 @@
 import express, { Router } from 'express';
 import { Bot, GrammyError, HttpError } from 'grammy';
 import { CALLBACK_ANSWER_TEXT_MAX, MESSAGE_TEXT_MAX } from './limits.js';
-import { pacingTransformer, type PacingOptions } from './pacing.js';
+import { LocalPacer, pacingTransformer, type Pacer, type PacingOptions } from './pacing.js';
+import { RedisPacer, botIdOf, type SharedPacingOptions } from './shared-pacing.js';
 import { answerFromText, replyHint } from '../replies.js';
 import { RenderLimitError, clip, decodeAction, outcomeText, renderQuestion, selectKeyboard } from './render.js';
 import { summarize } from '../outcome.js';
-import { MalformedUpdate, parseUpdate, verify, type ReplyEvent, type TapEvent, type TelegramUser } from './webhook.js';
+import { MalformedUpdate, parseUpdate, verify, type MessageEvent, type ReplyEvent, type TapEvent, type TelegramUser } from './webhook.js';
 import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type OfferOutcome, type ThreadRef } from '../contract.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 import type { Logger } from '../../src/observability/logger.js';
@@ -18,6 +19,8 @@ export interface TelegramChannelOptions {
   apiRoot: string;
   /** Outbound pacing; defaults follow Telegram's published limits (channels/telegram/limits.ts). */
   pacing?: PacingOptions;
+  /** On a Redis store: pace across every process sharing it. Absent: pace in this process only. */
+  sharedPacing?: SharedPacingOptions | null;
   logger?: Logger;
 }
 
@@ -58,11 +61,19 @@ export class TelegramChannel implements ChannelPlugin {
   readonly surface = 'telegram' as const;
   readonly capabilities = { supportsFormDelivery: true };
   readonly bot: Bot;
+  private readonly pacer: Pacer;
 
   constructor(private readonly options: TelegramChannelOptions) {
     // Only the API client is used: updates arrive on askgate's own webhook door, verified before grammY sees them.
     this.bot = new Bot(options.botToken, { client: { apiRoot: options.apiRoot } });
-    this.bot.api.config.use(pacingTransformer(options.pacing));
+    this.pacer = options.sharedPacing == null
+      ? new LocalPacer(options.pacing)
+      : new RedisPacer(options.sharedPacing, botIdOf(options.botToken), options.pacing);
+    this.bot.api.config.use(pacingTransformer(this.pacer, options.pacing));
+  }
+
+  async close(): Promise<void> {
+    await this.pacer.close?.();
   }
 
   async deliver(interaction: StoredInteraction, callbackUrl: string): Promise<Record<string, string>> {
@@ -127,6 +138,7 @@ export class TelegramChannel implements ChannelPlugin {
       }
       if (event.kind === 'tap') await this.onTap(event, core);
       else if (event.kind === 'reply') await this.onReply(event, core);
+      else if (event.kind === 'message') await this.converse(event, null, core);
       res.status(200).json({ ok: true });
     });
     return router;
@@ -160,10 +172,13 @@ export class TelegramChannel implements ChannelPlugin {
     await this.ack(event, tellOutcome(outcome, () => `Answer recorded: ${summarize({ answer_format: stored.answer_format, result: { ...RESULT_STUB, answer } })}`));
   }
 
-  /** A message quoting one of our questions answers it; a reply to anything else is not ours to read. */
+  /** A message quoting one of our questions answers it; a reply to anything else may be a conversation turn. */
   private async onReply(event: ReplyEvent, core: ChannelCore): Promise<void> {
     const stored = await core.findByDelivery(this.name, messageRef(event.chatId, event.quotedMessageId));
-    if (stored === null) return;
+    if (stored === null) {
+      await this.converse(event, { message_id: event.quotedMessageId, text: event.quotedText }, core);
+      return;
+    }
     const outcome = await core.offer({
       interactionId: stored.id,
       answer: answerFromText(stored, event.text),
@@ -178,6 +193,22 @@ export class TelegramChannel implements ChannelPlugin {
     await this.call(() =>
       this.bot.api.sendMessage(event.chatId, clip(text, MESSAGE_TEXT_MAX), { reply_parameters: { message_id: Number(event.messageId), allow_sending_without_reply: true } }),
     );
+  }
+
+  /**
+   * A message that answers no question goes to the route for its chat, if one is configured (ASKGATE_ROUTES); with
+   * none it answers nothing, as before. The route's target replies into this chat, quoting this message.
+   */
+  private async converse(event: MessageEvent | ReplyEvent, replyTo: { message_id: string; text: string } | null, core: ChannelCore): Promise<void> {
+    await core.converse?.({
+      channel: this.name,
+      recipient: event.chatId,
+      messageId: event.messageId,
+      text: event.text,
+      replyTo,
+      params: { ...event.media, ...personParams(event.chatId, event.messageId, event.from) },
+      from: whoIs(event.from),
+    });
   }
 
   private async ack(event: TapEvent, text: string | undefined): Promise<void> {

@@ -60,7 +60,18 @@ export interface ReplyEvent {
   from: TelegramUser;
 }
 
-export type InboundEvent = TapEvent | ReplyEvent | { kind: 'ignored'; updateId: number };
+/** A message that quotes nothing: it answers no question, and may start a conversation turn (ASKGATE_ROUTES). */
+export interface MessageEvent {
+  kind: 'message';
+  updateId: number;
+  chatId: string;
+  messageId: string;
+  text: string | null;
+  media: Record<string, string>;
+  from: TelegramUser;
+}
+
+export type InboundEvent = TapEvent | ReplyEvent | MessageEvent | { kind: 'ignored'; updateId: number };
 
 export class MalformedUpdate extends Error {}
 
@@ -105,10 +116,17 @@ export function parseUpdate(rawBody: Buffer | string): InboundEvent {
   }
 
   const message = obj(update['message']);
-  const quoted = obj(message?.['reply_to_message']);
-  if (message === null || quoted === null) return { kind: 'ignored', updateId };
+  if (message === null) return { kind: 'ignored', updateId };
+  const quoted = obj(message['reply_to_message']);
   const chatId = idOf(obj(message['chat'])?.['id']);
   const messageId = idOf(message['message_id']);
+  if (quoted === null) {
+    // A service message (a member joined, a title changed) has no author text or media: nothing to converse with.
+    const text = strOf(message['text']) ?? strOf(message['caption']);
+    const media = mediaParams(message);
+    if (chatId === null || messageId === null || message['from'] === undefined || (text === null && media['media_kind'] === undefined)) return { kind: 'ignored', updateId };
+    return { kind: 'message', updateId, chatId, messageId, text, media, from: userOf(message['from']) };
+  }
   const quotedMessageId = idOf(quoted['message_id']);
   if (chatId === null || messageId === null || quotedMessageId === null) throw new MalformedUpdate('message.chat.id or message_id is missing');
   return {

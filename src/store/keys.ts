@@ -20,6 +20,9 @@
  * | `events`              | channel| pub/sub: one message per transition               | n/a (not a key)                                  |
  * | `r:<run_id>`          | hash   | a parked run (src/park/run-store.ts documents its fields) | retention after its last write (PEXPIRE on every write) |
  * | `runs:ready`          | zset   | runs whose resume or kill is due, scored by when (epoch ms) | permanent; a run leaves when its continuation completes |
+ * | `tg:<bot>:slots`      | zset   | Telegram send slots reserved by every process of one bot | PEXPIRE a minute past its last slot |
+ * | `tg:<bot>:pause`      | string | epoch ms before which the bot sends nothing (a bot-wide 429) | PX retry_after                   |
+ * | `tg:<bot>:c:<chat>`   | string | epoch ms of a chat's next free send time (pacing or a 429)   | PX until that time               |
  * | `<queue>:...`         | BullMQ | the resume / handler / reply queues, under `queuePrefix` | BullMQ's own                              |
  */
 export class Keys {
@@ -101,6 +104,21 @@ export class Keys {
   /** Runs whose continuation (resume or kill) is due and not yet completed: the sweep re-enqueues stragglers. */
   get readyRuns(): string {
     return `${this.prefix}runs:ready`;
+  }
+
+  /** Telegram pacing (`<bot>` is the bot's numeric id, the public part of its token): the reserved send slots. */
+  telegramSlots(botId: string): string {
+    return `${this.prefix}tg:${botId}:slots`;
+  }
+
+  /** Telegram pacing: until when the whole bot waits out a 429. */
+  telegramPause(botId: string): string {
+    return `${this.prefix}tg:${botId}:pause`;
+  }
+
+  /** Telegram pacing: one chat's next free send time. */
+  telegramChat(botId: string, chatId: string): string {
+    return `${this.prefix}tg:${botId}:c:${chatId}`;
   }
 
   /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TokenBucket } from '../../channels/telegram/pacing.js';
+import { LocalPacer, TokenBucket, chatOf } from '../../channels/telegram/pacing.js';
+import { botIdOf } from '../../channels/telegram/shared-pacing.js';
 import { decodeAction, encodeAction, questionText, selectKeyboard } from '../../channels/telegram/render.js';
 import { answerFromText } from '../../channels/replies.js';
 import { parseUpdate, verify } from '../../channels/telegram/webhook.js';
@@ -13,8 +14,11 @@ describe('telegram webhook verify', () => {
     expect(verify({ secret: 's3cret', rawBody: '{}', headers: headers() })).toBe(false);
     expect(verify({ secret: '', rawBody: '{}', headers: headers('') })).toBe(false);
   });
-  it('ignores messages that quote nothing and refuses non-updates', () => {
-    expect(parseUpdate(JSON.stringify({ update_id: 1, message: { message_id: 1, chat: { id: 1 }, from: { id: 1 }, text: 'hi' } }))).toEqual({ kind: 'ignored', updateId: 1 });
+  it('reads a message that quotes nothing as a possible conversation turn, ignores service messages, and refuses non-updates', () => {
+    expect(parseUpdate(JSON.stringify({ update_id: 1, message: { message_id: 1, chat: { id: 1 }, from: { id: 1 }, text: 'hi' } }))).toEqual({
+      kind: 'message', updateId: 1, chatId: '1', messageId: '1', text: 'hi', media: {}, from: { id: '1', username: null },
+    });
+    expect(parseUpdate(JSON.stringify({ update_id: 2, message: { message_id: 2, chat: { id: 1 }, new_chat_title: 'Team' } }))).toEqual({ kind: 'ignored', updateId: 2 });
     expect(() => parseUpdate('[]')).toThrow(/update_id/);
     expect(() => parseUpdate('nope')).toThrow(/JSON/);
   });
@@ -64,5 +68,23 @@ describe('telegram pacing', () => {
     expect(bucket.reserve()).toBe(2000);
     now = 10_000;
     expect(bucket.idle).toBe(true);
+  });
+  it('makes a chat wait out its 429, and everyone wait out the bot\'s', async () => {
+    let now = 0;
+    const pacer = new LocalPacer({ perChatBurst: 1 }, () => now);
+    expect(await pacer.reserve('1')).toBe(0);
+    await pacer.pushBack('1', 5000);
+    now = 1000;
+    expect(await pacer.reserve('1')).toBe(4000);
+    expect(await pacer.reserve('2')).toBe(0);
+    await pacer.pushBack(null, 3000);
+    expect(await pacer.reserve('3')).toBe(3000);
+    expect(await pacer.reserve(null)).toBe(3000);
+  });
+  it('counts message methods against their chat, and keys a bot by the public half of its token', () => {
+    expect(chatOf('sendMessage', { chat_id: -100200 })).toBe('-100200');
+    expect(chatOf('answerCallbackQuery', { callback_query_id: 'x' })).toBeNull();
+    expect(botIdOf('123456:SECRET-part')).toBe('123456');
+    expect(botIdOf('no-colon-secret')).not.toContain('secret');
   });
 });

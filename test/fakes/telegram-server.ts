@@ -6,13 +6,28 @@ import type { AddressInfo } from 'node:net';
  * keeps the messages it "sent", answers with Telegram's shapes (`{ok: true, result}` / `{ok: false, error_code,
  * description, parameters?}`), and enforces the limits askgate must respect: callback_data ≤ 64 bytes, texts ≤ 4096
  * characters, web_app buttons in private chats only. Failures can be injected per method: a 429 with retry_after,
- * a 5xx, or any Telegram refusal.
+ * a 5xx, or any Telegram refusal. With `limits`, it also answers 429 (retry_after 1) as Telegram does when a chat
+ * gets messages faster than about one a second or the bot sends more than about 30 a second.
  */
 
 export interface FakeCall {
   method: string;
   payload: Record<string, unknown>;
   at: number;
+  /** The HTTP status the fake answered (429 for an injected or a limit's Too Many Requests). */
+  status: number;
+}
+
+/**
+ * Telegram's flood limits as the fake enforces them, on calls that carry a chat_id. Both allow for the jitter of
+ * loopback HTTP under test load: Telegram does not count to the millisecond either.
+ */
+export interface FakeLimits {
+  /** A chat's message closer than this to its previous accepted one is refused. 1 message/s with 100 ms slack: 900. */
+  perChatGapMs: number;
+  /** More than `perWindow` accepted messages of the bot within `windowMs` are refused. 30/s with slack: 30 in 900 ms. */
+  perWindow: number;
+  windowMs: number;
 }
 
 export interface FakeMessage {
@@ -79,8 +94,24 @@ function checkText(text: unknown): string {
   return text;
 }
 
-export async function startFakeTelegram(): Promise<FakeTelegram> {
+export async function startFakeTelegram(options: { limits?: FakeLimits } = {}): Promise<FakeTelegram> {
   const calls: FakeCall[] = [];
+  const lastInChat = new Map<string, number>();
+  const accepted: number[] = [];
+  /** Null when the call is within the limits (and counts it); otherwise the 429 Telegram would answer. */
+  const overLimit = (payload: Record<string, unknown>, at: number): InjectedFailure | null => {
+    const limits = options.limits;
+    if (limits === undefined || payload['chat_id'] === undefined) return null;
+    const chat = String(payload['chat_id']);
+    const last = lastInChat.get(chat);
+    while (accepted.length > 0 && (accepted[0] as number) <= at - limits.windowMs) accepted.shift();
+    if ((last !== undefined && at - last < limits.perChatGapMs) || accepted.length >= limits.perWindow) {
+      return { status: 429, error_code: 429, description: 'Too Many Requests: retry after 1', retry_after: 1 };
+    }
+    lastInChat.set(chat, at);
+    accepted.push(at);
+    return null;
+  };
   const messages = new Map<string, FakeMessage>();
   const nextId = new Map<string, number>();
   const failures = new Map<string, InjectedFailure[]>();
@@ -155,10 +186,12 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks).toString('utf8');
     const payload = raw === '' ? {} : (JSON.parse(raw) as Record<string, unknown>);
-    calls.push({ method, payload, at: Date.now() });
+    const call: FakeCall = { method, payload, at: Date.now(), status: 200 };
+    calls.push(call);
     const queued = failures.get(method);
-    const failure = queued?.shift();
-    if (failure !== undefined) {
+    const failure = queued?.shift() ?? overLimit(payload, call.at);
+    if (failure !== undefined && failure !== null) {
+      call.status = failure.status;
       return reply(res, failure.status, {
         ok: false,
         error_code: failure.error_code,
@@ -172,6 +205,7 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
       reply(res, 200, { ok: true, result: handler(payload) });
     } catch (err) {
       if (!(err instanceof ApiRefusal)) throw err;
+      call.status = err.code;
       reply(res, err.code, { ok: false, error_code: err.code, description: err.description });
     }
   };
