@@ -5,7 +5,7 @@ import type { ChannelPlugin } from '../channels/contract.js';
 import { channelCore } from '../channels/core-port.js';
 import { channelsFromConfig } from '../channels/from-config.js';
 import { ChannelRegistry } from '../channels/registry.js';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
 import { EventHub } from './core/event-hub.js';
 import { InteractionService } from './core/interaction-service.js';
 import { CallbackService } from './core/callback-service.js';
@@ -62,6 +62,17 @@ export async function createStore(config: Config): Promise<Store> {
   });
 }
 
+/** A route on a channel this gateway does not run (or that cannot post replies) could never answer: refuse to start. */
+function checkRouteChannels(config: Config, plugins: readonly ChannelPlugin[]): void {
+  config.routes.forEach((route, i) => {
+    const plugin = plugins.find((p) => p.name === route.channel);
+    if (plugin?.postReply === undefined) {
+      const why = plugin === undefined ? 'is not configured' : 'cannot post replies into a conversation';
+      throw new ConfigError('ASKGATE_ROUTES', `route ${i + 1}: channel "${route.channel}" ${why}; configure it or remove the route.`);
+    }
+  });
+}
+
 /** The composition root: builds every part from config. Nothing here reads the environment. */
 export async function createGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -73,9 +84,10 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   const service = new InteractionService({ store, hub, channels, config, metrics, logger, verifiers });
   const callbacks = new CallbackService({ store, service, verifiers, env: config.env, logger });
   const auth = new TokenAuthenticator(config.tokens);
-  const parks = await startParks(config, store, service, logger, options.workers ?? true);
   const plugins: ChannelPlugin[] = channelsFromConfig(config, logger, { requireWrite: auth.require('write') });
   for (const plugin of plugins) channels.register(plugin);
+  checkRouteChannels(config, plugins);
+  const parks = await startParks(config, store, service, logger, options.workers ?? true, plugins);
 
   const app = express();
   app.disable('x-powered-by');
@@ -87,7 +99,8 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   app.use(runsRouter(service, parks.service, auth));
   app.use(inboxRouter());
   // Each channel's webhook (and, for web, its page and API) verifies its own requests; they sit before the 404.
-  const core = channelCore(service, store, hub);
+  const conversations = parks.conversations;
+  const core = channelCore(service, store, hub, conversations === null ? undefined : (turn) => conversations.converse(turn));
   for (const plugin of plugins) app.use(plugin.router(core));
   app.use(callbackRouter({ callbacks, store, rate: config.callbackRate }));
   app.use((_req, res) => {

@@ -40,3 +40,30 @@ export function continuationPayload(view: RunView, resumeId: string): Continuati
   if (only !== undefined) return { type: 'run.resumed', ...base, interaction_id: only.interactionId, ask_result: results[only.interactionId] as ContinuationAskResult };
   return { type: 'run.resumed', ...base, results };
 }
+
+/**
+ * The body a route's target receives for a chat message that answers no pending question (docs/parks.md,
+ * "Routes"): POSTed to a `{"webhook"}` target (Standard Webhooks, signed with the route identity's secret), handed
+ * to a `{"handler"}` target. The target's output (response body / return value) is the immediate reply. To answer
+ * later, the target parks under `run_id` (as `identity`): the run was bound to this thread, so its resumed output
+ * is posted back here.
+ */
+export interface ConversationTurnPayload {
+  type: 'conversation.turn';
+  /** Park under this run id to reply late into the same thread; deterministic per chat message. */
+  run_id: string;
+  identity: string;
+  route: string;
+  /** Stable across redeliveries of this turn (also the webhook-id): use it to make side effects idempotent. */
+  resume_id: string;
+  turn: {
+    channel: string;
+    thread: { recipient: string; message_id: string };
+    text: string | null;
+    /** The message the person quoted, when they quoted one (not a question: that would have answered it). */
+    reply_to: { message_id: string; text: string } | null;
+    params: Record<string, string>;
+    /** Who wrote it, as the channel names people (`telegram:@ada`). */
+    from: string;
+  };
+}

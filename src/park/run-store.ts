@@ -179,6 +179,20 @@ export class RunStore {
     };
   }
 
+  /**
+   * Binds a run id to the chat thread of a conversation turn before the target sees it, so whichever park the
+   * target makes under that id (POST /api/interactions or /api/runs) keeps the thread (park-run leaves `th`). The
+   * owner is set only if the hash has none: a park under another identity is refused (-4), and a retried turn
+   * rebinds harmlessly. Returns false when the run id is owned by another identity already.
+   */
+  async bindThread(runId: string, owner: string, thread: ChatThread): Promise<boolean> {
+    const key = this.keys.run(runId);
+    const results = await this.run(() => this.client.multi().hsetnx(key, 'o', owner).hget(key, 'o').exec());
+    if (results?.[1]?.[1] !== owner) return false;
+    await this.run(() => this.client.multi().hset(key, 'th', JSON.stringify(thread)).pexpire(key, this.retentionMs).exec());
+    return true;
+  }
+
   /** Counts one continuation attempt (shown by GET /api/runs/{id}); refreshes the retention. */
   async recordAttempt(runId: string): Promise<void> {
     const key = this.keys.run(runId);

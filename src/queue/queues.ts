@@ -10,9 +10,11 @@ import type { Keys } from '../store/keys.js';
  * |------------------|-----------------------------------|----------------------------------------------------|
  * | `resume`         | askgate worker                    | park of a run that became ready or dying            |
  * | `handler-<name>` | an SDK `startWorker` with `<name>`| continuation of a run whose resume is a handler     |
- * | `reply`          | askgate worker                    | late reply of a chat-reached run (see docs/parks.md)|
+ * | `turn`           | askgate worker                    | chat message routed to a webhook target             |
+ * | `reply`          | askgate worker                    | reply of a chat-reached run: at once, or per resume |
  */
 export const RESUME_QUEUE = 'resume';
+export const TURN_QUEUE = 'turn';
 export const REPLY_QUEUE = 'reply';
 
 /** Handler names become queue names: BullMQ refuses `:` in them, and a short safe alphabet keeps keys readable. */
@@ -30,6 +32,31 @@ export function handlerQueueName(handler: string): string {
 export function resumeJobId(runId: string, generation: number): string {
   return `resume-${Buffer.from(runId).toString('base64url')}-${generation}`;
 }
+
+/** The id of a turn's job (webhook or handler): one per chat message, so a redelivered message queues nothing. */
+export function turnJobId(runId: string): string {
+  return `turn-${Buffer.from(runId).toString('base64url')}`;
+}
+
+/**
+ * The id of the reply job of a chat-reached run: generation 0 for the target's immediate answer to the turn, the
+ * park's generation for the reply of that park's resume. One post per id, whoever enqueues it and how often.
+ */
+export function replyJobId(runId: string, generation: number): string {
+  return `reply-${Buffer.from(runId).toString('base64url')}-${generation}`;
+}
+
+/** A reply to post: the raw output of the target (mapped by the route when posted) and where it goes. */
+export interface ReplyJobData {
+  runId: string;
+  generation: number;
+  /** The run's ChatThread (src/park/run-store.ts), as stored in its `th` field. */
+  thread: { channel: string; recipient: string; replyToMessageId: string | null; route: string };
+  output: unknown;
+}
+
+/** Retries of a reply post: a channel that is down for a day is not worth a reply nobody waits for any more. */
+export const REPLY_ATTEMPTS = 30;
 
 export interface ResumeJobData {
   runId: string;
@@ -67,6 +94,8 @@ export function queueConnection(url: string): Redis {
 export class ResumeProducer {
   private readonly queue: Queue<ResumeJobData>;
   private readonly handlerQueues = new Map<string, Queue>();
+  private turnQueue: Queue | null = null;
+  private replyQueue: Queue | null = null;
 
   constructor(
     private readonly connection: Redis,
@@ -90,7 +119,20 @@ export class ResumeProducer {
     await queue.add('continuation', data, { ...JOB_DEFAULTS, jobId });
   }
 
+  /** Queues a chat turn for a webhook target (the askgate worker POSTs it). */
+  async enqueueTurn(jobId: string, data: object): Promise<void> {
+    this.turnQueue ??= new Queue(TURN_QUEUE, { connection: this.connection, prefix: this.keys.queuePrefix });
+    await this.turnQueue.add('turn', data, { ...JOB_DEFAULTS, jobId });
+  }
+
+  /** Queues a reply into a chat thread under its deterministic id (a second enqueue is a no-op). */
+  async enqueueReply(data: ReplyJobData): Promise<void> {
+    this.replyQueue ??= new Queue(REPLY_QUEUE, { connection: this.connection, prefix: this.keys.queuePrefix });
+    await this.replyQueue.add('reply', data, { ...JOB_DEFAULTS, attempts: REPLY_ATTEMPTS, jobId: replyJobId(data.runId, data.generation) });
+  }
+
   async close(): Promise<void> {
-    await Promise.all([this.queue.close(), ...[...this.handlerQueues.values()].map((q) => q.close())]);
+    const extra = [this.turnQueue, this.replyQueue].filter((q): q is Queue => q !== null);
+    await Promise.all([this.queue.close(), ...[...this.handlerQueues.values()].map((q) => q.close()), ...extra.map((q) => q.close())]);
   }
 }

@@ -6,7 +6,7 @@ import type { Logger } from '../observability/logger.js';
 import { continuationPayload, type ContinuationPayload } from '../park/continuation.js';
 import type { RunStore, RunView } from '../park/run-store.js';
 import { RESUME_QUEUE, backoffDelay, type ResumeJobData, type ResumeProducer } from './queues.js';
-import { postWebhook } from './webhook.js';
+import { parseOutput, postWebhook } from './webhook.js';
 
 /** How long a ready run may sit in the ready-runs index before the sweep assumes its enqueue was lost. */
 const STRAGGLER_GRACE_MS = 5_000;
@@ -24,7 +24,10 @@ export interface ResumeWorkerOptions {
   lockMs: number;
   /** First retry delay of a failed continuation; doubles per attempt, with jitter, capped at 15 min. */
   backoffMs: number;
-  /** Told the continuation's output once a chat-reached run resumed (its reply goes back into the thread). */
+  /**
+   * Told the continuation's output when a chat-reached run resumed, before completion is recorded (it queues the
+   * reply into the thread; a throw retries the continuation, whose webhook-id stays the same).
+   */
   onResumed?: (run: RunView, payload: ContinuationPayload, output: unknown) => Promise<void>;
 }
 
@@ -76,8 +79,10 @@ export class ResumeWorker {
     const secret = [...this.options.tokens.values()].find((i) => i.name === run.owner && i.webhookSecret !== null)?.webhookSecret;
     if (secret == null) throw new Error(`identity "${run.owner}" has no webhook_secret in ASKGATE_TOKENS; the resume webhook cannot be signed.`);
     const response = await postWebhook(run.resume.webhook, secret, `msg_${resumeId}`, JSON.stringify(payload));
-    await runs.complete(runId, generation);
+    // The reply is queued before completion is recorded: a crash between the two reruns the continuation, and the
+    // reply's fixed job id keeps the second enqueue a no-op; the other order could lose the reply for good.
     if (run.thread !== null && payload.type === 'run.resumed') await this.options.onResumed?.(run, payload, parseOutput(response));
+    await runs.complete(runId, generation);
   }
 
   private async teardown(run: RunView): Promise<void> {
@@ -105,15 +110,5 @@ export class ResumeWorker {
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     await this.worker.close();
-  }
-}
-
-/** A webhook's response body, parsed as JSON when it is JSON (a chat route maps it to the reply text). */
-function parseOutput(text: string): unknown {
-  if (text === '') return null;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
   }
 }

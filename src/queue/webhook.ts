@@ -54,3 +54,13 @@ export async function postWebhook(url: string, secret: string, msgId: string, bo
   }
   return text;
 }
+
+/** A webhook's response body, parsed as JSON when it is JSON (a chat route maps it to the reply text). */
+export function parseOutput(text: string): unknown {
+  if (text === '') return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}

@@ -1,13 +1,16 @@
-import { Worker, type Job } from 'bullmq';
+import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { ContinuationPayload } from '../park/continuation.js';
-import { HANDLER_NAME, backoffDelay, handlerQueueName } from '../queue/queues.js';
+import type { ContinuationPayload, ConversationTurnPayload } from '../park/continuation.js';
+import { HANDLER_NAME, JOB_DEFAULTS, REPLY_ATTEMPTS, REPLY_QUEUE, backoffDelay, handlerQueueName, replyJobId, type ReplyJobData } from '../queue/queues.js';
 import { DEFAULT_KEY_PREFIX, Keys } from '../store/keys.js';
 import { RUN_COMPLETE } from '../store/redis/scripts/run-transition.js';
 import { AskgateSdkError } from './errors.js';
 
-/** What a handler continuation receives: the continuation body, and which attempt this is (1 on the first run). */
-export type Continuation = ContinuationPayload & { attempt: number };
+/**
+ * What a handler receives, with which attempt this is (1 on the first run): a continuation body (`run.resumed`,
+ * `run.killed`), or — for a handler that is the target of a chat route — a `conversation.turn`.
+ */
+export type Continuation = (ContinuationPayload | ConversationTurnPayload) & { attempt: number };
 
 /**
  * A continuation registered under a name. It runs when a run parked with `{"resume": {"handler": "<name>"}}`
@@ -73,22 +76,41 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
   // defineCommand adds the method at run time; ioredis cannot type it.
   const client = connection as Redis & { askgateRunComplete(...args: Array<string | number>): Promise<number> };
 
-  const run = async (handler: ContinuationHandler, job: Job<ContinuationPayload>): Promise<unknown> => {
+  let replies: Queue<ReplyJobData> | null = null;
+  /** Hands a chat-reached run's output to the gateway's reply job (it maps it by the route and posts it). */
+  const reply = async (data: ReplyJobData): Promise<void> => {
+    replies ??= new Queue<ReplyJobData>(REPLY_QUEUE, { connection, prefix: keys.queuePrefix });
+    await replies.add('reply', data, { ...JOB_DEFAULTS, attempts: REPLY_ATTEMPTS, jobId: replyJobId(data.runId, data.generation) });
+  };
+
+  const run = async (handler: ContinuationHandler, job: Job<ContinuationPayload | ConversationTurnPayload>): Promise<unknown> => {
     const payload = job.data;
+    if (payload.type === 'conversation.turn') {
+      // The immediate answer to a chat turn; its reply job id (generation 0) makes a rerun's second answer a no-op.
+      const output = await handler({ ...payload, attempt: job.attemptsMade + 1 });
+      const thread = { channel: payload.turn.channel, recipient: payload.turn.thread.recipient, replyToMessageId: payload.turn.thread.message_id, route: payload.route };
+      await reply({ runId: payload.run_id, generation: 0, thread, output: output ?? null });
+      return output ?? null;
+    }
     const runKey = keys.run(payload.run_id);
-    const [generation, status] = await client.hmget(runKey, 'g', 's');
+    const [generation, status, thread] = await client.hmget(runKey, 'g', 's', 'th');
     const due = payload.type === 'run.resumed' ? 'ready' : 'dying';
     // Completed already (or a newer park): the continuation must not run again.
     if (generation !== String(generationOf(payload.resume_id)) || status !== due) return null;
     await client.hincrby(runKey, 'at', 1);
     const output = await handler({ ...payload, attempt: job.attemptsMade + 1 });
+    // A run reached over chat: its reply is queued before completion is recorded, so a crash between the two
+    // reruns the handler and the fixed reply id drops the second enqueue, instead of losing the reply.
+    if (thread && payload.type === 'run.resumed') {
+      await reply({ runId: payload.run_id, generation: generationOf(payload.resume_id), thread: JSON.parse(thread) as ReplyJobData['thread'], output: output ?? null });
+    }
     await client.askgateRunComplete(runKey, keys.readyRuns, generationOf(payload.resume_id), payload.run_id, (options.retentionMinutes ?? 10_080) * 60_000, Date.now());
     return output ?? null;
   };
 
   const workers = names.map(
     (name) =>
-      new Worker<ContinuationPayload>(handlerQueueName(name), (job) => run(options.handlers[name] as ContinuationHandler, job), {
+      new Worker<ContinuationPayload | ConversationTurnPayload>(handlerQueueName(name), (job) => run(options.handlers[name] as ContinuationHandler, job), {
         connection,
         prefix: keys.queuePrefix,
         concurrency: options.concurrency ?? 8,
@@ -102,6 +124,7 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
   return {
     async close() {
       await Promise.all(workers.map((w) => w.close()));
+      await replies?.close();
       connection.disconnect();
     },
   };

@@ -23,7 +23,7 @@
  * | `tg:<bot>:slots`      | zset   | Telegram send slots reserved by every process of one bot | PEXPIRE a minute past its last slot |
  * | `tg:<bot>:pause`      | string | epoch ms before which the bot sends nothing (a bot-wide 429) | PX retry_after                   |
  * | `tg:<bot>:c:<chat>`   | string | epoch ms of a chat's next free send time (pacing or a 429)   | PX until that time               |
- * | `<queue>:...`         | BullMQ | the resume / handler / reply queues, under `queuePrefix` | BullMQ's own                              |
+ * | `<queue>:...`         | BullMQ | the resume / handler / turn / reply queues, under `queuePrefix` | BullMQ's own                              |
  */
 export class Keys {
   /** The prefix every key starts with, e.g. `{askgate}:`. */

@@ -78,9 +78,9 @@ export async function startRecorder(): Promise<Recorder> {
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/continuation-worker.mjs', import.meta.url));
 
-/** Spawns the SDK continuation worker fixture as its own process and waits until it is consuming. */
-export async function spawnContinuationWorker(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [FIXTURE], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Spawns an SDK continuation worker fixture (by default continuation-worker.mjs) as its own process; waits until it consumes. */
+export async function spawnContinuationWorker(env: Record<string, string>, fixture = FIXTURE): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [fixture], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`continuation worker did not start:\n${out}`)), 15_000);

@@ -28,7 +28,7 @@ export const PARK_RUN = `--[[
   ARGV[6]  run retention, ms
   ARGV[7]  now, epoch ms
   ARGV[8]  events channel
-  ARGV[9]  chat thread JSON (a run reached over chat), or ''
+  ARGV[9]  chat thread JSON (a run reached over chat), or '' to keep the one bound by a turn
   ARGV[10] number of asks N
   then 10 values per ask: id, envelope, expire-at (ms), deadline (ms), record key, group key or '',
   ticket key or '', schema key or '', schema JSON or '', '1' when listed in the pending list else ''
@@ -61,7 +61,9 @@ for _, field in ipairs(redis.call('HKEYS', run)) do
 end
 local generation = redis.call('HINCRBY', run, 'g', 1)
 redis.call('HSET', run, 's', 'parked', 'o', ARGV[1], 'k', ARGV[2], 'p', ARGV[3], 'rs', ARGV[4], 'st', ARGV[5],
-  'n', n, 'at', 0, 'ca', nowMs, 'x', '', 'th', ARGV[9])
+  'n', n, 'at', 0, 'ca', nowMs, 'x', '')
+-- A run started by a chat turn had its thread bound before the target parked it (bindThread); keep it.
+if ARGV[9] ~= '' then redis.call('HSET', run, 'th', ARGV[9]) end
 
 for i = 0, n - 1 do
   local base = 11 + i * 10

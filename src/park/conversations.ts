@@ -1,0 +1,53 @@
+import type { ConversationTurn } from '../../channels/contract.js';
+import type { Logger } from '../observability/logger.js';
+import { turnJobId, type ResumeProducer } from '../queue/queues.js';
+import type { ConversationTurnPayload } from './continuation.js';
+import { matchRoute, type Route } from './routes.js';
+import type { ChatThread, RunStore } from './run-store.js';
+
+/**
+ * Takes chat messages that answer no question and, when a route matches, hands them to the route's target as a
+ * conversation turn. The turn's run id is bound to the thread first, so a target that parks under it is answered
+ * late in the same thread; then one job per message carries the turn (a webhook target is POSTed by the askgate
+ * worker, a handler target runs on an SDK worker), so a slow or failing target never holds the channel's webhook.
+ */
+export class ConversationService {
+  constructor(
+    private readonly deps: { routes: readonly Route[]; runs: RunStore; producer: ResumeProducer; logger: Logger },
+  ) {}
+
+  /** The run id of the turn of one chat message: deterministic, so a redelivered message maps to the same run. */
+  static runIdOf(turn: Pick<ConversationTurn, 'channel' | 'recipient' | 'messageId'>): string {
+    return `turn:${turn.channel}:${turn.recipient}:${turn.messageId}`;
+  }
+
+  async converse(turn: ConversationTurn): Promise<boolean> {
+    const route = matchRoute(this.deps.routes, turn.channel, turn.recipient);
+    if (route === null) return false;
+    const runId = ConversationService.runIdOf(turn);
+    const thread: ChatThread = { channel: turn.channel, recipient: turn.recipient, replyToMessageId: turn.messageId, route: route.name };
+    if (!(await this.deps.runs.bindThread(runId, route.identity, thread))) {
+      this.deps.logger.warn({ run: runId, route: route.name }, 'turn run id belongs to another identity; turn dropped');
+      return true;
+    }
+    const jobId = turnJobId(runId);
+    const payload: ConversationTurnPayload = {
+      type: 'conversation.turn',
+      run_id: runId,
+      identity: route.identity,
+      route: route.name,
+      resume_id: jobId,
+      turn: {
+        channel: turn.channel,
+        thread: { recipient: turn.recipient, message_id: turn.messageId },
+        text: turn.text,
+        reply_to: turn.replyTo,
+        params: turn.params,
+        from: turn.from,
+      },
+    };
+    if ('handler' in route.target) await this.deps.producer.enqueueHandler(route.target.handler, jobId, payload);
+    else await this.deps.producer.enqueueTurn(jobId, payload);
+    return true;
+  }
+}

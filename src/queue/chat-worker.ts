@@ -1,0 +1,85 @@
+import { Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { ChannelError, type ChannelPlugin } from '../../channels/contract.js';
+import type { Identity } from '../core/types.js';
+import type { Logger } from '../observability/logger.js';
+import type { ConversationTurnPayload } from '../park/continuation.js';
+import { mapReply, type Route } from '../park/routes.js';
+import type { ChatThread } from '../park/run-store.js';
+import { REPLY_QUEUE, TURN_QUEUE, backoffDelay, type ReplyJobData, type ResumeProducer } from './queues.js';
+import { parseOutput, postWebhook } from './webhook.js';
+
+export interface ChatWorkerOptions {
+  connection: Redis;
+  queuePrefix: string;
+  producer: ResumeProducer;
+  routes: readonly Route[];
+  /** The channels of this process; a reply goes out through its channel's `postReply` (and so its pacing). */
+  channels: readonly ChannelPlugin[];
+  tokens: ReadonlyMap<string, Identity>;
+  logger: Logger;
+  lockMs: number;
+  backoffMs: number;
+}
+
+/**
+ * The askgate worker's side of routes: the `turn` queue (a chat message for a webhook target: POST it, and queue
+ * the target's answer as the turn's reply) and the `reply` queue (map a target's output by its route and post it
+ * into the originating thread).
+ *
+ * A reply job's id is fixed per run and park (`replyJobId`), so the output of one continuation is posted once no
+ * matter how many times it is enqueued (a rerun continuation, a resume retried after its webhook answered). A post
+ * that fails is retried with backoff, waiting as long as the platform said when it answered 429.
+ */
+export class ChatWorker {
+  private readonly workers: Worker[];
+
+  constructor(private readonly options: ChatWorkerOptions) {
+    const settings = {
+      backoffStrategy: (attemptsMade: number, _type?: string, err?: Error) =>
+        err instanceof ChannelError && err.retryAfter !== null ? err.retryAfter * 1000 : backoffDelay(attemptsMade, options.backoffMs),
+    };
+    const common = { connection: options.connection, prefix: options.queuePrefix, lockDuration: options.lockMs, stalledInterval: options.lockMs, settings };
+    this.workers = [
+      new Worker<ConversationTurnPayload>(TURN_QUEUE, (job) => this.turn(job), { ...common, concurrency: 16 }),
+      // Replies share one concurrency budget per process; the channel's own pacing spaces them per chat.
+      new Worker<ReplyJobData>(REPLY_QUEUE, (job) => this.reply(job), { ...common, concurrency: 8 }),
+    ];
+    for (const w of this.workers) {
+      w.on('failed', (job, err) => options.logger.warn({ job: job?.id, attempt: job?.attemptsMade, err: err.message }, 'chat job failed; retrying with backoff'));
+      w.on('error', (err) => options.logger.warn({ err: err.message }, 'chat worker error'));
+    }
+  }
+
+  private route(name: string): Route | undefined {
+    return this.options.routes.find((r) => r.name === name);
+  }
+
+  private async turn(job: Job<ConversationTurnPayload>): Promise<void> {
+    const payload = job.data;
+    const route = this.route(payload.route);
+    if (route === undefined || !('webhook' in route.target)) {
+      this.options.logger.warn({ route: payload.route }, 'turn for a route no longer configured as a webhook; dropped');
+      return;
+    }
+    const secret = [...this.options.tokens.values()].find((i) => i.name === payload.identity && i.webhookSecret !== null)?.webhookSecret;
+    if (secret == null) throw new Error(`identity "${payload.identity}" has no webhook_secret in ASKGATE_TOKENS; the turn cannot be signed.`);
+    const response = await postWebhook(route.target.webhook, secret, `msg_${payload.resume_id}`, JSON.stringify(payload));
+    const thread: ChatThread = { channel: payload.turn.channel, recipient: payload.turn.thread.recipient, replyToMessageId: payload.turn.thread.message_id, route: route.name };
+    await this.options.producer.enqueueReply({ runId: payload.run_id, generation: 0, thread, output: parseOutput(response) });
+  }
+
+  private async reply(job: Job<ReplyJobData>): Promise<void> {
+    const { thread, output } = job.data;
+    // A route renamed or removed since the run parked still gets its reply, under the default mapping.
+    const text = mapReply(this.route(thread.route)?.reply ?? { path: 'text' }, output);
+    if (text === '') return; // the target chose silence (e.g. it parked, and will answer when it resumes)
+    const channel = this.options.channels.find((c) => c.name === thread.channel);
+    if (channel?.postReply === undefined) throw new Error(`channel "${thread.channel}" is not configured in this worker (or cannot post replies).`);
+    await channel.postReply(thread.replyToMessageId === null ? { recipient: thread.recipient } : { recipient: thread.recipient, replyToMessageId: thread.replyToMessageId }, text);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.close()));
+  }
+}
