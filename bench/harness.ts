@@ -1,0 +1,167 @@
+import { cpus, totalmem } from 'node:os';
+import { writeFileSync } from 'node:fs';
+
+/**
+ * The shared harness of `npm run bench`: sizes, warm-up, bounded concurrency, percentiles, the table and
+ * results.json. Every figure is a ratio against a baseline measured in the same run on the same machine, because
+ * absolute times on shared machines drift; the absolute numbers are kept beside the ratio for reading, never judged.
+ */
+
+/** One measured figure: askgate's value, the baseline's, and the ratio the target is stated on. */
+export interface Figure {
+  /** What is measured, e.g. "answers/s" or "p99 ms". */
+  name: string;
+  unit: string;
+  value: number;
+  baseline: number;
+  /** What the target reads; by default value / baseline. */
+  ratio: number;
+  /** A target on the ratio (or, for memory, on the value): `>= 0.6`, `<= 1.5`. Null: reported, not judged. */
+  target: { op: '>=' | '<='; limit: number; on: 'ratio' | 'value' } | null;
+  /** Filled in by `judge`. Null when there is no target. */
+  met: boolean | null;
+  note?: string;
+  /** Set when this one figure could not be measured here (its row says why); value and ratio are then NaN. */
+  skipped?: string;
+}
+
+export interface BenchResult {
+  /** The `--only` name, e.g. "answer-throughput". */
+  name: string;
+  title: string;
+  /** What the baseline is, in a few words (the README says it in full). */
+  baseline: string;
+  figures: Figure[];
+  /** Work done, so a reader (and the smoke test) can check the figures cover what they claim. */
+  counts: Record<string, number>;
+  /** Set instead of figures when the benchmark could not run here (a missing database, a missing package). */
+  skipped: string | null;
+  durationMs: number;
+}
+
+/** How big a run is: `--tiny` shrinks every benchmark to a size that only proves it still works. */
+export interface Size {
+  tiny: boolean;
+}
+
+export type Bench = (size: Size) => Promise<BenchResult>;
+
+export function figure(f: Omit<Figure, 'met' | 'ratio'> & { ratio?: number }): Figure {
+  const ratio = f.ratio ?? f.value / f.baseline;
+  const judged = f.target === null ? null : f.target.on === 'ratio' ? ratio : f.value;
+  const met = f.target === null || judged === null ? null : f.target.op === '>=' ? judged >= f.target.limit : judged <= f.target.limit;
+  return { ...f, ratio, met };
+}
+
+/** Nearest-rank percentile of unsorted samples (copied and sorted here, so callers may keep theirs). */
+export function percentile(samples: readonly number[], p: number): number {
+  if (samples.length === 0) return Number.NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank] as number;
+}
+
+/**
+ * Runs `fn(i)` for i in [0, total) with at most `concurrency` in flight; the loop stops by itself when `total` is
+ * reached. A failure stops the pool and rejects, so a broken benchmark never reports a figure.
+ */
+export async function pool(total: number, concurrency: number, fn: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failed: unknown = null;
+  const lane = async (): Promise<void> => {
+    while (failed === null && next < total) {
+      const i = next++;
+      try {
+        await fn(i);
+      } catch (err) {
+        failed ??= err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, total) }, lane));
+  if (failed !== null) throw failed;
+}
+
+/** Throughput and client-side latency of `total` calls at `concurrency`, after `warmup` calls that are not counted. */
+export async function loadPhase(
+  opts: { warmup: number; total: number; concurrency: number },
+  call: (i: number) => Promise<void>,
+): Promise<{ perSecond: number; p50: number; p99: number; done: number }> {
+  await pool(opts.warmup, opts.concurrency, (i) => call(i));
+  const latencies: number[] = [];
+  const start = performance.now();
+  await pool(opts.total, opts.concurrency, async (i) => {
+    const t = performance.now();
+    await call(opts.warmup + i);
+    latencies.push(performance.now() - t);
+  });
+  const seconds = (performance.now() - start) / 1000;
+  return { perSecond: opts.total / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), done: latencies.length };
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `check` until it holds; the bound turns a hang into a readable failure instead of a stuck bench. */
+export async function until(check: () => boolean, what: string, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await sleep(2);
+  }
+}
+
+/** A row that could not be measured (a missing database): shown in the table with its reason, never judged. */
+export function skippedFigure(name: string, unit: string, reason: string): Figure {
+  return { name, unit, value: Number.NaN, baseline: Number.NaN, ratio: Number.NaN, target: null, met: null, skipped: reason };
+}
+
+export function skipped(name: string, title: string, baseline: string, reason: string): BenchResult {
+  return { name, title, baseline, figures: [], counts: {}, skipped: reason, durationMs: 0 };
+}
+
+export function machine(): Record<string, string | number> {
+  const cpu = cpus();
+  return {
+    cores: cpu.length,
+    cpu: cpu[0]?.model ?? 'unknown',
+    memory_gb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+  };
+}
+
+const fmt = (n: number): string => {
+  if (!Number.isFinite(n)) return String(n);
+  const abs = Math.abs(n);
+  if (abs >= 1000) return Math.round(n).toLocaleString('en-US');
+  if (abs >= 100) return n.toFixed(0);
+  if (abs >= 10) return n.toFixed(1);
+  return n.toFixed(2);
+};
+
+/** The table `npm run bench` prints (and bench/README.md quotes): one row per figure, skips with their reason. */
+export function table(results: readonly BenchResult[]): string {
+  const rows: string[][] = [['benchmark', 'figure', 'askgate', 'baseline', 'ratio', 'target', 'met']];
+  for (const r of results) {
+    if (r.skipped !== null) {
+      rows.push([r.name, 'skipped', r.skipped, '', '', '', '']);
+      continue;
+    }
+    for (const f of r.figures) {
+      if (f.skipped !== undefined) {
+        rows.push([r.name, `${f.name} (${f.unit})`, `skipped: ${f.skipped}`, '', '', '', '']);
+        continue;
+      }
+      const target = f.target === null ? '' : `${f.target.on === 'ratio' ? 'ratio' : 'value'} ${f.target.op} ${f.target.limit}`;
+      rows.push([r.name, `${f.name} (${f.unit})`, fmt(f.value), fmt(f.baseline), fmt(f.ratio), target, f.met === null ? '' : f.met ? 'yes' : 'NO']);
+    }
+  }
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => (row[c] ?? '').length)));
+  const line = (row: string[]): string => `| ${row.map((cell, c) => cell.padEnd(widths[c] as number)).join(' | ')} |`;
+  return [line(rows[0]!), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)].join('\n');
+}
+
+export function writeResults(path: string, results: readonly BenchResult[], tiny: boolean): void {
+  const body = { generated_at: new Date().toISOString(), tiny, machine: machine(), results };
+  writeFileSync(path, `${JSON.stringify(body, null, 2)}\n`);
+}

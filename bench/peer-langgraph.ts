@@ -1,0 +1,143 @@
+import type { BaseCheckpointSaver } from '@langchain/langgraph';
+import { startWorker } from '../src/sdk/worker.js';
+import { figure, pool, skipped, skippedFigure, type BenchResult, type Figure, type Size } from './harness.js';
+import { HttpClient } from './http.js';
+import { BENCH_TOKEN, spawnGateway, startRedis } from './processes.js';
+
+/**
+ * 6. Park + resume against a peer: the same cycle — a run stops on a question, the answer arrives, the run goes on
+ * from where it stopped — through askgate and through LangGraph JS.
+ *
+ * - askgate: `POST /api/interactions` (async confirm ask, `resume: {handler}`) parks the run; `POST .../answer`
+ *   answers it; the cycle ends when the SDK continuation handler (in this process) has run. Gateway as its own
+ *   process on its own redis-server, as deployed.
+ * - LangGraph: a two-node graph whose first node calls `interrupt()`; `invoke` runs to the interrupt (checkpoint
+ *   written), `invoke(new Command({resume}))` resumes it to the end. With its production checkpointer,
+ *   @langchain/langgraph-checkpoint-postgres on PG_URL (in its own schema), and with MemorySaver as LangGraph's upper
+ *   bound (nothing durable).
+ *
+ * Both run the same number of cycles at the same concurrency (8: PostgresSaver's pool holds 10 connections). The
+ * figure is askgate's cycles/s over LangGraph's. Runs in `npm run bench` only (not in npm test).
+ */
+
+const NAME = 'peer-langgraph';
+const TITLE = 'Park + resume vs LangGraph JS (interrupt + Command({resume}))';
+const BASELINE = 'LangGraph JS with PostgresSaver (and MemorySaver as its upper bound)';
+const PG_URL = process.env['PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const PG_SCHEMA = 'askgate_bench';
+
+type Cycle = (i: number) => Promise<void>;
+
+async function cyclesPerSecond(s: { warmup: number; cycles: number; concurrency: number }, cycle: Cycle): Promise<number> {
+  await pool(s.warmup, s.concurrency, cycle);
+  const start = performance.now();
+  await pool(s.cycles, s.concurrency, (i) => cycle(s.warmup + i));
+  return s.cycles / ((performance.now() - start) / 1000);
+}
+
+async function askgateCycles(s: { warmup: number; cycles: number; concurrency: number }): Promise<{ perSecond: number; resumed: number }> {
+  const redis = await startRedis();
+  const gateway = await spawnGateway(redis.url);
+  const http = new HttpClient(gateway.url, BENCH_TOKEN, s.concurrency * 2);
+  const waiting = new Map<string, () => void>();
+  let resumed = 0;
+  const worker = await startWorker({
+    redisUrl: redis.url,
+    concurrency: s.concurrency,
+    handlers: {
+      // The run's continuation: here it only reports back, as LangGraph's second node only returns.
+      peer: (c) => {
+        resumed++;
+        waiting.get(c.run_id)?.();
+        return { done: true };
+      },
+    },
+  });
+  const expiry = new Date(Date.now() + 3_600_000).toISOString();
+  try {
+    const perSecond = await cyclesPerSecond(s, async (i) => {
+      const runId = `peer-${i}`;
+      const done = new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`run ${runId} did not resume in 30 s`)), 30_000);
+        waiting.set(runId, () => {
+          clearTimeout(timer);
+          waiting.delete(runId);
+          resolve();
+        });
+      });
+      const parked = await http.expect(201, 'POST', '/api/interactions', {
+        question: 'Ship it?', answer_format: 'confirm', mode: 'async', expiry_at: expiry, run: { run_id: runId, resume: { handler: 'peer' }, state: { step: 1 } },
+      });
+      await http.expect(200, 'POST', `/api/interactions/${parked['id'] as string}/answer`, { answer: true });
+      await done;
+    });
+    return { perSecond, resumed };
+  } finally {
+    await worker.close();
+    http.close();
+    await gateway.stop();
+    await redis.stop();
+  }
+}
+
+async function langGraphCycles(s: { warmup: number; cycles: number; concurrency: number }, checkpointer: BaseCheckpointSaver, tag: string): Promise<number> {
+  const { Annotation, Command, END, START, StateGraph, interrupt } = await import('@langchain/langgraph');
+  const State = Annotation.Root({ answer: Annotation<unknown>(), done: Annotation<boolean>() });
+  const graph = new StateGraph(State)
+    .addNode('ask', () => ({ answer: interrupt({ question: 'Ship it?' }) as unknown }))
+    .addNode('resume', () => ({ done: true }))
+    .addEdge(START, 'ask')
+    .addEdge('ask', 'resume')
+    .addEdge('resume', END)
+    .compile({ checkpointer });
+  // A per-run tag keeps thread ids apart between savers and between repeated runs on one database.
+  return cyclesPerSecond(s, async (i) => {
+    const config = { configurable: { thread_id: `${tag}-${i}` } };
+    await graph.invoke({ answer: null, done: false }, config);
+    const final = await graph.invoke(new Command({ resume: true }), config);
+    if (final.done !== true || final.answer !== true) throw new Error(`LangGraph thread ${tag}-${i} did not resume to the end`);
+  });
+}
+
+export async function peerLangGraph(size: Size): Promise<BenchResult> {
+  const started = Date.now();
+  const s = size.tiny ? { warmup: 2, cycles: 10, concurrency: 2 } : { warmup: 100, cycles: 1_500, concurrency: 8 };
+  let langgraph: typeof import('@langchain/langgraph');
+  try {
+    langgraph = await import('@langchain/langgraph');
+  } catch (err) {
+    return skipped(NAME, TITLE, BASELINE, `@langchain/langgraph is not installed (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); run npm install`);
+  }
+  const askgate = await askgateCycles(s);
+  const tag = `t${Date.now().toString(36)}`;
+  const figures: Figure[] = [];
+
+  let pgNote: string | null = null;
+  try {
+    const { PostgresSaver } = await import('@langchain/langgraph-checkpoint-postgres');
+    const saver = PostgresSaver.fromConnString(PG_URL, { schema: PG_SCHEMA });
+    try {
+      await Promise.race([saver.setup(), new Promise((_, reject) => setTimeout(() => reject(new Error('no answer in 5 s')), 5_000))]);
+      const pg = await langGraphCycles(s, saver, `pg-${tag}`);
+      figures.push(figure({ name: 'cycles/s vs LangGraph + Postgres', unit: '1/s', value: askgate.perSecond, baseline: pg, target: { op: '>=', limit: 5, on: 'ratio' } }));
+    } finally {
+      await saver.end().catch(() => undefined);
+    }
+  } catch (err) {
+    pgNote = err instanceof Error ? err.message.split('\n')[0] ?? err.message : String(err);
+  }
+  if (pgNote !== null) {
+    figures.push(skippedFigure('cycles/s vs LangGraph + Postgres', '1/s', `PostgreSQL at PG_URL or @langchain/langgraph-checkpoint-postgres unavailable: ${pgNote}`));
+  }
+  const memory = await langGraphCycles(s, new langgraph.MemorySaver(), `mem-${tag}`);
+  figures.push(figure({ name: 'cycles/s vs LangGraph + MemorySaver', unit: '1/s', value: askgate.perSecond, baseline: memory, target: null }));
+  return {
+    name: NAME,
+    title: TITLE,
+    baseline: BASELINE,
+    figures,
+    counts: { cycles: s.cycles, warmup: s.warmup, concurrency: s.concurrency, askgate_resumed: askgate.resumed },
+    skipped: null,
+    durationMs: Date.now() - started,
+  };
+}

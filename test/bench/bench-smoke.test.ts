@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { answerThroughput } from '../../bench/answer-throughput.js';
+import { delivery } from '../../bench/delivery.js';
+import type { Bench, BenchResult } from '../../bench/harness.js';
+import { memory } from '../../bench/memory.js';
+import { resumeLatency } from '../../bench/resume-latency.js';
+import { streamFanout } from '../../bench/stream-fanout.js';
+
+/**
+ * Keeps every benchmark working: each runs once at its tiny size and must produce well-formed figures whose counts
+ * add up. Nothing here looks at speed — timings on a shared two-core machine are not a test's business (the peer
+ * comparison with LangGraph runs in `npm run bench` only). Needs dist/ (the pretest build) for the gateway process.
+ */
+
+function wellFormed(result: BenchResult): void {
+  expect(result.skipped).toBeNull();
+  expect(result.figures.length).toBeGreaterThan(0);
+  for (const f of result.figures) {
+    expect(f.skipped).toBeUndefined();
+    expect(Number.isFinite(f.value), `${result.name} ${f.name} value`).toBe(true);
+    expect(Number.isFinite(f.baseline), `${result.name} ${f.name} baseline`).toBe(true);
+    expect(Number.isFinite(f.ratio), `${result.name} ${f.name} ratio`).toBe(true);
+    // A count figure (429s) may be zero, and so may a resume latency (a run can resume before its answer's 200 is
+    // read, counted as 0); every other ratio against a measured baseline is positive.
+    if (f.unit === 'count' || result.name === 'resume-latency') expect(f.ratio).toBeGreaterThanOrEqual(0);
+    else expect(f.ratio).toBeGreaterThan(0);
+    if (f.target !== null) expect(typeof f.met).toBe('boolean');
+  }
+}
+
+const run = (bench: Bench): Promise<BenchResult> => bench({ tiny: true });
+
+describe('benchmarks run at a tiny size and report well-formed figures', () => {
+  it('answer throughput: every answer claimed its question, on both sides', async () => {
+    const r = await run(answerThroughput);
+    wellFormed(r);
+    expect(r.counts['answered']).toBe(r.counts['answers']);
+    expect(r.counts['baseline_answered']).toBe(r.counts['answers']);
+  }, 60_000);
+
+  it('resume latency: every parked run resumed, every baseline job ran', async () => {
+    const r = await run(resumeLatency);
+    wellFormed(r);
+    expect(r.counts['resumed']).toBe(r.counts['baseline_jobs']);
+    expect(r.counts['cycles']).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('memory: every ask of every kind is pending', async () => {
+    const r = await run(memory);
+    wellFormed(r);
+    expect(r.figures).toHaveLength(8);
+    for (const [key, value] of Object.entries(r.counts)) if (key.endsWith('_pending')) expect(value, key).toBe(r.counts['per_kind']);
+  }, 120_000);
+
+  it('stream fan-out: every subscriber read every event', async () => {
+    const r = await run(streamFanout);
+    wellFormed(r);
+    expect(r.counts['gateway_events_read']).toBe(r.counts['gateway_events_expected']);
+    expect(r.counts['baseline_events_read']).toBe(r.counts['baseline_events_expected']);
+  }, 60_000);
+
+  it('delivery: every question was asked and sent once', async () => {
+    const r = await run(delivery);
+    wellFormed(r);
+    expect(r.counts['asked']).toBe(r.counts['questions']);
+    expect(r.counts['sent']).toBe(r.counts['questions']);
+  }, 60_000);
+});
