@@ -1,4 +1,5 @@
 import type { StoredInteraction } from '../src/core/types.js';
+import type { OfferOutcome } from './contract.js';
 
 /**
  * A typed reply (or a media caption) → the raw answer offered to the core. The core still checks it against the
@@ -50,5 +51,28 @@ export function replyHint(interaction: Pick<StoredInteraction, 'answer_format' |
     case 'text':
     case 'external':
       return `That answer was not accepted: ${coreMessage}`;
+  }
+}
+
+/** What to tell a person who acted on a question that has ended (a stale button, a late reply or tap). */
+export function tellClosed(status: string): string {
+  if (status === 'answered') return 'This question is already answered.';
+  if (status === 'cancelled') return 'This question was cancelled by its asker.';
+  if (status === 'expired') return 'This question has expired.';
+  return 'This question is no longer available.';
+}
+
+/**
+ * What to tell a person whose answer was not taken: someone answered first, the question had ended, or the answer
+ * did not fit (in the core's own sentence; a channel that helps with the format's words uses `replyHint` instead).
+ */
+export function tellNotTaken(outcome: Exclude<OfferOutcome, { kind: 'answered' }>): string {
+  switch (outcome.kind) {
+    case 'already_answered':
+      return tellClosed('answered');
+    case 'closed':
+      return tellClosed(outcome.status);
+    case 'invalid':
+      return outcome.message;
   }
 }

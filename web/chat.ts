@@ -8,6 +8,7 @@
  */
 import type { InteractionRecord } from '../src/core/types.js';
 import { Api } from './api.js';
+import { elementLookup, takeToken } from './session.js';
 import { renderCard, type AnswerOutcome } from './card.js';
 
 type ChatItem = InteractionRecord & { outcome: string | null };
@@ -15,22 +16,7 @@ type ChatItem = InteractionRecord & { outcome: string | null };
 const TOKEN_KEY = 'askgate.chat.token';
 const POLL_MS = 1_000;
 
-function byId<T extends HTMLElement>(id: string): T {
-  const node = document.getElementById(id);
-  if (node === null) throw new Error(`chat: the page has no #${id}`);
-  return node as T;
-}
-
-function takeToken(): string | null {
-  const params = new URLSearchParams(location.hash.replace(/^#/, ''));
-  const fromHash = params.get('token');
-  if (fromHash !== null && fromHash !== '') {
-    sessionStorage.setItem(TOKEN_KEY, fromHash);
-    history.replaceState(null, '', location.pathname + location.search);
-    return fromHash;
-  }
-  return sessionStorage.getItem(TOKEN_KEY);
-}
+const byId = elementLookup('chat');
 
 class Chat {
   private readonly thread = byId<HTMLOListElement>('thread');
@@ -115,7 +101,7 @@ class Chat {
   }
 }
 
-const token = takeToken();
+const token = takeToken(TOKEN_KEY);
 if (token === null) {
   const notice = byId<HTMLElement>('notice');
   notice.textContent = 'Open this page through the chat link you were given.';

@@ -6,6 +6,7 @@
  */
 import type { InteractionRecord } from '../src/core/types.js';
 import { Api } from './api.js';
+import { elementLookup, takeToken } from './session.js';
 import { age, renderCard, type AnswerOutcome } from './card.js';
 import { openStream, type StreamHandle } from './sse.js';
 
@@ -14,23 +15,7 @@ const PAGE_LIMIT = 200;
 /** How long a note ("Already answered elsewhere.") stays before its card goes. */
 const NOTE_MS = 4_000;
 
-function byId<T extends HTMLElement>(id: string): T {
-  const node = document.getElementById(id);
-  if (node === null) throw new Error(`inbox: the page has no #${id}`);
-  return node as T;
-}
-
-/** Takes `#token=…` out of the address bar (into this tab's storage), or returns the token kept earlier. */
-function takeToken(): string | null {
-  const params = new URLSearchParams(location.hash.replace(/^#/, ''));
-  const fromHash = params.get('token');
-  if (fromHash !== null && fromHash !== '') {
-    sessionStorage.setItem(TOKEN_KEY, fromHash);
-    history.replaceState(null, '', location.pathname + location.search);
-    return fromHash;
-  }
-  return sessionStorage.getItem(TOKEN_KEY);
-}
+const byId = elementLookup('inbox');
 
 class Inbox {
   private readonly cards = new Map<string, HTMLLIElement>();
@@ -230,7 +215,7 @@ function boot(): void {
     open(token);
   });
 
-  const token = takeToken();
+  const token = takeToken(TOKEN_KEY);
   if (token === null) showSignIn(null);
   else open(token);
 }

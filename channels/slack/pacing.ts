@@ -1,4 +1,5 @@
 import { MAX_429_RETRIES, MAX_RETRY_AFTER_SECONDS, METHOD_PER_MINUTE, PER_CHANNEL_BURST, PER_CHANNEL_PER_SECOND } from './limits.js';
+import { TokenBucket } from '../token-bucket.js';
 
 /**
  * Outbound pacing for the Web API, wrapped around each call: a token bucket per channel for the methods that post
@@ -24,30 +25,6 @@ export interface SlackPacingOptions {
   max429Retries?: number;
   /** How to wait (ms). Default a timer; tests inject one to see the waits without spending them. */
   sleep?: (ms: number) => Promise<void>;
-}
-
-/** A token bucket that hands out waits instead of refusals: callers queue in arrival order. */
-export class TokenBucket {
-  private tokens: number;
-  private last: number;
-
-  constructor(private readonly perSecond: number, private readonly burst: number, private readonly now: () => number = Date.now) {
-    this.tokens = burst;
-    this.last = now();
-  }
-
-  /** Reserves one token; returns how long the caller must wait for it (ms). */
-  reserve(): number {
-    const t = this.now();
-    this.tokens = Math.min(this.burst, this.tokens + ((t - this.last) / 1000) * this.perSecond);
-    this.last = t;
-    this.tokens -= 1;
-    return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens / this.perSecond) * 1000);
-  }
-
-  get idle(): boolean {
-    return this.tokens + ((this.now() - this.last) / 1000) * this.perSecond >= this.burst;
-  }
 }
 
 /** The methods that put a message into a channel (and so count against its per-channel budget). */

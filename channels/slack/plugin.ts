@@ -1,13 +1,14 @@
 import type { Router } from 'express';
 import { App, LogLevel, webApi, type AllMiddlewareArgs, type BlockAction, type SlackActionMiddlewareArgs, type SlackViewMiddlewareArgs, type ViewSubmitAction } from '@slack/bolt';
-import { interactionIdOfBlock, plain, readTap, renderOutcome, renderQuestion, summarize, BLOCK_PREFIX, QUESTION_ACTION } from './blocks.js';
+import { interactionIdOfBlock, plain, readTap, renderOutcome, renderQuestion, BLOCK_PREFIX, QUESTION_ACTION } from './blocks.js';
 import { MESSAGE_TEXT_MAX, SlackLimitError, VIEW_BUTTON_MAX, VIEW_TITLE_MAX, clip } from './limits.js';
 import { FORM_CALLBACK_ID, blockOfCoreMessage, buildFormView, checkSubmission, decodeMetadata, firstInputBlock, readFormValue, type ViewStateValues } from './modal.js';
 import { SlackPacer, type SlackPacingOptions } from './pacing.js';
 import { SlackReceiver } from './receiver.js';
-import { answerFromText, replyHint, tellClosed } from './replies.js';
+import { answerFromText, replyHint } from './replies.js';
+import { tellClosed, tellNotTaken } from '../replies.js';
 import { filesParams } from './webhook.js';
-import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type OfferOutcome, type ThreadRef } from '../contract.js';
+import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type ThreadRef } from '../contract.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 import type { Logger } from '../../src/observability/logger.js';
 
@@ -182,7 +183,7 @@ export class SlackChannel implements ChannelPlugin {
     const answer = tap.kind === 'confirm' ? tap.value : (stored.choices ?? [])[tap.index];
     const outcome = await core.offer({ interactionId, answer, replyTo: null, params: personParams(user, channel, ts), surface: 'slack', answeredBy: whoIs(str(user['id'])) });
     // A winning tap needs no words: the outcome edit replaces the buttons. Anyone else is told, to them alone.
-    if (outcome.kind !== 'answered' && channel !== null) await this.ephemeral(channel, str(user['id']), tellOutcome(outcome, stored, answer));
+    if (outcome.kind !== 'answered' && channel !== null) await this.ephemeral(channel, str(user['id']), tellNotTaken(outcome));
   }
 
   /** A visibleWhen controller changed inside the modal: rebuild the view with the fields that now show. */
@@ -252,7 +253,7 @@ export class SlackChannel implements ChannelPlugin {
       answeredBy: whoIs(userId),
     });
     if (outcome.kind === 'answered') return;
-    const hint = outcome.kind === 'invalid' ? replyHint(stored, outcome.message) : tellOutcome(outcome, stored, null);
+    const hint = outcome.kind === 'invalid' ? replyHint(stored, outcome.message) : tellNotTaken(outcome);
     await this.courtesy('chat.postMessage', channel, () => this.client.chat.postMessage({ channel, thread_ts: threadTs, text: clip(hint, MESSAGE_TEXT_MAX) }));
   }
 
@@ -270,17 +271,4 @@ function closedView(status: string, detail?: string): Json {
     close: plain('Close', VIEW_BUTTON_MAX),
     blocks: [{ type: 'section', text: { type: 'plain_text', text: detail ?? tellClosed(status) } }],
   };
-}
-
-function tellOutcome(outcome: OfferOutcome, stored: StoredInteraction, answer: unknown): string {
-  switch (outcome.kind) {
-    case 'answered':
-      return `Answer recorded: ${summarize({ ...stored, result: { answer } as StoredInteraction['result'] })}`;
-    case 'already_answered':
-      return tellClosed('answered');
-    case 'closed':
-      return tellClosed(outcome.status);
-    case 'invalid':
-      return outcome.message;
-  }
 }

@@ -22,10 +22,3 @@ export function answerFromText(interaction: Pick<StoredInteraction, 'answer_form
   const emoji = interaction.answer_format === 'confirm' ? SHORTCODES[said] : undefined;
   return readWords(interaction, emoji ?? text);
 }
-
-export function tellClosed(status: string): string {
-  if (status === 'answered') return 'This question is already answered.';
-  if (status === 'cancelled') return 'This question was cancelled by its asker.';
-  if (status === 'expired') return 'This question has expired.';
-  return 'This question is no longer available.';
-}

@@ -1,5 +1,6 @@
 import type { Transformer } from 'grammy';
 import { GLOBAL_PER_SECOND, MAX_429_RETRIES, MAX_RETRY_AFTER_SECONDS, PER_CHAT_BURST, PER_CHAT_PER_SECOND } from './limits.js';
+import { TokenBucket } from '../token-bucket.js';
 
 /**
  * Outbound pacing for the Bot API, as a grammY transformer wrapped around the client (the way grammY's own
@@ -32,31 +33,6 @@ export interface Pacer {
   /** Telegram said 429: nothing goes to `chatId` (null: nothing at all) for `ms`. */
   pushBack(chatId: string | null, ms: number): Promise<void>;
   close?(): Promise<void>;
-}
-
-/** A token bucket that hands out waits instead of refusals: callers queue in arrival order. */
-export class TokenBucket {
-  private tokens: number;
-  private last: number;
-
-  constructor(private readonly perSecond: number, private readonly burst: number, private readonly now: () => number = Date.now) {
-    this.tokens = burst;
-    this.last = now();
-  }
-
-  /** Reserves one token; resolves with how long the caller must wait for it (ms). */
-  reserve(): number {
-    const t = this.now();
-    this.tokens = Math.min(this.burst, this.tokens + ((t - this.last) / 1000) * this.perSecond);
-    this.last = t;
-    this.tokens -= 1;
-    return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens / this.perSecond) * 1000);
-  }
-
-  /** Full again (nothing owed): the bucket can be forgotten. */
-  get idle(): boolean {
-    return this.tokens + ((this.now() - this.last) / 1000) * this.perSecond >= this.burst;
-  }
 }
 
 /** The budget of one process: a bucket per chat and one for the bot, plus the not-before times 429s set. */

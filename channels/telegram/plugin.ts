@@ -3,11 +3,11 @@ import { Bot, GrammyError, HttpError } from 'grammy';
 import { CALLBACK_ANSWER_TEXT_MAX, MESSAGE_TEXT_MAX } from './limits.js';
 import { LocalPacer, pacingTransformer, type Pacer, type PacingOptions } from './pacing.js';
 import { RedisPacer, botIdOf, type SharedPacingOptions } from './shared-pacing.js';
-import { answerFromText, replyHint } from '../replies.js';
+import { answerFromText, replyHint, tellClosed, tellNotTaken } from '../replies.js';
 import { RenderLimitError, clip, decodeAction, outcomeText, renderQuestion, selectKeyboard } from './render.js';
 import { summarize } from '../outcome.js';
 import { MalformedUpdate, parseUpdate, verify, type MessageEvent, type ReplyEvent, type TapEvent, type TelegramUser } from './webhook.js';
-import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type OfferOutcome, type ThreadRef } from '../contract.js';
+import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type ThreadRef } from '../contract.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 import type { Logger } from '../../src/observability/logger.js';
 
@@ -169,7 +169,7 @@ export class TelegramChannel implements ChannelPlugin {
       surface: 'telegram',
       answeredBy: whoIs(event.from),
     });
-    await this.ack(event, tellOutcome(outcome, () => `Answer recorded: ${summarize({ answer_format: stored.answer_format, result: { ...RESULT_STUB, answer } })}`));
+    await this.ack(event, outcome.kind === 'answered' ? `Answer recorded: ${summarize({ answer_format: stored.answer_format, result: { ...RESULT_STUB, answer } })}` : tellNotTaken(outcome));
   }
 
   /** A message quoting one of our questions answers it; a reply to anything else may be a conversation turn. */
@@ -189,7 +189,7 @@ export class TelegramChannel implements ChannelPlugin {
     });
     // A winning reply needs no words: the question's outcome edit shows it.
     if (outcome.kind === 'answered') return;
-    const text = outcome.kind === 'invalid' ? replyHint(stored, outcome.message) : tellOutcome(outcome, () => '');
+    const text = outcome.kind === 'invalid' ? replyHint(stored, outcome.message) : tellNotTaken(outcome);
     await this.call(() =>
       this.bot.api.sendMessage(event.chatId, clip(text, MESSAGE_TEXT_MAX), { reply_parameters: { message_id: Number(event.messageId), allow_sending_without_reply: true } }),
     );
@@ -222,25 +222,5 @@ export class TelegramChannel implements ChannelPlugin {
     } catch (err) {
       this.options.logger?.warn({ channel: this.name, err: toChannelError(err).message }, 'telegram call failed');
     }
-  }
-}
-
-function tellClosed(status: string): string {
-  if (status === 'answered') return 'This question is already answered.';
-  if (status === 'cancelled') return 'This question was cancelled by its asker.';
-  if (status === 'expired') return 'This question has expired.';
-  return 'This question is no longer available.';
-}
-
-function tellOutcome(outcome: OfferOutcome, won: () => string): string {
-  switch (outcome.kind) {
-    case 'answered':
-      return won();
-    case 'already_answered':
-      return tellClosed('answered');
-    case 'closed':
-      return tellClosed(outcome.status);
-    case 'invalid':
-      return outcome.message;
   }
 }

@@ -30,6 +30,9 @@ export const TWILIO_SMS_PATH = '/channels/twilio/sms';
 export const TWILIO_STATUS_PATH = '/channels/twilio/status';
 const TWILIO_HOST = 'https://api.twilio.com';
 
+/** Both webhooks' answer to a request Twilio did not sign for this URL. */
+const UNSIGNED = { error: 'unauthorized', message: 'the X-Twilio-Signature header is missing or does not sign this request for the public URL.' } as const;
+
 /** Delivery statuses in order; a late callback never moves a message back. */
 const STATUS_RANK: Record<string, number> = { pending: 0, accepted: 1, queued: 2, sending: 3, sent: 4, delivered: 5, read: 6, undelivered: 7, failed: 7 };
 
@@ -121,7 +124,7 @@ export class TwilioChannel implements ChannelPlugin {
     router.post(TWILIO_SMS_PATH, form, async (req, res) => {
       const params = this.verified(req, TWILIO_SMS_PATH);
       if (params === null) {
-        res.status(401).json({ error: 'unauthorized', message: 'the X-Twilio-Signature header is missing or does not sign this request for the public URL.' });
+        res.status(401).json(UNSIGNED);
         return;
       }
       let message: InboundMessage;
@@ -141,7 +144,7 @@ export class TwilioChannel implements ChannelPlugin {
     router.post(TWILIO_STATUS_PATH, form, async (req, res) => {
       const params = this.verified(req, TWILIO_STATUS_PATH);
       if (params === null) {
-        res.status(401).json({ error: 'unauthorized', message: 'the X-Twilio-Signature header is missing or does not sign this request for the public URL.' });
+        res.status(401).json(UNSIGNED);
         return;
       }
       let status;

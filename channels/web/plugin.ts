@@ -6,7 +6,7 @@ import { outcomeLine } from '../outcome.js';
 import { answerFromText } from '../replies.js';
 import { toPublicRecord } from '../../src/core/record.js';
 import type { InteractionRecord, StoredInteraction } from '../../src/core/types.js';
-import { INBOX_CSP } from '../../src/doors/inbox.js';
+import { sendAppPage } from '../../src/doors/app-page.js';
 
 export interface WebChatOptions {
   /** Signs link tokens; every process of one deployment must share it. */
@@ -61,13 +61,7 @@ export class WebChatChannel implements ChannelPlugin {
     const router = Router();
     const body = express.json({ limit: '1mb', strict: false });
 
-    router.get('/chat', (_req, res) => {
-      res.setHeader('Content-Security-Policy', INBOX_CSP);
-      res.setHeader('Cache-Control', 'no-store');
-      res.setHeader('X-Content-Type-Options', 'nosniff');
-      res.setHeader('Referrer-Policy', 'no-referrer');
-      res.type('html').send(CHAT_PAGE);
-    });
+    router.get('/chat', (_req, res) => sendAppPage(res, CHAT_PAGE));
 
     if (this.options.requireWrite !== undefined) {
       router.post('/api/channels/web/links', this.options.requireWrite, body, (req, res) => {

@@ -14,7 +14,8 @@ import {
   FLOW_OPTION_TITLE_MAX,
   FLOW_SCREEN_TITLE_MAX,
 } from './limits.js';
-import { RenderLimitError, clip } from './render.js';
+import { RenderLimitError } from './render.js';
+import { clip } from '../outcome.js';
 
 /**
  * A channel-deliverable form schema → a WhatsApp Flow (Flow JSON), and a submitted Flow's values → the answer.

@@ -1,12 +1,12 @@
 import express, { Router } from 'express';
-import { answerFromText } from '../replies.js';
+import { answerFromText, tellNotTaken } from '../replies.js';
 import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type OfferOutcome, type ThreadRef } from '../contract.js';
 import { FlowPublisher } from './flows.js';
 import { compileFlow, checkFlowAnswer, decodeFlowValues, fieldLabels, fieldOfRefusal, flowData } from './flow.js';
 import { GraphClient, GraphError } from './graph-client.js';
 import { CAPTION_MAX, ERROR_RE_ENGAGEMENT, TEXT_BODY_MAX } from './limits.js';
-import { RenderLimitError, clip, decodeAction, flowMessage, renderQuestion, type Json } from './render.js';
-import { outcomeLine } from '../outcome.js';
+import { RenderLimitError, decodeAction, flowMessage, renderQuestion, type Json } from './render.js';
+import { clip, outcomeLine } from '../outcome.js';
 import { MalformedPayload, handshake, parsePayload, verify, type FlowReplyEvent, type ReplyEvent, type StatusEvent, type TapEvent } from './webhook.js';
 import type { ReplyTo, StoredInteraction } from '../../src/core/types.js';
 import type { Logger } from '../../src/observability/logger.js';
@@ -297,17 +297,11 @@ function personParams(event: { from: string; profileName: string | null; message
 
 const textMessage = (body: string): Json => ({ type: 'text', text: { body: clip(body, TEXT_BODY_MAX) } });
 
-function tellOutcome(outcome: OfferOutcome, stored: StoredInteraction): string {
-  switch (outcome.kind) {
-    case 'answered':
-      return '';
-    case 'already_answered':
-      return 'This question is already answered.';
-    case 'closed':
-      return outcome.status === 'cancelled' ? 'This question was cancelled by its asker.' : outcome.status === 'expired' ? 'This question has expired.' : 'This question is no longer available.';
-    case 'invalid':
-      if (stored.answer_format === 'confirm') return 'Please answer yes or no.';
-      if (stored.answer_format === 'select') return clip(`Please answer with one of: ${(stored.choices ?? []).map((c, i) => `${i + 1}. ${c}`).join(', ')}`, 1000);
-      return `That answer was not accepted: ${outcome.message}`;
-  }
+function tellOutcome(outcome: Exclude<OfferOutcome, { kind: 'answered' }>, stored: StoredInteraction): string {
+  if (outcome.kind !== 'invalid') return tellNotTaken(outcome);
+  // Not `replyHint`: WhatsApp clips a long choice list with an ellipsis where the shared hint cuts it flat, and a form
+  // (answered in its Flow, never by a reply) gets the plain refusal.
+  if (stored.answer_format === 'confirm') return 'Please answer yes or no.';
+  if (stored.answer_format === 'select') return clip(`Please answer with one of: ${(stored.choices ?? []).map((c, i) => `${i + 1}. ${c}`).join(', ')}`, 1000);
+  return `That answer was not accepted: ${outcome.message}`;
 }

@@ -11,6 +11,7 @@ import {
   TEXT_BODY_MAX,
 } from './limits.js';
 import type { StoredInteraction } from '../../src/core/types.js';
+import { clip } from '../outcome.js';
 
 /**
  * Question → Cloud API message object, as data (no API calls here). Every button and list row carries the id
@@ -33,12 +34,6 @@ const HINT = {
   form: 'Tap the button to fill in the form.',
   external: 'Open the link to answer.',
 } as const;
-
-/** Cuts `text` to `max` characters with an ellipsis (by code points, so no surrogate pair is split). */
-export function clip(text: string, max: number): string {
-  const points = [...text];
-  return points.length <= max ? text : `${points.slice(0, max - 1).join('')}…`;
-}
 
 const length = (s: string): number => [...s].length;
 

@@ -1,28 +1,21 @@
-import { expect } from 'vitest';
 import { postEvent, postInteraction, type SendOptions, type SlackResponse } from '../fakes/slack-payloads.js';
 import { startFakeSlack, type FakeSlack, type FakeSlackMessage } from '../fakes/slack-server.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { api, type Api } from '../helpers/http.js';
+import { startPlatformWorld, type PlatformWorld } from './platform-world.js';
 
 export const SIGNING_SECRET = 'slack-signing-secret-0123456789abcdef';
 export const BOT_TOKEN = 'xoxb-0000-test-token-for-the-fake';
 
 type Probe<T> = T | undefined | null | false;
 
-export interface SlackWorld {
-  fake: FakeSlack;
-  gw: TestGateway;
-  http: Api;
+export interface SlackWorld extends PlatformWorld<FakeSlack> {
   /** Asks on Slack; returns the interaction id and the message the fake received. */
   ask(body: Record<string, unknown>): Promise<{ id: string; message: FakeSlackMessage }>;
   event(body: unknown, options?: SendOptions): Promise<SlackResponse>;
   interact(payload: unknown, options?: SendOptions): Promise<SlackResponse>;
-  record(id: string): Promise<Record<string, unknown>>;
   /** Waits until the question message has been updated away from its first text. */
   edited(message: FakeSlackMessage): Promise<FakeSlackMessage>;
   /** Waits until `probe` returns a value (the work Slack's 3-second ack lets run after the response). */
   eventually<T>(probe: () => Probe<T> | Promise<Probe<T>>): Promise<T>;
-  close(): Promise<void>;
 }
 
 let channelSeq = 1000;
@@ -31,14 +24,13 @@ export const freshChannel = (): string => `C0TEST${++channelSeq}`;
 
 export async function startSlackWorld(env: Record<string, string> = {}): Promise<SlackWorld> {
   const fake = await startFakeSlack();
-  const gw = await startTestGateway({
+  const world = await startPlatformWorld(fake, {
     SLACK_BOT_TOKEN: BOT_TOKEN,
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_API_URL: fake.apiUrl,
     INTERACTIONS_PUBLIC_BASE_URL: 'http://127.0.0.1:1',
     ...env,
   });
-  const http = api(gw.url, gw.token);
   const eventually = async <T>(probe: () => Probe<T> | Promise<Probe<T>>): Promise<T> => {
     const deadline = Date.now() + 5000;
     for (;;) {
@@ -49,29 +41,15 @@ export async function startSlackWorld(env: Record<string, string> = {}): Promise
     }
   };
   return {
-    fake,
-    gw,
-    http,
+    ...world,
     async ask(body) {
-      const res = await http.post('/api/interactions', { channel: 'slack', recipient: freshChannel(), ...body });
-      expect(res.status, JSON.stringify(res.json)).toBe(201);
-      const id = res.json['id'] as string;
-      const delivery = (await gw.gateway.store.get(id))?.delivery;
-      const message = fake.message(delivery?.['channel'] ?? '', delivery?.['ts'] ?? '');
-      if (message === undefined) throw new Error(`interaction ${id} has no delivered message`);
+      const { id, message } = await world.askDelivered({ channel: 'slack', recipient: freshChannel(), ...body }, (delivery) => fake.message(delivery['channel'] ?? '', delivery['ts'] ?? ''));
       return { id, message };
     },
-    event: (body, options) => postEvent(gw.url, SIGNING_SECRET, body, options),
-    interact: (payload, options) => postInteraction(gw.url, SIGNING_SECRET, payload, options),
-    async record(id) {
-      return (await http.get(`/api/interactions/${id}`)).json;
-    },
+    event: (body, options) => postEvent(world.gw.url, SIGNING_SECRET, body, options),
+    interact: (payload, options) => postInteraction(world.gw.url, SIGNING_SECRET, payload, options),
     edited: (message) => eventually(() => message.history.length >= 2 && message),
     eventually,
-    async close() {
-      await gw.close();
-      await fake.close();
-    },
   };
 }
 

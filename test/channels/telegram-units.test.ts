@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LocalPacer, TokenBucket, chatOf } from '../../channels/telegram/pacing.js';
+import { LocalPacer, chatOf } from '../../channels/telegram/pacing.js';
+import { TokenBucket } from '../../channels/token-bucket.js';
 import { botIdOf } from '../../channels/telegram/shared-pacing.js';
 import { decodeAction, encodeAction, questionText, selectKeyboard } from '../../channels/telegram/render.js';
 import { answerFromText } from '../../channels/replies.js';

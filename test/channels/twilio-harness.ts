@@ -1,22 +1,15 @@
-import { expect } from 'vitest';
 import { ACCOUNT_SID, AUTH_TOKEN, postTwilio, startFakeTwilio, type FakeSms, type FakeTwilio } from '../fakes/twilio-server.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { api, type Api } from '../helpers/http.js';
+import { startPlatformWorld, type PlatformWorld } from './platform-world.js';
 
 export const PUBLIC_BASE = 'https://askgate.example.com';
 export const SMS_FROM = '+15005550006';
 export const WA_FROM = 'whatsapp:+14155238886';
 
-export interface TwilioWorld {
-  fake: FakeTwilio;
-  gw: TestGateway;
-  http: Api;
+export interface TwilioWorld extends PlatformWorld<FakeTwilio> {
   ask(body: Record<string, unknown>): Promise<{ id: string; message: FakeSms; to: string }>;
   /** The person texts `body` (plus any extra params); resolves with the status and the TwiML answer. */
   text(from: string, body: string, extra?: Record<string, string>, signed?: boolean | string): Promise<{ status: number; body: string }>;
   status(sid: string, status: string, signed?: boolean | string): Promise<number>;
-  record(id: string): Promise<Record<string, unknown>>;
-  close(): Promise<void>;
 }
 
 let seq = 14_155_550_000;
@@ -25,7 +18,7 @@ let smsSeq = 0;
 
 export async function startTwilioWorld(): Promise<TwilioWorld> {
   const fake = await startFakeTwilio();
-  const gw = await startTestGateway({
+  const world = await startPlatformWorld(fake, {
     TWILIO_ACCOUNT_SID: ACCOUNT_SID,
     TWILIO_AUTH_TOKEN: AUTH_TOKEN,
     TWILIO_FROM: SMS_FROM,
@@ -33,32 +26,18 @@ export async function startTwilioWorld(): Promise<TwilioWorld> {
     TWILIO_API_URL: fake.apiUrl,
     INTERACTIONS_PUBLIC_BASE_URL: PUBLIC_BASE,
   });
-  const http = api(gw.url, gw.token);
+  const gw = world.gw;
   return {
-    fake,
-    gw,
-    http,
+    ...world,
     async ask(body) {
       const to = typeof body['recipient'] === 'string' ? (body['recipient'] as string) : freshPhone();
-      const res = await http.post('/api/interactions', { channel: 'twilio', ...body, recipient: to });
-      expect(res.status, JSON.stringify(res.json)).toBe(201);
-      const id = res.json['id'] as string;
-      const sid = (await gw.gateway.store.get(id))?.delivery?.['message_sid'];
-      const message = fake.sent.find((m) => m.sid === sid);
-      if (message === undefined) throw new Error(`interaction ${id} has no delivered message`);
+      const { id, message } = await world.askDelivered({ channel: 'twilio', ...body, recipient: to }, (delivery) => fake.sent.find((m) => m.sid === delivery['message_sid']));
       return { id, message, to };
     },
     text: (from, body, extra = {}, signed = true) =>
       postTwilio(gw.url, PUBLIC_BASE, '/channels/twilio/sms', { MessageSid: `SMin${String(++smsSeq).padStart(28, '0')}`, AccountSid: ACCOUNT_SID, From: from, To: SMS_FROM, Body: body, NumMedia: '0', ...extra }, signed),
     async status(sid, status, signed = true) {
       return (await postTwilio(gw.url, PUBLIC_BASE, '/channels/twilio/status', { MessageSid: sid, MessageStatus: status, AccountSid: ACCOUNT_SID }, signed)).status;
-    },
-    async record(id) {
-      return (await http.get(`/api/interactions/${id}`)).json;
-    },
-    async close() {
-      await gw.close();
-      await fake.close();
     },
   };
 }

@@ -1,20 +1,13 @@
-import { expect } from 'vitest';
 import { GRAPH_TOKEN, startFakeGraph, type FakeGraph, type SentMessage } from '../fakes/whatsapp-graph.js';
 import { APP_SECRET, PHONE_NUMBER_ID, VERIFY_TOKEN, WABA_ID, postWebhook } from '../fakes/whatsapp-webhooks.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { api, type Api } from '../helpers/http.js';
+import { startPlatformWorld, type PlatformWorld } from './platform-world.js';
 
-export interface WhatsAppWorld {
-  fake: FakeGraph;
-  gw: TestGateway;
-  http: Api;
+export interface WhatsAppWorld extends PlatformWorld<FakeGraph> {
   /** Asks on WhatsApp; returns the interaction id and the message the fake received. */
   ask(body: Record<string, unknown>): Promise<{ id: string; message: SentMessage; to: string; callbackUrl: string }>;
   send(body: unknown, signature?: string | null): Promise<number>;
-  record(id: string): Promise<Record<string, unknown>>;
   /** Waits for a message to `to` quoting `contextId` (an outcome note or a hint). */
   replyTo(to: string, contextId: string): Promise<SentMessage>;
-  close(): Promise<void>;
 }
 
 let numberSeq = 15_550_100_000;
@@ -23,7 +16,7 @@ export const freshNumber = (): string => String(++numberSeq);
 
 export async function startWhatsAppWorld(env: Record<string, string> = {}): Promise<WhatsAppWorld> {
   const fake = await startFakeGraph();
-  const gw = await startTestGateway({
+  const world = await startPlatformWorld(fake, {
     WHATSAPP_TOKEN: GRAPH_TOKEN,
     WHATSAPP_PHONE_NUMBER_ID: PHONE_NUMBER_ID,
     WHATSAPP_BUSINESS_ACCOUNT_ID: WABA_ID,
@@ -33,25 +26,14 @@ export async function startWhatsAppWorld(env: Record<string, string> = {}): Prom
     INTERACTIONS_PUBLIC_BASE_URL: 'http://127.0.0.1:1',
     ...env,
   });
-  const http = api(gw.url, gw.token);
   return {
-    fake,
-    gw,
-    http,
+    ...world,
     async ask(body) {
       const to = typeof body['recipient'] === 'string' ? (body['recipient'] as string).replace(/\D/g, '') : freshNumber();
-      const res = await http.post('/api/interactions', { channel: 'whatsapp', recipient: `+${to}`, ...body });
-      expect(res.status, JSON.stringify(res.json)).toBe(201);
-      const id = res.json['id'] as string;
-      const messageId = (await gw.gateway.store.get(id))?.delivery?.['message_id'];
-      const message = fake.sent.find((m) => m.id === messageId);
-      if (message === undefined) throw new Error(`interaction ${id} has no delivered message`);
-      return { id, message, to, callbackUrl: res.json['callback_url'] as string };
+      const asked = await world.askDelivered({ channel: 'whatsapp', recipient: `+${to}`, ...body }, (delivery) => fake.sent.find((m) => m.id === delivery['message_id']));
+      return { ...asked, to };
     },
-    send: (body, signature) => postWebhook(gw.url, body, signature),
-    async record(id) {
-      return (await http.get(`/api/interactions/${id}`)).json;
-    },
+    send: (body, signature) => postWebhook(world.gw.url, body, signature),
     async replyTo(to, contextId) {
       // Polls the fake for a message the gateway sends after answering the webhook (outcome notes are not awaited).
       for (let i = 0; i < 250; i++) {
@@ -60,10 +42,6 @@ export async function startWhatsAppWorld(env: Record<string, string> = {}): Prom
         await new Promise((r) => setTimeout(r, 20));
       }
       throw new Error(`no message to ${to} quotes ${contextId}`);
-    },
-    async close() {
-      await gw.close();
-      await fake.close();
     },
   };
 }

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
@@ -21,9 +21,23 @@ export function webhookSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
 }
 
-export async function startReceiver(secret: string): Promise<Receiver> {
+/** A delivery whose signature verified: the path it was posted to, its `webhook-id`, its parsed body. */
+export interface VerifiedDelivery {
+  path: string;
+  id: string;
+  body: Record<string, unknown>;
+}
+
+/**
+ * An HTTP server on 127.0.0.1 that checks every request with the `standardwebhooks` package, as a user's receiver
+ * would: a bad signature is answered 401 and reported to `onUnverified`; a good one is handed to `onDelivery`.
+ */
+export async function startVerifyingServer(
+  secret: string,
+  onDelivery: (delivery: VerifiedDelivery, res: ServerResponse) => void,
+  onUnverified: () => void,
+): Promise<{ url: string; close(): Promise<void> }> {
   const wh = new Webhook(secret);
-  const receiver: Omit<Receiver, 'url' | 'close'> = { deliveries: [], refused: [], unverified: 0 };
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.on('data', (c: Buffer) => (raw += c.toString()));
@@ -32,26 +46,34 @@ export async function startReceiver(secret: string): Promise<Receiver> {
       try {
         wh.verify(raw, headers);
       } catch {
-        receiver.unverified += 1;
+        onUnverified();
         res.writeHead(401).end();
         return;
       }
-      const id = headers['webhook-id'] as string;
-      if (req.url?.startsWith('/fail-first') && !receiver.refused.includes(id)) {
-        receiver.refused.push(id);
-        res.writeHead(500).end();
-        return;
-      }
-      receiver.deliveries.push({ id, body: JSON.parse(raw) as Record<string, unknown> });
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: 'done' }));
+      onDelivery({ path: req.url ?? '', id: headers['webhook-id'] as string, body: JSON.parse(raw) as Record<string, unknown> }, res);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
-  return Object.assign(receiver, {
-    url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  }) as Receiver;
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+export async function startReceiver(secret: string): Promise<Receiver> {
+  const receiver: Omit<Receiver, 'url' | 'close'> = { deliveries: [], refused: [], unverified: 0 };
+  const server = await startVerifyingServer(
+    secret,
+    ({ path, id, body }, res) => {
+      if (path.startsWith('/fail-first') && !receiver.refused.includes(id)) {
+        receiver.refused.push(id);
+        res.writeHead(500).end();
+        return;
+      }
+      receiver.deliveries.push({ id, body });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: 'done' }));
+    },
+    () => (receiver.unverified += 1),
+  );
+  return Object.assign(receiver, server);
 }
 
 /** Where the fixture continuation worker reports `started` / `completed`. */

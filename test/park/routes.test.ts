@@ -1,10 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replyJobId, resumeJobId } from '../../src/queue/queues.js';
 import { startFakeTelegram, type FakeCall, type FakeMessage, type FakeTelegram } from '../fakes/telegram-server.js';
@@ -12,7 +10,7 @@ import { PERSON, nextUpdateId, postUpdate, tapUpdate } from '../fakes/telegram-u
 import { api } from '../helpers/http.js';
 import { spawnGateway, type GatewayProcess } from '../helpers/process.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
-import { inMs, spawnContinuationWorker, stopChild, until, webhookSecret } from './helpers.js';
+import { inMs, spawnContinuationWorker, startVerifyingServer, stopChild, until, webhookSecret } from './helpers.js';
 
 /**
  * Runs reached over chat (docs/parks.md, "Routes"), all real processes on one redis-server: an `askgate serve`
@@ -49,12 +47,11 @@ interface Target {
 }
 
 async function startTarget(): Promise<Target> {
-  const wh = new Webhook(SECRET);
   const t: Omit<Target, 'url' | 'close'> = { turns: [], resumes: [], refused: [], unverified: 0 };
-  const send = (res: import('node:http').ServerResponse, status: number, body?: unknown): void => {
+  const send = (res: ServerResponse, status: number, body?: unknown): void => {
     res.writeHead(status, { 'content-type': 'application/json' }).end(body === undefined ? undefined : JSON.stringify(body));
   };
-  const handle = async (path: string, id: string, body: Record<string, unknown>, res: import('node:http').ServerResponse): Promise<void> => {
+  const handle = async (path: string, id: string, body: Record<string, unknown>, res: ServerResponse): Promise<void> => {
     if (path === '/turn') {
       t.turns.push({ id, body });
       const turn = body['turn'] as { text: string; thread: { recipient: string } };
@@ -63,7 +60,7 @@ async function startTarget(): Promise<Target> {
       const parked = await api(serve.url as string, TOKEN).post('/api/interactions', {
         question: `Run "${turn.text}"?`, answer_format: 'confirm', mode: 'async', expiry_at: inMs(3_600_000),
         channel: 'telegram', recipient: turn.thread.recipient,
-        run: { run_id: body['run_id'], resume: { webhook: `${url}/fail-first/resume` }, state: { asked: turn.text } },
+        run: { run_id: body['run_id'], resume: { webhook: `${server.url}/fail-first/resume` }, state: { asked: turn.text } },
       });
       return send(res, parked.status === 201 ? 204 : 500);
     }
@@ -77,24 +74,12 @@ async function startTarget(): Promise<Target> {
     const answer = (body['ask_result'] as { answer: boolean }).answer;
     send(res, 200, { text: `${state.asked}: ${answer ? 'done' : 'skipped'}` });
   };
-  const server: Server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString()));
-    req.on('end', () => {
-      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
-      try {
-        wh.verify(raw, headers);
-      } catch {
-        t.unverified += 1;
-        res.writeHead(401).end();
-        return;
-      }
-      handle(req.url ?? '', headers['webhook-id'] as string, JSON.parse(raw) as Record<string, unknown>, res).catch(() => send(res, 500));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return Object.assign(t, { url, close: () => new Promise<void>((r) => server.close(() => r())) }) as Target;
+  const server = await startVerifyingServer(
+    SECRET,
+    ({ path, id, body }, res) => void handle(path, id, body, res).catch(() => send(res, 500)),
+    () => (t.unverified += 1),
+  );
+  return Object.assign(t, server);
 }
 
 beforeAll(async () => {
