@@ -8,9 +8,9 @@ import { BENCH_TOKEN, spawnGateway, startRedis } from './processes.js';
 /**
  * 2. Answer-to-resume latency: a run parks on an async confirm ask with `resume: {handler: "bench"}`; the clock
  * starts when the answer's 200 arrives here and stops when the SDK continuation worker (in this process, as a user's
- * program would run it) starts the handler. In between: the claim settles the park and enqueues the resume job, the
- * gateway's resume worker picks it up and hands it to `handler-bench`, and the SDK worker picks that up and checks the
- * run. Cycles run one at a time, so each latency is unloaded.
+ * program would run it) starts the handler. In between: the claim settles the park, the answering gateway
+ * reads the run and enqueues its continuation onto `handler-bench` (one hop; a kill would take the `resume` job), and
+ * the SDK worker picks it up and checks the run (one script). Cycles run one at a time, so each latency is unloaded.
  *
  * The baseline is a bare BullMQ round trip on the same Redis: from `queue.add` resolving to the processor starting,
  * with the worker in this process as well.

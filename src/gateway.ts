@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express } from 'express';
 import type { ChannelPlugin } from '../channels/contract.js';
@@ -9,7 +9,8 @@ import { ConfigError, type Config } from './config.js';
 import { EventHub } from './core/event-hub.js';
 import { InteractionService } from './core/interaction-service.js';
 import { CallbackService } from './core/callback-service.js';
-import { apiRouter } from './doors/api.js';
+import { ANSWER_PATH, answerDoor, apiRouter } from './doors/api.js';
+import { answerFastPath } from './doors/answer-fast.js';
 import { callbackRouter } from './doors/callback.js';
 import { TokenAuthenticator } from './doors/auth.js';
 import { errorHandler } from './doors/error-status.js';
@@ -93,6 +94,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   app.disable('x-powered-by');
   if (config.trustProxy !== null) app.set('trust proxy', config.trustProxy);
   app.use(requestLog(logger));
+  app.post(ANSWER_PATH, ...answerDoor(service, auth));
   app.use(healthRouter(store, metrics));
   app.use(streamRouter(hub, auth));
   app.use(apiRouter(service, auth));
@@ -129,8 +131,14 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     config, store, service, hub, channels, app, logger,
     listen() {
       return new Promise((resolve, reject) => {
-        const s = app.listen(config.port, config.host, (err?: Error) => {
-          if (err) return reject(err);
+        // The plain answer request is served ahead of express (src/doors/answer-fast.ts); express serves the rest.
+        const fast = answerFastPath(service, auth, logger);
+        const s = createServer((req, res) => {
+          if (!fast(req, res)) app(req, res);
+        });
+        s.once('error', reject);
+        s.listen(config.port, config.host, () => {
+          s.off('error', reject);
           const { port } = s.address() as AddressInfo;
           const host = config.host.includes(':') ? `[${config.host}]` : config.host;
           resolve(`http://${host}:${port}`);

@@ -24,7 +24,16 @@ export class EventHub {
 
   private dispatch(event: InteractionEvent): void {
     const record = toPublicRecord(event.record);
-    const published: PublishedEvent = { type: event.type, record, json: JSON.stringify(record) };
+    // Serialized on first read, once: most events (an answer nobody streams) are never written anywhere.
+    let json: string | null = null;
+    const published: PublishedEvent = {
+      type: event.type,
+      record,
+      get json(): string {
+        json ??= JSON.stringify(record);
+        return json;
+      },
+    };
     for (const listener of this.listeners) listener(published);
     const forId = this.waiters.get(record.id);
     if (forId) for (const waiter of forId) waiter(published);

@@ -1,4 +1,4 @@
-import { checkAnswer } from './answer.js';
+import { MAX_TEXT_ANSWER, checkAnswer } from './answer.js';
 import { parseAskRequest, type AskContext, type AskRequest } from './ask-request.js';
 import { AskgateError, invalid } from './errors.js';
 import type { EventHub } from './event-hub.js';
@@ -11,7 +11,20 @@ import type { Config } from '../config.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ParkPort } from '../park/port.js';
-import type { Resolution, SettledRun, Store } from '../store/store.js';
+import type { AnswerFacts, Resolution, SettledRun, Store } from '../store/store.js';
+
+/**
+ * What the store's one-step claim needs to know of an answer (see `Store.claimAnswer`), or null to take the
+ * read → validate → claim path: a string that is not well-formed UTF-16 would not reach Redis as itself. The text
+ * fact is conservative (UTF-16 units ≥ characters): a long string of astral characters is refused by the claim,
+ * and then accepted by the full check, which claims it.
+ */
+export function answerFacts(answer: unknown): AnswerFacts | null {
+  if (typeof answer !== 'string') return { boolean: typeof answer === 'boolean', text: false, choice: null };
+  // String.prototype.isWellFormed is in Node 20; the compiler's lib (ES2022) does not declare it yet.
+  if (!(answer as string & { isWellFormed(): boolean }).isWellFormed()) return null;
+  return { boolean: false, text: answer.length >= 1 && answer.length <= MAX_TEXT_ANSWER, choice: answer };
+}
 
 /** One answer offered by any surface: the inbox door, the callback door or a channel webhook. */
 export interface AnswerOffer {
@@ -195,7 +208,35 @@ export class InteractionService {
    * interaction atomically: exactly one offer wins; a later one learns `already_answered` and changes nothing.
    */
   async offerAnswer(offer: AnswerOffer): Promise<AnswerVerdict> {
-    const stored = await this.getStored(offer.interactionId);
+    const store = this.store;
+    const facts = store.claimAnswer === undefined ? null : answerFacts(offer.answer);
+    if (facts === null || store.claimAnswer === undefined) return this.answerRecord(await this.getStored(offer.interactionId), offer);
+    // One round trip in the common case: the store's claim checks a text / confirm / select answer itself.
+    const answeredAt = new Date(this.now()).toISOString();
+    const result = this.answerResult(offer, offer.answer, answeredAt);
+    const outcome = await store.claimAnswer(offer.interactionId, { status: 'answered', result, resolvedAt: answeredAt }, facts);
+    switch (outcome.kind) {
+      case 'not_found':
+        throw new AskgateError('not_found', `interaction ${offer.interactionId} does not exist (or was pruned after its idle TTL).`);
+      case 'not_pending':
+        if (outcome.record.status === 'answered') return 'already_answered';
+        this.refuseIfClosed(outcome.record);
+        return this.answerRecord(outcome.record, offer); // unreachable: every non-pending status is answered or closed
+      case 'invalid':
+        // The refusal the full check gives (its message and field); should it accept after all, the full path claims.
+        checkAnswer(outcome.record, offer.answer);
+        return this.answerRecord(outcome.record, offer);
+      case 'unchecked':
+        return this.answerRecord(outcome.record, offer);
+      case 'resolved':
+        this.answered(outcome.record, offer, answeredAt);
+        this.afterResolve(outcome.record, outcome.run);
+        return 'answered';
+    }
+  }
+
+  /** Read → validate → claim, from a record already read: the path of forms, external asks, caller asks and expiry. */
+  private async answerRecord(stored: StoredInteraction, offer: AnswerOffer): Promise<AnswerVerdict> {
     if (stored.status === 'answered') return 'already_answered';
     this.refuseIfClosed(stored);
     if (Date.parse(stored.deadline_at) <= this.now()) {
@@ -205,7 +246,20 @@ export class InteractionService {
     if (stored.to === 'caller') await this.parks?.mayAnswer(stored, offer.answeredBy);
     const answer = checkAnswer(stored, offer.answer);
     const answeredAt = new Date(this.now()).toISOString();
-    const result: AskResult = {
+    const result = this.answerResult(offer, answer, answeredAt);
+    const outcome = await this.store.resolve(stored.id, { status: 'answered', result, resolvedAt: answeredAt });
+    if (outcome.kind === 'not_found') throw new AskgateError('not_found', `interaction ${stored.id} does not exist (or was pruned after its idle TTL).`);
+    if (outcome.kind === 'not_pending') {
+      if (outcome.record.status === 'answered') return 'already_answered';
+      this.refuseIfClosed(outcome.record);
+    }
+    this.answered(stored, offer, answeredAt);
+    if (outcome.kind === 'resolved') this.afterResolve(outcome.record, outcome.run);
+    return 'answered';
+  }
+
+  private answerResult(offer: AnswerOffer, answer: unknown, answeredAt: string): AskResult {
+    return {
       answer,
       reply_to: offer.replyTo ?? null,
       params: offer.params ?? null,
@@ -213,16 +267,11 @@ export class InteractionService {
       answered_at: answeredAt,
       surface: offer.surface,
     };
-    const outcome = await this.store.resolve(stored.id, { status: 'answered', result, resolvedAt: answeredAt });
-    if (outcome.kind === 'not_found') throw new AskgateError('not_found', `interaction ${stored.id} does not exist (or was pruned after its idle TTL).`);
-    if (outcome.kind === 'not_pending') {
-      if (outcome.record.status === 'answered') return 'already_answered';
-      this.refuseIfClosed(outcome.record);
-    }
+  }
+
+  private answered(stored: StoredInteraction, offer: AnswerOffer, answeredAt: string): void {
     this.deps.metrics.answers.inc({ format: stored.answer_format, surface: offer.surface });
     this.deps.metrics.timeToAnswer.observe({ format: stored.answer_format, surface: offer.surface }, (Date.parse(answeredAt) - Date.parse(stored.created_at)) / 1000);
-    if (outcome.kind === 'resolved') this.afterResolve(outcome.record, outcome.run);
-    return 'answered';
   }
 
   private refuseIfClosed(stored: Pick<StoredInteraction, 'id' | 'status'>): void {

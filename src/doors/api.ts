@@ -1,6 +1,6 @@
-import { Router, json, type Request } from 'express';
+import { Router, json, type Request, type RequestHandler } from 'express';
 import { AskgateError, invalid } from '../core/errors.js';
-import type { InteractionService } from '../core/interaction-service.js';
+import type { AnswerVerdict, InteractionService } from '../core/interaction-service.js';
 import type { Identity } from '../core/types.js';
 import type { TokenAuthenticator } from './auth.js';
 
@@ -24,7 +24,43 @@ function stringParam(raw: unknown, field: string): string | null {
   return raw;
 }
 
-/** The authenticated interaction doors of the contract (the stream door lives in stream.ts). */
+/** The answer door's path; `answerDoor` serves it. */
+export const ANSWER_PATH = '/api/interactions/:id/answer';
+
+/**
+ * `POST /api/interactions/{id}/answer`: the hottest door, mounted by the gateway ahead of every other router so a
+ * request reaches it without being matched against the rest. Bearer auth (scope `answer`), then the JSON body.
+ */
+export function answerDoor(service: InteractionService, auth: TokenAuthenticator): RequestHandler[] {
+  return [
+    auth.require('answer'),
+    json({ limit: '1mb', strict: false }),
+    async (req, res) => {
+      const status = await answerWith(service, req.params['id'] as string, req.body as unknown, identityOf(req));
+      res.status(200).json({ status });
+    },
+  ];
+}
+
+/** The answer door's work once the caller is authenticated and the body parsed (shared with `answer-fast.ts`). */
+export async function answerWith(service: InteractionService, id: string, payload: unknown, identity: Identity): Promise<AnswerVerdict> {
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload) || !('answer' in payload)) {
+    throw invalid('answer', 'send {"answer": <value>}: a string for text and select, true/false for confirm, an object for form.');
+  }
+  const extra = Object.keys(payload).find((k) => k !== 'answer');
+  if (extra !== undefined) throw invalid(extra, `${extra} is not an answer field; send {"answer": <value>} only.`);
+  return service.offerAnswer({
+    interactionId: id,
+    answer: (payload as { answer: unknown }).answer,
+    surface: 'inbox',
+    answeredBy: identity.name,
+  });
+}
+
+/**
+ * The other authenticated interaction doors of the contract (the answer door is `answerDoor`, the stream door lives
+ * in stream.ts).
+ */
 export function apiRouter(service: InteractionService, auth: TokenAuthenticator): Router {
   const router = Router();
   const body = json({ limit: '1mb', strict: false });
@@ -57,23 +93,6 @@ export function apiRouter(service: InteractionService, auth: TokenAuthenticator)
     });
     const record = await service.waitForResult(req.params['id'] as string, wait);
     if (!closed) res.json(record);
-  });
-
-  router.post('/api/interactions/:id/answer', auth.require('answer'), body, async (req, res) => {
-    const payload = req.body as unknown;
-    if (payload === null || typeof payload !== 'object' || Array.isArray(payload) || !('answer' in payload)) {
-      throw invalid('answer', 'send {"answer": <value>}: a string for text and select, true/false for confirm, an object for form.');
-    }
-    const extra = Object.keys(payload).find((k) => k !== 'answer');
-    if (extra !== undefined) throw invalid(extra, `${extra} is not an answer field; send {"answer": <value>} only.`);
-    const identity = identityOf(req);
-    const status = await service.offerAnswer({
-      interactionId: req.params['id'] as string,
-      answer: (payload as { answer: unknown }).answer,
-      surface: 'inbox',
-      answeredBy: identity.name,
-    });
-    res.status(200).json({ status });
   });
 
   router.delete('/api/interactions/:id', auth.require('write'), async (req, res) => {

@@ -28,29 +28,33 @@ interface BodyParserError {
   status?: number;
 }
 
+/** The response an error becomes: status, JSON body, and headers beyond the content type. Unknown errors are logged. */
+export function errorResponse(err: unknown, logger: Logger): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {
+  let error: AskgateError;
+  const parser = err as BodyParserError;
+  if (err instanceof AskgateError) {
+    error = err;
+  } else if (parser?.type === 'entity.too.large') {
+    error = new AskgateError('payload_too_large', 'the body is larger than 1 MiB; send a smaller one.');
+  } else if (parser?.type === 'entity.parse.failed') {
+    error = new AskgateError('invalid_json', 'the body is not valid JSON.', { field: 'body' });
+  } else if (parser?.type === 'encoding.unsupported' || parser?.type === 'charset.unsupported') {
+    error = new AskgateError('invalid_request', 'the body encoding is not supported; send UTF-8 JSON.', { field: 'body' });
+  } else {
+    logger.error({ err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) }, 'unhandled error in a door');
+    error = new AskgateError('store_unavailable', 'askgate could not complete the request; try again.');
+    return { status: 500, body: error.toBody(), headers: {} };
+  }
+  const headers: Record<string, string> = {};
+  if (error.code === 'rate_limited' && typeof error.extra['retry_after'] === 'number') headers['Retry-After'] = String(error.extra['retry_after']);
+  return { status: STATUS_OF[error.code], body: error.toBody(), headers };
+}
+
 /** Turns whatever a door threw into the contract's JSON error body. Unknown errors are 500 and are logged. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, _req, res, _next) => {
-    let error: AskgateError;
-    const parser = err as BodyParserError;
-    if (err instanceof AskgateError) {
-      error = err;
-    } else if (parser?.type === 'entity.too.large') {
-      error = new AskgateError('payload_too_large', 'the body is larger than 1 MiB; send a smaller one.');
-    } else if (parser?.type === 'entity.parse.failed') {
-      error = new AskgateError('invalid_json', 'the body is not valid JSON.', { field: 'body' });
-    } else if (parser?.type === 'encoding.unsupported' || parser?.type === 'charset.unsupported') {
-      error = new AskgateError('invalid_request', 'the body encoding is not supported; send UTF-8 JSON.', { field: 'body' });
-    } else {
-      logger.error({ err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) }, 'unhandled error in a door');
-      error = new AskgateError('store_unavailable', 'askgate could not complete the request; try again.');
-      res.status(500).json(error.toBody());
-      return;
-    }
-    const status = STATUS_OF[error.code];
-    if (error.code === 'rate_limited' && typeof error.extra['retry_after'] === 'number') {
-      res.setHeader('Retry-After', String(error.extra['retry_after']));
-    }
-    res.status(status).json(error.toBody());
+    const { status, body, headers } = errorResponse(err, logger);
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    res.status(status).json(body);
   };
 }

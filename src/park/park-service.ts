@@ -5,7 +5,8 @@ import { newTicket } from '../core/ids.js';
 import { toPublicRecord } from '../core/record.js';
 import type { Identity, RunSpec, StoredInteraction } from '../core/types.js';
 import type { Logger } from '../observability/logger.js';
-import { HANDLER_NAME, type ResumeProducer } from '../queue/queues.js';
+import { HANDLER_NAME, resumeJobId, type ResumeProducer } from '../queue/queues.js';
+import { continuationPayload } from './continuation.js';
 import type { SettledRun } from '../store/store.js';
 import type { ParkedAsk, ParkPort } from './port.js';
 import type { ChatThread, RunStore, RunView } from './run-store.js';
@@ -73,10 +74,29 @@ export class ParkService implements ParkPort {
   }
 
   settled(run: SettledRun): void {
-    this.deps.producer.enqueue(run.runId, run.generation).catch((err: unknown) => {
+    const enqueued = run.verdict === 'ready' ? this.resume(run) : this.deps.producer.enqueue(run.runId, run.generation);
+    enqueued.catch((err: unknown) => {
       // The run sits in the ready-runs index; the worker's sweep enqueues it under the same id.
       this.deps.logger.warn({ run: run.runId, err: err instanceof Error ? err.message : String(err) }, 'resume enqueue failed; the sweep retries it');
     });
+  }
+
+  /**
+   * A run that became ready: a handler target's continuation goes straight onto `handler-<name>` under the park's
+   * deterministic resume id (one hop, as the `resume` job would have handed it on); a webhook target takes the
+   * `resume` job. Exactly once holds as on the resume job's path: the handler job's id is the one the resume worker
+   * would use (so the sweep's later `resume` job hands on nothing new), and the SDK worker runs it only while the
+   * park is still ready, recording completion before its job completes. A kill always takes the `resume` job: its
+   * teardown lives in the askgate worker.
+   */
+  private async resume(settled: SettledRun): Promise<void> {
+    const { runs, producer } = this.deps;
+    const run = await runs.get(settled.runId);
+    // Gone, re-parked or completed already: nothing to hand on (the sweep and the resume job re-check the same way).
+    if (run === null || run.generation !== settled.generation || run.status !== 'ready') return;
+    const resumeId = resumeJobId(settled.runId, settled.generation);
+    if ('handler' in run.resume) await producer.enqueueHandler(run.resume.handler, resumeId, continuationPayload(run, resumeId));
+    else await producer.enqueue(settled.runId, settled.generation);
   }
 
   async mayAnswer(stored: StoredInteraction, answeredBy: string): Promise<void> {

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import type { ContinuationPayload, ConversationTurnPayload } from '../park/continuation.js';
 import { HANDLER_NAME, JOB_DEFAULTS, REPLY_ATTEMPTS, REPLY_QUEUE, backoffDelay, handlerQueueName, replyJobId, type ReplyJobData } from '../queue/queues.js';
 import { DEFAULT_KEY_PREFIX, Keys } from '../store/keys.js';
-import { RUN_COMPLETE } from '../store/redis/scripts/run-transition.js';
+import { RUN_ATTEMPT, RUN_COMPLETE } from '../store/redis/scripts/run-transition.js';
 import { AskgateSdkError } from './errors.js';
 
 /**
@@ -73,8 +73,13 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
   const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
   connection.on('error', () => undefined); // reconnects are BullMQ's; failures surface on the jobs
   connection.defineCommand('askgateRunComplete', { lua: RUN_COMPLETE, numberOfKeys: 2 });
-  // defineCommand adds the method at run time; ioredis cannot type it.
-  const client = connection as Redis & { askgateRunComplete(...args: Array<string | number>): Promise<number> };
+  connection.defineCommand('askgateRunAttempt', { lua: RUN_ATTEMPT, numberOfKeys: 1 });
+  // defineCommand adds the methods at run time; ioredis cannot type them.
+  const client = connection as Redis & {
+    askgateRunComplete(...args: Array<string | number>): Promise<number>;
+    askgateRunAttempt(...args: Array<string | number>): Promise<[number, string?]>;
+  };
+  const retentionMs = (options.retentionMinutes ?? 10_080) * 60_000;
 
   let replies: Queue<ReplyJobData> | null = null;
   /** Hands a chat-reached run's output to the gateway's reply job (it maps it by the route and posts it). */
@@ -93,18 +98,18 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
       return output ?? null;
     }
     const runKey = keys.run(payload.run_id);
-    const [generation, status, thread] = await client.hmget(runKey, 'g', 's', 'th');
     const due = payload.type === 'run.resumed' ? 'ready' : 'dying';
-    // Completed already (or a newer park): the continuation must not run again.
-    if (generation !== String(generationOf(payload.resume_id)) || status !== due) return null;
-    await client.hincrby(runKey, 'at', 1);
+    // One step checks the park is still due and counts the attempt; completed already (or a newer park): the
+    // continuation must not run again.
+    const [isDue, thread] = await client.askgateRunAttempt(runKey, generationOf(payload.resume_id), due, retentionMs);
+    if (isDue !== 1) return null;
     const output = await handler({ ...payload, attempt: job.attemptsMade + 1 });
     // A run reached over chat: its reply is queued before completion is recorded, so a crash between the two
     // reruns the handler and the fixed reply id drops the second enqueue, instead of losing the reply.
     if (thread && payload.type === 'run.resumed') {
       await reply({ runId: payload.run_id, generation: generationOf(payload.resume_id), thread: JSON.parse(thread) as ReplyJobData['thread'], output: output ?? null });
     }
-    await client.askgateRunComplete(runKey, keys.readyRuns, generationOf(payload.resume_id), payload.run_id, (options.retentionMinutes ?? 10_080) * 60_000, Date.now());
+    await client.askgateRunComplete(runKey, keys.readyRuns, generationOf(payload.resume_id), payload.run_id, retentionMs, Date.now());
     return output ?? null;
   };
 

@@ -21,6 +21,26 @@ export type ResolveOutcome =
   /** No such interaction (never existed, or pruned after the idle TTL). */
   | { kind: 'not_found' };
 
+/**
+ * What an answer is, for the claim that checks it itself (`Store.claimAnswer`): the facts the simple formats need,
+ * worked out by the caller, which knows JavaScript's string semantics.
+ */
+export interface AnswerFacts {
+  /** A boolean: fits confirm. */
+  boolean: boolean;
+  /** A string of 1 to 16,384 characters: fits text. */
+  text: boolean;
+  /** The answer when it is a well-formed string (a select compares it with the choices), else null. */
+  choice: string | null;
+}
+
+export type AnswerClaimOutcome =
+  | ResolveOutcome
+  /** Pending, but the answer does not fit its text / confirm / select format; nothing changed. */
+  | { kind: 'invalid'; record: StoredInteraction }
+  /** Pending, but not checkable in the claim (deadline passed, ask to the caller, form, external); nothing changed. */
+  | { kind: 'unchecked'; record: StoredInteraction };
+
 /** A parked run whose resume (or kill) became due in a resolve. */
 export interface SettledRun {
   runId: string;
@@ -75,6 +95,15 @@ export interface Store {
    * and the deadline index, keeps it (and its ticket) readable for `idleTtlSeconds`, and emits the matching event.
    */
   resolve(id: string, resolution: Resolution): Promise<ResolveOutcome>;
+
+  /**
+   * Optional: the claim of an answer in one step with its check. When the record is pending, before its deadline,
+   * not an ask to the caller, and text / confirm / select, the answer is checked against the stored format and
+   * claimed exactly as `resolve` would (same guarantees, same event); otherwise nothing changes and the record is
+   * returned (`invalid`, `unchecked`, `not_pending`) for the caller's full path. A store without it is read, then
+   * resolved.
+   */
+  claimAnswer?(id: string, resolution: Resolution, facts: AnswerFacts): Promise<AnswerClaimOutcome>;
 
   /**
    * Records the channel's references of the delivered question message. When `delivery.ref` is present it is also

@@ -6,6 +6,8 @@ import { Keys } from '../keys.js';
 import { ListenerSet, type EventListener } from '../listeners.js';
 import { STATUS_CODES, decodeRecord, encodeRecord, timeMs, toPublicRecord } from '../record-codec.js';
 import type {
+  AnswerClaimOutcome,
+  AnswerFacts,
   FixedWindowHit,
   PendingPage,
   PendingQuery,
@@ -87,7 +89,9 @@ export class RedisStore implements Store {
   static async connect(options: RedisStoreOptions): Promise<RedisStore> {
     const redisOptions: RedisOptions = { ...DEFAULT_REDIS_OPTIONS, ...options.redisOptions };
     const onError = options.onConnectionError ?? (() => {});
-    const client = new Redis(options.url, redisOptions);
+    // The command connection pipelines automatically: the commands of one event-loop tick (many doors' claims under
+    // load) leave in one write and come back in one read. Order and atomicity per command are unchanged.
+    const client = new Redis(options.url, { enableAutoPipelining: true, ...redisOptions });
     const subscriber = new Redis(options.url, redisOptions);
     // Without a listener ioredis prints every reconnect error to the console.
     client.on('error', onError);
@@ -152,6 +156,16 @@ export class RedisStore implements Store {
   }
 
   async resolve(id: string, resolution: Resolution): Promise<ResolveOutcome> {
+    return (await this.claim(id, resolution, '', '')) as ResolveOutcome;
+  }
+
+  async claimAnswer(id: string, resolution: Resolution, facts: AnswerFacts): Promise<AnswerClaimOutcome> {
+    const check = `v${facts.boolean ? 'b' : ''}${facts.text ? 't' : ''}${facts.choice !== null ? 's' : ''}`;
+    return this.claim(id, resolution, check, facts.choice ?? '');
+  }
+
+  /** The resolve script; `check` and `choice` are its answer check (ARGV[15], ARGV[16]), '' for a plain resolve. */
+  private async claim(id: string, resolution: Resolution, check: string, choice: string): Promise<AnswerClaimOutcome> {
     const [code, envelope, schema, verdict, runId, generation] = await this.run(() =>
       this.client.askgateResolve(
         this.keys.interaction(id),
@@ -171,10 +185,14 @@ export class RedisStore implements Store {
         this.keys.runPrefix,
         this.keys.readyRuns,
         this.runRetentionMs,
+        check,
+        choice,
       ),
     );
     if (code === -1 || typeof envelope !== 'string') return { kind: 'not_found' };
     const record = decodeRecord(id, envelope, schema ?? null);
+    if (code === -2) return { kind: 'invalid', record };
+    if (code === -3) return { kind: 'unchecked', record };
     if (code !== 1) return { kind: 'not_pending', record };
     if ((verdict === 'ready' || verdict === 'kill') && typeof runId === 'string' && runId !== '') {
       return { kind: 'resolved', record, run: { runId, generation: Number(generation), verdict } };

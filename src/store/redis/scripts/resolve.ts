@@ -27,6 +27,10 @@ export const RESOLVE = `--[[
   ARGV[12] run key prefix, or '' when the store keeps no runs
   ARGV[13] ready-runs zset (full key name; shares the hash tag)
   ARGV[14] run retention, ms (the run hash lives this long after its last write)
+  ARGV[15] answer check: '' for none (a plain resolve), else 'v' followed by what the offered answer is, checked
+           here against the stored format so an answer takes one round trip:
+           'b' a boolean (confirm), 't' a string of 1..16,384 characters (text), 's' a string (select; ARGV[16])
+  ARGV[16] the offered answer when it is a string ('s'), else ''
 
   Park bookkeeping, in the same step as the claim (so no crash can fall between them): when the record is an
   async ask of a run (body members m = async, rn = run id) and that run is parked with this ask's slot open, the
@@ -35,11 +39,20 @@ export const RESOLVE = `--[[
   without a result (on_expiry kill) or a cancel turns it dying. A ready or dying run enters the ready-runs zset,
   and the script reports it, so the caller enqueues the one resume job (its id is deterministic).
 
+  Answer check (ARGV[15] set): after the status check and before any write, a pending record is claimed only when
+  its deadline (body member da, epoch ms) is still ahead of ARGV[6], it is not an ask to the caller (body member
+  to), its format is text, confirm or select, and the offered answer fits that format (select: one of the choices,
+  body member c). Anything else, or a body cjson cannot decode, changes nothing: the caller then validates in full (the exact refusal message) or
+  takes the read → validate → claim path (expiry first, caller guard, form schemas).
+
   Returns { code, envelope, schema, verdict, run_id, generation }
     code  1  resolved by this call; the envelope is the resolved record
              verdict 'ready' | 'kill' when this claim settled its run, else ''; run_id and generation then name it
     code  0  not pending; nothing changed; the envelope is the record as it is
     code -1  no such record (never created, or pruned); nothing else
+    code -2  (answer check) pending, but the answer does not fit the format; nothing changed; the envelope as it is
+    code -3  (answer check) pending, but not checked here (deadline passed, ask to the caller, form or external);
+             nothing changed; the envelope as it is
 ]]
 ${RECORD}
 ${EVENT_JSON}
@@ -50,6 +63,30 @@ if not text then return { -1 } end
 if parts[1] ~= 'p' then return { 0, text, schema } end
 
 local idleMs, nowMs = tonumber(ARGV[5]), tonumber(ARGV[6])
+local body = nil
+local check = ARGV[15]
+if check ~= nil and check ~= '' then
+  local decoded, value = pcall(cjson.decode, parts[2])
+  if not decoded then return { -3, text, schema } end
+  body = value
+  if type(body.da) ~= 'number' or body.da <= nowMs or body.to ~= nil then return { -3, text, schema } end
+  local fits = false
+  if body.f == 'confirm' then
+    fits = string.find(check, 'b', 2, true) ~= nil
+  elseif body.f == 'text' then
+    fits = string.find(check, 't', 2, true) ~= nil
+  elseif body.f == 'select' then
+    if string.find(check, 's', 2, true) and type(body.c) == 'table' then
+      for _, choice in ipairs(body.c) do
+        if choice == ARGV[16] then fits = true break end
+      end
+    end
+  else
+    return { -3, text, schema }
+  end
+  if not fits then return { -2, text, schema } end
+end
+
 parts[1], parts[6], parts[7] = ARGV[2], ARGV[3], ARGV[4]
 text = joinRecord(parts)
 redis.call('SET', KEYS[1], text, 'PX', idleMs)
@@ -61,7 +98,7 @@ if parts[5] ~= '' then extendTo(ARGV[9] .. cjson.decode(parts[5]), nowMs + idleM
 
 local verdict, runId, generation = '', '', ''
 if ARGV[12] ~= nil and ARGV[12] ~= '' and string.find(parts[2], '"rn":', 1, true) then
-  local body = cjson.decode(parts[2])
+  body = body or cjson.decode(parts[2])
   if body.m == 'async' and type(body.rn) == 'string' then
     local runKey, slot = ARGV[12] .. body.rn, 'a:' .. id
     if redis.call('HGET', runKey, 's') == 'parked' and redis.call('HGET', runKey, slot) == '' then

@@ -62,3 +62,26 @@ redis.call('ZADD', KEYS[2], ARGV[4], ARGV[2])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
 return tonumber(redis.call('HGET', KEYS[1], 'g'))
 `;
+
+/** Counts one attempt of a handler continuation, if its park is still due. */
+export const RUN_ATTEMPT = `--[[
+  run-attempt: the SDK worker's check before it runs a handler continuation, and the attempt count, in one step.
+
+  Guarantees: the attempt is counted (field at) only when the run is at generation ARGV[1] and in the status the
+  continuation is due in, ARGV[2] (ready for run.resumed, dying for run.killed); otherwise nothing changes and the
+  continuation must not run (completed already, or another park). The check reads the same fields run-complete
+  writes, so a continuation whose completion was recorded is never run again.
+
+  KEYS[1] run hash         r:<run_id>
+
+  ARGV[1] generation the continuation belongs to
+  ARGV[2] status it is due in: ready | dying
+  ARGV[3] run retention, ms
+
+  Returns { 1, thread } when due (thread: the run's chat thread JSON, or '' when none), else { 0 }
+]]
+if redis.call('HGET', KEYS[1], 'g') ~= ARGV[1] or redis.call('HGET', KEYS[1], 's') ~= ARGV[2] then return { 0 } end
+redis.call('HINCRBY', KEYS[1], 'at', 1)
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
+return { 1, redis.call('HGET', KEYS[1], 'th') or '' }
+`;
