@@ -5,7 +5,7 @@ import { pendingExpiresAt } from '../store/common.js';
 import { Keys } from '../store/keys.js';
 import { encodeRecord, timeMs } from '../store/record-codec.js';
 import { PARK_RUN } from '../store/redis/scripts/park-run.js';
-import { RUN_COMPLETE, RUN_KILL } from '../store/redis/scripts/run-transition.js';
+import { RUN_BIND, RUN_COMPLETE, RUN_KILL } from '../store/redis/scripts/run-transition.js';
 
 /**
  * The runs side of the Redis store: parks, their run hashes, and the ready-runs index.
@@ -17,15 +17,23 @@ import { RUN_COMPLETE, RUN_KILL } from '../store/redis/scripts/run-transition.js
  * | `s`       | status: parked → ready | dying → resumed | killed                          |
  * | `g`       | generation: how many times the run has parked (names this park's resume job) |
  * | `o`       | owner: the identity that parked it (the resume runs under it)              |
- * | `k`, `p`  | kind (tool | agent) and parent run id ('' when none)                       |
+ * | `k`, `p`  | kind (absent: tool; else agent) and parent run id (absent when none)       |
  * | `rs`      | the resume target JSON: {"webhook": url} or {"handler": name}              |
- * | `st`      | the opaque checkpoint state JSON the caller handed in ('' when none)       |
- * | `th`      | the chat thread JSON of a run reached over chat ('' when none)              |
+ * | `st`      | the opaque checkpoint state JSON the caller handed in (absent when none)   |
+ * | `th`      | the chat thread JSON of a run reached over chat (absent when none)         |
  * | `n`       | asks still outstanding                                                     |
- * | `a:<id>`  | one slot per ask: '' while pending, else status letter + result JSON       |
- * | `x`       | what killed it: an interaction id, or run:<child>                          |
- * | `at`      | continuation attempts; `ca` parked at, `ra` completed at (epoch ms)        |
+ * | `a:<id>`  | one slot per ask: '' while pending, else status letter + result JSON (in pieces) |
+ * | `x`       | what killed it: an interaction id, or run:<child> (absent while not killed) |
+ * | `at`      | continuation attempts (absent: 0); `ca` parked at, `ra` completed at (epoch ms) |
  *
+ * Memory: the hash is kept listpack-encoded (about 160 bytes for a one-ask park with a handler target; a hashtable
+ * would be 500–700). Redis converts a hash for good once any value exceeds `hash-max-listpack-value` (64 bytes by
+ * default), so fields holding their default are not written, and the caller-sized values — `o`, `p`, `rs`, `st`,
+ * `th`, `x`, and each slot's result — are written in 64-byte pieces: `f` holds the first 64 bytes, `f.1` the next,
+ * and so on (`PIECES` in scripts/fragments.ts); `get` joins them byte-exactly. The hash so stays compact through
+ * its retention and later parks; only a fan-out of more than about 60 asks (128 fields, `hash-max-listpack-entries`)
+ * or a Redis configured below the defaults converts it.
+
  * A run hash costs nothing for a sync ask: only async asks name a run. Every write refreshes its expiry to the
  * checkpoint retention (LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES), which is the retention the issue asks
  * of the checkpoint, and what the deadline rule in ask-request.ts measures against.
@@ -82,6 +90,7 @@ interface RunCommands {
   askgateParkRun(...args: Array<string | number>): Promise<number>;
   askgateRunComplete(...args: Array<string | number>): Promise<number>;
   askgateRunKill(...args: Array<string | number>): Promise<number>;
+  askgateRunBind(...args: Array<string | number>): Promise<number>;
 }
 
 export class RunStore {
@@ -102,6 +111,7 @@ export class RunStore {
     client.defineCommand('askgateParkRun', { lua: PARK_RUN, numberOfKeys: 4 });
     client.defineCommand('askgateRunComplete', { lua: RUN_COMPLETE, numberOfKeys: 2 });
     client.defineCommand('askgateRunKill', { lua: RUN_KILL, numberOfKeys: 2 });
+    client.defineCommand('askgateRunBind', { lua: RUN_BIND, numberOfKeys: 1 });
     await client.connect();
     // defineCommand adds these methods at run time; ioredis cannot type them.
     return new RunStore(client as Redis & RunCommands, options.prefix, options.retentionMs, options.idleTtlMs);
@@ -148,7 +158,8 @@ export class RunStore {
   }
 
   async get(runId: string): Promise<RunView | null> {
-    const h = await this.run(() => this.client.hgetall(this.keys.run(runId)));
+    // Read as bytes: a long value is stored in 64-byte pieces, which may split a UTF-8 character.
+    const h = joinPieces(await this.run(() => this.client.hgetallBuffer(this.keys.run(runId))));
     if (h['s'] === undefined) return null;
     const asks: RunAsk[] = [];
     for (const [field, value] of Object.entries(h)) {
@@ -186,11 +197,10 @@ export class RunStore {
    * rebinds harmlessly. Returns false when the run id is owned by another identity already.
    */
   async bindThread(runId: string, owner: string, thread: ChatThread): Promise<boolean> {
-    const key = this.keys.run(runId);
-    const results = await this.run(() => this.client.multi().hsetnx(key, 'o', owner).hget(key, 'o').exec());
-    if (results?.[1]?.[1] !== owner) return false;
-    await this.run(() => this.client.multi().hset(key, 'th', JSON.stringify(thread)).pexpire(key, this.retentionMs).exec());
-    return true;
+    const bound = await this.run(() =>
+      this.client.askgateRunBind(this.keys.run(runId), owner, JSON.stringify(thread), this.retentionMs),
+    );
+    return bound === 1;
   }
 
   /** Counts one continuation attempt (shown by GET /api/runs/{id}); refreshes the retention. */
@@ -239,4 +249,27 @@ export class RunStore {
       throw new AskgateError('store_unavailable', `Redis command failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
   }
+}
+
+/** The fields stored whole or in pieces (`f`, `f.1`, `f.2`, …; see the table above), and every ask slot. */
+const PIECED = new Set(['o', 'p', 'rs', 'st', 'th', 'x']);
+const isPieced = (field: string): boolean => PIECED.has(field) || field.startsWith('a:');
+// Interaction ids never hold a '.', so `a:<id>.<n>` is unambiguous.
+const PIECE_FIELD = /^(.+)\.[1-9][0-9]*$/;
+
+/** A run hash read as bytes, its pieced values joined, every value decoded as UTF-8. */
+function joinPieces(raw: Record<string, Buffer>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [field, value] of Object.entries(raw)) {
+    const piece = PIECE_FIELD.exec(field);
+    if (piece !== null && isPieced(piece[1] as string)) continue; // joined into its field below
+    if (!isPieced(field)) {
+      out[field] = value.toString('utf8');
+      continue;
+    }
+    const parts = [value];
+    for (let i = 1; raw[`${field}.${i}`] !== undefined; i++) parts.push(raw[`${field}.${i}`] as Buffer);
+    out[field] = Buffer.concat(parts).toString('utf8');
+  }
+  return out;
 }

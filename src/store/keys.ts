@@ -18,7 +18,7 @@
  * | `dl:<channel>:<ref>`  | string | the id whose delivered message has `ref` on `channel` | deadline + idle TTL from setDelivery (a resolved record may go first; the lookup then finds nothing) |
  * | `w:<key>:<start>`     | string | a fixed-window hit counter (start in epoch s)     | PEXPIREAT at the end of its window               |
  * | `events`              | channel| pub/sub: one message per transition               | n/a (not a key)                                  |
- * | `r:<run_id>`          | hash   | a parked run (src/park/run-store.ts documents its fields) | retention after its last write (PEXPIRE on every write) |
+ * | `r:<run_id>`          | hash   | a parked run (src/park/run-store.ts documents its fields); listpack-encoded: no defaults stored, long values in 64-byte pieces | retention after its last write (PEXPIRE on every write) |
  * | `runs:ready`          | zset   | runs whose resume or kill is due, scored by when (epoch ms) | permanent; a run leaves when its continuation completes |
  * | `tg:<bot>:slots`      | zset   | Telegram send slots reserved by every process of one bot | PEXPIRE a minute past its last slot |
  * | `tg:<bot>:pause`      | string | epoch ms before which the bot sends nothing (a bot-wide 429) | PX retry_after                   |

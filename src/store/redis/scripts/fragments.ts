@@ -67,3 +67,43 @@ local function extendTo(key, atMs, nowMs)
   if nowMs + pttl < atMs then redis.call('PEXPIREAT', key, atMs) end
 end
 `;
+
+/**
+ * A run hash's long values, stored in pieces so the hash stays listpack-encoded. Redis turns a hash whose any value
+ * is longer than `hash-max-listpack-value` (64 bytes by default) into a hashtable for good, which more than doubles
+ * it (a run with a 93-byte webhook URL: 240 → 593 bytes). So a value longer than 64 bytes is split: field `f` holds
+ * its first 64 bytes, `f.1` the next 64, and so on; the pieces are contiguous and joined byte-exactly. Used for the
+ * run fields whose values are caller-sized (o, p, rs, st, th, x); an empty value is stored as no field at all.
+ *
+ * `setPieces(key, field, value)`: replaces the field's pieces ('' deletes them all).
+ * `getPieces(key, field)`: the joined value, or false when the field is absent.
+ */
+export const PIECES = `
+local PIECE = 64
+local function setPieces(key, field, value)
+  local i = 1
+  while redis.call('HDEL', key, field .. '.' .. i) == 1 do i = i + 1 end
+  if value == '' then
+    redis.call('HDEL', key, field)
+    return
+  end
+  redis.call('HSET', key, field, string.sub(value, 1, PIECE))
+  local n = 1
+  while n * PIECE < #value do
+    redis.call('HSET', key, field .. '.' .. n, string.sub(value, n * PIECE + 1, (n + 1) * PIECE))
+    n = n + 1
+  end
+end
+
+local function getPieces(key, field)
+  local value = redis.call('HGET', key, field)
+  if not value then return false end
+  local i = 1
+  while true do
+    local piece = redis.call('HGET', key, field .. '.' .. i)
+    if not piece then return value end
+    value = value .. piece
+    i = i + 1
+  end
+end
+`;

@@ -1,4 +1,4 @@
-import { EVENT_JSON, EXTEND_TO } from './fragments.js';
+import { EVENT_JSON, EXTEND_TO, PIECES } from './fragments.js';
 
 /** Parks a run on one or more new async asks, all in one step. */
 export const PARK_RUN = `--[[
@@ -7,10 +7,14 @@ export const PARK_RUN = `--[[
   Guarantees: nothing is written unless every check passes (no record id or ticket in use, the run not parked,
   ready or dying already, and not owned by another identity). Then, in one step: each ask is written exactly as
   create.ts writes one (record, deadline, ticket, shared schema, and the pending list and group unless it is an
-  ask to the caller, which no inbox shows), the run hash is reset for this park (the previous park's ask slots
-  dropped, the generation incremented, one open slot a:<id> per ask, outstanding count = number of asks), its
-  expiry set to the retention window, and interaction.created published for each ask. An answer can only arrive
-  after this step, so the run always exists before any of its asks can settle it.
+  ask to the caller, which no inbox shows), the run hash is reset for this park (the previous park's ask slots,
+  attempt count and kill cause dropped, the generation incremented, one open slot a:<id> per ask, outstanding
+  count = number of asks), its expiry set to the retention window, and interaction.created published for each ask.
+  An answer can only arrive after this step, so the run always exists before any of its asks can settle it.
+
+  Memory: the hash stays listpack-encoded. Fields holding their default are not written (k for tool, p, st and th
+  when empty, at = 0, x), and the caller-sized values (o, p, rs, st, th) are stored in 64-byte pieces (PIECES in
+  fragments.ts), so no value exceeds hash-max-listpack-value whatever the webhook URL, identity or state.
 
   The per-ask writes mirror create.ts (kept apart because create takes one record's keys in KEYS); the store
   contract suite and test/park exercise both.
@@ -42,13 +46,14 @@ export const PARK_RUN = `--[[
 ]]
 ${EVENT_JSON}
 ${EXTEND_TO}
+${PIECES}
 local run = KEYS[1]
 local n = tonumber(ARGV[10])
 local nowMs = tonumber(ARGV[7])
 
 local status = redis.call('HGET', run, 's')
 if status == 'parked' or status == 'ready' or status == 'dying' then return -3 end
-local owner = redis.call('HGET', run, 'o')
+local owner = getPieces(run, 'o')
 if owner and owner ~= ARGV[1] then return -4 end
 for i = 0, n - 1 do
   local base = 11 + i * 10
@@ -60,10 +65,17 @@ for _, field in ipairs(redis.call('HKEYS', run)) do
   if string.sub(field, 1, 2) == 'a:' then redis.call('HDEL', run, field) end
 end
 local generation = redis.call('HINCRBY', run, 'g', 1)
-redis.call('HSET', run, 's', 'parked', 'o', ARGV[1], 'k', ARGV[2], 'p', ARGV[3], 'rs', ARGV[4], 'st', ARGV[5],
-  'n', n, 'at', 0, 'ca', nowMs, 'x', '')
+redis.call('HSET', run, 's', 'parked', 'n', n, 'ca', nowMs)
+-- Defaults are not stored: no k means tool, no at means 0 attempts, no p / st / x means none.
+if ARGV[2] == 'tool' then redis.call('HDEL', run, 'k') else redis.call('HSET', run, 'k', ARGV[2]) end
+redis.call('HDEL', run, 'at')
+setPieces(run, 'x', '')
+setPieces(run, 'o', ARGV[1])
+setPieces(run, 'p', ARGV[3])
+setPieces(run, 'rs', ARGV[4])
+setPieces(run, 'st', ARGV[5])
 -- A run started by a chat turn had its thread bound before the target parked it (bindThread); keep it.
-if ARGV[9] ~= '' then redis.call('HSET', run, 'th', ARGV[9]) end
+if ARGV[9] ~= '' then setPieces(run, 'th', ARGV[9]) end
 
 for i = 0, n - 1 do
   local base = 11 + i * 10

@@ -1,4 +1,4 @@
-import { EVENT_JSON, EXTEND_TO, RECORD } from './fragments.js';
+import { EVENT_JSON, EXTEND_TO, PIECES, RECORD } from './fragments.js';
 
 /** The one atomic claim of an interaction. */
 export const RESOLVE = `--[[
@@ -34,7 +34,8 @@ export const RESOLVE = `--[[
 
   Park bookkeeping, in the same step as the claim (so no crash can fall between them): when the record is an
   async ask of a run (body members m = async, rn = run id) and that run is parked with this ask's slot open, the
-  slot records the outcome (status letter followed by the result JSON). An answer, or an expiry that carries a
+  slot records the outcome (status letter followed by the result JSON, in 64-byte pieces — PIECES in fragments.ts —
+  so the run hash stays listpack-encoded for its retention and any later park). An answer, or an expiry that carries a
   result (on_expiry resume), decrements the run's outstanding count, and at zero the run turns ready; an expiry
   without a result (on_expiry kill) or a cancel turns it dying. A ready or dying run enters the ready-runs zset,
   and the script reports it, so the caller enqueues the one resume job (its id is deterministic).
@@ -57,6 +58,7 @@ export const RESOLVE = `--[[
 ${RECORD}
 ${EVENT_JSON}
 ${EXTEND_TO}
+${PIECES}
 local id = ARGV[1]
 local text, parts, schema = readRecord(KEYS[1], ARGV[9])
 if not text then return { -1 } end
@@ -102,7 +104,7 @@ if ARGV[12] ~= nil and ARGV[12] ~= '' and string.find(parts[2], '"rn":', 1, true
   if body.m == 'async' and type(body.rn) == 'string' then
     local runKey, slot = ARGV[12] .. body.rn, 'a:' .. id
     if redis.call('HGET', runKey, 's') == 'parked' and redis.call('HGET', runKey, slot) == '' then
-      redis.call('HSET', runKey, slot, ARGV[2] .. ARGV[3])
+      setPieces(runKey, slot, ARGV[2] .. ARGV[3])
       if ARGV[2] == 'a' or (ARGV[2] == 'e' and ARGV[3] ~= '') then
         if redis.call('HINCRBY', runKey, 'n', -1) <= 0 then
           redis.call('HSET', runKey, 's', 'ready')

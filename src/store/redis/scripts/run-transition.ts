@@ -1,3 +1,5 @@
+import { PIECES } from './fragments.js';
+
 /**
  * The transitions of a parked run after its park: completing its continuation, and killing it from its child.
  * The claim that settles a run (parked → ready | dying) lives in resolve.ts, beside the interaction claim.
@@ -44,7 +46,8 @@ export const RUN_KILL = `--[[
 
   Guarantees: only a parked run changes (→ dying, the cause recorded, entered in the ready-runs zset); a run that
   is resuming, resumed, killed or unknown is left alone, so the kill chain stops there and a rerun of the child's
-  teardown is harmless.
+  teardown is harmless. The cause is stored in 64-byte pieces (PIECES in fragments.ts; a child run id may be long)
+  so the hash stays listpack-encoded.
 
   KEYS[1] run hash         r:<run_id>
   KEYS[2] ready-runs zset
@@ -56,8 +59,10 @@ export const RUN_KILL = `--[[
 
   Returns the run's generation when this call turned it dying, else -1
 ]]
+${PIECES}
 if redis.call('HGET', KEYS[1], 's') ~= 'parked' then return -1 end
-redis.call('HSET', KEYS[1], 's', 'dying', 'x', ARGV[1])
+redis.call('HSET', KEYS[1], 's', 'dying')
+setPieces(KEYS[1], 'x', ARGV[1])
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[2])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
 return tonumber(redis.call('HGET', KEYS[1], 'g'))
@@ -78,10 +83,41 @@ export const RUN_ATTEMPT = `--[[
   ARGV[2] status it is due in: ready | dying
   ARGV[3] run retention, ms
 
-  Returns { 1, thread } when due (thread: the run's chat thread JSON, or '' when none), else { 0 }
+  Returns { 1, thread } when due (thread: the run's chat thread JSON, joined from its pieces, or '' when none),
+  else { 0 }
 ]]
+${PIECES}
 if redis.call('HGET', KEYS[1], 'g') ~= ARGV[1] or redis.call('HGET', KEYS[1], 's') ~= ARGV[2] then return { 0 } end
 redis.call('HINCRBY', KEYS[1], 'at', 1)
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
-return { 1, redis.call('HGET', KEYS[1], 'th') or '' }
+return { 1, getPieces(KEYS[1], 'th') or '' }
+`;
+
+/** Binds a run id to the chat thread of a conversation turn, before the target parks it. */
+export const RUN_BIND = `--[[
+  run-bind: gives a run hash its owner (if it has none) and the chat thread of the turn that starts it.
+
+  Guarantees: a run owned by another identity is left alone (returns 0); otherwise the owner is set when absent,
+  the thread replaced, and the hash's expiry set to the retention window, in one step (so a bound hash never
+  lacks an expiry). A retried turn rebinds harmlessly. Owner and thread are stored in 64-byte pieces (PIECES in
+  fragments.ts) so the hash stays listpack-encoded; park-run keeps a bound thread.
+
+  KEYS[1] run hash         r:<run_id>
+
+  ARGV[1] owner identity
+  ARGV[2] chat thread JSON
+  ARGV[3] run retention, ms
+
+  Returns 1 bound, 0 owned by another identity
+]]
+${PIECES}
+local owner = getPieces(KEYS[1], 'o')
+if not owner then
+  setPieces(KEYS[1], 'o', ARGV[1])
+elseif owner ~= ARGV[1] then
+  return 0
+end
+setPieces(KEYS[1], 'th', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
+return 1
 `;

@@ -1,0 +1,145 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import type { Identity } from '../../src/core/types.js';
+import { createGateway, type Gateway } from '../../src/gateway.js';
+import { RunStore } from '../../src/park/run-store.js';
+import { RUN_ATTEMPT } from '../../src/store/redis/scripts/run-transition.js';
+import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
+import { inMs, webhookSecret } from './helpers.js';
+
+/**
+ * The run hash's memory layout (src/park/run-store.ts): defaults are not stored, and caller-sized values are kept in
+ * 64-byte pieces, so a park stays listpack-encoded whatever its webhook URL, identity, parent, state or thread —
+ * and every value reads back byte-exactly.
+ */
+
+const PREFIX = '{rh}:';
+const RETENTION_MINUTES = 120;
+const TOKEN = 'run-hash-token-0123456789abcdef';
+// Longer than 64 bytes each, so each would turn a plain hash into a hashtable.
+const LONG_IDENTITY = 'deployment-approvals-agent-of-the-payments-platform-team-eu-west-1-prod';
+const LONG_WEBHOOK = 'https://hooks.example-tenant.com/askgate/resume/agent-deployments?team=payments&region=eu-west-1';
+const LONG_PARENT = `orchestrator:${'p'.repeat(90)}`;
+// Multi-byte characters placed so that 64-byte pieces split some of them.
+const LONG_STATE = { step: 3, plan: ['build', 'test', 'deploy'], note: 'Grüße, 設計 ✓ 🚀 '.repeat(12), target: 'payments-api' };
+
+let redis: RedisServerHandle;
+let raw: Redis;
+let gateway: Gateway;
+let identity: Identity;
+let runs: RunStore;
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  raw = new Redis(redis.url);
+  const config = loadConfig({
+    REDIS_URL: redis.url,
+    ASKGATE_REDIS_PREFIX: PREFIX,
+    LOG_LEVEL: 'silent',
+    LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES: String(RETENTION_MINUTES),
+    INTERACTIONS_IDLE_TTL_SECONDS: '600',
+    ASKGATE_TOKENS: JSON.stringify({ [TOKEN]: { identity: LONG_IDENTITY, scopes: ['read', 'write', 'answer'], webhook_secret: webhookSecret() } }),
+  });
+  gateway = await createGateway(config, { http: false, workers: false });
+  identity = config.tokens.get(TOKEN) as Identity;
+  runs = await RunStore.connect({ url: redis.url, prefix: PREFIX, retentionMs: RETENTION_MINUTES * 60_000, idleTtlMs: 600_000 });
+});
+
+afterAll(async () => {
+  await runs?.close();
+  await gateway?.close();
+  await raw?.quit();
+  await redis?.stop();
+});
+
+const runKey = (runId: string) => `${PREFIX}r:${runId}`;
+
+async function park(runId: string, run: Record<string, unknown>): Promise<string> {
+  const record = await gateway.service.ask(
+    { question: 'Ship it?', answer_format: 'confirm', mode: 'async', expiry_at: inMs(3_600_000), run: { run_id: runId, ...run } },
+    identity,
+  );
+  return record.id;
+}
+
+/** Asserts the hash is a listpack and no field or value is longer than hash-max-listpack-value (64). */
+async function expectCompact(runId: string): Promise<void> {
+  expect(await raw.object('ENCODING', runKey(runId))).toBe('listpack');
+  const h = await raw.hgetallBuffer(runKey(runId));
+  for (const [field, value] of Object.entries(h)) {
+    expect(Buffer.byteLength(field)).toBeLessThanOrEqual(64);
+    expect(value.length).toBeLessThanOrEqual(64);
+  }
+}
+
+describe('the run hash stays compact', () => {
+  it('stores a typical handler park with only the fields that are not defaults', async () => {
+    const id = await park('typical', { resume: { handler: 'deploy' } });
+    const fields = Object.keys(await raw.hgetall(runKey('typical'))).sort();
+    expect(fields).toEqual([`a:${id}`, 'ca', 'g', 'n', 'o', 'o.1', 'rs', 's']);
+    await expectCompact('typical');
+    const view = await runs.get('typical');
+    expect(view).toMatchObject({
+      status: 'parked', generation: 1, owner: LONG_IDENTITY, kind: 'tool', parentRunId: null, resume: { handler: 'deploy' },
+      state: null, thread: null, outstanding: 1, killedBy: null, attempts: 0, completedAt: null,
+    });
+    expect(view?.asks).toEqual([{ interactionId: id, status: 'pending', result: null }]);
+  });
+
+  it('keeps a park with a long webhook URL, identity, parent and multi-byte state listpack-encoded, and reads them back exactly', async () => {
+    await park('long', { resume: { webhook: LONG_WEBHOOK }, kind: 'agent', parent_run_id: LONG_PARENT, state: LONG_STATE });
+    await expectCompact('long');
+    expect(await raw.hexists(runKey('long'), 'st.3')).toBe(1); // the state really is in pieces
+    const view = await runs.get('long');
+    expect(view).toMatchObject({ owner: LONG_IDENTITY, kind: 'agent', parentRunId: LONG_PARENT, resume: { webhook: LONG_WEBHOOK }, state: LONG_STATE });
+    // Retention from the park, as before.
+    const ttl = await raw.pttl(runKey('long'));
+    expect(ttl).toBeGreaterThan(RETENTION_MINUTES * 60_000 - 60_000);
+    expect(ttl).toBeLessThanOrEqual(RETENTION_MINUTES * 60_000);
+  });
+
+  it('drops the previous park\'s pieces and defaults when the run parks again with shorter values', async () => {
+    const first = await park('again', { resume: { webhook: LONG_WEBHOOK }, kind: 'agent', parent_run_id: LONG_PARENT, state: LONG_STATE });
+    await gateway.service.offerAnswer({ interactionId: first, answer: true, surface: 'inbox', answeredBy: LONG_IDENTITY });
+    expect((await runs.get('again'))?.status).toBe('ready');
+    await runs.recordAttempt('again');
+    expect(await runs.complete('again', 1)).toBe(1);
+
+    const second = await park('again', { resume: { handler: 'next' } });
+    await expectCompact('again');
+    const fields = Object.keys(await raw.hgetall(runKey('again'))).sort();
+    // ra (completed at) is kept from the previous park, as it always was; nothing else of it remains.
+    expect(fields).toEqual([`a:${second}`, 'ca', 'g', 'n', 'o', 'o.1', 'ra', 'rs', 's']);
+    expect(await runs.get('again')).toMatchObject({
+      status: 'parked', generation: 2, kind: 'tool', parentRunId: null, resume: { handler: 'next' }, state: null, attempts: 0, killedBy: null,
+    });
+  });
+
+  it('keeps a long kill cause in pieces', async () => {
+    await park('killed', { resume: { handler: 'deploy' } });
+    const cause = `run:${'c'.repeat(150)}`;
+    expect(await runs.kill('killed', cause)).toBe(1);
+    await expectCompact('killed');
+    expect(await runs.get('killed')).toMatchObject({ status: 'dying', killedBy: cause });
+  });
+
+  it('binds a long chat thread in pieces, refuses another owner, and keeps the thread through the park', async () => {
+    const thread = { channel: 'telegram', recipient: '-1001234567890', replyToMessageId: '812', route: `desk-${'r'.repeat(80)}` };
+    expect(await runs.bindThread('turn:telegram:-1001234567890:812', LONG_IDENTITY, thread)).toBe(true);
+    expect(await runs.bindThread('turn:telegram:-1001234567890:812', 'someone-else', thread)).toBe(false);
+    await expectCompact('turn:telegram:-1001234567890:812');
+    const ttl = await raw.pttl(runKey('turn:telegram:-1001234567890:812'));
+    expect(ttl).toBeGreaterThan(0); // a bound hash is never left without an expiry
+
+    const id = await park('turn:telegram:-1001234567890:812', { resume: { handler: 'desk' }, state: LONG_STATE });
+    await expectCompact('turn:telegram:-1001234567890:812');
+    expect(await runs.get('turn:telegram:-1001234567890:812')).toMatchObject({ owner: LONG_IDENTITY, thread, state: LONG_STATE });
+
+    // The SDK worker's check-and-count hands back the whole thread, joined from its pieces.
+    await gateway.service.offerAnswer({ interactionId: id, answer: true, surface: 'telegram', answeredBy: 'telegram:@ada' });
+    const due = (await raw.eval(RUN_ATTEMPT, 1, runKey('turn:telegram:-1001234567890:812'), 1, 'ready', 60_000)) as [number, string];
+    expect(due[0]).toBe(1);
+    expect(JSON.parse(due[1])).toEqual(thread);
+  });
+});
