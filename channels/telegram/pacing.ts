@@ -32,6 +32,12 @@ export interface Pacer {
   reserve(chatId: string | null): Promise<number>;
   /** Telegram said 429: nothing goes to `chatId` (null: nothing at all) for `ms`. */
   pushBack(chatId: string | null, ms: number): Promise<void>;
+  /**
+   * A call to `chatId` came back: the chat's next turn is measured from now, not only from the reserved slot. Telegram
+   * counts by arrival, and a call can arrive late (a loaded host, a slow connection) — measuring from its answer keeps
+   * the next one at least an interval behind its arrival. Optional: the in-process pacer's bucket needs no help.
+   */
+  settled?(chatId: string): Promise<void>;
   close?(): Promise<void>;
 }
 
@@ -94,6 +100,7 @@ export function pacingTransformer(pacer: Pacer, options: PacingOptions = {}): Tr
       const wait = await pacer.reserve(chatId);
       if (wait > 0) await sleep(wait);
       const response = await prev(method, payload, signal);
+      if (chatId !== null && pacer.settled !== undefined) await pacer.settled(chatId);
       if (response.ok || response.error_code !== 429) return response;
       const retryAfter = response.parameters?.retry_after ?? 1;
       // Telegram's 429 does not name its scope: one on a call to a chat is read as that chat's (a chat over 1/s, a

@@ -58,6 +58,11 @@ export class RedisPacer implements Pacer {
     await this.client.askgateTelegramPushBack(scope, Math.max(1, Math.ceil(ms)));
   }
 
+  /** Pushes the chat's next free time to an interval after this answer (never earlier than it already is). */
+  async settled(chatId: string): Promise<void> {
+    await this.pushBack(chatId, this.intervalMs);
+  }
+
   async close(): Promise<void> {
     await this.client.quit().catch(() => this.client.disconnect());
   }
