@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Keys } from '../src/store/keys.js';
+import { BUCKETS } from '../src/store/redis/scripts/fragments.js';
 import { figure, pool, type BenchResult, type Figure, type Size } from './harness.js';
 import { startRedis } from './processes.js';
 import { openSeeder } from './seed.js';
@@ -37,6 +38,16 @@ function body(format: (typeof FORMATS)[number], mode: 'sync' | 'async', i: numbe
   return b;
 }
 
+/** Counts the asks that hold a deadline, across the buckets of the pending zset (KEYS[1]). */
+const COUNT_DEADLINES = `${BUCKETS}
+local count = 0
+for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  local _, _, dls = bucketEntries(member)
+  for k = 1, #dls do if dls[k] > 0 then count = count + 1 end end
+end
+return count
+`;
+
 async function usedMemory(redis: Redis): Promise<number> {
   const info = await redis.info('memory');
   const m = /^used_memory:(\d+)/m.exec(info);
@@ -66,7 +77,8 @@ export async function memory(size: Size): Promise<BenchResult> {
         });
         const grown = (await usedMemory(direct)) - before;
         // Every pending ask, sync or async, has one deadline: the count proves all N were written.
-        counts[`${mode}_${format}_pending`] = await direct.zcard(new Keys(seeder.gateway.config.redisPrefix).deadlines);
+        const pendingKey = new Keys(seeder.gateway.config.redisPrefix).pending;
+        counts[`${mode}_${format}_pending`] = Number(await direct.eval(COUNT_DEADLINES, 1, pendingKey));
 
         await direct.flushall('SYNC');
         const baseBefore = await usedMemory(direct);

@@ -9,11 +9,11 @@
  * | key                   | type   | holds                                             | lifetime                                         |
  * |-----------------------|--------|---------------------------------------------------|--------------------------------------------------|
  * | `i:<id>`              | string | one interaction, the envelope of `record-codec.ts`| PEXPIREAT deadline + idle TTL at create (safety net); idle TTL from resolve |
- * | `pending`             | zset   | pending ids scored by their sequence number       | permanent; members leave on resolve              |
+ * | `pending`             | zset   | the pending list in buckets: one member per 64 sequence numbers (bucket b = floor(seq / 64), scored b), its text `<b>:` + one packed entry per ask still in it — id, seq % 64 + listed flag, deadline (BUCKETS in redis/scripts/fragments.ts); a record's body names its bucket (`pb`) | permanent; an entry leaves on resolve, a bucket when its last entry does |
  * | `g:<group_id>`        | zset   | pending ids of one group, scored like `pending`   | Redis drops it when its last member leaves       |
- * | `deadlines`           | zset   | pending ids scored by deadline (epoch ms)         | permanent; members leave on resolve or pop-due   |
+ * | `deadlines`           | zset   | the deadline index: bucket numbers b, each scored by the earliest deadline still in bucket b | permanent; a bucket leaves when it holds no deadline (popped or resolved) |
  * | `t:<sha256 hex>`      | string | the id a callback ticket resolves to              | same expiry as its interaction hash              |
- * | `seq`                 | string | the sequence counter (INCR) behind `pending`      | permanent                                        |
+ * | `seq`                 | string | the sequence counter (INCR) behind `pending` and its buckets | permanent                              |
  * | `s:<sha256 hex>`      | string | one form schema's JSON, shared by every ask using it | extended to the latest expiry of a record using it |
  * | `dl:<channel>:<ref>`  | string | the id whose delivered message has `ref` on `channel` | deadline + idle TTL from setDelivery (a resolved record may go first; the lookup then finds nothing) |
  * | `w:<key>:<start>`     | string | a fixed-window hit counter (start in epoch s)     | PEXPIREAT at the end of its window               |
@@ -42,6 +42,7 @@ export class Keys {
     return this.interaction('');
   }
 
+  /** The bucketed pending list (a zset of buckets of 64 sequence numbers; see the table). */
   get pending(): string {
     return `${this.prefix}pending`;
   }
@@ -55,6 +56,7 @@ export class Keys {
     return this.group('');
   }
 
+  /** The deadline index (a zset of bucket numbers scored by each bucket's earliest deadline). */
   get deadlines(): string {
     return `${this.prefix}deadlines`;
   }

@@ -56,7 +56,14 @@ export interface CompactBody {
   p?: unknown;
   oe?: 'resume';
   rn?: string;
+  /** The run of an async ask: stands for `m: 'async'` plus `rn` (the usual pair, 11 bytes shorter). */
+  ra?: string;
   vb?: VerifierBinding;
+  /**
+   * Reserved, never written here: the Redis store appends its pending bucket's number as the body's last member
+   * while the ask is pending (`,"pb":<n>}`, BUCKETS in redis/scripts/fragments.ts); decode ignores it.
+   */
+  pb?: number;
 }
 
 /** A form schema split out of a record: its JSON text and the hash that names it. */
@@ -122,7 +129,7 @@ export function decodeRecord(id: string, envelope: string, schemaJson: string | 
     group_id: parseOrNull<string>(group),
     channel: b.ch ?? null,
     recipient: b.rc ?? null,
-    mode: b.m ?? 'sync',
+    mode: b.m ?? (b.ra !== undefined ? 'async' : 'sync'),
     created_at: expandTime(b.ca),
     deadline_at: expandTime(b.da),
     asked_by: b.ab,
@@ -132,7 +139,7 @@ export function decodeRecord(id: string, envelope: string, schemaJson: string | 
     to: b.to ?? 'person',
     payload: b.p ?? null,
     on_expiry: b.oe ?? 'kill',
-    run_id: b.rn ?? null,
+    run_id: b.rn ?? b.ra ?? null,
     result: parseOrNull<AskResult>(result),
     resolved_at: parseOrNull<string>(resolvedAt),
     ticket_hash: parseOrNull<string>(ticket),
@@ -152,14 +159,17 @@ function compactBody(record: StoredInteraction): CompactBody {
   if (record.choices !== null) b.c = record.choices;
   if (record.channel !== null) b.ch = record.channel;
   if (record.recipient !== null) b.rc = record.recipient;
-  if (record.mode === 'async') b.m = 'async';
+  // An async ask with its run (every async ask the doors accept) is `ra`; `m` and `rn` cover any other pairing.
+  const asyncRun = record.mode === 'async' && record.run_id !== null;
+  if (record.mode === 'async' && !asyncRun) b.m = 'async';
   if (record.media !== null) b.md = record.media;
   if (record.link) b.l = 1;
   if (record.verifier !== null) b.v = record.verifier;
   if (record.to === 'caller') b.to = 'caller';
   if (record.payload !== null && record.payload !== undefined) b.p = record.payload;
   if (record.on_expiry === 'resume') b.oe = 'resume';
-  if (record.run_id !== null) b.rn = record.run_id;
+  if (asyncRun) b.ra = record.run_id as string;
+  else if (record.run_id !== null) b.rn = record.run_id;
   if (record.verifier_binding !== null) b.vb = record.verifier_binding;
   return b;
 }

@@ -4,6 +4,7 @@ import { FIND_BY_TICKET } from './scripts/find-by-ticket.js';
 import { GET } from './scripts/get.js';
 import { HIT_WINDOW } from './scripts/hit-window.js';
 import { LIST_PENDING } from './scripts/list-pending.js';
+import { MIGRATE_INDEXES } from './scripts/migrate-indexes.js';
 import { POP_DUE } from './scripts/pop-due.js';
 import { RESOLVE } from './scripts/resolve.js';
 import { SET_DELIVERY } from './scripts/set-delivery.js';
@@ -26,6 +27,8 @@ export interface ScriptCommands {
   askgateListPending(...args: Arg[]): Promise<[Bulk, ...Array<[string, string, Bulk]>]>;
   askgatePopDue(...args: Arg[]): Promise<string[]>;
   askgateHitWindow(...args: Arg[]): Promise<number>;
+  /** `[nextCursor, converted]`. */
+  askgateMigrateIndexes(...args: Arg[]): Promise<[string, number]>;
 }
 
 const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: number }> = {
@@ -34,9 +37,10 @@ const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: number 
   askgateGet: { lua: GET, numberOfKeys: 1 },
   askgateFindByTicket: { lua: FIND_BY_TICKET, numberOfKeys: 1 },
   askgateSetDelivery: { lua: SET_DELIVERY, numberOfKeys: 1 },
-  askgateListPending: { lua: LIST_PENDING, numberOfKeys: 1 },
-  askgatePopDue: { lua: POP_DUE, numberOfKeys: 1 },
+  askgateListPending: { lua: LIST_PENDING, numberOfKeys: 2 },
+  askgatePopDue: { lua: POP_DUE, numberOfKeys: 2 },
   askgateHitWindow: { lua: HIT_WINDOW, numberOfKeys: 1 },
+  askgateMigrateIndexes: { lua: MIGRATE_INDEXES, numberOfKeys: 3 },
 };
 
 /** Registers every script on `client` (ioredis `defineCommand`) and returns the client typed with them. */

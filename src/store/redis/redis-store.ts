@@ -101,6 +101,7 @@ export class RedisStore implements Store {
       await Promise.all([client.connect(), subscriber.connect()]);
       subscriber.on('message', (channel: string, message: string) => store.dispatch(channel, message));
       await subscriber.subscribe(store.keys.events);
+      await store.migrateIndexes();
     } catch (error) {
       client.disconnect();
       subscriber.disconnect();
@@ -109,6 +110,26 @@ export class RedisStore implements Store {
       });
     }
     return store;
+  }
+
+  /**
+   * Moves index members written before the bucketed pending list and deadline index into buckets
+   * (scripts/migrate-indexes.ts). A store without any only scans its two index zsets (one member per 64 asks).
+   */
+  private async migrateIndexes(): Promise<void> {
+    for (const pass of ['p', 'd'] as const) {
+      let cursor = '0';
+      do {
+        [cursor] = await this.client.askgateMigrateIndexes(
+          this.keys.pending,
+          this.keys.deadlines,
+          this.keys.seq,
+          pass,
+          cursor,
+          this.keys.interactionPrefix,
+        );
+      } while (cursor !== '0');
+    }
   }
 
   async create(record: StoredInteraction): Promise<void> {
@@ -224,13 +245,21 @@ export class RedisStore implements Store {
     const after = parseCursor(query.cursor);
     const index = query.groupId === null ? this.keys.pending : this.keys.group(query.groupId);
     const [next, ...rows] = await this.run(() =>
-      this.client.askgateListPending(index, after, query.limit, this.keys.interactionPrefix, this.keys.schemaPrefix),
+      this.client.askgateListPending(
+        index,
+        this.keys.deadlines,
+        after,
+        query.limit,
+        this.keys.interactionPrefix,
+        this.keys.schemaPrefix,
+        query.groupId === null ? 'b' : '',
+      ),
     );
     return { items: rows.map(([id, envelope, schema]) => decodeRecord(id, envelope, schema)), nextCursor: next };
   }
 
   async popDue(nowMs: number, max: number): Promise<string[]> {
-    return this.run(() => this.client.askgatePopDue(this.keys.deadlines, nowMs, max));
+    return this.run(() => this.client.askgatePopDue(this.keys.deadlines, this.keys.pending, nowMs, max));
   }
 
   subscribe(listener: EventListener): () => void {

@@ -1,4 +1,4 @@
-import { EVENT_JSON, EXTEND_TO } from './fragments.js';
+import { BUCKETS, EVENT_JSON, EXTEND_TO } from './fragments.js';
 
 /** Creates a pending interaction. */
 export const CREATE = `--[[
@@ -6,13 +6,14 @@ export const CREATE = `--[[
 
   Guarantees: all or nothing. The record, its pending-list entry (scored by a fresh sequence number), its group
   entry, its deadline entry, its ticket and its shared form schema are written in one step, and the event is
-  published in the same step, so no subscriber hears of an ask that is not stored. An existing id or ticket
+  published in the same step, so no subscriber hears of an ask that is not stored. The pending-list and deadline
+  entries go into the ask's bucket (BUCKETS in fragments.ts), which the record's body names (member pb). An existing id or ticket
   changes nothing. The record and ticket expire at ARGV[3] (deadline + idle TTL), a safety net should nothing ever
   resolve the ask; the schema lives at least as long as the latest record using it.
 
   KEYS[1] record            i:<id>
-  KEYS[2] pending zset
-  KEYS[3] deadlines zset
+  KEYS[2] pending zset      (of buckets)
+  KEYS[3] deadlines zset    (the bucket index)
   KEYS[4] sequence counter  seq
   KEYS[5] group zset        g:<group_id>   (KEYS[1] again when the ask has no group)
   KEYS[6] ticket            t:<hash>       (KEYS[1] again when it has no ticket)
@@ -32,21 +33,24 @@ export const CREATE = `--[[
     n > 0  created; n is its sequence number
     -1     the id already exists
     -2     the ticket is already in use
+    an error reply when the id is longer than 255 bytes (nothing written)
 ]]
 ${EVENT_JSON}
 ${EXTEND_TO}
+${BUCKETS}
 local id, text = ARGV[1], ARGV[2]
 local expireAt = tonumber(ARGV[3])
 local hasGroup, hasTicket, schema = ARGV[5] == '1', ARGV[6] == '1', ARGV[7]
 
+if #id > 255 then return redis.error_reply('askgate: an interaction id is at most 255 bytes') end
 if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
 if hasTicket and redis.call('EXISTS', KEYS[6]) == 1 then return -2 end
 
 local seq = redis.call('INCR', KEYS[4])
+local b = bucketAdd(KEYS[2], KEYS[3], seq, id, true, tonumber(ARGV[4]))
+text = envelopeWithBucket(text, b)
 redis.call('SET', KEYS[1], text)
 redis.call('PEXPIREAT', KEYS[1], expireAt)
-redis.call('ZADD', KEYS[2], seq, id)
-redis.call('ZADD', KEYS[3], ARGV[4], id)
 if hasGroup then redis.call('ZADD', KEYS[5], seq, id) end
 if hasTicket then
   redis.call('SET', KEYS[6], id)

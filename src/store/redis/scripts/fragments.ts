@@ -107,3 +107,211 @@ local function getPieces(key, field)
   end
 end
 `;
+
+/**
+ * The bucketed pending list and deadline index. Sorted sets with one member per pending ask cost ~128 bytes a
+ * member once they outgrow the listpack encoding (skiplist node, dict entry, member sds), twice per ask. So asks
+ * are kept in buckets of BUCKET consecutive sequence numbers: bucket b = floor(seq / BUCKET) is ONE member of the
+ * `pending` zset, scored b, whose text is `<b>:` followed by one entry per ask still in it, in sequence order:
+ *
+ *   [1 byte: id length][id][1 byte: seq % BUCKET, + 64 when the ask is listed][6 bytes: deadline ms, big-endian; 0 = none]
+ *
+ * (asks to the caller are in a bucket, for their deadline, but not listed; a deadline popped by pop-due is zeroed
+ * while the ask stays listed until it resolves). The `deadlines` zset is the index of the buckets that hold a
+ * deadline: member b (decimal), scored by the earliest deadline in bucket b (rarely earlier, never later: resolve
+ * skips the re-score when another entry's bytes hold the removed deadline, and pop-due re-scores a bucket it finds
+ * nothing due in, so an early score costs one pass). Both zsets hold one member per BUCKET
+ * asks, and an entry costs its id + 8 bytes. A bucket only ever receives asks of its own sequence range, so it
+ * never holds more than BUCKET entries; an emptied bucket is removed from both zsets (nothing stays behind).
+ *
+ * A record remembers its bucket as the last member of its body JSON, `,"pb":<b>}` (added by create / park-run,
+ * stripped by resolve), so resolve finds its entry in O(BUCKET) without a lookup. Every bucket write happens inside
+ * the one script of its transition.
+ *
+ * `bucketAdd(P, D, seq, id, listed, deadline)`: appends the ask's entry (the id must be at most 255 bytes: the
+ * scripts refuse a longer one before any write); returns its bucket b.
+ * `withBucket(body, b)`: the body JSON with `"pb":b` appended; `envelopeWithBucket(text, b)`: the same inside a new
+ * record's envelope; `bucketOfBody(body)`: b, or nil; `withoutBucket(body)`.
+ * `bucketRead(P, b)`: the bucket's member text, or nil. `isBucket(member)`: false for a legacy member.
+ * `bucketEntries(member)`: parallel arrays ids, flags, deadlines, raw entry bytes (empty for a legacy member).
+ *
+ * Legacy members (one id per ask, from before the buckets: in `pending` scored by sequence number, in `deadlines`
+ * scored by deadline) are converted by migrate-indexes.ts when a store connects; until then resolve drops them as it
+ * always did, pop-due pops a legacy deadline as it always did, and list-pending skips them.
+ *
+ * `bucketSave(P, D, b, old, raws, dls, drop)`: rewrites bucket b from its entries minus those with drop[k], and
+ * re-scores (or removes) it in the deadline index; an empty bucket leaves both zsets.
+ * `bucketRemove(P, D, b, id)`: drops one id's entry (resolve's hot path); true when it was there.
+ */
+export const BUCKETS = `
+local BUCKET = 64
+local NO_DEADLINE = string.char(0, 0, 0, 0, 0, 0)
+
+local function encodeDeadline(ms)
+  local bytes = {}
+  for i = 6, 1, -1 do
+    bytes[i] = ms % 256
+    ms = math.floor(ms / 256)
+  end
+  return string.char(bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6])
+end
+
+local function decodeDeadline(s, at)
+  local v = 0
+  for i = at, at + 5 do v = v * 256 + string.byte(s, i) end
+  return v
+end
+
+local function withBucket(body, b)
+  return string.sub(body, 1, -2) .. ',"pb":' .. string.format('%d', b) .. '}'
+end
+
+-- A new record's envelope ('p', newline, body, then the optional parts) with the bucket in its body.
+local function envelopeWithBucket(text, b)
+  local bodyEnd = string.find(text, '\\n', 3, true)
+  if bodyEnd then
+    return string.sub(text, 1, 2) .. withBucket(string.sub(text, 3, bodyEnd - 1), b) .. string.sub(text, bodyEnd)
+  end
+  return string.sub(text, 1, 2) .. withBucket(string.sub(text, 3), b)
+end
+
+-- The bucket member is always the body's last: found by a plain search for its name from the end of the body.
+local function bucketAt(body)
+  local at = string.find(body, ',"pb":', math.max(1, #body - 26), true)
+  if at and string.find(body, '^%d+}$', at + 6) then return at end
+  return nil
+end
+
+local function bucketOfBody(body)
+  local at = bucketAt(body)
+  if at then return tonumber(string.sub(body, at + 6, -2)) end
+  return nil
+end
+
+local function withoutBucket(body)
+  local at = bucketAt(body)
+  if at then return string.sub(body, 1, at - 1) .. '}' end
+  return body
+end
+
+-- Bucket b's member. A legacy member (an id scored by its sequence number, written before buckets) may share the
+-- score, so the member is picked by its prefix.
+local function bucketRead(P, b)
+  local prefix = string.format('%d', b) .. ':'
+  for _, member in ipairs(redis.call('ZRANGEBYSCORE', P, b, b)) do
+    if string.sub(member, 1, #prefix) == prefix then return member end
+  end
+  return nil
+end
+
+local function isBucket(member)
+  return string.find(member, '^%d+:') ~= nil
+end
+
+local function bucketAdd(P, D, seq, id, listed, deadline)
+  local b = math.floor(seq / BUCKET)
+  local entry = string.char(#id) .. id .. string.char(seq % BUCKET + (listed and 64 or 0)) .. encodeDeadline(deadline)
+  local old = bucketRead(P, b)
+  if old then
+    redis.call('ZREM', P, old)
+    redis.call('ZADD', P, b, old .. entry)
+  else
+    redis.call('ZADD', P, b, string.format('%d', b) .. ':' .. entry)
+  end
+  if deadline > 0 then
+    local current = redis.call('ZSCORE', D, b)
+    if not current or deadline < tonumber(current) then redis.call('ZADD', D, deadline, b) end
+  end
+  return b
+end
+
+local function bucketEntries(member)
+  local ids, flags, dls, raws = {}, {}, {}, {}
+  if not isBucket(member) then return ids, flags, dls, raws end
+  local pos = string.find(member, ':', 1, true) + 1
+  local n = #member
+  while pos <= n do
+    local len = string.byte(member, pos)
+    local stop = pos + len + 7
+    local k = #ids + 1
+    ids[k] = string.sub(member, pos + 1, pos + len)
+    flags[k] = string.byte(member, pos + len + 1)
+    dls[k] = decodeDeadline(member, pos + len + 2)
+    raws[k] = string.sub(member, pos, stop)
+    pos = stop + 1
+  end
+  return ids, flags, dls, raws
+end
+
+local function bucketSave(P, D, b, old, raws, dls, drop)
+  local kept, minDl = {}, nil
+  for k = 1, #raws do
+    if not drop[k] then
+      kept[#kept + 1] = raws[k]
+      if dls[k] > 0 and (not minDl or dls[k] < minDl) then minDl = dls[k] end
+    end
+  end
+  redis.call('ZREM', P, old)
+  if #kept == 0 then
+    redis.call('ZREM', D, b)
+    return
+  end
+  redis.call('ZADD', P, b, string.format('%d', b) .. ':' .. table.concat(kept))
+  if minDl then redis.call('ZADD', D, minDl, b) else redis.call('ZREM', D, b) end
+end
+
+-- The hot path of every answer. The entry is found by a plain search for the id; when the id occurs once, right
+-- after a length byte that matches, that is its entry (the record names this bucket, so its entry is in it).
+-- Otherwise (an id inside another entry's bytes) the entries are walked. The index is re-scored only when the
+-- entry held the bucket's earliest deadline and no other entry holds the same.
+local function bucketRemove(P, D, b, id)
+  local old = bucketRead(P, b)
+  if not old then return false end
+  local idLen = #id
+  local head = string.find(old, ':', 1, true) + 1
+  local n = #old
+  local start = nil
+  local at = string.find(old, id, head + 1, true)
+  if at and string.byte(old, at - 1) == idLen and not string.find(old, id, at + 1, true) then
+    start = at - 1
+  elseif at then
+    local pos = head
+    while pos <= n do
+      local len = string.byte(old, pos)
+      if len == idLen and string.sub(old, pos + 1, pos + len) == id then
+        start = pos
+        break
+      end
+      pos = pos + len + 8
+    end
+  end
+  if not start then return false end
+  local stop = start + idLen + 7
+  local goneRaw = string.sub(old, stop - 5, stop)
+  redis.call('ZREM', P, old)
+  if head == start and stop == n then
+    redis.call('ZREM', D, b)
+    return true
+  end
+  local rest = string.sub(old, 1, start - 1) .. string.sub(old, stop + 1)
+  redis.call('ZADD', P, b, rest)
+  if goneRaw ~= NO_DEADLINE and string.find(rest, goneRaw, head, true) == nil then
+    local gone = decodeDeadline(goneRaw, 1)
+    if tonumber(redis.call('ZSCORE', D, b) or '-1') == gone then
+      -- It held the earliest deadline, alone: the index takes the earliest of the rest (or drops the bucket).
+      -- Deadlines are 6 bytes big-endian, so the earliest is the least as a string.
+      local minRaw = nil
+      local pos = head
+      local m = #rest
+      while pos <= m do
+        local len = string.byte(rest, pos)
+        local raw = string.sub(rest, pos + len + 2, pos + len + 7)
+        if raw ~= NO_DEADLINE and (not minRaw or raw < minRaw) then minRaw = raw end
+        pos = pos + len + 8
+      end
+      if minRaw then redis.call('ZADD', D, decodeDeadline(minRaw, 1), b) else redis.call('ZREM', D, b) end
+    end
+  end
+  return true
+end
+`;

@@ -1,4 +1,4 @@
-import { EVENT_JSON, EXTEND_TO, PIECES } from './fragments.js';
+import { BUCKETS, EVENT_JSON, EXTEND_TO, PIECES } from './fragments.js';
 
 /** Parks a run on one or more new async asks, all in one step. */
 export const PARK_RUN = `--[[
@@ -20,8 +20,8 @@ export const PARK_RUN = `--[[
   contract suite and test/park exercise both.
 
   KEYS[1] run hash         r:<run_id>
-  KEYS[2] pending zset
-  KEYS[3] deadlines zset
+  KEYS[2] pending zset      (of buckets: BUCKETS in fragments.ts; an ask to the caller is in its bucket, unlisted)
+  KEYS[3] deadlines zset    (the bucket index)
   KEYS[4] sequence counter seq
 
   ARGV[1]  owner identity
@@ -43,10 +43,12 @@ export const PARK_RUN = `--[[
     -2     a ticket is already in use
     -3     the run is parked already (or its resume is under way)
     -4     the run belongs to another identity
+    an error reply when an ask id is longer than 255 bytes (nothing written)
 ]]
 ${EVENT_JSON}
 ${EXTEND_TO}
 ${PIECES}
+${BUCKETS}
 local run = KEYS[1]
 local n = tonumber(ARGV[10])
 local nowMs = tonumber(ARGV[7])
@@ -57,6 +59,7 @@ local owner = getPieces(run, 'o')
 if owner and owner ~= ARGV[1] then return -4 end
 for i = 0, n - 1 do
   local base = 11 + i * 10
+  if #ARGV[base] > 255 then return redis.error_reply('askgate: an interaction id is at most 255 bytes') end
   if redis.call('EXISTS', ARGV[base + 4]) == 1 then return -1 end
   if ARGV[base + 6] ~= '' and redis.call('EXISTS', ARGV[base + 6]) == 1 then return -2 end
 end
@@ -82,13 +85,11 @@ for i = 0, n - 1 do
   local id, text, expireAt, deadline = ARGV[base], ARGV[base + 1], tonumber(ARGV[base + 2]), ARGV[base + 3]
   local key, group, ticket, schemaKey, schema = ARGV[base + 4], ARGV[base + 5], ARGV[base + 6], ARGV[base + 7], ARGV[base + 8]
   local seq = redis.call('INCR', KEYS[4])
+  local listed = ARGV[base + 9] == '1'
+  text = envelopeWithBucket(text, bucketAdd(KEYS[2], KEYS[3], seq, id, listed, tonumber(deadline)))
   redis.call('SET', key, text)
   redis.call('PEXPIREAT', key, expireAt)
-  if ARGV[base + 9] == '1' then
-    redis.call('ZADD', KEYS[2], seq, id)
-    if group ~= '' then redis.call('ZADD', group, seq, id) end
-  end
-  redis.call('ZADD', KEYS[3], deadline, id)
+  if listed and group ~= '' then redis.call('ZADD', group, seq, id) end
   if ticket ~= '' then
     redis.call('SET', ticket, id)
     redis.call('PEXPIREAT', ticket, expireAt)

@@ -1,17 +1,17 @@
-import { EVENT_JSON, EXTEND_TO, PIECES, RECORD } from './fragments.js';
+import { BUCKETS, EVENT_JSON, EXTEND_TO, PIECES, RECORD } from './fragments.js';
 
 /** The one atomic claim of an interaction. */
 export const RESOLVE = `--[[
   resolve: moves a pending interaction to answered | expired | cancelled, exactly once.
 
   Guarantees: only a record whose status is pending changes; however many callers race, one gets 1 and every other
-  gets 0 with the record as the winner left it. The winner's step also drops the id from the pending list, its
-  group and the deadline index, shortens the record's and ticket's lives to the idle TTL (both stay readable until
+  gets 0 with the record as the winner left it. The winner's step also drops the id from the pending list and the
+  deadline index (its entry in the bucket its body names; the bucket member pb is stripped from the body), its group, shortens the record's and ticket's lives to the idle TTL (both stay readable until
   then), keeps the shared schema alive at least as long, and publishes the matching event with the whole record.
 
   KEYS[1] record            i:<id>
-  KEYS[2] pending zset
-  KEYS[3] deadlines zset
+  KEYS[2] pending zset      (of buckets: BUCKETS in fragments.ts)
+  KEYS[3] deadlines zset    (the bucket index)
 
   ARGV[1]  id
   ARGV[2]  status letter: a (answered) | e (expired) | c (cancelled)
@@ -33,8 +33,8 @@ export const RESOLVE = `--[[
   ARGV[16] the offered answer when it is a string ('s'), else ''
 
   Park bookkeeping, in the same step as the claim (so no crash can fall between them): when the record is an
-  async ask of a run (body members m = async, rn = run id) and that run is parked with this ask's slot open, the
-  slot records the outcome (status letter followed by the result JSON, in 64-byte pieces — PIECES in fragments.ts —
+  async ask of a run (body member ra = run id; or m = async with rn = run id) and that run is parked with this
+  ask's slot open, the slot records the outcome (status letter followed by the result JSON, in 64-byte pieces — PIECES in fragments.ts —
   so the run hash stays listpack-encoded for its retention and any later park). An answer, or an expiry that carries a
   result (on_expiry resume), decrements the run's outstanding count, and at zero the run turns ready; an expiry
   without a result (on_expiry kill) or a cancel turns it dying. A ready or dying run enters the ready-runs zset,
@@ -59,6 +59,7 @@ ${RECORD}
 ${EVENT_JSON}
 ${EXTEND_TO}
 ${PIECES}
+${BUCKETS}
 local id = ARGV[1]
 local text, parts, schema = readRecord(KEYS[1], ARGV[9])
 if not text then return { -1 } end
@@ -89,20 +90,31 @@ if check ~= nil and check ~= '' then
   if not fits then return { -2, text, schema } end
 end
 
+local bucket = bucketOfBody(parts[2])
+if bucket then
+  bucketRemove(KEYS[2], KEYS[3], bucket, id)
+  parts[2] = withoutBucket(parts[2])
+else
+  -- A record from before the buckets: its index entries are members of their own.
+  redis.call('ZREM', KEYS[2], id)
+  redis.call('ZREM', KEYS[3], id)
+end
 parts[1], parts[6], parts[7] = ARGV[2], ARGV[3], ARGV[4]
 text = joinRecord(parts)
 redis.call('SET', KEYS[1], text, 'PX', idleMs)
-redis.call('ZREM', KEYS[2], id)
-redis.call('ZREM', KEYS[3], id)
 if parts[3] ~= '' then redis.call('ZREM', ARGV[7] .. cjson.decode(parts[3]), id) end
 if parts[4] ~= '' then redis.call('PEXPIRE', ARGV[8] .. cjson.decode(parts[4]), idleMs) end
 if parts[5] ~= '' then extendTo(ARGV[9] .. cjson.decode(parts[5]), nowMs + idleMs, nowMs) end
 
 local verdict, runId, generation = '', '', ''
-if ARGV[12] ~= nil and ARGV[12] ~= '' and string.find(parts[2], '"rn":', 1, true) then
+if ARGV[12] ~= nil and ARGV[12] ~= '' and
+    (string.find(parts[2], '"ra":', 1, true) or string.find(parts[2], '"rn":', 1, true)) then
   body = body or cjson.decode(parts[2])
-  if body.m == 'async' and type(body.rn) == 'string' then
-    local runKey, slot = ARGV[12] .. body.rn, 'a:' .. id
+  -- An async ask's run: body member ra (the compact form), or m = async with rn.
+  local runOf = body.ra
+  if type(runOf) ~= 'string' and body.m == 'async' then runOf = body.rn end
+  if type(runOf) == 'string' then
+    local runKey, slot = ARGV[12] .. runOf, 'a:' .. id
     if redis.call('HGET', runKey, 's') == 'parked' and redis.call('HGET', runKey, slot) == '' then
       setPieces(runKey, slot, ARGV[2] .. ARGV[3])
       if ARGV[2] == 'a' or (ARGV[2] == 'e' and ARGV[3] ~= '') then
@@ -114,9 +126,9 @@ if ARGV[12] ~= nil and ARGV[12] ~= '' and string.find(parts[2], '"rn":', 1, true
         redis.call('HSET', runKey, 's', 'dying', 'x', id)
         verdict = 'kill'
       end
-      if verdict ~= '' then redis.call('ZADD', ARGV[13], nowMs, body.rn) end
+      if verdict ~= '' then redis.call('ZADD', ARGV[13], nowMs, runOf) end
       redis.call('PEXPIRE', runKey, tonumber(ARGV[14]))
-      runId, generation = body.rn, redis.call('HGET', runKey, 'g') or ''
+      runId, generation = runOf, redis.call('HGET', runKey, 'g') or ''
     end
   end
 end
