@@ -18,7 +18,7 @@ import { RUN_BIND, RUN_COMPLETE, RUN_KILL } from '../store/redis/scripts/run-tra
  * | `g`       | generation: how many times the run has parked (names this park's resume job) |
  * | `o`       | owner: the identity that parked it (the resume runs under it)              |
  * | `k`, `p`  | kind (absent: tool; else agent) and parent run id (absent when none)       |
- * | `rs`      | the resume target JSON: {"webhook": url} or {"handler": name}              |
+ * | `rs`      | the resume target: JSON {"webhook": url}, or `=` + name for {"handler": name} |
  * | `st`      | the opaque checkpoint state JSON the caller handed in (absent when none)   |
  * | `th`      | the chat thread JSON of a run reached over chat (absent when none)         |
  * | `n`       | asks still outstanding                                                     |
@@ -124,7 +124,7 @@ export class RunStore {
       input.owner,
       input.run.kind,
       input.run.parent_run_id ?? '',
-      JSON.stringify(input.run.resume),
+      resumeArg(input.run.resume),
       input.run.state === null || input.run.state === undefined ? '' : JSON.stringify(input.run.state),
       this.retentionMs,
       now,
@@ -178,7 +178,7 @@ export class RunStore {
       owner: h['o'] ?? '',
       kind: h['k'] === 'agent' ? 'agent' : 'tool',
       parentRunId: h['p'] ? h['p'] : null,
-      resume: JSON.parse(h['rs'] ?? '{}') as RunSpec['resume'],
+      resume: h['rs']?.startsWith('=') ? { handler: h['rs'].slice(1) } : (JSON.parse(h['rs'] ?? '{}') as RunSpec['resume']),
       state: h['st'] ? (JSON.parse(h['st']) as unknown) : null,
       thread: h['th'] ? (JSON.parse(h['th']) as ChatThread) : null,
       outstanding: Number(h['n'] ?? 0),
@@ -253,6 +253,18 @@ export class RunStore {
 
 /** The fields stored whole or in pieces (`f`, `f.1`, `f.2`, …; see the table above), and every ask slot. */
 const PIECED = new Set(['o', 'p', 'rs', 'st', 'th', 'x']);
+
+/**
+ * The resume target as `rs` holds it (park-run's ARGV[4]): a handler alone as `=` + its name, 13 bytes shorter than
+ * its JSON; any other target as its JSON, which starts with `{`. Runs parked before the `=` form hold JSON only.
+ */
+function resumeArg(resume: RunSpec['resume']): string {
+  const keys = Object.keys(resume);
+  if (keys.length === 1 && 'handler' in resume && typeof resume.handler === 'string' && resume.handler !== '') {
+    return `=${resume.handler}`;
+  }
+  return JSON.stringify(resume);
+}
 const isPieced = (field: string): boolean => PIECED.has(field) || field.startsWith('a:');
 // Interaction ids never hold a '.', so `a:<id>.<n>` is unambiguous.
 const PIECE_FIELD = /^(.+)\.[1-9][0-9]*$/;

@@ -36,14 +36,20 @@ import { invalid } from '../core/errors.js';
  *
  * The body uses short member names; members holding their default (null, false, "sync", "person", "kill") are
  * omitted and restored on decode, and timestamps that round-trip through `toISOString()` are kept as epoch
- * milliseconds. A form schema is stored once per distinct schema, named by the SHA-256 of its JSON. Pending asks
+ * milliseconds; the deadline is then written as milliseconds after `ca` (`dd`), and a select's format is left to its
+ * choices (`c` present and no `f` means select). Older records (`da`, `f` always present) decode as before. A form
+ * schema is stored once per distinct schema, named by the SHA-256 of its JSON. Pending asks
  * are the bulk of what a store holds, so every byte here is multiplied by the queue length.
  */
 export interface CompactBody {
   q: string;
-  f: AnswerFormat;
+  /** Omitted for a select with its choices (`c` present): a record without `f` is a select. */
+  f?: AnswerFormat;
   ca: number | string;
-  da: number | string;
+  /** The deadline, when `dd` cannot stand for it (older records, or a time kept verbatim). */
+  da?: number | string;
+  /** The deadline as milliseconds after `ca`, when both are epoch milliseconds (5 bytes shorter than `da`). */
+  dd?: number;
   ab: string;
   c?: string[];
   ch?: string;
@@ -123,7 +129,7 @@ export function decodeRecord(id: string, envelope: string, schemaJson: string | 
     id,
     status,
     question: b.q,
-    answer_format: b.f,
+    answer_format: b.f ?? 'select',
     choices: b.c ?? null,
     schema: schemaHash === '' ? null : (JSON.parse(schemaJson ?? 'null') as JsonSchema),
     group_id: parseOrNull<string>(group),
@@ -131,7 +137,7 @@ export function decodeRecord(id: string, envelope: string, schemaJson: string | 
     recipient: b.rc ?? null,
     mode: b.m ?? (b.ra !== undefined ? 'async' : 'sync'),
     created_at: expandTime(b.ca),
-    deadline_at: expandTime(b.da),
+    deadline_at: b.dd !== undefined && typeof b.ca === 'number' ? expandTime(b.ca + b.dd) : expandTime(b.da ?? ''),
     asked_by: b.ab,
     media: b.md ?? null,
     link: b.l === 1,
@@ -149,13 +155,13 @@ export function decodeRecord(id: string, envelope: string, schemaJson: string | 
 }
 
 function compactBody(record: StoredInteraction): CompactBody {
-  const b: CompactBody = {
-    q: record.question,
-    f: record.answer_format,
-    ca: compactTime(record.created_at, 'created_at'),
-    da: compactTime(record.deadline_at, 'deadline_at'),
-    ab: record.asked_by,
-  };
+  const ca = compactTime(record.created_at, 'created_at');
+  const da = compactTime(record.deadline_at, 'deadline_at');
+  const b: CompactBody = { q: record.question, ca, ab: record.asked_by };
+  // A select with choices needs no `f` (decode reads a missing `f` as select); every other format names itself.
+  if (record.answer_format !== 'select' || record.choices === null) b.f = record.answer_format;
+  if (typeof ca === 'number' && typeof da === 'number') b.dd = da - ca;
+  else b.da = da;
   if (record.choices !== null) b.c = record.choices;
   if (record.channel !== null) b.ch = record.channel;
   if (record.recipient !== null) b.rc = record.recipient;

@@ -116,6 +116,19 @@ describe('the run hash stays compact', () => {
     });
   });
 
+  it('stores a handler target as = and its name, reads it back, and still reads a target stored as JSON', async () => {
+    await park('short-target', { resume: { handler: 'deploy' } });
+    expect(await raw.hget(runKey('short-target'), 'rs')).toBe('=deploy');
+    expect((await runs.get('short-target'))?.resume).toEqual({ handler: 'deploy' });
+    // A webhook target keeps its JSON.
+    await park('webhook-target', { resume: { webhook: 'https://hooks.example.com/r' } });
+    expect(await raw.hget(runKey('webhook-target'), 'rs')).toBe('{"webhook":"https://hooks.example.com/r"}');
+    expect((await runs.get('webhook-target'))?.resume).toEqual({ webhook: 'https://hooks.example.com/r' });
+    // A run parked before the = form holds its handler target as JSON.
+    await raw.hset(runKey('short-target'), 'rs', '{"handler":"deploy"}');
+    expect((await runs.get('short-target'))?.resume).toEqual({ handler: 'deploy' });
+  });
+
   it('keeps a long kill cause in pieces', async () => {
     await park('killed', { resume: { handler: 'deploy' } });
     const cause = `run:${'c'.repeat(150)}`;

@@ -13,8 +13,9 @@ export const PARK_RUN = `--[[
   An answer can only arrive after this step, so the run always exists before any of its asks can settle it.
 
   Memory: the hash stays listpack-encoded. Fields holding their default are not written (k for tool, p, st and th
-  when empty, at = 0, x), and the caller-sized values (o, p, rs, st, th) are stored in 64-byte pieces (PIECES in
-  fragments.ts), so no value exceeds hash-max-listpack-value whatever the webhook URL, identity or state.
+  when empty, at = 0, x), a handler target is stored as '=' and its name alone (rs), and the caller-sized values
+  (o, p, rs, st, th) are stored in 64-byte pieces (PIECES in fragments.ts), so no value exceeds
+  hash-max-listpack-value whatever the webhook URL, handler name, identity or state.
 
   The per-ask writes mirror create.ts (kept apart because create takes one record's keys in KEYS); the store
   contract suite and test/park exercise both.
@@ -27,7 +28,8 @@ export const PARK_RUN = `--[[
   ARGV[1]  owner identity
   ARGV[2]  run kind: tool | agent
   ARGV[3]  parent run id, or ''
-  ARGV[4]  resume target JSON
+  ARGV[4]  resume target as stored in rs: its JSON (an object, so it starts with '{'), or '=' followed by the
+           handler's name when the target is {"handler": name} alone (13 bytes less than its JSON)
   ARGV[5]  checkpoint state JSON, or ''
   ARGV[6]  run retention, ms
   ARGV[7]  now, epoch ms

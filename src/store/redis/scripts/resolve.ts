@@ -41,9 +41,9 @@ export const RESOLVE = `--[[
   and the script reports it, so the caller enqueues the one resume job (its id is deterministic).
 
   Answer check (ARGV[15] set): after the status check and before any write, a pending record is claimed only when
-  its deadline (body member da, epoch ms) is still ahead of ARGV[6], it is not an ask to the caller (body member
-  to), its format is text, confirm or select, and the offered answer fits that format (select: one of the choices,
-  body member c). Anything else, or a body cjson cannot decode, changes nothing: the caller then validates in full (the exact refusal message) or
+  its deadline (body member da, epoch ms; or ca + dd, dd being ms after ca) is still ahead of ARGV[6], it is not an
+  ask to the caller (body member to), its format (body member f; absent with choices c present: select) is text,
+  confirm or select, and the offered answer fits that format (select: one of the choices, body member c). Anything else, or a body cjson cannot decode, changes nothing: the caller then validates in full (the exact refusal message) or
   takes the read → validate → claim path (expiry first, caller guard, form schemas).
 
   Returns { code, envelope, schema, verdict, run_id, generation }
@@ -72,13 +72,18 @@ if check ~= nil and check ~= '' then
   local decoded, value = pcall(cjson.decode, parts[2])
   if not decoded then return { -3, text, schema } end
   body = value
-  if type(body.da) ~= 'number' or body.da <= nowMs or body.to ~= nil then return { -3, text, schema } end
+  -- The deadline: member da, or ca + dd (ms after ca). A missing f with choices c is a select (record-codec.ts).
+  local deadline = body.da
+  if deadline == nil and type(body.ca) == 'number' and type(body.dd) == 'number' then deadline = body.ca + body.dd end
+  local format = body.f
+  if format == nil and type(body.c) == 'table' then format = 'select' end
+  if type(deadline) ~= 'number' or deadline <= nowMs or body.to ~= nil then return { -3, text, schema } end
   local fits = false
-  if body.f == 'confirm' then
+  if format == 'confirm' then
     fits = string.find(check, 'b', 2, true) ~= nil
-  elseif body.f == 'text' then
+  elseif format == 'text' then
     fits = string.find(check, 't', 2, true) ~= nil
-  elseif body.f == 'select' then
+  elseif format == 'select' then
     if string.find(check, 's', 2, true) and type(body.c) == 'table' then
       for _, choice in ipairs(body.c) do
         if choice == ARGV[16] then fits = true break end
