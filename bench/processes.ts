@@ -1,14 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sleep } from './harness.js';
+import { startRedisServer, type RedisServerHandle } from '../test/helpers/redis-server.js';
 
 /**
- * The processes a benchmark starts: its own redis-server, the built gateway, the baseline server. bench/ does not
- * import test/ (test/ is not compiled into dist/), so this is the bench's own, smaller take on the test helpers.
+ * The processes a benchmark starts: its own redis-server (the test helper, test/helpers/redis-server.ts, which tsc
+ * compiles into dist/test/helpers/ because this file imports it), the built gateway, the baseline server.
  * Everything binds 127.0.0.1 and every child is killed when the bench process exits, however it exits.
  */
 
@@ -31,30 +29,15 @@ export const ROOT = ((): string => {
 export const GATEWAY_MAIN = join(ROOT, 'dist/src/main.js');
 export const BASELINE_SERVER = join(ROOT, 'dist/bench/baseline-server.js');
 
-export interface RedisHandle {
-  url: string;
-  stop(): Promise<void>;
-}
+export type RedisHandle = RedisServerHandle;
 
-/** A fresh redis-server on a free loopback port, persistence off; `REDIS_SERVER_BIN` overrides the binary. */
-export async function startRedis(): Promise<RedisHandle> {
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'askgate-bench-redis-'));
-  const bin = process.env['REDIS_SERVER_BIN'] ?? 'redis-server';
-  const child = track(spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' }));
-  const failed = new Promise<never>((_, reject) => {
-    child.once('error', (e) => reject(new Error(`cannot start ${bin}: ${e.message}; install redis-server or set REDIS_SERVER_BIN`)));
-    child.once('exit', (code) => reject(new Error(`${bin} exited with ${code} before answering PING`)));
-  });
-  failed.catch(() => undefined); // observed by the race below; a later exit is our own stop
-  await Promise.race([waitForPong(port), failed]);
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    async stop() {
-      await stopChild(child);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+/**
+ * A fresh redis-server on a free loopback port, persistence off; `REDIS_SERVER_BIN` overrides the binary. Always a
+ * server of the bench's own (`own: true`): benchmarks flush their server, so a REDIS_URL in the environment must never
+ * point one at somebody else's.
+ */
+export function startRedis(): Promise<RedisHandle> {
+  return startRedisServer({ own: true });
 }
 
 export interface NodeProcess {
@@ -122,36 +105,4 @@ async function stopChild(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
   await exited;
   clearTimeout(timer);
-}
-
-async function waitForPong(port: number): Promise<void> {
-  const end = Date.now() + 10_000;
-  while (Date.now() < end) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = connect({ host: '127.0.0.1', port });
-      const done = (v: boolean): void => {
-        socket.destroy();
-        resolve(v);
-      };
-      socket.setTimeout(500, () => done(false));
-      socket.once('error', () => done(false));
-      socket.once('connect', () => socket.write('PING\r\n'));
-      socket.once('data', (d) => done(d.toString().startsWith('+PONG')));
-    });
-    if (ok) return;
-    await sleep(25);
-  }
-  throw new Error(`redis-server on port ${port} did not answer PING in 10 s`);
-}
-
-/** A port the OS just handed out and released. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (address !== null && typeof address === 'object' ? resolve(address.port) : reject(new Error('no free port'))));
-    });
-  });
 }

@@ -216,19 +216,21 @@ export async function startFakeTelegram(options: { limits?: FakeLimits } = {}): 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
+  const failNext = (method: string, failure: InjectedFailure, times = 1): void => {
+    const list = failures.get(method) ?? [];
+    for (let i = 0; i < times; i++) list.push(failure);
+    failures.set(method, list);
+  };
+
   return {
     apiRoot: `http://127.0.0.1:${port}`,
     calls,
     callsTo: (method) => calls.filter((c) => c.method === method),
     message: (chatId, messageId) => messages.get(`${chatId}:${messageId}`),
     messagesIn: (chatId) => [...messages.values()].filter((x) => x.chat_id === chatId),
-    failNext(method, failure, times = 1) {
-      const list = failures.get(method) ?? [];
-      for (let i = 0; i < times; i++) list.push(failure);
-      failures.set(method, list);
-    },
+    failNext,
     tooManyRequests(method, retryAfter, times = 1) {
-      this.failNext(method, { status: 429, error_code: 429, description: `Too Many Requests: retry after ${retryAfter}`, retry_after: retryAfter }, times);
+      failNext(method, { status: 429, error_code: 429, description: `Too Many Requests: retry after ${retryAfter}`, retry_after: retryAfter }, times);
     },
     forgetChat: (chatId) => unknownChats.add(chatId),
     close: () =>
