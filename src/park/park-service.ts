@@ -9,7 +9,7 @@ import { HANDLER_NAME, resumeJobId, type ResumeProducer } from '../queue/queues.
 import { continuationPayload } from './continuation.js';
 import type { SettledRun } from '../store/store.js';
 import type { ParkedAsk, ParkPort } from './port.js';
-import type { ChatThread, RunStore, RunView } from './run-store.js';
+import { runView, type ChatThread, type RunStore, type RunView } from './run-store.js';
 
 /**
  * Parks: writes a run's asks and the run in one step, enqueues the one resume job when a claim settles a run, and
@@ -88,10 +88,15 @@ export class ParkService implements ParkPort {
    * would use (so the sweep's later `resume` job hands on nothing new), and the SDK worker runs it only while the
    * park is still ready, recording completion before its job completes. A kill always takes the `resume` job: its
    * teardown lives in the askgate worker.
+   *
+   * The run is the one the settling step returned (`settled.fields`: the hash as that step left it, so no second
+   * read); a store that returns none is read here. Either way the check below holds for the fields as read, and a
+   * run completed or re-parked since is caught by the SDK worker's due check, which a handler job of a stale park
+   * fails (the same as for a duplicate of that job).
    */
   private async resume(settled: SettledRun): Promise<void> {
     const { runs, producer } = this.deps;
-    const run = await runs.get(settled.runId);
+    const run = settled.fields !== undefined ? runView(settled.runId, settled.fields) : await runs.get(settled.runId);
     // Gone, re-parked or completed already: nothing to hand on (the sweep and the resume job re-check the same way).
     if (run === null || run.generation !== settled.generation || run.status !== 'ready') return;
     const resumeId = resumeJobId(settled.runId, settled.generation);

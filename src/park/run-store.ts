@@ -159,35 +159,7 @@ export class RunStore {
 
   async get(runId: string): Promise<RunView | null> {
     // Read as bytes: a long value is stored in 64-byte pieces, which may split a UTF-8 character.
-    const h = joinPieces(await this.run(() => this.client.hgetallBuffer(this.keys.run(runId))));
-    if (h['s'] === undefined) return null;
-    const asks: RunAsk[] = [];
-    for (const [field, value] of Object.entries(h)) {
-      if (!field.startsWith('a:')) continue;
-      const letter = value.slice(0, 1);
-      asks.push({
-        interactionId: field.slice(2),
-        status: value === '' ? 'pending' : (STATUS_OF_LETTER[letter] ?? 'cancelled'),
-        result: value.length > 1 ? (JSON.parse(value.slice(1)) as AskResult) : null,
-      });
-    }
-    return {
-      runId,
-      status: h['s'] as RunStatus,
-      generation: Number(h['g']),
-      owner: h['o'] ?? '',
-      kind: h['k'] === 'agent' ? 'agent' : 'tool',
-      parentRunId: h['p'] ? h['p'] : null,
-      resume: h['rs']?.startsWith('=') ? { handler: h['rs'].slice(1) } : (JSON.parse(h['rs'] ?? '{}') as RunSpec['resume']),
-      state: h['st'] ? (JSON.parse(h['st']) as unknown) : null,
-      thread: h['th'] ? (JSON.parse(h['th']) as ChatThread) : null,
-      outstanding: Number(h['n'] ?? 0),
-      asks,
-      killedBy: h['x'] ? h['x'] : null,
-      attempts: Number(h['at'] ?? 0),
-      parkedAt: h['ca'] ? new Date(Number(h['ca'])).toISOString() : null,
-      completedAt: h['ra'] ? new Date(Number(h['ra'])).toISOString() : null,
-    };
+    return runView(runId, joinPieces(await this.run(() => this.client.hgetallBuffer(this.keys.run(runId)))));
   }
 
   /**
@@ -284,4 +256,39 @@ function joinPieces(raw: Record<string, Buffer>): Record<string, string> {
     out[field] = Buffer.concat(parts).toString('utf8');
   }
   return out;
+}
+
+/**
+ * A run as `get` reads it, from its hash's fields with pieced values joined (by `joinPieces`, or by the resolve
+ * script, which returns them so for a run it settled ready); null when the hash holds no status (no such run).
+ */
+export function runView(runId: string, h: Record<string, string>): RunView | null {
+  if (h['s'] === undefined) return null;
+  const asks: RunAsk[] = [];
+  for (const [field, value] of Object.entries(h)) {
+    if (!field.startsWith('a:')) continue;
+    const letter = value.slice(0, 1);
+    asks.push({
+      interactionId: field.slice(2),
+      status: value === '' ? 'pending' : (STATUS_OF_LETTER[letter] ?? 'cancelled'),
+      result: value.length > 1 ? (JSON.parse(value.slice(1)) as AskResult) : null,
+    });
+  }
+  return {
+    runId,
+    status: h['s'] as RunStatus,
+    generation: Number(h['g']),
+    owner: h['o'] ?? '',
+    kind: h['k'] === 'agent' ? 'agent' : 'tool',
+    parentRunId: h['p'] ? h['p'] : null,
+    resume: h['rs']?.startsWith('=') ? { handler: h['rs'].slice(1) } : (JSON.parse(h['rs'] ?? '{}') as RunSpec['resume']),
+    state: h['st'] ? (JSON.parse(h['st']) as unknown) : null,
+    thread: h['th'] ? (JSON.parse(h['th']) as ChatThread) : null,
+    outstanding: Number(h['n'] ?? 0),
+    asks,
+    killedBy: h['x'] ? h['x'] : null,
+    attempts: Number(h['at'] ?? 0),
+    parkedAt: h['ca'] ? new Date(Number(h['ca'])).toISOString() : null,
+    completedAt: h['ra'] ? new Date(Number(h['ra'])).toISOString() : null,
+  };
 }

@@ -47,6 +47,11 @@ export interface SettledRun {
   /** How many times the run has parked; with the run id it names the one resume job of this park. */
   generation: number;
   verdict: 'ready' | 'kill';
+  /**
+   * For `ready`, when the store has them: the run hash's fields as the settling step left them, pieced values
+   * joined (the table in src/park/run-store.ts), so the resume job is built without reading the run again.
+   */
+  fields?: Record<string, string>;
 }
 
 export interface PendingPage {

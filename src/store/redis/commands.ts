@@ -16,8 +16,8 @@ export type Bulk = string | null;
 /** The scripts as typed client methods. Each runs by EVALSHA and falls back to EVAL when Redis lacks it. */
 export interface ScriptCommands {
   askgateCreate(...args: Arg[]): Promise<number>;
-  /** `[code, envelope, schema, verdict, runId, generation]`; `[-1]` when the record is missing. */
-  askgateResolve(...args: Arg[]): Promise<[number, Bulk?, Bulk?, Bulk?, Bulk?, Bulk?]>;
+  /** `[code, envelope, schema, verdict, runId, generation, runFields]`; `[-1]` when the record is missing. */
+  askgateResolve(...args: Arg[]): Promise<[number, Bulk?, Bulk?, Bulk?, Bulk?, Bulk?, string[]?]>;
   /** `[envelope, schema]`, or null when the record is missing. */
   askgateGet(...args: Arg[]): Promise<[string, Bulk] | null>;
   /** `[id, envelope, schema]`, or null when no live ticket. */

@@ -13,6 +13,7 @@ import type {
   PendingQuery,
   Resolution,
   ResolveOutcome,
+  SettledRun,
   Store,
   StoreOptions,
 } from '../store.js';
@@ -187,7 +188,7 @@ export class RedisStore implements Store {
 
   /** The resolve script; `check` and `choice` are its answer check (ARGV[15], ARGV[16]), '' for a plain resolve. */
   private async claim(id: string, resolution: Resolution, check: string, choice: string): Promise<AnswerClaimOutcome> {
-    const [code, envelope, schema, verdict, runId, generation] = await this.run(() =>
+    const [code, envelope, schema, verdict, runId, generation, runFields] = await this.run(() =>
       this.client.askgateResolve(
         this.keys.interaction(id),
         this.keys.pending,
@@ -216,7 +217,13 @@ export class RedisStore implements Store {
     if (code === -3) return { kind: 'unchecked', record };
     if (code !== 1) return { kind: 'not_pending', record };
     if ((verdict === 'ready' || verdict === 'kill') && typeof runId === 'string' && runId !== '') {
-      return { kind: 'resolved', record, run: { runId, generation: Number(generation), verdict } };
+      const run: SettledRun = { runId, generation: Number(generation), verdict };
+      if (verdict === 'ready' && Array.isArray(runFields) && runFields.length > 0) {
+        const fields: Record<string, string> = {};
+        for (let i = 0; i + 1 < runFields.length; i += 2) fields[runFields[i] as string] = runFields[i + 1] as string;
+        run.fields = fields;
+      }
+      return { kind: 'resolved', record, run };
     }
     return { kind: 'resolved', record };
   }

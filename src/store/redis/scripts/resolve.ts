@@ -46,9 +46,12 @@ export const RESOLVE = `--[[
   confirm or select, and the offered answer fits that format (select: one of the choices, body member c). Anything else, or a body cjson cannot decode, changes nothing: the caller then validates in full (the exact refusal message) or
   takes the read → validate → claim path (expiry first, caller guard, form schemas).
 
-  Returns { code, envelope, schema, verdict, run_id, generation }
+  Returns { code, envelope, schema, verdict, run_id, generation, run_fields }
     code  1  resolved by this call; the envelope is the resolved record
              verdict 'ready' | 'kill' when this claim settled its run, else ''; run_id and generation then name it
+             run_fields (verdict 'ready' only): the run hash as this step left it, flat { field, value, ... }, each
+             pieced value joined byte-exactly with its pieces (which are left out) — what RunStore.get reads, so
+             the caller builds the continuation without reading the run again
     code  0  not pending; nothing changed; the envelope is the record as it is
     code -1  no such record (never created, or pruned); nothing else
     code -2  (answer check) pending, but the answer does not fit the format; nothing changed; the envelope as it is
@@ -60,6 +63,35 @@ ${EVENT_JSON}
 ${EXTEND_TO}
 ${PIECES}
 ${BUCKETS}
+-- The run hash, flat, each pieced value (o p rs st th x, and every a:<id> slot) joined with its pieces f.1, f.2, ...
+local function isPieced(field)
+  return field == 'o' or field == 'p' or field == 'rs' or field == 'st' or field == 'th' or field == 'x' or
+    string.sub(field, 1, 2) == 'a:'
+end
+local function joinedRun(key)
+  local flat = redis.call('HGETALL', key)
+  local h = {}
+  for i = 1, #flat, 2 do h[flat[i]] = flat[i + 1] end
+  local out = {}
+  for i = 1, #flat, 2 do
+    local field = flat[i]
+    local base = string.match(field, '^(.+)%.[1-9][0-9]*$')
+    if not (base and isPieced(base)) then
+      local value = flat[i + 1]
+      if isPieced(field) then
+        local n = 1
+        while h[field .. '.' .. n] do
+          value = value .. h[field .. '.' .. n]
+          n = n + 1
+        end
+      end
+      out[#out + 1] = field
+      out[#out + 1] = value
+    end
+  end
+  return out
+end
+
 local id = ARGV[1]
 local text, parts, schema = readRecord(KEYS[1], ARGV[9])
 if not text then return { -1 } end
@@ -111,7 +143,7 @@ if parts[3] ~= '' then redis.call('ZREM', ARGV[7] .. cjson.decode(parts[3]), id)
 if parts[4] ~= '' then redis.call('PEXPIRE', ARGV[8] .. cjson.decode(parts[4]), idleMs) end
 if parts[5] ~= '' then extendTo(ARGV[9] .. cjson.decode(parts[5]), nowMs + idleMs, nowMs) end
 
-local verdict, runId, generation = '', '', ''
+local verdict, runId, generation, runFields = '', '', '', {}
 if ARGV[12] ~= nil and ARGV[12] ~= '' and
     (string.find(parts[2], '"ra":', 1, true) or string.find(parts[2], '"rn":', 1, true)) then
   body = body or cjson.decode(parts[2])
@@ -134,10 +166,11 @@ if ARGV[12] ~= nil and ARGV[12] ~= '' and
       if verdict ~= '' then redis.call('ZADD', ARGV[13], nowMs, runOf) end
       redis.call('PEXPIRE', runKey, tonumber(ARGV[14]))
       runId, generation = runOf, redis.call('HGET', runKey, 'g') or ''
+      if verdict == 'ready' then runFields = joinedRun(runKey) end
     end
   end
 end
 
 redis.call('PUBLISH', ARGV[10], eventJson(ARGV[11], id, text, schema))
-return { 1, text, schema, verdict, runId, generation }
+return { 1, text, schema, verdict, runId, generation, runFields }
 `;

@@ -1,0 +1,119 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import type { Identity } from '../../src/core/types.js';
+import { createGateway, type Gateway } from '../../src/gateway.js';
+import { ParkService } from '../../src/park/park-service.js';
+import { RunStore, runView } from '../../src/park/run-store.js';
+import type { ResumeProducer } from '../../src/queue/queues.js';
+import type { SettledRun } from '../../src/store/store.js';
+import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
+import { inMs } from './helpers.js';
+
+/**
+ * The resolve script returns the run it settles ready (src/store/redis/scripts/resolve.ts, run_fields): the hash
+ * as that step left it, pieced values joined byte-exactly, so the resume is enqueued without reading the run again.
+ */
+
+const PREFIX = '{sf}:';
+const TOKEN = 'settled-fields-token-0123456789abcdef';
+// Longer than 64 bytes: stored in pieces.
+const LONG_IDENTITY = 'deployment-approvals-agent-of-the-payments-platform-team-eu-west-1-prod';
+// Multi-byte characters placed so that 64-byte pieces split some of them.
+const LONG_STATE = { step: 3, note: 'Grüße, 設計 ✓ 🚀 '.repeat(12) };
+
+let redis: RedisServerHandle;
+let raw: Redis;
+let gateway: Gateway;
+let identity: Identity;
+let runs: RunStore;
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  raw = new Redis(redis.url);
+  const config = loadConfig({
+    REDIS_URL: redis.url,
+    ASKGATE_REDIS_PREFIX: PREFIX,
+    LOG_LEVEL: 'silent',
+    LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES: '120',
+    INTERACTIONS_IDLE_TTL_SECONDS: '600',
+    ASKGATE_TOKENS: JSON.stringify({ [TOKEN]: { identity: LONG_IDENTITY, scopes: ['read', 'write', 'answer'] } }),
+  });
+  gateway = await createGateway(config, { http: false, workers: false });
+  identity = config.tokens.get(TOKEN) as Identity;
+  runs = await RunStore.connect({ url: redis.url, prefix: PREFIX, retentionMs: 120 * 60_000, idleTtlMs: 600_000 });
+});
+
+afterAll(async () => {
+  await runs?.close();
+  await gateway?.close();
+  await raw?.quit();
+  await redis?.stop();
+});
+
+async function park(runId: string): Promise<string> {
+  const record = await gateway.service.ask(
+    { question: 'Ship it?', answer_format: 'confirm', mode: 'async', expiry_at: inMs(3_600_000), run: { run_id: runId, resume: { handler: 'deploy' }, state: LONG_STATE } },
+    identity,
+  );
+  return record.id;
+}
+
+const answer = (answeredBy: string) => ({
+  status: 'answered' as const,
+  result: { answer: true, reply_to: null, params: null, answered_by: answeredBy, answered_at: new Date().toISOString(), surface: 'inbox' as const },
+  resolvedAt: new Date().toISOString(),
+});
+
+describe('a resolve that settles a run ready returns the run', () => {
+  it('returns the hash as the step left it, pieces joined, reading as RunStore.get does', async () => {
+    const id = await park('ready-1');
+    // A long result, so the slot is pieced too.
+    const outcome = await gateway.store.resolve(id, answer(`someone-${'é'.repeat(70)}`));
+    expect(outcome.kind).toBe('resolved');
+    const run = outcome.kind === 'resolved' ? (outcome.run as SettledRun) : null;
+    expect(run?.verdict).toBe('ready');
+    expect(run?.fields).toBeDefined();
+    expect(Object.keys(run?.fields ?? {}).some((f) => /\.[0-9]+$/.test(f))).toBe(false);
+    const fromScript = runView('ready-1', run?.fields ?? {});
+    expect(fromScript).toEqual(await runs.get('ready-1'));
+    expect(fromScript?.status).toBe('ready');
+    expect(fromScript?.owner).toBe(LONG_IDENTITY);
+    expect(fromScript?.state).toEqual(LONG_STATE);
+    expect(fromScript?.asks[0]?.result?.answered_by).toBe(`someone-${'é'.repeat(70)}`);
+  });
+
+  it('returns no run fields for a kill', async () => {
+    const id = await park('killed-1');
+    const outcome = await gateway.store.resolve(id, { status: 'cancelled', result: null, resolvedAt: new Date().toISOString() });
+    const run = outcome.kind === 'resolved' ? outcome.run : undefined;
+    expect(run?.verdict).toBe('kill');
+    expect(run?.fields).toBeUndefined();
+  });
+
+  it('enqueues the handler continuation from the returned fields without reading the run', async () => {
+    const id = await park('ready-2');
+    const outcome = await gateway.store.resolve(id, answer('bench'));
+    const settled = outcome.kind === 'resolved' ? (outcome.run as SettledRun) : null;
+    const enqueueHandler = vi.fn(async () => undefined);
+    const enqueue = vi.fn(async () => undefined);
+    const get = vi.spyOn(runs, 'get');
+    const logger = { warn: vi.fn() };
+    const parks = new ParkService({
+      service: gateway.service,
+      runs,
+      producer: { enqueueHandler, enqueue } as unknown as ResumeProducer,
+      logger: logger as never,
+    });
+    parks.settled(settled as SettledRun);
+    await vi.waitFor(() => expect(enqueueHandler).toHaveBeenCalledTimes(1));
+    expect(get).not.toHaveBeenCalled();
+    expect(enqueue).not.toHaveBeenCalled();
+    const [handler, jobId, payload] = enqueueHandler.mock.calls[0] as unknown as [string, string, Record<string, unknown>];
+    expect(handler).toBe('deploy');
+    expect(jobId).toBe(`resume-${Buffer.from('ready-2').toString('base64url')}-1`);
+    expect(payload).toMatchObject({ type: 'run.resumed', run_id: 'ready-2', identity: LONG_IDENTITY, state: LONG_STATE, interaction_id: id, resume_id: jobId });
+    expect(logger.warn).not.toHaveBeenCalled();
+    get.mockRestore();
+  });
+});
