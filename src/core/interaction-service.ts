@@ -5,7 +5,7 @@ import type { EventHub } from './event-hub.js';
 import { hashTicket, newInteractionId, newTicket } from './ids.js';
 import { toPublicRecord } from './record.js';
 import { EXPIRED_MARKER } from './types.js';
-import type { AskResult, Identity, InteractionRecord, ReplyTo, StoredInteraction, Surface, VerifierBinding } from './types.js';
+import type { AskResult, Identity, InteractionRecord, InteractionStatus, ReplyTo, StoredInteraction, Surface, VerifierBinding } from './types.js';
 import type { ChannelRegistry } from '../../channels/registry.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../observability/logger.js';
@@ -24,6 +24,10 @@ export function answerFacts(answer: unknown): AnswerFacts | null {
   // String.prototype.isWellFormed is in Node 20; the compiler's lib (ES2022) does not declare it yet.
   if (!(answer as string & { isWellFormed(): boolean }).isWellFormed()) return null;
   return { boolean: false, text: answer.length >= 1 && answer.length <= MAX_TEXT_ANSWER, choice: answer };
+}
+
+function notFound(id: string): AskgateError {
+  return new AskgateError('not_found', `interaction ${id} does not exist (or was pruned after its idle TTL).`);
 }
 
 /** One answer offered by any surface: the inbox door, the callback door or a channel webhook. */
@@ -190,7 +194,7 @@ export class InteractionService {
 
   async getStored(id: string): Promise<StoredInteraction> {
     const stored = await this.store.get(id);
-    if (stored === null) throw new AskgateError('not_found', `interaction ${id} does not exist (or was pruned after its idle TTL).`);
+    if (stored === null) throw notFound(id);
     return stored;
   }
 
@@ -217,7 +221,7 @@ export class InteractionService {
     const outcome = await store.claimAnswer(offer.interactionId, { status: 'answered', result, resolvedAt: answeredAt }, facts);
     switch (outcome.kind) {
       case 'not_found':
-        throw new AskgateError('not_found', `interaction ${offer.interactionId} does not exist (or was pruned after its idle TTL).`);
+        throw notFound(offer.interactionId);
       case 'not_pending':
         if (outcome.record.status === 'answered') return 'already_answered';
         this.refuseIfClosed(outcome.record);
@@ -240,15 +244,17 @@ export class InteractionService {
     if (stored.status === 'answered') return 'already_answered';
     this.refuseIfClosed(stored);
     if (Date.parse(stored.deadline_at) <= this.now()) {
-      await this.expire(stored);
-      this.refuseIfClosed({ ...stored, status: 'expired' });
+      // Expire it on the spot; an answer that won the claim first (between our read and now) still wins.
+      const status = await this.expire(stored);
+      if (status === 'answered') return 'already_answered';
+      this.refuseIfClosed({ ...stored, status: status ?? 'expired' });
     }
     if (stored.to === 'caller') await this.parks?.mayAnswer(stored, offer.answeredBy);
     const answer = checkAnswer(stored, offer.answer);
     const answeredAt = new Date(this.now()).toISOString();
     const result = this.answerResult(offer, answer, answeredAt);
     const outcome = await this.store.resolve(stored.id, { status: 'answered', result, resolvedAt: answeredAt });
-    if (outcome.kind === 'not_found') throw new AskgateError('not_found', `interaction ${stored.id} does not exist (or was pruned after its idle TTL).`);
+    if (outcome.kind === 'not_found') throw notFound(stored.id);
     if (outcome.kind === 'not_pending') {
       if (outcome.record.status === 'answered') return 'already_answered';
       this.refuseIfClosed(outcome.record);
@@ -321,7 +327,8 @@ export class InteractionService {
    * Marks a pending interaction expired (idempotent: losing the race to an answer changes nothing). A parked ask
    * with `on_expiry: "resume"` resolves with the expired marker as its answer, which its run resumes with.
    */
-  async expire(stored: StoredInteraction): Promise<void> {
+  /** Returns the status the interaction has afterwards (null when it no longer exists). */
+  async expire(stored: StoredInteraction): Promise<InteractionStatus | null> {
     const resolvedAt = new Date(this.now()).toISOString();
     // The record's result needs an answerer and a surface; the marker names askgate, and the inbox door's surface.
     const marker: AskResult | null =
@@ -334,6 +341,7 @@ export class InteractionService {
       this.deps.metrics.expiries.inc({ format: stored.answer_format });
       this.afterResolve(outcome.record, outcome.run);
     }
+    return outcome.kind === 'not_found' ? null : outcome.record.status;
   }
 
   /**
