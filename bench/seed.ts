@@ -22,7 +22,7 @@ export async function openSeeder(redisUrl: string, env: Record<string, string> =
     ASKGATE_TOKENS: JSON.stringify({ [BENCH_TOKEN]: { identity: 'bench', scopes: ['read', 'write', 'answer'] } }),
     ...env,
   });
-  const gateway = await createGateway(config, { http: false, workers: false });
+  const gateway = await createGateway(config, { workers: false });
   const identity = config.tokens.get(BENCH_TOKEN) as Identity;
   return {
     gateway,

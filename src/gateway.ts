@@ -32,8 +32,6 @@ const SWEEP_INTERVAL_MS = 250;
 
 export interface GatewayOptions {
   logger?: Logger;
-  /** Run the HTTP doors (serve). Default true. */
-  http?: boolean;
   /** Run the background workers: deadline sweeps (and, later, queues). Default true. */
   workers?: boolean;
   /** The webhook verifiers questions may bind; default the built-ins (`shared_secret`, `stripe`). Add your own here. */

@@ -38,7 +38,7 @@ async function run(role: Role, env: Env): Promise<Gateway> {
     process.stderr.write('askgate: bad configuration: REDIS_URL: askgate worker shares work through Redis; set REDIS_URL (or run `npm start` for one process).\n');
     process.exit(1);
   }
-  const gateway = await createGateway(config, { http: role !== 'worker', workers: role !== 'serve' });
+  const gateway = await createGateway(config, { workers: role !== 'serve' });
   const baseUrl = role === 'worker' ? null : await gateway.listen();
   printBanner(config, baseUrl, role);
   let stopping = false;
