@@ -149,7 +149,7 @@ export async function startFakeGraph(): Promise<FakeGraph> {
       }
       const flow = flows.get(parts[0] ?? '');
       if (flow !== undefined && parts[1] === 'assets' && req.method === 'POST') {
-        const form = await new Response(raw, { headers: { 'content-type': req.headers['content-type'] ?? '' } }).formData();
+        const form = await new Response(new Uint8Array(raw), { headers: { 'content-type': req.headers['content-type'] ?? '' } }).formData();
         const file = form.get('file');
         if (form.get('asset_type') !== 'FLOW_JSON' || !(file instanceof Blob)) return refuse(res, 100, 'asset_type FLOW_JSON and file are required');
         if (flow.status === 'PUBLISHED') return refuse(res, 139001, 'a published flow cannot be changed');

@@ -82,7 +82,7 @@ describe('the compact record body', () => {
     const key = keys.interaction(record.id);
     const [status, body, ...rest] = ((await raw.get(key)) as string).split('\n');
     const b = JSON.parse(body as string) as Record<string, unknown>;
-    const older = { q: b['q'], f: 'select', ca: b['ca'], da: (b['ca'] as number) + (b['dd'] as number), ...b };
+    const older: Record<string, unknown> = { q: b['q'], f: 'select', ca: b['ca'], da: (b['ca'] as number) + (b['dd'] as number), ...b };
     delete older['dd'];
     await raw.set(key, [status, JSON.stringify(older), ...rest].join('\n'), 'KEEPTTL');
     expect(await store.get(record.id)).toMatchObject({ answer_format: 'select', choices: ['a', 'b'], deadline_at: record.deadline_at });
