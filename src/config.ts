@@ -43,7 +43,6 @@ export interface Config {
   callbackRate: { limit: number; windowSeconds: number };
   /** Client addresses are taken from X-Forwarded-For only when the peer is one of these (express `trust proxy`). */
   trustProxy: string | null;
-  bridgeCallbackSecret: string | null;
   telegram: TelegramConfig | null;
   slack: SlackConfig | null;
   whatsapp: WhatsAppConfig | null;
@@ -212,7 +211,6 @@ export function loadConfig(env: Env = process.env): Config {
     retentionWaitingMinutes: positiveInt(env, 'LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES', 10_080),
     callbackRate: parseRate(optional(env, 'INTERACTIONS_CALLBACK_RATE')),
     trustProxy: optional(env, 'ASKGATE_TRUST_PROXY'),
-    bridgeCallbackSecret: optional(env, 'TAI_BRIDGE_CALLBACK_SECRET'),
     telegram: group(env, ['TELEGRAM_BOT_TOKEN', 'TELEGRAM_WEBHOOK_SECRET'], (get) => ({
       botToken: get('TELEGRAM_BOT_TOKEN'),
       webhookSecret: get('TELEGRAM_WEBHOOK_SECRET'),

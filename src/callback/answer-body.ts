@@ -21,7 +21,11 @@ export type Entries = Array<[string, string]>;
  * authenticated answer door does.
  */
 export function answerFromJson(question: Question, body: unknown): unknown {
-  if (question.answer_format === 'external') return body;
+  return question.answer_format === 'external' ? body : unwrapAnswer(body);
+}
+
+/** The value of an `{"answer": <value>}` body (the answer door's and the callback door's); anything else is a 400. */
+export function unwrapAnswer(body: unknown): unknown {
   if (body === null || typeof body !== 'object' || Array.isArray(body) || !('answer' in body)) {
     throw invalid('answer', 'send {"answer": <value>}: a string for text and select, true/false for confirm, an object for form.');
   }
@@ -32,20 +36,19 @@ export function answerFromJson(question: Question, body: unknown): unknown {
 
 /** The answer in the callback page's form-encoded submit. */
 export function answerFromForm(question: Question, entries: Entries): unknown {
-  const own = entries;
   if (question.answer_format === 'external' && question.schema === null) {
     // The confirm page of an external question without a schema posts one hidden entry: confirmed=true.
-    const confirmed = own.find(([name]) => name === 'confirmed')?.[1];
+    const confirmed = entries.find(([name]) => name === 'confirmed')?.[1];
     if (confirmed !== 'true') throw invalidAnswer('', 'the confirm page sends confirmed=true');
     return { confirmed: true };
   }
   if (question.answer_format === 'confirm') {
-    const value = own.find(([name]) => name === 'answer')?.[1];
+    const value = entries.find(([name]) => name === 'answer')?.[1];
     if (value === undefined) throw invalidAnswer('answer', 'is required');
     // Anything but the two button values stays a string, which the boolean schema then refuses.
     return value === 'true' ? true : value === 'false' ? false : value;
   }
-  const decoded = decodeFormFields(formSchemaOf(question), own);
+  const decoded = decodeFormFields(formSchemaOf(question), entries);
   if (!isWrapped(question.answer_format)) return decoded;
   if (decoded['answer'] === undefined) throw invalidAnswer('answer', 'is required');
   return decoded['answer'];

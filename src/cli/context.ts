@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { AskgateClient, AskgateHttpError, AskgateNetworkError, AskgateSdkError } from '../sdk/index.js';
+import { AskgateClient, AskgateHttpError } from '../sdk/index.js';
 
 /**
  * What every interactions subcommand shares: the client built from the global options and the environment,
@@ -70,8 +70,7 @@ export function describeError(error: unknown): string {
     const hint = error.status === 401 ? ' Check ASKGATE_TOKEN.' : error.status === 403 ? ' The token lacks the scope this needs.' : '';
     return `${error.message}${field} [${error.status} ${error.code}]${hint}`;
   }
-  if (error instanceof AskgateNetworkError || error instanceof AskgateSdkError || error instanceof CliError) return error.message;
-  if (error instanceof Error) return error.message;
+  if (error instanceof Error) return error.message; // network, SDK and CLI errors are already one line
   return String(error);
 }
 

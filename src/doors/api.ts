@@ -1,14 +1,9 @@
-import { Router, json, type Request, type RequestHandler } from 'express';
-import { AskgateError, invalid } from '../core/errors.js';
+import { Router, json, type RequestHandler } from 'express';
+import { unwrapAnswer } from '../callback/answer-body.js';
+import { invalid } from '../core/errors.js';
 import type { AnswerVerdict, InteractionService } from '../core/interaction-service.js';
 import type { Identity } from '../core/types.js';
-import type { TokenAuthenticator } from './auth.js';
-
-function identityOf(req: Request): Identity {
-  // `authenticate` ran before every handler of this router; a missing identity is a wiring bug.
-  if (req.identity === undefined) throw new AskgateError('unauthorized', 'this door needs a bearer token.');
-  return req.identity;
-}
+import { identityOf, type TokenAuthenticator } from './auth.js';
 
 function intParam(raw: unknown, field: string, min: number, max: number, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
@@ -44,14 +39,9 @@ export function answerDoor(service: InteractionService, auth: TokenAuthenticator
 
 /** The answer door's work once the caller is authenticated and the body parsed (shared with `answer-fast.ts`). */
 export async function answerWith(service: InteractionService, id: string, payload: unknown, identity: Identity): Promise<AnswerVerdict> {
-  if (payload === null || typeof payload !== 'object' || Array.isArray(payload) || !('answer' in payload)) {
-    throw invalid('answer', 'send {"answer": <value>}: a string for text and select, true/false for confirm, an object for form.');
-  }
-  const extra = Object.keys(payload).find((k) => k !== 'answer');
-  if (extra !== undefined) throw invalid(extra, `${extra} is not an answer field; send {"answer": <value>} only.`);
   return service.offerAnswer({
     interactionId: id,
-    answer: (payload as { answer: unknown }).answer,
+    answer: unwrapAnswer(payload),
     surface: 'inbox',
     answeredBy: identity.name,
   });

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { AskgateError } from '../core/errors.js';
 import type { Identity, Scope } from '../core/types.js';
 
@@ -11,6 +11,17 @@ declare module 'express-serve-static-core' {
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+function bearerToken(header: string | undefined): string | null {
+  const match = header === undefined ? null : BEARER.exec(header);
+  return match === null ? null : (match[1] as string);
+}
+
+/** The identity `TokenAuthenticator.require` set; a door reached without one is a wiring bug, refused as 401. */
+export function identityOf(req: Request): Identity {
+  if (req.identity === undefined) throw new AskgateError('unauthorized', 'this door needs a bearer token.');
+  return req.identity;
+}
 
 /**
  * Bearer-token authentication. A presented token is HMAC-SHA256'd under a key drawn at random per process, and
@@ -37,20 +48,19 @@ export class TokenAuthenticator {
 
   /** The identity of an `Authorization: Bearer <token>` header, when it names a known token; else null. */
   fromHeader(header: string | undefined): Identity | null {
-    const match = header === undefined ? null : BEARER.exec(header);
-    return match ? this.identify(match[1] as string) : null;
+    const token = bearerToken(header);
+    return token === null ? null : this.identify(token);
   }
 
   /** Middleware: 401 without a known bearer token, 403 without the scope. */
   require(scope: Scope): RequestHandler {
     return (req, _res, next) => {
-      const header = req.headers.authorization;
-      const match = header === undefined ? null : BEARER.exec(header);
-      if (!match) {
+      const token = bearerToken(req.headers.authorization);
+      if (token === null) {
         next(new AskgateError('unauthorized', 'send Authorization: Bearer <token>; the dev token is printed when askgate starts.'));
         return;
       }
-      const identity = this.identify(match[1] as string);
+      const identity = this.identify(token);
       if (identity === null) {
         next(new AskgateError('unauthorized', 'the bearer token is not known to this gateway.'));
         return;

@@ -6,7 +6,7 @@ import {
 import { ticketNotFound, type CallbackService } from '../core/callback-service.js';
 import { AskgateError, invalid } from '../core/errors.js';
 import type { Store } from '../store/store.js';
-import { STATUS_OF } from './error-status.js';
+import { errorHeaders, STATUS_OF } from './error-status.js';
 import { floodControl, type FloodBudget } from './flood.js';
 
 /**
@@ -119,7 +119,7 @@ export function callbackRouter(deps: CallbackDoorDeps): Router {
   // A person on the page sees a page, not JSON, when the door refuses (too many requests, a failure).
   router.use(PATH, (err: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (res.locals['html'] !== true || !(err instanceof AskgateError)) return next(err);
-    if (err.code === 'rate_limited' && typeof err.extra['retry_after'] === 'number') res.setHeader('Retry-After', String(err.extra['retry_after']));
+    res.set(errorHeaders(err));
     sendPage(res, STATUS_OF[err.code], errorPage(err.message));
   });
   return router;

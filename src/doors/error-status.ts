@@ -45,9 +45,13 @@ export function errorResponse(err: unknown, logger: Logger): { status: number; b
     error = new AskgateError('store_unavailable', 'askgate could not complete the request; try again.');
     return { status: 500, body: error.toBody(), headers: {} };
   }
-  const headers: Record<string, string> = {};
-  if (error.code === 'rate_limited' && typeof error.extra['retry_after'] === 'number') headers['Retry-After'] = String(error.extra['retry_after']);
-  return { status: STATUS_OF[error.code], body: error.toBody(), headers };
+  return { status: STATUS_OF[error.code], body: error.toBody(), headers: errorHeaders(error) };
+}
+
+/** The headers an error carries beyond the content type: `Retry-After` on a 429. */
+export function errorHeaders(error: AskgateError): Record<string, string> {
+  const retryAfter = error.extra['retry_after'];
+  return error.code === 'rate_limited' && typeof retryAfter === 'number' ? { 'Retry-After': String(retryAfter) } : {};
 }
 
 /** Turns whatever a door threw into the contract's JSON error body. Unknown errors are 500 and are logged. */

@@ -1,18 +1,12 @@
-import { Router, json, type Request } from 'express';
+import { Router, json } from 'express';
 import type { AskRequest } from '../core/ask-request.js';
 import { AskgateError, invalid } from '../core/errors.js';
 import type { InteractionService } from '../core/interaction-service.js';
-import type { Identity } from '../core/types.js';
 import type { ParkService } from '../park/park-service.js';
-import type { TokenAuthenticator } from './auth.js';
+import { identityOf, type TokenAuthenticator } from './auth.js';
 
 /** The most asks one fan-out parks: enough for any parallel step, small enough to write in one Redis step. */
 const MAX_ASKS = 50;
-
-function identityOf(req: Request): Identity {
-  if (req.identity === undefined) throw new AskgateError('unauthorized', 'this door needs a bearer token.');
-  return req.identity;
-}
 
 /**
  * `POST /api/runs` parks a run on several async asks at once (a fan-out): every ask is validated first, then all
@@ -26,8 +20,9 @@ export function runsRouter(service: InteractionService, parks: ParkService | nul
   router.post('/api/runs', auth.require('write'), body, async (req, res) => {
     const requests = parseRunsBody(req.body, service);
     if (parks === null) throw new AskgateError('conflict', 'an async park needs a durable store that survives a worker hop, and the in-memory store does not; set REDIS_URL.', { field: 'run' });
-    const interactions = await parks.park(requests, identityOf(req));
-    const run = await parks.view((requests[0]?.run?.run_id) as string, identityOf(req));
+    const identity = identityOf(req);
+    const interactions = await parks.park(requests, identity);
+    const run = await parks.view(requests[0]?.run?.run_id as string, identity);
     res.status(201).json({ run, interactions, suspended: true });
   });
 
