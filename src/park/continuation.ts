@@ -1,5 +1,5 @@
 import type { ReplyTo } from '../core/types.js';
-import type { RunView } from './run-store.js';
+import type { ChatThread, RunView } from './run-store.js';
 
 /** What a resumed run reads for one ask: the same three values a sync asker reads. */
 export interface ContinuationAskResult {
@@ -66,4 +66,9 @@ export interface ConversationTurnPayload {
     /** Who wrote it, as the channel names people (`telegram:@ada`). */
     from: string;
   };
+}
+
+/** The thread a turn came from: where the target's answer to it (and a late reply of a park under its run id) goes. */
+export function turnThread(payload: ConversationTurnPayload): ChatThread {
+  return { channel: payload.turn.channel, recipient: payload.turn.thread.recipient, replyToMessageId: payload.turn.thread.message_id, route: payload.route };
 }

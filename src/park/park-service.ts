@@ -105,16 +105,14 @@ export class ParkService implements ParkPort {
   }
 
   async mayAnswer(stored: StoredInteraction, answeredBy: string): Promise<void> {
-    const owner = await this.parentOwner(stored.run_id);
+    const owner = await this.parentOwner(stored.run_id === null ? null : await this.deps.runs.get(stored.run_id));
     if (owner !== answeredBy) {
       throw new AskgateError('forbidden', `interaction ${stored.id} asks the calling run; only its identity (${owner ?? 'unknown'}) may answer it.`);
     }
   }
 
-  /** The identity of the parent of `runId`, or null when either run is gone. */
-  private async parentOwner(runId: string | null): Promise<string | null> {
-    if (runId === null) return null;
-    const child = await this.deps.runs.get(runId);
+  /** The identity of the parent of `child` (a run as read), or null when either run is gone. */
+  private async parentOwner(child: RunView | null): Promise<string | null> {
     if (child?.parentRunId == null) return null;
     return (await this.deps.runs.get(child.parentRunId))?.owner ?? null;
   }
@@ -122,7 +120,7 @@ export class ParkService implements ParkPort {
   /** The run as `GET /api/runs/{id}` shows it, to its owner or the identity of its parent run; else 404. */
   async view(runId: string, identity: Identity): Promise<Record<string, unknown>> {
     const run = await this.deps.runs.get(runId);
-    const visible = run !== null && (run.owner === identity.name || (await this.parentOwner(runId)) === identity.name);
+    const visible = run !== null && (run.owner === identity.name || (await this.parentOwner(run)) === identity.name);
     if (run === null || !visible) throw new AskgateError('not_found', `run ${runId} does not exist (or its retention passed).`);
     return publicRun(run);
   }

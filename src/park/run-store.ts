@@ -199,13 +199,21 @@ export class RunStore {
   /** Runs that became due before `beforeMs` and have not completed: what a crash may have left unenqueued. */
   async dueRuns(beforeMs: number, max: number): Promise<Array<{ runId: string; generation: number }>> {
     const ids = await this.run(() => this.client.zrangebyscore(this.keys.readyRuns, '-inf', beforeMs, 'LIMIT', 0, max));
+    if (ids.length === 0) return [];
+    // One round trip for every generation, not one per run.
+    const read = this.client.pipeline();
+    for (const runId of ids) read.hget(this.keys.run(runId), 'g');
+    const generations = await this.run(() => read.exec());
     const out: Array<{ runId: string; generation: number }> = [];
-    for (const runId of ids) {
-      const g = await this.run(() => this.client.hget(this.keys.run(runId), 'g'));
+    const gone: string[] = [];
+    ids.forEach((runId, i) => {
+      const [error, g] = generations?.[i] ?? [new Error('no reply')];
+      if (error) throw new AskgateError('store_unavailable', `Redis command failed: ${error.message}`, { cause: error });
       // A run hash that expired (retention passed) leaves nothing to resume; drop its index entry.
-      if (g === null) await this.run(() => this.client.zrem(this.keys.readyRuns, runId));
+      if (g === null || g === undefined) gone.push(runId);
       else out.push({ runId, generation: Number(g) });
-    }
+    });
+    if (gone.length > 0) await this.run(() => this.client.zrem(this.keys.readyRuns, ...gone));
     return out;
   }
 

@@ -3,9 +3,8 @@ import type { Redis } from 'ioredis';
 import { ChannelError, type ChannelPlugin } from '../../channels/contract.js';
 import type { Identity } from '../core/types.js';
 import type { Logger } from '../observability/logger.js';
-import type { ConversationTurnPayload } from '../park/continuation.js';
+import { turnThread, type ConversationTurnPayload } from '../park/continuation.js';
 import { mapReply, type Route } from '../park/routes.js';
-import type { ChatThread } from '../park/run-store.js';
 import { REPLY_QUEUE, TURN_QUEUE, backoffDelay, type ReplyJobData, type ResumeProducer } from './queues.js';
 import { parseOutput, postWebhook } from './webhook.js';
 
@@ -65,8 +64,7 @@ export class ChatWorker {
     const secret = [...this.options.tokens.values()].find((i) => i.name === payload.identity && i.webhookSecret !== null)?.webhookSecret;
     if (secret == null) throw new Error(`identity "${payload.identity}" has no webhook_secret in ASKGATE_TOKENS; the turn cannot be signed.`);
     const response = await postWebhook(route.target.webhook, secret, `msg_${payload.resume_id}`, JSON.stringify(payload));
-    const thread: ChatThread = { channel: payload.turn.channel, recipient: payload.turn.thread.recipient, replyToMessageId: payload.turn.thread.message_id, route: route.name };
-    await this.options.producer.enqueueReply({ runId: payload.run_id, generation: 0, thread, output: parseOutput(response) });
+    await this.options.producer.enqueueReply({ runId: payload.run_id, generation: 0, thread: turnThread(payload), output: parseOutput(response) });
   }
 
   private async reply(job: Job<ReplyJobData>): Promise<void> {

@@ -1,5 +1,6 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import { Redis } from 'ioredis';
+import type { ChatThread } from '../park/run-store.js';
 import type { Keys } from '../store/keys.js';
 
 /**
@@ -50,13 +51,18 @@ export function replyJobId(runId: string, generation: number): string {
 export interface ReplyJobData {
   runId: string;
   generation: number;
-  /** The run's ChatThread (src/park/run-store.ts), as stored in its `th` field. */
-  thread: { channel: string; recipient: string; replyToMessageId: string | null; route: string };
+  /** The run's chat thread, as stored in its `th` field. */
+  thread: ChatThread;
   output: unknown;
 }
 
 /** Retries of a reply post: a channel that is down for a day is not worth a reply nobody waits for any more. */
 export const REPLY_ATTEMPTS = 30;
+
+/** Adds a reply job under its deterministic id (a second add is a no-op); the gateway and the SDK worker both do. */
+export async function addReply(queue: Queue<ReplyJobData>, data: ReplyJobData): Promise<void> {
+  await queue.add('reply', data, { ...JOB_DEFAULTS, attempts: REPLY_ATTEMPTS, jobId: replyJobId(data.runId, data.generation) });
+}
 
 export interface ResumeJobData {
   runId: string;
@@ -95,7 +101,7 @@ export class ResumeProducer {
   private readonly queue: Queue<ResumeJobData>;
   private readonly handlerQueues = new Map<string, Queue>();
   private turnQueue: Queue | null = null;
-  private replyQueue: Queue | null = null;
+  private replyQueue: Queue<ReplyJobData> | null = null;
 
   constructor(
     private readonly connection: Redis,
@@ -127,8 +133,8 @@ export class ResumeProducer {
 
   /** Queues a reply into a chat thread under its deterministic id (a second enqueue is a no-op). */
   async enqueueReply(data: ReplyJobData): Promise<void> {
-    this.replyQueue ??= new Queue(REPLY_QUEUE, { connection: this.connection, prefix: this.keys.queuePrefix });
-    await this.replyQueue.add('reply', data, { ...JOB_DEFAULTS, attempts: REPLY_ATTEMPTS, jobId: replyJobId(data.runId, data.generation) });
+    this.replyQueue ??= new Queue<ReplyJobData>(REPLY_QUEUE, { connection: this.connection, prefix: this.keys.queuePrefix });
+    await addReply(this.replyQueue, data);
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,7 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { ContinuationPayload, ConversationTurnPayload } from '../park/continuation.js';
-import { HANDLER_NAME, JOB_DEFAULTS, REPLY_ATTEMPTS, REPLY_QUEUE, backoffDelay, handlerQueueName, replyJobId, type ReplyJobData } from '../queue/queues.js';
+import { turnThread, type ContinuationPayload, type ConversationTurnPayload } from '../park/continuation.js';
+import { HANDLER_NAME, REPLY_QUEUE, addReply, backoffDelay, handlerQueueName, type ReplyJobData } from '../queue/queues.js';
 import { DEFAULT_KEY_PREFIX, Keys } from '../store/keys.js';
 import { RUN_ATTEMPT, RUN_COMPLETE } from '../store/redis/scripts/run-transition.js';
 import { AskgateSdkError } from './errors.js';
@@ -85,7 +85,7 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
   /** Hands a chat-reached run's output to the gateway's reply job (it maps it by the route and posts it). */
   const reply = async (data: ReplyJobData): Promise<void> => {
     replies ??= new Queue<ReplyJobData>(REPLY_QUEUE, { connection, prefix: keys.queuePrefix });
-    await replies.add('reply', data, { ...JOB_DEFAULTS, attempts: REPLY_ATTEMPTS, jobId: replyJobId(data.runId, data.generation) });
+    await addReply(replies, data);
   };
 
   const run = async (handler: ContinuationHandler, job: Job<ContinuationPayload | ConversationTurnPayload>): Promise<unknown> => {
@@ -93,23 +93,23 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
     if (payload.type === 'conversation.turn') {
       // The immediate answer to a chat turn; its reply job id (generation 0) makes a rerun's second answer a no-op.
       const output = await handler({ ...payload, attempt: job.attemptsMade + 1 });
-      const thread = { channel: payload.turn.channel, recipient: payload.turn.thread.recipient, replyToMessageId: payload.turn.thread.message_id, route: payload.route };
-      await reply({ runId: payload.run_id, generation: 0, thread, output: output ?? null });
+      await reply({ runId: payload.run_id, generation: 0, thread: turnThread(payload), output: output ?? null });
       return output ?? null;
     }
     const runKey = keys.run(payload.run_id);
+    const generation = generationOf(payload.resume_id);
     const due = payload.type === 'run.resumed' ? 'ready' : 'dying';
     // One step checks the park is still due and counts the attempt; completed already (or a newer park): the
     // continuation must not run again.
-    const [isDue, thread] = await client.askgateRunAttempt(runKey, generationOf(payload.resume_id), due, retentionMs);
+    const [isDue, thread] = await client.askgateRunAttempt(runKey, generation, due, retentionMs);
     if (isDue !== 1) return null;
     const output = await handler({ ...payload, attempt: job.attemptsMade + 1 });
     // A run reached over chat: its reply is queued before completion is recorded, so a crash between the two
     // reruns the handler and the fixed reply id drops the second enqueue, instead of losing the reply.
     if (thread && payload.type === 'run.resumed') {
-      await reply({ runId: payload.run_id, generation: generationOf(payload.resume_id), thread: JSON.parse(thread) as ReplyJobData['thread'], output: output ?? null });
+      await reply({ runId: payload.run_id, generation, thread: JSON.parse(thread) as ReplyJobData['thread'], output: output ?? null });
     }
-    await client.askgateRunComplete(runKey, keys.readyRuns, generationOf(payload.resume_id), payload.run_id, retentionMs, Date.now());
+    await client.askgateRunComplete(runKey, keys.readyRuns, generation, payload.run_id, retentionMs, Date.now());
     return output ?? null;
   };
 

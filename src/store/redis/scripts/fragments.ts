@@ -109,6 +109,42 @@ end
 `;
 
 /**
+ * `joinedRun(key)`: a run hash, flat { field, value, ... }, each pieced value (o p rs st th x, and every a:<id> slot;
+ * the fields PIECES writes, and `PIECED` in src/park/run-store.ts) joined byte-exactly with its pieces, which are
+ * left out: what RunStore.get reads.
+ */
+export const JOINED_RUN = `
+-- The run hash, flat, each pieced value (o p rs st th x, and every a:<id> slot) joined with its pieces f.1, f.2, ...
+local function isPieced(field)
+  return field == 'o' or field == 'p' or field == 'rs' or field == 'st' or field == 'th' or field == 'x' or
+    string.sub(field, 1, 2) == 'a:'
+end
+local function joinedRun(key)
+  local flat = redis.call('HGETALL', key)
+  local h = {}
+  for i = 1, #flat, 2 do h[flat[i]] = flat[i + 1] end
+  local out = {}
+  for i = 1, #flat, 2 do
+    local field = flat[i]
+    local base = string.match(field, '^(.+)%.[1-9][0-9]*$')
+    if not (base and isPieced(base)) then
+      local value = flat[i + 1]
+      if isPieced(field) then
+        local n = 1
+        while h[field .. '.' .. n] do
+          value = value .. h[field .. '.' .. n]
+          n = n + 1
+        end
+      end
+      out[#out + 1] = field
+      out[#out + 1] = value
+    end
+  end
+  return out
+end
+`;
+
+/**
  * The bucketed pending list and deadline index. Sorted sets with one member per pending ask cost ~128 bytes a
  * member once they outgrow the listpack encoding (skiplist node, dict entry, member sds), twice per ask. So asks
  * are kept in buckets of BUCKET consecutive sequence numbers: bucket b = floor(seq / BUCKET) is ONE member of the

@@ -1,4 +1,4 @@
-import { BUCKETS, EVENT_JSON, EXTEND_TO, PIECES, RECORD } from './fragments.js';
+import { BUCKETS, EVENT_JSON, EXTEND_TO, JOINED_RUN, PIECES, RECORD } from './fragments.js';
 
 /** The one atomic claim of an interaction. */
 export const RESOLVE = `--[[
@@ -63,35 +63,7 @@ ${EVENT_JSON}
 ${EXTEND_TO}
 ${PIECES}
 ${BUCKETS}
--- The run hash, flat, each pieced value (o p rs st th x, and every a:<id> slot) joined with its pieces f.1, f.2, ...
-local function isPieced(field)
-  return field == 'o' or field == 'p' or field == 'rs' or field == 'st' or field == 'th' or field == 'x' or
-    string.sub(field, 1, 2) == 'a:'
-end
-local function joinedRun(key)
-  local flat = redis.call('HGETALL', key)
-  local h = {}
-  for i = 1, #flat, 2 do h[flat[i]] = flat[i + 1] end
-  local out = {}
-  for i = 1, #flat, 2 do
-    local field = flat[i]
-    local base = string.match(field, '^(.+)%.[1-9][0-9]*$')
-    if not (base and isPieced(base)) then
-      local value = flat[i + 1]
-      if isPieced(field) then
-        local n = 1
-        while h[field .. '.' .. n] do
-          value = value .. h[field .. '.' .. n]
-          n = n + 1
-        end
-      end
-      out[#out + 1] = field
-      out[#out + 1] = value
-    end
-  end
-  return out
-end
-
+${JOINED_RUN}
 local id = ARGV[1]
 local text, parts, schema = readRecord(KEYS[1], ARGV[9])
 if not text then return { -1 } end
@@ -152,7 +124,8 @@ if ARGV[12] ~= nil and ARGV[12] ~= '' and
   if type(runOf) ~= 'string' and body.m == 'async' then runOf = body.rn end
   if type(runOf) == 'string' then
     local runKey, slot = ARGV[12] .. runOf, 'a:' .. id
-    if redis.call('HGET', runKey, 's') == 'parked' and redis.call('HGET', runKey, slot) == '' then
+    local run = redis.call('HMGET', runKey, 's', slot, 'g')
+    if run[1] == 'parked' and run[2] == '' then
       setPieces(runKey, slot, ARGV[2] .. ARGV[3])
       if ARGV[2] == 'a' or (ARGV[2] == 'e' and ARGV[3] ~= '') then
         if redis.call('HINCRBY', runKey, 'n', -1) <= 0 then
@@ -165,7 +138,7 @@ if ARGV[12] ~= nil and ARGV[12] ~= '' and
       end
       if verdict ~= '' then redis.call('ZADD', ARGV[13], nowMs, runOf) end
       redis.call('PEXPIRE', runKey, tonumber(ARGV[14]))
-      runId, generation = runOf, redis.call('HGET', runKey, 'g') or ''
+      runId, generation = runOf, run[3] or ''
       if verdict == 'ready' then runFields = joinedRun(runKey) end
     end
   end
