@@ -75,8 +75,11 @@ export interface ChannelCore {
   offer(offer: ChannelAnswerOffer): Promise<OfferOutcome>;
   get(id: string): Promise<StoredInteraction | null>;
   findByDelivery(channel: string, ref: string): Promise<StoredInteraction | null>;
-  /** Pending questions delivered on `channel` to `recipient`, oldest first. */
-  pendingFor(channel: string, recipient: string): Promise<StoredInteraction[]>;
+  /**
+   * Pending questions delivered on `channel` to `recipient` (or to any of several spellings of one person, e.g. a
+   * number with and without its `+`), oldest first, in one pass over the pending list.
+   */
+  pendingFor(channel: string, recipient: string | readonly string[]): Promise<StoredInteraction[]>;
   /**
    * Merges `entries` into the delivery references of the question delivered as `ref` (e.g. a delivery `status` from
    * a platform's status callback), keeping `ref` itself. A no-op when no question has that ref. Optional: added for

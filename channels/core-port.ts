@@ -7,7 +7,7 @@ import type { Store } from '../src/store/store.js';
 
 /** How long a platform update id is remembered for de-duplication (Telegram retries for far less). */
 const SEEN_WINDOW_SECONDS = 3600;
-/** The most pending questions the web chat scans for one recipient (one page of the pending list at a time). */
+/** The page size a recipient's pending questions are scanned in (the pending list, one page at a time). */
 const PENDING_PAGE = 200;
 
 /**
@@ -37,12 +37,14 @@ export function channelCore(
     get: (id) => store.get(id),
     findByDelivery: (channel, ref) => store.findByDelivery(channel, ref),
     async pendingFor(channel, recipient) {
+      const recipients = new Set<string | null>(typeof recipient === 'string' ? [recipient] : recipient);
       const found: StoredInteraction[] = [];
       let cursor: string | null = null;
-      // The pending list is not indexed by channel; a web chat recipient's questions are a filter over it.
+      // The pending list is not indexed by channel; a recipient's questions are a filter over it (one pass for all
+      // the spellings asked about).
       do {
         const page = await store.listPending({ limit: PENDING_PAGE, cursor, groupId: null });
-        found.push(...page.items.filter((r) => r.channel === channel && r.recipient === recipient));
+        found.push(...page.items.filter((r) => r.channel === channel && recipients.has(r.recipient)));
         cursor = page.nextCursor;
       } while (cursor !== null);
       return found;

@@ -7,7 +7,7 @@
  * A value that cannot be typed (a number field holding "abc", broken JSON) is kept as the string it was: the
  * server's schema check then refuses it with a message naming the field, instead of the decoder guessing.
  */
-import { flattenFields, formFields, isRecord, visibleFields, type Field, type Schema } from './fields.js';
+import { formFields, isRecord, visibleFields, type Field, type Schema } from './fields.js';
 
 /** Entry names starting with this are the form's own bookkeeping, never answer fields. */
 export const RESERVED_PREFIX = '__';
@@ -118,9 +118,4 @@ function prune(fields: Field[], value: Record<string, unknown>, visible: Set<str
     }
   }
   return out;
-}
-
-/** The dotted names of every field a schema renders (handy for mapping a server error onto a field). */
-export function fieldNames(schema: Schema): string[] {
-  return flattenFields(formFields(schema)).map((f) => f.name);
 }

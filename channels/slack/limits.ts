@@ -99,8 +99,5 @@ export function chars(text: string): number {
   return [...text].length;
 }
 
-/** Cuts `text` to `max` characters with an ellipsis (by code points, so no surrogate is split). */
-export function clip(text: string, max: number): string {
-  const points = [...text];
-  return points.length <= max ? text : `${points.slice(0, max - 1).join('')}…`;
-}
+/** The shared clip (by code points, as Slack counts characters). */
+export { clip } from '../outcome.js';

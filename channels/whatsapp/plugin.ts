@@ -258,8 +258,7 @@ export class WhatsAppChannel implements ChannelPlugin {
 
   private async latestPending(core: ChannelCore, waId: string): Promise<StoredInteraction | null> {
     // The recipient is kept as the asker wrote it; a number may have been given with or without its `+`.
-    const found = [...(await core.pendingFor(this.name, waId)), ...(await core.pendingFor(this.name, `+${waId}`))];
-    found.sort((a, b) => a.created_at.localeCompare(b.created_at));
+    const found = await core.pendingFor(this.name, [waId, `+${waId}`]);
     return found.at(-1) ?? null;
   }
 
