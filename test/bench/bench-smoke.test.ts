@@ -28,41 +28,64 @@ function wellFormed(result: BenchResult): void {
   }
 }
 
-const run = (bench: Bench): Promise<BenchResult> => bench({ tiny: true });
+/** Each benchmark, what its counts must show, and how long its tiny run may take. */
+const BENCHES: Array<{ name: string; bench: Bench; timeoutMs: number; counts(r: BenchResult): void }> = [
+  {
+    name: 'answer throughput: every answer claimed its question, on both sides',
+    bench: answerThroughput,
+    timeoutMs: 60_000,
+    counts(r) {
+      expect(r.counts['answered']).toBe(r.counts['answers']);
+      expect(r.counts['baseline_answered']).toBe(r.counts['answers']);
+    },
+  },
+  {
+    name: 'resume latency: every parked run resumed, every baseline job ran',
+    bench: resumeLatency,
+    timeoutMs: 60_000,
+    counts(r) {
+      expect(r.counts['resumed']).toBe(r.counts['baseline_jobs']);
+      expect(r.counts['cycles']).toBeGreaterThan(0);
+    },
+  },
+  {
+    name: 'memory: every ask of every kind is pending',
+    bench: memory,
+    timeoutMs: 120_000,
+    counts(r) {
+      expect(r.figures).toHaveLength(8);
+      // One pending count per kind (sync/async × four formats): without them the loop below would check nothing.
+      const pending = Object.entries(r.counts).filter(([key]) => key.endsWith('_pending'));
+      expect(pending).toHaveLength(8);
+      for (const [key, value] of pending) expect(value, key).toBe(r.counts['per_kind']);
+    },
+  },
+  {
+    name: 'stream fan-out: every subscriber read every event',
+    bench: streamFanout,
+    timeoutMs: 60_000,
+    counts(r) {
+      expect(r.counts['gateway_events_read']).toBe(r.counts['gateway_events_expected']);
+      expect(r.counts['baseline_events_read']).toBe(r.counts['baseline_events_expected']);
+    },
+  },
+  {
+    name: 'delivery: every question was asked and sent once',
+    bench: delivery,
+    timeoutMs: 60_000,
+    counts(r) {
+      expect(r.counts['asked']).toBe(r.counts['questions']);
+      expect(r.counts['sent']).toBe(r.counts['questions']);
+    },
+  },
+];
 
 describe('benchmarks run at a tiny size and report well-formed figures', () => {
-  it('answer throughput: every answer claimed its question, on both sides', async () => {
-    const r = await run(answerThroughput);
-    wellFormed(r);
-    expect(r.counts['answered']).toBe(r.counts['answers']);
-    expect(r.counts['baseline_answered']).toBe(r.counts['answers']);
-  }, 60_000);
-
-  it('resume latency: every parked run resumed, every baseline job ran', async () => {
-    const r = await run(resumeLatency);
-    wellFormed(r);
-    expect(r.counts['resumed']).toBe(r.counts['baseline_jobs']);
-    expect(r.counts['cycles']).toBeGreaterThan(0);
-  }, 60_000);
-
-  it('memory: every ask of every kind is pending', async () => {
-    const r = await run(memory);
-    wellFormed(r);
-    expect(r.figures).toHaveLength(8);
-    for (const [key, value] of Object.entries(r.counts)) if (key.endsWith('_pending')) expect(value, key).toBe(r.counts['per_kind']);
-  }, 120_000);
-
-  it('stream fan-out: every subscriber read every event', async () => {
-    const r = await run(streamFanout);
-    wellFormed(r);
-    expect(r.counts['gateway_events_read']).toBe(r.counts['gateway_events_expected']);
-    expect(r.counts['baseline_events_read']).toBe(r.counts['baseline_events_expected']);
-  }, 60_000);
-
-  it('delivery: every question was asked and sent once', async () => {
-    const r = await run(delivery);
-    wellFormed(r);
-    expect(r.counts['asked']).toBe(r.counts['questions']);
-    expect(r.counts['sent']).toBe(r.counts['questions']);
-  }, 60_000);
+  for (const b of BENCHES) {
+    it(b.name, async () => {
+      const r = await b.bench({ tiny: true });
+      wellFormed(r);
+      b.counts(r);
+    }, b.timeoutMs);
+  }
 });

@@ -3,7 +3,7 @@ import { api } from '../helpers/http.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 /** The real stripe package's signer: what a Stripe endpoint would send. */
-export const stripe = new Stripe('sk_test_askgate');
+const stripe = new Stripe('sk_test_askgate');
 export const STRIPE_SECRET = 'whsec_test_askgate_signing_secret';
 export const BRIDGE_SECRET = 'bridge-secret-for-tests-0123456789';
 

@@ -98,3 +98,38 @@ export function runChannelContract(name: string, start: () => Promise<ChannelHar
     });
   });
 }
+
+/** A question sent on a channel that cannot edit it: the message as sent, and to whom. */
+export interface SentQuestion<M> {
+  message: M;
+  to: string;
+}
+
+/**
+ * The `ask` of a harness for a channel that cannot edit a sent message (SMS, WhatsApp), where the outcome arrives as
+ * a follow-up message. What the person sees of a question is then its thread — the question, then the follow-ups
+ * `followUps` finds for it — and once a follow-up reports an outcome the question's controls count as gone.
+ * `sent(id)` hands back where a question went, for the harness's replies.
+ */
+export function threadedAsks<M>(
+  send: (body: Record<string, unknown>) => Promise<{ id: string } & SentQuestion<M>>,
+  followUps: (q: SentQuestion<M>) => M[],
+  bodyOf: (message: M) => string,
+  controlsOf: (message: M) => number,
+): { ask(body: Record<string, unknown>): Promise<Delivered>; sent(id: string): SentQuestion<M> } {
+  const asked = new Map<string, SentQuestion<M>>();
+  return {
+    async ask(body) {
+      const { id, message, to } = await send(body);
+      const q = { message, to };
+      asked.set(id, q);
+      const ended = (): boolean => followUps(q).some((m) => /Answered|Expired|Cancelled/.test(bodyOf(m)));
+      return { id, text: () => [message, ...followUps(q)].map(bodyOf).join('\n'), controls: () => (ended() ? 0 : controlsOf(message)) };
+    },
+    sent(id) {
+      const q = asked.get(id);
+      if (q === undefined) throw new Error(`no question ${id} was asked through this harness`);
+      return q;
+    },
+  };
+}

@@ -1,4 +1,4 @@
-import { runChannelContract, type Delivered } from './contract-suite.js';
+import { runChannelContract, threadedAsks, type SentQuestion } from './contract-suite.js';
 import { freshPhone, startTwilioWorld } from './twilio-harness.js';
 import type { FakeSms } from '../fakes/twilio-server.js';
 
@@ -9,34 +9,28 @@ import type { FakeSms } from '../fakes/twilio-server.js';
  */
 runChannelContract('twilio', async () => {
   const w = await startTwilioWorld();
-  const asked = new Map<string, { message: FakeSms; to: string }>();
-  const later = (q: { message: FakeSms; to: string }): FakeSms[] => w.fake.sentTo(q.to).filter((m) => m.sid !== q.message.sid && m.body.startsWith(q.message.body.slice(0, 7)));
+  const later = (q: SentQuestion<FakeSms>): FakeSms[] => w.fake.sentTo(q.to).filter((m) => m.sid !== q.message.sid && m.body.startsWith(q.message.body.slice(0, 7)));
   const controls = (body: string): number => {
     if (/Reply YES or NO/.test(body)) return 2;
     const numbered = (body.match(/^\d+\. /gm) ?? []).length;
     return numbered > 0 ? numbered : /Reply with/.test(body) ? 1 : 0;
   };
+  const { ask, sent } = threadedAsks((body) => w.ask(body), later, (m) => m.body, (m) => controls(m.body));
   return {
     channel: 'twilio',
     gateway: w.gw.gateway,
     http: w.http,
     maxTextLength: 1600,
-    async ask(body) {
-      const { id, message, to } = await w.ask(body);
-      const q = { message, to };
-      asked.set(id, q);
-      const ended = (): boolean => later(q).some((m) => /Answered|Expired|Cancelled/.test(m.body));
-      return { id, text: () => [message.body, ...later(q).map((m) => m.body)].join('\n'), controls: () => (ended() ? 0 : controls(message.body)) } satisfies Delivered;
-    },
+    ask,
     failingAsk() {
       const to = freshPhone();
       w.fake.optOut(to);
       return { recipient: to };
     },
-    reply: async (q, text) => (await w.text(asked.get(q.id)!.to, text)).status,
-    replyUnsigned: async (q, text) => (await w.text(asked.get(q.id)!.to, text, {}, 'bm90LWEtc2lnbmF0dXJl')).status,
+    reply: async (q, text) => (await w.text(sent(q.id).to, text)).status,
+    replyUnsigned: async (q, text) => (await w.text(sent(q.id).to, text, {}, 'bm90LWEtc2lnbmF0dXJl')).status,
     async outcomeShown(q) {
-      const entry = asked.get(q.id)!;
+      const entry = sent(q.id);
       for (let i = 0; i < 250 && !later(entry).some((m) => /Answered/.test(m.body)); i++) await new Promise((r) => setTimeout(r, 20));
     },
     close: () => w.close(),

@@ -1,4 +1,4 @@
-import { runChannelContract, type Delivered } from './contract-suite.js';
+import { runChannelContract, threadedAsks, type SentQuestion } from './contract-suite.js';
 import { bodyOf, controlsOf, freshNumber, startWhatsAppWorld } from './whatsapp-harness.js';
 import type { SentMessage } from '../fakes/whatsapp-graph.js';
 import { textReply } from '../fakes/whatsapp-webhooks.js';
@@ -10,36 +10,30 @@ import { textReply } from '../fakes/whatsapp-webhooks.js';
  */
 runChannelContract('whatsapp', async () => {
   const w = await startWhatsAppWorld();
-  const asked = new Map<string, { message: SentMessage; to: string }>();
-  const notes = (q: { message: SentMessage; to: string }): SentMessage[] =>
+  const notes = (q: SentQuestion<SentMessage>): SentMessage[] =>
     w.fake.sentTo(q.to).filter((m) => (m.payload['context'] as { message_id?: string } | undefined)?.message_id === q.message.id);
+  const { ask, sent } = threadedAsks((body) => w.ask(body), notes, bodyOf, controlsOf);
   return {
     channel: 'whatsapp',
     gateway: w.gw.gateway,
     http: w.http,
     maxTextLength: 4096,
-    async ask(body) {
-      const { id, message, to } = await w.ask(body);
-      const q = { message, to };
-      asked.set(id, q);
-      const ended = (): boolean => notes(q).some((n) => /Answered|Expired|Cancelled/.test(bodyOf(n)));
-      return { id, text: () => [bodyOf(message), ...notes(q).map(bodyOf)].join('\n'), controls: () => (ended() ? 0 : controlsOf(message)) } satisfies Delivered;
-    },
+    ask,
     failingAsk() {
       const to = freshNumber();
       w.fake.outsideWindow(to);
       return { recipient: `+${to}` };
     },
     reply: (q, text) => {
-      const { message, to } = asked.get(q.id) as { message: SentMessage; to: string };
+      const { message, to } = sent(q.id);
       return w.send(textReply(to, text, message.id));
     },
     replyUnsigned: (q, text) => {
-      const { message, to } = asked.get(q.id) as { message: SentMessage; to: string };
+      const { message, to } = sent(q.id);
       return w.send(textReply(to, text, message.id), 'sha256=' + '0'.repeat(64));
     },
     async outcomeShown(q) {
-      const { message, to } = asked.get(q.id) as { message: SentMessage; to: string };
+      const { message, to } = sent(q.id);
       await w.replyTo(to, message.id);
     },
     close: () => w.close(),

@@ -56,7 +56,7 @@ export const statusUpdate = (messageId: string, recipient: string, status: strin
 export const inboundId = (body: Record<string, unknown>): string =>
   ((((body['entry'] as Array<Record<string, unknown>>)[0]?.['changes'] as Array<Record<string, unknown>>)[0]?.['value'] as Record<string, unknown>)['messages'] as Array<Record<string, string>>)[0]?.['id'] ?? '';
 
-export function sign(raw: string, secret = APP_SECRET): string {
+function sign(raw: string, secret = APP_SECRET): string {
   return `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
 }
 

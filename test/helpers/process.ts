@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const CLI = `${ROOT}dist/src/cli/main.js`;
-export const MAIN = `${ROOT}dist/src/main.js`;
+const MAIN = `${ROOT}dist/src/main.js`;
 
 export interface GatewayProcess {
   child: ChildProcess;

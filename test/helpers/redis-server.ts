@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stopChild } from './child.js';
 
 /** A redis-server the tests can reach, stop and restart. */
 export interface RedisServerHandle {
@@ -88,12 +89,7 @@ async function launch(port: number, dir: string): Promise<ChildProcess> {
 
 async function terminate(child: ChildProcess): Promise<void> {
   children.delete(child);
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(timer);
+  await stopChild(child);
 }
 
 /** Polls with a raw PING until the server answers +PONG. */

@@ -3,7 +3,13 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
+import { loadConfig } from '../../src/config.js';
+import type { Identity } from '../../src/core/types.js';
+import { createGateway, type Gateway } from '../../src/gateway.js';
+import { RunStore } from '../../src/park/run-store.js';
+import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 
 /** A resume-webhook receiver that verifies every delivery with the `standardwebhooks` package, as a user would. */
 export interface Receiver {
@@ -119,13 +125,7 @@ export async function spawnContinuationWorker(env: Record<string, string>, fixtu
   return child;
 }
 
-export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill(signal);
-  });
-}
+export { stopChild } from '../helpers/child.js';
 
 /** Polls `check` until it holds; the bound only turns a hang into a readable failure. */
 export async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
@@ -139,4 +139,54 @@ export async function until(check: () => boolean | Promise<boolean>, what: strin
 /** An RFC 3339 moment `ms` from now. */
 export function inMs(ms: number): string {
   return new Date(Date.now() + ms).toISOString();
+}
+
+/** A gateway without HTTP or workers on its own redis-server, a raw client on it, and a RunStore reading its runs. */
+export interface ParkWorld {
+  redis: RedisServerHandle;
+  raw: Redis;
+  gateway: Gateway;
+  /** The identity of `token`. */
+  identity: Identity;
+  runs: RunStore;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a {@link ParkWorld} under `prefix`, with one token (`token`, scopes read/write/answer, plus `tokenFields`)
+ * for `identity`, runs retained `retentionMinutes` and an idle TTL of ten minutes.
+ */
+export async function startParkWorld(options: {
+  prefix: string;
+  token: string;
+  identity: string;
+  retentionMinutes: number;
+  tokenFields?: Record<string, unknown>;
+}): Promise<ParkWorld> {
+  const { prefix, token, retentionMinutes } = options;
+  const redis = await startRedisServer();
+  const raw = new Redis(redis.url);
+  const config = loadConfig({
+    REDIS_URL: redis.url,
+    ASKGATE_REDIS_PREFIX: prefix,
+    LOG_LEVEL: 'silent',
+    LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES: String(retentionMinutes),
+    INTERACTIONS_IDLE_TTL_SECONDS: '600',
+    ASKGATE_TOKENS: JSON.stringify({ [token]: { identity: options.identity, scopes: ['read', 'write', 'answer'], ...options.tokenFields } }),
+  });
+  const gateway = await createGateway(config, { workers: false });
+  const runs = await RunStore.connect({ url: redis.url, prefix, retentionMs: retentionMinutes * 60_000, idleTtlMs: 600_000 });
+  return {
+    redis,
+    raw,
+    gateway,
+    identity: config.tokens.get(token) as Identity,
+    runs,
+    async close() {
+      await runs.close();
+      await gateway.close();
+      await raw.quit();
+      await redis.stop();
+    },
+  };
 }

@@ -1,12 +1,10 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import type { Identity } from '../../src/core/types.js';
-import { createGateway, type Gateway } from '../../src/gateway.js';
-import { RunStore } from '../../src/park/run-store.js';
+import type { Gateway } from '../../src/gateway.js';
+import type { RunStore } from '../../src/park/run-store.js';
 import { RUN_ATTEMPT } from '../../src/store/redis/scripts/run-transition.js';
-import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
-import { inMs, webhookSecret } from './helpers.js';
+import { inMs, startParkWorld, webhookSecret, type ParkWorld } from './helpers.js';
 
 /**
  * The run hash's memory layout (src/park/run-store.ts): defaults are not stored, and caller-sized values are kept in
@@ -24,33 +22,19 @@ const LONG_PARENT = `orchestrator:${'p'.repeat(90)}`;
 // Multi-byte characters placed so that 64-byte pieces split some of them.
 const LONG_STATE = { step: 3, plan: ['build', 'test', 'deploy'], note: 'Grüße, 設計 ✓ 🚀 '.repeat(12), target: 'payments-api' };
 
-let redis: RedisServerHandle;
 let raw: Redis;
 let gateway: Gateway;
 let identity: Identity;
 let runs: RunStore;
+let world: ParkWorld | undefined;
 
 beforeAll(async () => {
-  redis = await startRedisServer();
-  raw = new Redis(redis.url);
-  const config = loadConfig({
-    REDIS_URL: redis.url,
-    ASKGATE_REDIS_PREFIX: PREFIX,
-    LOG_LEVEL: 'silent',
-    LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES: String(RETENTION_MINUTES),
-    INTERACTIONS_IDLE_TTL_SECONDS: '600',
-    ASKGATE_TOKENS: JSON.stringify({ [TOKEN]: { identity: LONG_IDENTITY, scopes: ['read', 'write', 'answer'], webhook_secret: webhookSecret() } }),
-  });
-  gateway = await createGateway(config, { http: false, workers: false });
-  identity = config.tokens.get(TOKEN) as Identity;
-  runs = await RunStore.connect({ url: redis.url, prefix: PREFIX, retentionMs: RETENTION_MINUTES * 60_000, idleTtlMs: 600_000 });
+  world = await startParkWorld({ prefix: PREFIX, token: TOKEN, identity: LONG_IDENTITY, retentionMinutes: RETENTION_MINUTES, tokenFields: { webhook_secret: webhookSecret() } });
+  ({ raw, gateway, identity, runs } = world);
 });
 
 afterAll(async () => {
-  await runs?.close();
-  await gateway?.close();
-  await raw?.quit();
-  await redis?.stop();
+  await world?.close();
 });
 
 const runKey = (runId: string) => `${PREFIX}r:${runId}`;

@@ -1,14 +1,11 @@
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import type { Identity } from '../../src/core/types.js';
-import { createGateway, type Gateway } from '../../src/gateway.js';
+import type { Gateway } from '../../src/gateway.js';
 import { ParkService } from '../../src/park/park-service.js';
-import { RunStore, runView } from '../../src/park/run-store.js';
+import { runView, type RunStore } from '../../src/park/run-store.js';
 import type { ResumeProducer } from '../../src/queue/queues.js';
 import type { SettledRun } from '../../src/store/store.js';
-import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
-import { inMs } from './helpers.js';
+import { inMs, startParkWorld, type ParkWorld } from './helpers.js';
 
 /**
  * The resolve script returns the run it settles ready (src/store/redis/scripts/resolve.ts, run_fields): the hash
@@ -22,33 +19,18 @@ const LONG_IDENTITY = 'deployment-approvals-agent-of-the-payments-platform-team-
 // Multi-byte characters placed so that 64-byte pieces split some of them.
 const LONG_STATE = { step: 3, note: 'Grüße, 設計 ✓ 🚀 '.repeat(12) };
 
-let redis: RedisServerHandle;
-let raw: Redis;
 let gateway: Gateway;
 let identity: Identity;
 let runs: RunStore;
+let world: ParkWorld | undefined;
 
 beforeAll(async () => {
-  redis = await startRedisServer();
-  raw = new Redis(redis.url);
-  const config = loadConfig({
-    REDIS_URL: redis.url,
-    ASKGATE_REDIS_PREFIX: PREFIX,
-    LOG_LEVEL: 'silent',
-    LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES: '120',
-    INTERACTIONS_IDLE_TTL_SECONDS: '600',
-    ASKGATE_TOKENS: JSON.stringify({ [TOKEN]: { identity: LONG_IDENTITY, scopes: ['read', 'write', 'answer'] } }),
-  });
-  gateway = await createGateway(config, { http: false, workers: false });
-  identity = config.tokens.get(TOKEN) as Identity;
-  runs = await RunStore.connect({ url: redis.url, prefix: PREFIX, retentionMs: 120 * 60_000, idleTtlMs: 600_000 });
+  world = await startParkWorld({ prefix: PREFIX, token: TOKEN, identity: LONG_IDENTITY, retentionMinutes: 120 });
+  ({ gateway, identity, runs } = world);
 });
 
 afterAll(async () => {
-  await runs?.close();
-  await gateway?.close();
-  await raw?.quit();
-  await redis?.stop();
+  await world?.close();
 });
 
 async function park(runId: string): Promise<string> {

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import type { AskResult, StoredInteraction } from '../../src/core/types.js';
 
 /** Records, answers and timing helpers for the store tests. */
@@ -60,4 +61,16 @@ export async function eventually(check: () => void | Promise<void>, timeoutMs = 
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Every key under `prefix` on `client`, sorted (SCAN, so it is safe on a shared server). */
+export async function keysUnder(client: Redis, prefix: string): Promise<string[]> {
+  const found: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    found.push(...batch);
+  } while (cursor !== '0');
+  return found.sort();
 }

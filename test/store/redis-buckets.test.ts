@@ -5,7 +5,7 @@ import type { StoredInteraction } from '../../src/core/types.js';
 import { Keys } from '../../src/store/keys.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
-import { makeInteraction, sleep, ticketHash } from './fixtures.js';
+import { keysUnder, makeInteraction, sleep, ticketHash } from './fixtures.js';
 
 /**
  * The bucketed pending list and deadline index (BUCKETS in src/store/redis/scripts/fragments.ts): one `pending`
@@ -28,21 +28,10 @@ afterAll(async () => {
 afterEach(async () => {
   for (const store of stores.splice(0)) await store.close();
   for (const prefix of prefixes.splice(0)) {
-    const keys = await keysUnder(prefix);
+    const keys = await keysUnder(raw, prefix);
     if (keys.length > 0) await raw.del(...keys);
   }
 });
-
-async function keysUnder(prefix: string): Promise<string[]> {
-  const found: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, batch] = await raw.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    found.push(...batch);
-  } while (cursor !== '0');
-  return found.sort();
-}
 
 async function open(idleTtlSeconds = 60, prefix = `{b${randomBytes(6).toString('hex')}}:`): Promise<{ store: RedisStore; keys: Keys; prefix: string }> {
   const store = await RedisStore.connect({ url: server.url, prefix, idleTtlSeconds });
@@ -164,7 +153,7 @@ describe('RedisStore buckets', () => {
     await store.create(first);
     await store.resolve(first.id, { status: 'cancelled', result: null, resolvedAt: resolvedAt() });
     await sleep(1200);
-    const baseline = await keysUnder(prefix);
+    const baseline = await keysUnder(raw, prefix);
     expect(baseline).toEqual([keys.seq]);
 
     const now = Date.now();
@@ -181,7 +170,7 @@ describe('RedisStore buckets', () => {
     await Promise.all(order.map((r) => store.resolve(r.id, { status: 'expired', result: null, resolvedAt: resolvedAt() })));
     expect(await raw.exists(keys.pending, keys.deadlines, keys.group('grp-0'), keys.group('grp-1'), keys.group('grp-2'))).toBe(0);
     await sleep(1200);
-    expect(await keysUnder(prefix)).toEqual(baseline);
+    expect(await keysUnder(raw, prefix)).toEqual(baseline);
   });
 });
 
@@ -222,6 +211,6 @@ describe('RedisStore buckets: migration of the index layout written before them'
     await Promise.all(records.map((r) => store.resolve(r.id, { status: 'cancelled', result: null, resolvedAt: resolvedAt() })));
     expect(await raw.exists(keys.pending, keys.deadlines)).toBe(0);
     await sleep(1200);
-    expect(await keysUnder(prefix)).toEqual([keys.seq]);
+    expect(await keysUnder(raw, prefix)).toEqual([keys.seq]);
   });
 });

@@ -7,6 +7,7 @@ import { RedisStore } from '../../src/store/redis/redis-store.js';
 import type { StoreOptions } from '../../src/store/store.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 import { answer, eventually, makeInteraction, runStoreContract, sleep, ticketHash, type StoreHandle } from './contract.js';
+import { keysUnder } from './fixtures.js';
 
 let server: RedisServerHandle;
 let raw: Redis;
@@ -23,17 +24,6 @@ afterAll(async () => {
 /** A prefix no other test uses, so tests never see each other's keys. */
 function uniquePrefix(): string {
   return `{t${randomBytes(6).toString('hex')}}:`;
-}
-
-async function keysUnder(client: Redis, prefix: string): Promise<string[]> {
-  const found: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, batch] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    found.push(...batch);
-  } while (cursor !== '0');
-  return found.sort();
 }
 
 async function openStore(url: string, options: StoreOptions & { prefix?: string }): Promise<StoreHandle & { store: RedisStore }> {
