@@ -177,6 +177,12 @@ export function renderCard(record: InteractionRecord, options: CardOptions): HTM
       }
       break;
     case 'external':
+      if (record.verifier !== null) {
+        // Bound to a verifier: only the signed callback may answer, so the inbox shows it and offers nothing.
+        card.classList.add('read-only');
+        controls.append(el('p', 'external-note', `Answered by the outside system: this question waits for a callback signed for the ${record.verifier.name} verifier, and cannot be answered here.`));
+        break;
+      }
       controls.append(
         el('p', 'external-note', 'This question is answered on an outside surface (a signed callback). To answer it here instead, enter the payload as JSON.'),
         textAnswer(`${domId(record.id)}-json`, 'Payload (JSON)', (text) => {

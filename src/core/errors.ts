@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'invalid_answer'
   | 'unauthorized'
   | 'forbidden'
+  | 'callback_only'
   | 'not_found'
   | 'gone'
   | 'conflict'

@@ -30,6 +30,19 @@ function notFound(id: string): AskgateError {
   return new AskgateError('not_found', `interaction ${id} does not exist (or was pruned after its idle TTL).`);
 }
 
+/**
+ * A verifier-bound question is answered only through its callback door, where the verifier runs: any other door
+ * (the answer door, the inbox, the CLI, a channel) would let an `answer`-scope holder confirm what the outside
+ * system never signed.
+ */
+function refuseUnlessCallback(stored: Pick<StoredInteraction, 'id' | 'verifier_binding'>, surface: Surface): void {
+  if (stored.verifier_binding === null || surface === 'callback') return;
+  throw new AskgateError(
+    'callback_only',
+    `interaction ${stored.id} is bound to the ${stored.verifier_binding.name} verifier and is answered only through its signed callback; no other door may answer it.`,
+  );
+}
+
 /** One answer offered by any surface: the inbox door, the callback door or a channel webhook. */
 export interface AnswerOffer {
   interactionId: string;
@@ -219,6 +232,8 @@ export class InteractionService {
     const answeredAt = new Date(this.now()).toISOString();
     const result = this.answerResult(offer, offer.answer, answeredAt);
     const outcome = await store.claimAnswer(offer.interactionId, { status: 'answered', result, resolvedAt: answeredAt }, facts);
+    // The claim never resolves a bound question (it is external, which the claim does not check), but it reports one.
+    if (outcome.kind !== 'not_found' && outcome.kind !== 'resolved') refuseUnlessCallback(outcome.record, offer.surface);
     switch (outcome.kind) {
       case 'not_found':
         throw notFound(offer.interactionId);
@@ -241,6 +256,8 @@ export class InteractionService {
 
   /** Read → validate → claim, from a record already read: the path of forms, external asks, caller asks and expiry. */
   private async answerRecord(stored: StoredInteraction, offer: AnswerOffer): Promise<AnswerVerdict> {
+    // Before any state is reported: a bound question tells another door nothing, not even that it was answered.
+    refuseUnlessCallback(stored, offer.surface);
     if (stored.status === 'answered') return 'already_answered';
     this.refuseIfClosed(stored);
     if (Date.parse(stored.deadline_at) <= this.now()) {
