@@ -18,7 +18,9 @@ const CHOICES = ['alpha', 'beta', 'gamma', 'delta'];
 
 export async function answerThroughput(size: Size): Promise<BenchResult> {
   const started = Date.now();
-  const s = size.tiny ? { warmup: 20, total: 100, concurrency: 8, rounds: 1 } : { warmup: 2_000, total: 20_000, concurrency: 64, rounds: 2 };
+  const s = size.tiny
+    ? { warmup: 20, total: 100, concurrency: 8, rounds: 1 }
+    : { warmup: 2_000, total: 20_000, concurrency: 64, rounds: 2 };
   const redis = await startRedis();
   const [gateway, baseline] = await Promise.all([spawnGateway(redis.url), spawnBaseline(redis.url)]);
   const seeder = await openSeeder(redis.url);
@@ -46,7 +48,12 @@ export async function answerThroughput(size: Size): Promise<BenchResult> {
 
       const ids = new Array<string>(n);
       await pool(n, 32, async (i) => {
-        ids[i] = await seeder.ask({ question: `Which one? #${i}`, answer_format: 'select', choices: CHOICES, timeout: 3600 });
+        ids[i] = await seeder.ask({
+          question: `Which one? #${i}`,
+          answer_format: 'select',
+          choices: CHOICES,
+          timeout: 3600,
+        });
       });
       const g = await loadPhase({ warmup: s.warmup, total: s.total, concurrency: s.concurrency }, async (i) => {
         const res = await gw.expect(200, 'POST', `/api/interactions/${ids[i] as string}/answer`, { answer: 'beta' });
@@ -68,7 +75,13 @@ export async function answerThroughput(size: Size): Promise<BenchResult> {
     title: 'Answer throughput (authenticated answer door, Redis store)',
     baseline: 'bare node:http + one Redis script call per request',
     figures: [
-      figure({ name: 'answers/s', unit: '1/s', value: best.gateway.perSecond, baseline: best.baseline.perSecond, target: { op: '>=', limit: 0.6, on: 'ratio' } }),
+      figure({
+        name: 'answers/s',
+        unit: '1/s',
+        value: best.gateway.perSecond,
+        baseline: best.baseline.perSecond,
+        target: { op: '>=', limit: 0.6, on: 'ratio' },
+      }),
       figure({ name: 'p50 latency', unit: 'ms', value: best.gateway.p50, baseline: best.baseline.p50, target: null }),
       figure({ name: 'p99 latency', unit: 'ms', value: best.gateway.p99, baseline: best.baseline.p99, target: null }),
     ],

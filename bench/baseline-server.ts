@@ -54,7 +54,12 @@ async function main(): Promise<void> {
         }
         const id = answer[1] as string;
         redis
-          .claim(`${BASELINE_PREFIX}i:${id}`, `${BASELINE_PREFIX}pending`, id, JSON.stringify((body as { answer: unknown }).answer))
+          .claim(
+            `${BASELINE_PREFIX}i:${id}`,
+            `${BASELINE_PREFIX}pending`,
+            id,
+            JSON.stringify((body as { answer: unknown }).answer),
+          )
           .then((won) => {
             res.writeHead(200, { 'content-type': 'application/json' });
             res.end(won === 1 ? '{"status":"answered"}' : '{"status":"already_answered"}');

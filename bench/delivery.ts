@@ -31,7 +31,13 @@ export async function delivery(size: Size): Promise<BenchResult> {
   const inFlight = 2 * s.chats;
   const http = new HttpClient(gateway.url, BENCH_TOKEN, inFlight);
   const ask = (chat: string, i: number): Promise<Record<string, unknown>> =>
-    http.expect(201, 'POST', '/api/interactions', { question: `Approve change #${i}?`, answer_format: 'confirm', channel: 'telegram', recipient: chat, timeout: 3_600 });
+    http.expect(201, 'POST', '/api/interactions', {
+      question: `Approve change #${i}?`,
+      answer_format: 'confirm',
+      channel: 'telegram',
+      recipient: chat,
+      timeout: 3_600,
+    });
   let achieved = 0;
   let tooMany = 0;
   let asked = 0;
@@ -69,9 +75,22 @@ export async function delivery(size: Size): Promise<BenchResult> {
     title: `Delivery at the limit (${s.questions} questions to ${s.chats} Telegram chats)`,
     baseline: `the allowed rate, ${ALLOWED_PER_SECOND} messages/s (fake: 429 over 1/s per chat or 30/s)`,
     figures: [
-      figure({ name: 'achieved / allowed rate', unit: 'messages/s', value: achieved, baseline: ALLOWED_PER_SECOND, target: { op: '>=', limit: 0.95, on: 'ratio' } }),
+      figure({
+        name: 'achieved / allowed rate',
+        unit: 'messages/s',
+        value: achieved,
+        baseline: ALLOWED_PER_SECOND,
+        target: { op: '>=', limit: 0.95, on: 'ratio' },
+      }),
       // A count, not a rate: the "ratio" column repeats it, and the target is on the count itself.
-      figure({ name: '429s received', unit: 'count', value: tooMany, baseline: 0, ratio: tooMany, target: { op: '<=', limit: 0, on: 'value' } }),
+      figure({
+        name: '429s received',
+        unit: 'count',
+        value: tooMany,
+        baseline: 0,
+        ratio: tooMany,
+        target: { op: '<=', limit: 0, on: 'value' },
+      }),
     ],
     counts: { questions: s.questions, chats: s.chats, asked, sent, fake_window_ms: LIMITS.windowMs },
     skipped: null,

@@ -49,7 +49,12 @@ export type Bench = (size: Size) => Promise<BenchResult>;
 export function figure(f: Omit<Figure, 'met' | 'ratio'> & { ratio?: number }): Figure {
   const ratio = f.ratio ?? f.value / f.baseline;
   const judged = f.target === null ? null : f.target.on === 'ratio' ? ratio : f.value;
-  const met = f.target === null || judged === null ? null : f.target.op === '>=' ? judged >= f.target.limit : judged <= f.target.limit;
+  const met =
+    f.target === null || judged === null
+      ? null
+      : f.target.op === '>='
+        ? judged >= f.target.limit
+        : judged <= f.target.limit;
   return { ...f, ratio, met };
 }
 
@@ -96,7 +101,12 @@ export async function loadPhase(
     latencies.push(performance.now() - t);
   });
   const seconds = (performance.now() - start) / 1000;
-  return { perSecond: opts.total / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), done: latencies.length };
+  return {
+    perSecond: opts.total / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    done: latencies.length,
+  };
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -112,7 +122,16 @@ export async function until(check: () => boolean, what: string, ms = 30_000): Pr
 
 /** A row that could not be measured (a missing database): shown in the table with its reason, never judged. */
 export function skippedFigure(name: string, unit: string, reason: string): Figure {
-  return { name, unit, value: Number.NaN, baseline: Number.NaN, ratio: Number.NaN, target: null, met: null, skipped: reason };
+  return {
+    name,
+    unit,
+    value: Number.NaN,
+    baseline: Number.NaN,
+    ratio: Number.NaN,
+    target: null,
+    met: null,
+    skipped: reason,
+  };
 }
 
 export function skipped(name: string, title: string, baseline: string, reason: string): BenchResult {
@@ -152,8 +171,17 @@ export function table(results: readonly BenchResult[]): string {
         rows.push([r.name, `${f.name} (${f.unit})`, `skipped: ${f.skipped}`, '', '', '', '']);
         continue;
       }
-      const target = f.target === null ? '' : `${f.target.on === 'ratio' ? 'ratio' : 'value'} ${f.target.op} ${f.target.limit}`;
-      rows.push([r.name, `${f.name} (${f.unit})`, fmt(f.value), fmt(f.baseline), fmt(f.ratio), target, f.met === null ? '' : f.met ? 'yes' : 'NO']);
+      const target =
+        f.target === null ? '' : `${f.target.on === 'ratio' ? 'ratio' : 'value'} ${f.target.op} ${f.target.limit}`;
+      rows.push([
+        r.name,
+        `${f.name} (${f.unit})`,
+        fmt(f.value),
+        fmt(f.baseline),
+        fmt(f.ratio),
+        target,
+        f.met === null ? '' : f.met ? 'yes' : 'NO',
+      ]);
     }
   }
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => (row[c] ?? '').length)));

@@ -8,7 +8,11 @@ import { Agent, request } from 'node:http';
 export class HttpClient {
   private readonly agent: Agent;
 
-  constructor(private readonly base: string, private readonly token: string | null, maxSockets: number) {
+  constructor(
+    private readonly base: string,
+    private readonly token: string | null,
+    maxSockets: number,
+  ) {
     this.agent = new Agent({ keepAlive: true, maxSockets });
   }
 
@@ -22,21 +26,24 @@ export class HttpClient {
     }
     if (this.token !== null) headers['authorization'] = `Bearer ${this.token}`;
     return new Promise((resolve, reject) => {
-      const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, agent: this.agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const raw = Buffer.concat(chunks).toString('utf8');
-          let json: Record<string, unknown> = {};
-          try {
-            json = raw === '' ? {} : (JSON.parse(raw) as Record<string, unknown>);
-          } catch {
-            json = { raw };
-          }
-          resolve({ status: res.statusCode ?? 0, json });
-        });
-        res.on('error', reject);
-      });
+      const req = request(
+        { host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, agent: this.agent },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const raw = Buffer.concat(chunks).toString('utf8');
+            let json: Record<string, unknown> = {};
+            try {
+              json = raw === '' ? {} : (JSON.parse(raw) as Record<string, unknown>);
+            } catch {
+              json = { raw };
+            }
+            resolve({ status: res.statusCode ?? 0, json });
+          });
+          res.on('error', reject);
+        },
+      );
       req.on('error', reject);
       req.end(payload ?? undefined);
     });
@@ -45,7 +52,10 @@ export class HttpClient {
   /** Like send, but a status other than `expect` is an error: a benchmark must never count a refusal as work done. */
   async expect(expect: number, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
     const res = await this.send(method, path, body);
-    if (res.status !== expect) throw new Error(`${method} ${path} answered ${res.status}, expected ${expect}: ${JSON.stringify(res.json).slice(0, 300)}`);
+    if (res.status !== expect)
+      throw new Error(
+        `${method} ${path} answered ${res.status}, expected ${expect}: ${JSON.stringify(res.json).slice(0, 300)}`,
+      );
     return res.json;
   }
 

@@ -29,12 +29,25 @@ const FORM_SCHEMA = {
 };
 const TARGET_BYTES = 600;
 
-function body(format: (typeof FORMATS)[number], mode: 'sync' | 'async', i: number, expiry: string): Record<string, unknown> {
-  const b: Record<string, unknown> = { question: `Deploy build ${100_000 + i} of payments-api to production?`, answer_format: format };
+function body(
+  format: (typeof FORMATS)[number],
+  mode: 'sync' | 'async',
+  i: number,
+  expiry: string,
+): Record<string, unknown> {
+  const b: Record<string, unknown> = {
+    question: `Deploy build ${100_000 + i} of payments-api to production?`,
+    answer_format: format,
+  };
   if (format === 'select') b['choices'] = ['staging', 'canary', 'production', 'skip'];
   if (format === 'form') b['schema'] = FORM_SCHEMA;
   if (mode === 'sync') b['timeout'] = 86_400;
-  else Object.assign(b, { mode: 'async', expiry_at: expiry, run: { run_id: `mem-${format}-${i}`, resume: { handler: 'bench' } } });
+  else
+    Object.assign(b, {
+      mode: 'async',
+      expiry_at: expiry,
+      run: { run_id: `mem-${format}-${i}`, resume: { handler: 'bench' } },
+    });
   return b;
 }
 

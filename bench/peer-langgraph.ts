@@ -28,14 +28,21 @@ const PG_SCHEMA = 'askgate_bench';
 
 type Cycle = (i: number) => Promise<void>;
 
-async function cyclesPerSecond(s: { warmup: number; cycles: number; concurrency: number }, cycle: Cycle): Promise<number> {
+async function cyclesPerSecond(
+  s: { warmup: number; cycles: number; concurrency: number },
+  cycle: Cycle,
+): Promise<number> {
   await pool(s.warmup, s.concurrency, cycle);
   const start = performance.now();
   await pool(s.cycles, s.concurrency, (i) => cycle(s.warmup + i));
   return s.cycles / ((performance.now() - start) / 1000);
 }
 
-async function askgateCycles(s: { warmup: number; cycles: number; concurrency: number }): Promise<{ perSecond: number; resumed: number }> {
+async function askgateCycles(s: {
+  warmup: number;
+  cycles: number;
+  concurrency: number;
+}): Promise<{ perSecond: number; resumed: number }> {
   const redis = await startRedis();
   const gateway = await spawnGateway(redis.url);
   const http = new HttpClient(gateway.url, BENCH_TOKEN, s.concurrency * 2);
@@ -66,7 +73,11 @@ async function askgateCycles(s: { warmup: number; cycles: number; concurrency: n
         });
       });
       const parked = await http.expect(201, 'POST', '/api/interactions', {
-        question: 'Ship it?', answer_format: 'confirm', mode: 'async', expiry_at: expiry, run: { run_id: runId, resume: { handler: 'peer' }, state: { step: 1 } },
+        question: 'Ship it?',
+        answer_format: 'confirm',
+        mode: 'async',
+        expiry_at: expiry,
+        run: { run_id: runId, resume: { handler: 'peer' }, state: { step: 1 } },
       });
       await http.expect(200, 'POST', `/api/interactions/${parked['id'] as string}/answer`, { answer: true });
       await done;
@@ -80,7 +91,11 @@ async function askgateCycles(s: { warmup: number; cycles: number; concurrency: n
   }
 }
 
-async function langGraphCycles(s: { warmup: number; cycles: number; concurrency: number }, checkpointer: BaseCheckpointSaver, tag: string): Promise<number> {
+async function langGraphCycles(
+  s: { warmup: number; cycles: number; concurrency: number },
+  checkpointer: BaseCheckpointSaver,
+  tag: string,
+): Promise<number> {
   const { Annotation, Command, END, START, StateGraph, interrupt } = await import('@langchain/langgraph');
   const State = Annotation.Root({ answer: Annotation<unknown>(), done: Annotation<boolean>() });
   const graph = new StateGraph(State)
@@ -95,7 +110,8 @@ async function langGraphCycles(s: { warmup: number; cycles: number; concurrency:
     const config = { configurable: { thread_id: `${tag}-${i}` } };
     await graph.invoke({ answer: null, done: false }, config);
     const final = await graph.invoke(new Command({ resume: true }), config);
-    if (final.done !== true || final.answer !== true) throw new Error(`LangGraph thread ${tag}-${i} did not resume to the end`);
+    if (final.done !== true || final.answer !== true)
+      throw new Error(`LangGraph thread ${tag}-${i} did not resume to the end`);
   });
 }
 
@@ -106,7 +122,12 @@ export async function peerLangGraph(size: Size): Promise<BenchResult> {
   try {
     langgraph = await import('@langchain/langgraph');
   } catch (err) {
-    return skipped(NAME, TITLE, BASELINE, `@langchain/langgraph is not installed (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); run npm install`);
+    return skipped(
+      NAME,
+      TITLE,
+      BASELINE,
+      `@langchain/langgraph is not installed (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); run npm install`,
+    );
   }
   const askgate = await askgateCycles(s);
   const tag = `t${Date.now().toString(36)}`;
@@ -117,20 +138,45 @@ export async function peerLangGraph(size: Size): Promise<BenchResult> {
     const { PostgresSaver } = await import('@langchain/langgraph-checkpoint-postgres');
     const saver = PostgresSaver.fromConnString(PG_URL, { schema: PG_SCHEMA });
     try {
-      await Promise.race([saver.setup(), new Promise((_, reject) => setTimeout(() => reject(new Error('no answer in 5 s')), 5_000))]);
+      await Promise.race([
+        saver.setup(),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('no answer in 5 s')), 5_000)),
+      ]);
       const pg = await langGraphCycles(s, saver, `pg-${tag}`);
-      figures.push(figure({ name: 'cycles/s vs LangGraph + Postgres', unit: '1/s', value: askgate.perSecond, baseline: pg, target: { op: '>=', limit: 5, on: 'ratio' } }));
+      figures.push(
+        figure({
+          name: 'cycles/s vs LangGraph + Postgres',
+          unit: '1/s',
+          value: askgate.perSecond,
+          baseline: pg,
+          target: { op: '>=', limit: 5, on: 'ratio' },
+        }),
+      );
     } finally {
       await saver.end().catch(() => undefined);
     }
   } catch (err) {
-    pgNote = err instanceof Error ? err.message.split('\n')[0] ?? err.message : String(err);
+    pgNote = err instanceof Error ? (err.message.split('\n')[0] ?? err.message) : String(err);
   }
   if (pgNote !== null) {
-    figures.push(skippedFigure('cycles/s vs LangGraph + Postgres', '1/s', `PostgreSQL at PG_URL or @langchain/langgraph-checkpoint-postgres unavailable: ${pgNote}`));
+    figures.push(
+      skippedFigure(
+        'cycles/s vs LangGraph + Postgres',
+        '1/s',
+        `PostgreSQL at PG_URL or @langchain/langgraph-checkpoint-postgres unavailable: ${pgNote}`,
+      ),
+    );
   }
   const memory = await langGraphCycles(s, new langgraph.MemorySaver(), `mem-${tag}`);
-  figures.push(figure({ name: 'cycles/s vs LangGraph + MemorySaver', unit: '1/s', value: askgate.perSecond, baseline: memory, target: null }));
+  figures.push(
+    figure({
+      name: 'cycles/s vs LangGraph + MemorySaver',
+      unit: '1/s',
+      value: askgate.perSecond,
+      baseline: memory,
+      target: null,
+    }),
+  );
   return {
     name: NAME,
     title: TITLE,

@@ -49,9 +49,19 @@ export interface NodeProcess {
 }
 
 /** Starts `node script` and resolves once its output matches `ready`. */
-export async function spawnNode(script: string, env: Record<string, string>, ready: RegExp, what: string): Promise<NodeProcess> {
+export async function spawnNode(
+  script: string,
+  env: Record<string, string>,
+  ready: RegExp,
+  what: string,
+): Promise<NodeProcess> {
   if (!existsSync(script)) throw new Error(`${script} is missing; run \`npm run build\` first`);
-  const child = track(spawn(process.execPath, [script], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const child = track(
+    spawn(process.execPath, [script], {
+      env: { PATH: process.env['PATH'] ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
@@ -90,7 +100,12 @@ export function spawnGateway(redisUrl: string, extraEnv: Record<string, string> 
 
 /** bench/baseline-server.ts as its own process on `redisUrl`. */
 export function spawnBaseline(redisUrl: string): Promise<NodeProcess> {
-  return spawnNode(BASELINE_SERVER, { REDIS_URL: redisUrl }, /baseline listening on (http:\/\/\S+)/, 'the baseline server');
+  return spawnNode(
+    BASELINE_SERVER,
+    { REDIS_URL: redisUrl },
+    /baseline listening on (http:\/\/\S+)/,
+    'the baseline server',
+  );
 }
 
 function track(child: ChildProcess): ChildProcess {

@@ -37,9 +37,13 @@ export async function resumeLatency(size: Size): Promise<BenchResult> {
   // BullMQ needs maxRetriesPerRequest null on a worker's connection (blocking commands).
   const baseConnection = new Redis(redis.url, { maxRetriesPerRequest: null });
   const queue = new Queue('baseline', { connection: baseConnection, prefix: '{bench}' });
-  const worker = new Worker('baseline', async (job) => {
-    baseStarts.set(job.name, performance.now());
-  }, { connection: baseConnection, prefix: '{bench}', concurrency: 8 });
+  const worker = new Worker(
+    'baseline',
+    async (job) => {
+      baseStarts.set(job.name, performance.now());
+    },
+    { connection: baseConnection, prefix: '{bench}', concurrency: 8 },
+  );
   await worker.waitUntilReady();
   const gTimes: number[] = [];
   const bTimes: number[] = [];
@@ -55,9 +59,15 @@ export async function resumeLatency(size: Size): Promise<BenchResult> {
 
       const runId = `lat-${i}`;
       const parked = await http.expect(201, 'POST', '/api/interactions', {
-        question: `Resume run ${i}?`, answer_format: 'confirm', mode: 'async', expiry_at: expiry, run: { run_id: runId, resume: { handler: 'bench' } },
+        question: `Resume run ${i}?`,
+        answer_format: 'confirm',
+        mode: 'async',
+        expiry_at: expiry,
+        run: { run_id: runId, resume: { handler: 'bench' } },
       });
-      const answer = await http.expect(200, 'POST', `/api/interactions/${parked['id'] as string}/answer`, { answer: true });
+      const answer = await http.expect(200, 'POST', `/api/interactions/${parked['id'] as string}/answer`, {
+        answer: true,
+      });
       const answered = performance.now();
       if (answer['status'] !== 'answered') throw new Error(`answer was ${String(answer['status'])}`);
       await until(() => handlerStarts.has(runId), `run ${runId} to resume`, 10_000);
@@ -85,8 +95,20 @@ export async function resumeLatency(size: Size): Promise<BenchResult> {
     title: 'Answer-to-resume latency (answer 200 → handler continuation starts)',
     baseline: 'bare BullMQ add → processor start on the same Redis',
     figures: [
-      figure({ name: 'p50', unit: 'ms', value: percentile(gTimes, 50), baseline: percentile(bTimes, 50), target: null }),
-      figure({ name: 'p99', unit: 'ms', value: percentile(gTimes, 99), baseline: percentile(bTimes, 99), target: { op: '<=', limit: 1.5, on: 'ratio' } }),
+      figure({
+        name: 'p50',
+        unit: 'ms',
+        value: percentile(gTimes, 50),
+        baseline: percentile(bTimes, 50),
+        target: null,
+      }),
+      figure({
+        name: 'p99',
+        unit: 'ms',
+        value: percentile(gTimes, 99),
+        baseline: percentile(bTimes, 99),
+        target: { op: '<=', limit: 1.5, on: 'ratio' },
+      }),
     ],
     counts: { cycles: gTimes.length, resumed, baseline_jobs: baseStarts.size, resumed_before_200: before200 },
     skipped: null,

@@ -33,21 +33,26 @@ function parseArgs(argv: string[]): { tiny: boolean; only: string[] | null; out:
     else throw new Error(`unknown argument ${a}; use --tiny, --only <name>[,<name>], --out <file>`);
   }
   const unknown = args.only?.find((n) => !BENCHES.some((b) => b.name === n));
-  if (unknown !== undefined) throw new Error(`no benchmark named ${unknown}; the names are ${BENCHES.map((b) => b.name).join(', ')}`);
+  if (unknown !== undefined)
+    throw new Error(`no benchmark named ${unknown}; the names are ${BENCHES.map((b) => b.name).join(', ')}`);
   return args;
 }
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const m = machine();
-  process.stdout.write(`askgate bench on ${m['cores']} cores (${m['cpu']}), ${m['node']}${args.tiny ? ', tiny sizes' : ''}\n`);
+  process.stdout.write(
+    `askgate bench on ${m['cores']} cores (${m['cpu']}), ${m['node']}${args.tiny ? ', tiny sizes' : ''}\n`,
+  );
   const results: BenchResult[] = [];
   for (const bench of BENCHES) {
     if (args.only !== null && !args.only.includes(bench.name)) continue;
     process.stdout.write(`- ${bench.name} ... `);
     const result = await bench.run({ tiny: args.tiny });
     results.push(result);
-    process.stdout.write(result.skipped !== null ? `skipped: ${result.skipped}\n` : `${(result.durationMs / 1000).toFixed(1)} s\n`);
+    process.stdout.write(
+      result.skipped !== null ? `skipped: ${result.skipped}\n` : `${(result.durationMs / 1000).toFixed(1)} s\n`,
+    );
   }
   process.stdout.write(`\n${table(results)}\n`);
   const out = args.out ?? (args.tiny ? null : join(ROOT, 'bench/results.json'));

@@ -27,20 +27,28 @@ class Subscribers {
 
   async open(base: string, path: string, token: string | null, count: number): Promise<void> {
     const url = new URL(path, base);
-    await pool(count, 50, (i) => new Promise<void>((resolve, reject) => {
-      const headers: Record<string, string> = { accept: 'text/event-stream' };
-      if (token !== null) headers['authorization'] = `Bearer ${token}`;
-      this.tails[i] = '';
-      const req = request({ host: url.hostname, port: url.port, path: url.pathname, headers, agent: this.agent }, (res) => {
-        if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => this.read(i, chunk));
-        resolve();
-      });
-      req.on('error', (err) => (this.requests.length < count ? reject(err) : undefined));
-      req.end();
-      this.requests.push(req);
-    }));
+    await pool(
+      count,
+      50,
+      (i) =>
+        new Promise<void>((resolve, reject) => {
+          const headers: Record<string, string> = { accept: 'text/event-stream' };
+          if (token !== null) headers['authorization'] = `Bearer ${token}`;
+          this.tails[i] = '';
+          const req = request(
+            { host: url.hostname, port: url.port, path: url.pathname, headers, agent: this.agent },
+            (res) => {
+              if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
+              res.setEncoding('utf8');
+              res.on('data', (chunk: string) => this.read(i, chunk));
+              resolve();
+            },
+          );
+          req.on('error', (err) => (this.requests.length < count ? reject(err) : undefined));
+          req.end();
+          this.requests.push(req);
+        }),
+    );
   }
 
   /** Resolves with the time the last subscriber read `marker`, measured from `fire()` being called. */
@@ -50,7 +58,12 @@ class Subscribers {
     const all = new Promise<void>((resolve) => (this.resolve = resolve));
     const t0 = performance.now();
     await fire();
-    await Promise.race([all, new Promise((_, reject) => setTimeout(() => reject(new Error(`not every subscriber saw ${marker} within 30 s`)), 30_000))]);
+    await Promise.race([
+      all,
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error(`not every subscriber saw ${marker} within 30 s`)), 30_000),
+      ),
+    ]);
     this.marker = null;
     return this.last - t0;
   }
@@ -99,7 +112,13 @@ export async function streamFanout(size: Size): Promise<BenchResult> {
       // askgate trial: the created event must have reached everyone before the clock starts on the answer.
       let id = '';
       await gSubs.waitFor('event: interaction.created\n', async () => {
-        id = (await gw.expect(201, 'POST', '/api/interactions', { question: `Fan-out ${t}?`, answer_format: 'confirm', timeout: 600 }))['id'] as string;
+        id = (
+          await gw.expect(201, 'POST', '/api/interactions', {
+            question: `Fan-out ${t}?`,
+            answer_format: 'confirm',
+            timeout: 600,
+          })
+        )['id'] as string;
       });
       const g = await gSubs.waitFor(`event: interaction.answered\nid: ${id}\n`, async () => {
         await gw.expect(200, 'POST', `/api/interactions/${id}/answer`, { answer: true });
@@ -123,8 +142,20 @@ export async function streamFanout(size: Size): Promise<BenchResult> {
     title: `Stream fan-out (${s.subscribers} SSE subscribers, answer → last subscriber's event)`,
     baseline: 'bare node:http SSE fed by one Redis subscription',
     figures: [
-      figure({ name: 'p50 to last subscriber', unit: 'ms', value: percentile(gTimes, 50), baseline: percentile(bTimes, 50), target: null }),
-      figure({ name: 'p99 to last subscriber', unit: 'ms', value: percentile(gTimes, 99), baseline: percentile(bTimes, 99), target: null }),
+      figure({
+        name: 'p50 to last subscriber',
+        unit: 'ms',
+        value: percentile(gTimes, 50),
+        baseline: percentile(bTimes, 50),
+        target: null,
+      }),
+      figure({
+        name: 'p99 to last subscriber',
+        unit: 'ms',
+        value: percentile(gTimes, 99),
+        baseline: percentile(bTimes, 99),
+        target: null,
+      }),
     ],
     counts: {
       subscribers: s.subscribers,

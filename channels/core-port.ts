@@ -28,8 +28,12 @@ export function channelCore(
         return { kind: await service.offerAnswer(offer) };
       } catch (err) {
         if (!(err instanceof AskgateError)) throw err;
-        if (err.code === 'invalid_answer') return err.field === undefined ? { kind: 'invalid', message: err.message } : { kind: 'invalid', message: err.message, field: err.field };
-        if (err.code === 'gone') return { kind: 'closed', status: err.extra['status'] === 'cancelled' ? 'cancelled' : 'expired' };
+        if (err.code === 'invalid_answer')
+          return err.field === undefined
+            ? { kind: 'invalid', message: err.message }
+            : { kind: 'invalid', message: err.message, field: err.field };
+        if (err.code === 'gone')
+          return { kind: 'closed', status: err.extra['status'] === 'cancelled' ? 'cancelled' : 'expired' };
         if (err.code === 'not_found') return { kind: 'closed', status: 'unknown' };
         throw err;
       }

@@ -14,7 +14,9 @@ import type { Logger } from '../src/observability/logger.js';
  * ASKGATE_TOKENS, so they agree on it without another secret to distribute; rotating the tokens revokes the links.
  */
 export function webChatSecret(config: Pick<Config, 'tokens'>): string {
-  return createHash('sha256').update(`askgate web chat v1\n${[...config.tokens.keys()].sort().join('\n')}`).digest('base64url');
+  return createHash('sha256')
+    .update(`askgate web chat v1\n${[...config.tokens.keys()].sort().join('\n')}`)
+    .digest('base64url');
 }
 
 /**
@@ -22,7 +24,10 @@ export function webChatSecret(config: Pick<Config, 'tokens'>): string {
  * it is an unknown channel (CONTRACT.md). The `web` chat needs no platform and is always on.
  */
 export function channelsFromConfig(
-  config: Pick<Config, 'telegram' | 'slack' | 'whatsapp' | 'twilio' | 'tokens' | 'publicBaseUrl' | 'redisUrl' | 'redisPrefix'>,
+  config: Pick<
+    Config,
+    'telegram' | 'slack' | 'whatsapp' | 'twilio' | 'tokens' | 'publicBaseUrl' | 'redisUrl' | 'redisPrefix'
+  >,
   logger: Logger,
   doors: { requireWrite?: RequestHandler } = {},
 ): ChannelPlugin[] {
@@ -34,7 +39,8 @@ export function channelsFromConfig(
   }
   if (config.slack !== null) plugins.push(new SlackChannel({ ...config.slack, logger }));
   if (config.whatsapp !== null) plugins.push(new WhatsAppChannel({ ...config.whatsapp, logger }));
-  if (config.twilio !== null) plugins.push(new TwilioChannel({ ...config.twilio, publicBaseUrl: config.publicBaseUrl, logger }));
+  if (config.twilio !== null)
+    plugins.push(new TwilioChannel({ ...config.twilio, publicBaseUrl: config.publicBaseUrl, logger }));
   plugins.push(new WebChatChannel({ secret: webChatSecret(config), publicBaseUrl: config.publicBaseUrl, ...doors }));
   return plugins;
 }

@@ -10,7 +10,10 @@ import type { OfferOutcome } from './contract.js';
 const YES = new Set(['yes', 'y', 'true', 'ok', 'okay', 'sure', '👍', '✅']);
 const NO = new Set(['no', 'n', 'false', 'nope', '👎', '❌']);
 
-export function answerFromText(interaction: Pick<StoredInteraction, 'answer_format' | 'choices'>, text: string | null): unknown {
+export function answerFromText(
+  interaction: Pick<StoredInteraction, 'answer_format' | 'choices'>,
+  text: string | null,
+): unknown {
   const said = (text ?? '').trim();
   switch (interaction.answer_format) {
     case 'confirm': {
@@ -40,12 +43,18 @@ export function answerFromText(interaction: Pick<StoredInteraction, 'answer_form
 }
 
 /** What to tell a person whose reply did not fit, in the words of the format. */
-export function replyHint(interaction: Pick<StoredInteraction, 'answer_format' | 'choices'>, coreMessage: string): string {
+export function replyHint(
+  interaction: Pick<StoredInteraction, 'answer_format' | 'choices'>,
+  coreMessage: string,
+): string {
   switch (interaction.answer_format) {
     case 'confirm':
       return 'Please answer yes or no.';
     case 'select':
-      return `Please answer with one of: ${(interaction.choices ?? []).map((c, i) => `${i + 1}. ${c}`).join(', ')}`.slice(0, 1000);
+      return `Please answer with one of: ${(interaction.choices ?? []).map((c, i) => `${i + 1}. ${c}`).join(', ')}`.slice(
+        0,
+        1000,
+      );
     case 'form':
       return `That does not fill the form (${coreMessage}). Open the form instead.`;
     case 'text':

@@ -6,7 +6,11 @@ export class TokenBucket {
   private tokens: number;
   private last: number;
 
-  constructor(private readonly perSecond: number, private readonly burst: number, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly perSecond: number,
+    private readonly burst: number,
+    private readonly now: () => number = Date.now,
+  ) {
     this.tokens = burst;
     this.last = now();
   }

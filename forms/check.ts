@@ -12,7 +12,8 @@ import { MESSAGES } from './messages.js';
 export type FieldInput = string | string[] | boolean;
 
 // The same shape as ajv-formats' "fast" email, so the page refuses what the server would.
-const EMAIL = /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+const EMAIL =
+  /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 // datetime-local gives minutes and sometimes seconds; a full RFC 3339 value (from `values`) is accepted too.
 const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:?\d{2})?$/;
@@ -122,7 +123,10 @@ function checkText(rule: FieldRule, v: string, invalid: (s: string) => string): 
  * field is required, so the attribute alone carries the meaning.
  */
 export function ruleAttributes(rule: FieldRule): Array<[string, string]> {
-  const attrs: Array<[string, string]> = [['data-kind', rule.kind], ['data-type', rule.type]];
+  const attrs: Array<[string, string]> = [
+    ['data-kind', rule.kind],
+    ['data-type', rule.type],
+  ];
   if (rule.required) attrs.push(['data-required', 'true']);
   const optional: Array<[string, string | number | undefined]> = [
     ['data-format', rule.format],
@@ -137,7 +141,18 @@ export function ruleAttributes(rule: FieldRule): Array<[string, string]> {
   return attrs;
 }
 
-const KINDS: readonly FieldKind[] = ['text', 'textarea', 'number', 'select', 'radio', 'checkboxes', 'checkbox', 'group', 'const', 'json'];
+const KINDS: readonly FieldKind[] = [
+  'text',
+  'textarea',
+  'number',
+  'select',
+  'radio',
+  'checkboxes',
+  'checkbox',
+  'group',
+  'const',
+  'json',
+];
 
 /** Reads a rule back from the attributes `ruleAttributes` wrote; `get` is e.g. `(n) => el.getAttribute(n)`. */
 export function ruleFromAttributes(get: (name: string) => string | null | undefined): FieldRule {

@@ -112,7 +112,8 @@ function kindOf(schema: Schema): { kind: FieldKind; type: string; options?: unkn
   switch (type) {
     case 'string': {
       const maxLength = num(schema['maxLength']);
-      const long = schema['format'] === undefined && (maxLength === undefined ? false : maxLength > TEXTAREA_MIN_LENGTH);
+      const long =
+        schema['format'] === undefined && (maxLength === undefined ? false : maxLength > TEXTAREA_MIN_LENGTH);
       return { kind: long ? 'textarea' : 'text', type };
     }
     case 'number':
@@ -122,7 +123,7 @@ function kindOf(schema: Schema): { kind: FieldKind; type: string; options?: unkn
       return { kind: 'checkbox', type };
     case 'array': {
       const items = schema['items'];
-      if (isRecord(items) && isScalarEnum(items['enum']) && (schemaType(items) === 'string')) {
+      if (isRecord(items) && isScalarEnum(items['enum']) && schemaType(items) === 'string') {
         return { kind: 'checkboxes', type, options: items['enum'] };
       }
       return { kind: 'json', type };
@@ -140,7 +141,9 @@ function kindOf(schema: Schema): { kind: FieldKind; type: string; options?: unkn
  */
 export function formFields(schema: Schema, prefix = '', requiredChain = true): Field[] {
   const properties = isRecord(schema['properties']) ? schema['properties'] : {};
-  const required = new Set(Array.isArray(schema['required']) ? schema['required'].filter((r) => typeof r === 'string') : []);
+  const required = new Set(
+    Array.isArray(schema['required']) ? schema['required'].filter((r) => typeof r === 'string') : [],
+  );
   const keys = Object.keys(properties);
   const fields: Field[] = [];
   for (const key of keys) {

@@ -101,9 +101,12 @@ export function renderFormHtml(schema: Schema, options: RenderOptions = {}): str
   const formError = ctx.errors[''] ?? ctx.errors['(root)'] ?? '';
   const formErrorId = idFor(ctx, '_form-error');
   const body = fields.map((f) => renderField(f, ctx)).join('');
-  const title = typeof schema['title'] === 'string' ? `<h2 class="ag-form-title">${escapeHtml(schema['title'])}</h2>` : '';
+  const title =
+    typeof schema['title'] === 'string' ? `<h2 class="ag-form-title">${escapeHtml(schema['title'])}</h2>` : '';
   const description =
-    typeof schema['description'] === 'string' ? `<p class="ag-form-description">${escapeHtml(schema['description'])}</p>` : '';
+    typeof schema['description'] === 'string'
+      ? `<p class="ag-form-description">${escapeHtml(schema['description'])}</p>`
+      : '';
   return (
     `<form class="ag-form" method="post" accept-charset="utf-8" data-askgate-form${attrs([
       ['action', options.action],
@@ -205,13 +208,24 @@ function renderControl(
   nativeRequired: boolean,
   common: Array<[string, string | boolean | undefined]>,
 ): string {
-  const base: Array<[string, string | boolean | undefined]> = [['id', id], ['name', field.name], ['required', nativeRequired], ...common];
+  const base: Array<[string, string | boolean | undefined]> = [
+    ['id', id],
+    ['name', field.name],
+    ['required', nativeRequired],
+    ...common,
+  ];
   switch (field.rule.kind) {
     case 'select': {
       const current = value === undefined ? '' : String(value);
       const placeholder = `<option value=""${current === '' ? ' selected' : ''}>Choose…</option>`;
       const options = (field.options ?? [])
-        .map((o) => `<option${attrs([['value', String(o)], ['selected', String(o) === current]])}>${escapeHtml(String(o))}</option>`)
+        .map(
+          (o) =>
+            `<option${attrs([
+              ['value', String(o)],
+              ['selected', String(o) === current],
+            ])}>${escapeHtml(String(o))}</option>`,
+        )
         .join('');
       return `<select${attrs(base)}>${placeholder}${options}</select>`;
     }
@@ -241,12 +255,18 @@ function inputAttrs(field: Field, value: unknown): Array<[string, string | boole
     ['value', type === 'datetime-local' ? toDateTimeLocal(text) : text],
   ];
   if (type === 'number') {
-    out.push(['step', field.rule.type === 'integer' ? '1' : 'any'], ['inputmode', field.rule.type === 'integer' ? 'numeric' : 'decimal']);
+    out.push(
+      ['step', field.rule.type === 'integer' ? '1' : 'any'],
+      ['inputmode', field.rule.type === 'integer' ? 'numeric' : 'decimal'],
+    );
     out.push(['min', field.rule.min], ['max', field.rule.max]);
   } else if (type === 'date') {
     out.push(['min', field.rule.min], ['max', field.rule.max]);
   } else if (type === 'datetime-local') {
-    out.push(['min', field.rule.min && toDateTimeLocal(field.rule.min)], ['max', field.rule.max && toDateTimeLocal(field.rule.max)]);
+    out.push(
+      ['min', field.rule.min && toDateTimeLocal(field.rule.min)],
+      ['max', field.rule.max && toDateTimeLocal(field.rule.max)],
+    );
   } else {
     out.push(['minlength', field.rule.minLength?.toString()], ['maxlength', field.rule.maxLength?.toString()]);
   }

@@ -11,11 +11,32 @@ import { isRecord, schemaType } from './fields.js';
 
 export type SubsetResult = { ok: true } | { ok: false; property: string; reason: string };
 
-const ROOT_KEYWORDS = new Set(['type', 'properties', 'required', 'title', 'description', 'additionalProperties', '$schema', '$id', '$comment']);
+const ROOT_KEYWORDS = new Set([
+  'type',
+  'properties',
+  'required',
+  'title',
+  'description',
+  'additionalProperties',
+  '$schema',
+  '$id',
+  '$comment',
+]);
 /** Words about a field that change nothing about its value. */
 const ANNOTATIONS = ['title', 'description', 'default', 'examples', '$comment'];
 const FIELD_KEYWORDS: Record<string, readonly string[]> = {
-  string: [...ANNOTATIONS, 'type', 'enum', 'format', 'minLength', 'maxLength', 'formatMinimum', 'formatMaximum', 'visibleWhen', 'errorMessages'],
+  string: [
+    ...ANNOTATIONS,
+    'type',
+    'enum',
+    'format',
+    'minLength',
+    'maxLength',
+    'formatMinimum',
+    'formatMaximum',
+    'visibleWhen',
+    'errorMessages',
+  ],
   number: [...ANNOTATIONS, 'type', 'minimum', 'maximum', 'visibleWhen', 'errorMessages'],
   integer: [...ANNOTATIONS, 'type', 'minimum', 'maximum', 'visibleWhen', 'errorMessages'],
   boolean: [...ANNOTATIONS, 'type', 'visibleWhen', 'errorMessages'],
@@ -70,7 +91,11 @@ function checkProperty(prop: unknown, name: string, names: string[]): string | n
   if (prop['enum'] !== undefined && !isStringEnum(prop['enum'])) return '"enum" must be a non-empty list of strings';
   if (type === 'array') {
     const items = prop['items'];
-    if (!isRecord(items) || !isStringEnum(items['enum']) || (items['type'] !== undefined && items['type'] !== 'string')) {
+    if (
+      !isRecord(items) ||
+      !isStringEnum(items['enum']) ||
+      (items['type'] !== undefined && items['type'] !== 'string')
+    ) {
       return 'an array field must have "items" of type string with an "enum" of strings';
     }
     const extraItem = Object.keys(items).find((k) => !ITEM_KEYWORDS.has(k));
@@ -81,16 +106,19 @@ function checkProperty(prop: unknown, name: string, names: string[]): string | n
     return `format ${JSON.stringify(format)} is outside the channel-deliverable subset (email, date, date-time, uri)`;
   }
   for (const k of ['minimum', 'maximum']) {
-    if (prop[k] !== undefined && (typeof prop[k] !== 'number' || !Number.isFinite(prop[k]))) return `"${k}" must be a number`;
+    if (prop[k] !== undefined && (typeof prop[k] !== 'number' || !Number.isFinite(prop[k])))
+      return `"${k}" must be a number`;
   }
   for (const k of ['minLength', 'maxLength']) {
     const v = prop[k];
-    if (v !== undefined && !(typeof v === 'number' && Number.isInteger(v) && v >= 0)) return `"${k}" must be a non-negative integer`;
+    if (v !== undefined && !(typeof v === 'number' && Number.isInteger(v) && v >= 0))
+      return `"${k}" must be a non-negative integer`;
   }
   for (const k of ['formatMinimum', 'formatMaximum']) {
     const v = prop[k];
     if (v === undefined) continue;
-    if (format !== 'date' && format !== 'date-time') return `"${k}" applies only to a field with format date or date-time`;
+    if (format !== 'date' && format !== 'date-time')
+      return `"${k}" applies only to a field with format date or date-time`;
     const shape = format === 'date' ? DATE : DATE_TIME;
     if (typeof v !== 'string' || !shape.test(v)) return `"${k}" must be a ${format} string`;
   }
@@ -109,9 +137,11 @@ function checkVisibleWhen(vw: unknown, name: string, names: string[]): string | 
   const extra = Object.keys(vw).find((k) => k !== 'field' && k !== 'equals');
   if (extra !== undefined) return `"visibleWhen" takes only "field" and "equals", not "${extra}"`;
   if (vw['field'] === name) return '"visibleWhen" cannot point at the field itself';
-  if (!names.includes(vw['field'])) return `"visibleWhen.field" names "${vw['field']}", which is not a property of this form`;
+  if (!names.includes(vw['field']))
+    return `"visibleWhen.field" names "${vw['field']}", which is not a property of this form`;
   const equals = vw['equals'];
-  if (equals !== null && typeof equals === 'object') return '"visibleWhen.equals" must be a string, number, boolean or null';
+  if (equals !== null && typeof equals === 'object')
+    return '"visibleWhen.equals" must be a string, number, boolean or null';
   return null;
 }
 

@@ -8,21 +8,42 @@ import { RouteConfigError, parseRoutes, type Route } from './park/routes.js';
  */
 
 export class ConfigError extends Error {
-  constructor(readonly variable: string, message: string) {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
     super(`${variable}: ${message}`);
     this.name = 'ConfigError';
   }
 }
 
-export interface TelegramConfig { botToken: string; webhookSecret: string; apiRoot: string }
-export interface SlackConfig { botToken: string; signingSecret: string; apiUrl: string }
+export interface TelegramConfig {
+  botToken: string;
+  webhookSecret: string;
+  apiRoot: string;
+}
+export interface SlackConfig {
+  botToken: string;
+  signingSecret: string;
+  apiUrl: string;
+}
 export interface WhatsAppConfig {
-  token: string; phoneNumberId: string; businessAccountId: string | null; appSecret: string; verifyToken: string; apiUrl: string;
+  token: string;
+  phoneNumberId: string;
+  businessAccountId: string | null;
+  appSecret: string;
+  verifyToken: string;
+  apiUrl: string;
   /** WHATSAPP_TEMPLATE_NAME / _LANGUAGE: the approved template that carries a question outside the 24-hour window. */
-  templateName: string | null; templateLanguage: string;
+  templateName: string | null;
+  templateLanguage: string;
 }
 export interface TwilioConfig {
-  accountSid: string; authToken: string; from: string | null; whatsappFrom: string | null; apiUrl: string;
+  accountSid: string;
+  authToken: string;
+  from: string | null;
+  whatsappFrom: string | null;
+  apiUrl: string;
 }
 
 export interface Config {
@@ -89,7 +110,10 @@ function parseTokens(raw: string): Map<string, Identity> {
   try {
     parsed = JSON.parse(raw);
   } catch {
-    throw new ConfigError(name, 'is not valid JSON; set it to {"<token>": {"identity": "<name>", "scopes": ["read","write","answer"]}}.');
+    throw new ConfigError(
+      name,
+      'is not valid JSON; set it to {"<token>": {"identity": "<name>", "scopes": ["read","write","answer"]}}.',
+    );
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new ConfigError(name, 'must be a JSON object of token → {"identity", "scopes", "webhook_secret"?}.');
@@ -97,8 +121,10 @@ function parseTokens(raw: string): Map<string, Identity> {
   const tokens = new Map<string, Identity>();
   for (const [token, value] of Object.entries(parsed as Record<string, unknown>)) {
     const where = `entry ${tokens.size + 1}`; // never echo the token itself
-    if (token.length < 16) throw new ConfigError(name, `${where}: a token must be at least 16 characters; use a long random string.`);
-    if (value === null || typeof value !== 'object') throw new ConfigError(name, `${where}: must be an object with "identity" and "scopes".`);
+    if (token.length < 16)
+      throw new ConfigError(name, `${where}: a token must be at least 16 characters; use a long random string.`);
+    if (value === null || typeof value !== 'object')
+      throw new ConfigError(name, `${where}: must be an object with "identity" and "scopes".`);
     const v = value as Record<string, unknown>;
     if (typeof v['identity'] !== 'string' || v['identity'] === '') {
       throw new ConfigError(name, `${where}: "identity" must be a non-empty string.`);
@@ -109,9 +135,16 @@ function parseTokens(raw: string): Map<string, Identity> {
     }
     const secret = v['webhook_secret'];
     if (secret !== undefined && (typeof secret !== 'string' || !secret.startsWith('whsec_'))) {
-      throw new ConfigError(name, `${where}: "webhook_secret" must be a Standard Webhooks secret starting with "whsec_".`);
+      throw new ConfigError(
+        name,
+        `${where}: "webhook_secret" must be a Standard Webhooks secret starting with "whsec_".`,
+      );
     }
-    tokens.set(token, { name: v['identity'] as string, scopes: new Set(scopes as Scope[]), webhookSecret: (secret as string | undefined) ?? null });
+    tokens.set(token, {
+      name: v['identity'] as string,
+      scopes: new Set(scopes as Scope[]),
+      webhookSecret: (secret as string | undefined) ?? null,
+    });
   }
   if (tokens.size === 0) throw new ConfigError(name, 'names no token; give at least one, or unset it for dev mode.');
   return tokens;
@@ -130,7 +163,10 @@ function parsePublicBaseUrl(raw: string | null): string | null {
   }
   const loopback = LOOPBACK_HOSTS.has(url.hostname);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
-    throw new ConfigError(name, 'must be https:// (http:// only on localhost, 127.0.0.1 or [::1]) because callback URLs are bearer capabilities.');
+    throw new ConfigError(
+      name,
+      'must be https:// (http:// only on localhost, 127.0.0.1 or [::1]) because callback URLs are bearer capabilities.',
+    );
   }
   return url.origin + url.pathname.replace(/\/+$/, '');
 }
@@ -147,7 +183,8 @@ function parseRate(raw: string | null): { limit: number; windowSeconds: number }
 
 function parseRedisUrl(raw: string | null): string | null {
   if (raw === null) return null;
-  if (!/^rediss?:\/\//.test(raw)) throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://, e.g. redis://127.0.0.1:6379.');
+  if (!/^rediss?:\/\//.test(raw))
+    throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://, e.g. redis://127.0.0.1:6379.');
   return raw;
 }
 
@@ -157,14 +194,21 @@ function group<T>(env: Env, required: readonly string[], build: (get: (n: string
   if (present.length === 0) return null;
   const missing = required.find((n) => optional(env, n) === null);
   if (missing !== undefined) {
-    throw new ConfigError(missing, `is required with ${present.join(', ')}; set it, or unset the others to leave the channel off.`);
+    throw new ConfigError(
+      missing,
+      `is required with ${present.join(', ')}; set it, or unset the others to leave the channel off.`,
+    );
   }
   return build((n) => env[n] as string);
 }
 
 /** Meta names templates in lowercase letters, digits and underscores; anything else could never be approved. */
 function templateName(raw: string | null): string | null {
-  if (raw !== null && !/^[a-z0-9_]{1,512}$/.test(raw)) throw new ConfigError('WHATSAPP_TEMPLATE_NAME', `"${raw}" is not a template name; use the approved template's name (lowercase letters, digits, _).`);
+  if (raw !== null && !/^[a-z0-9_]{1,512}$/.test(raw))
+    throw new ConfigError(
+      'WHATSAPP_TEMPLATE_NAME',
+      `"${raw}" is not a template name; use the approved template's name (lowercase letters, digits, _).`,
+    );
   return raw;
 }
 
@@ -179,7 +223,11 @@ function routesOf(raw: string | null, tokens: Map<string, Identity>, redisUrl: s
     // parseRoutes names the variable (and the route) itself; strip the name so ConfigError does not repeat it.
     throw new ConfigError('ASKGATE_ROUTES', err.message.replace(/^ASKGATE_ROUTES:? ?/, ''));
   }
-  if (routes.length > 0 && redisUrl === null) throw new ConfigError('ASKGATE_ROUTES', 'needs REDIS_URL: a turn and its late reply are queued jobs, and its run parks there.');
+  if (routes.length > 0 && redisUrl === null)
+    throw new ConfigError(
+      'ASKGATE_ROUTES',
+      'needs REDIS_URL: a turn and its late reply are queued jobs, and its run parks there.',
+    );
   return routes;
 }
 
@@ -221,16 +269,20 @@ export function loadConfig(env: Env = process.env): Config {
       signingSecret: get('SLACK_SIGNING_SECRET'),
       apiUrl: optional(env, 'SLACK_API_URL') ?? 'https://slack.com/api/',
     })),
-    whatsapp: group(env, ['WHATSAPP_TOKEN', 'WHATSAPP_PHONE_NUMBER_ID', 'WHATSAPP_APP_SECRET', 'WHATSAPP_VERIFY_TOKEN'], (get) => ({
-      token: get('WHATSAPP_TOKEN'),
-      phoneNumberId: get('WHATSAPP_PHONE_NUMBER_ID'),
-      businessAccountId: optional(env, 'WHATSAPP_BUSINESS_ACCOUNT_ID'),
-      appSecret: get('WHATSAPP_APP_SECRET'),
-      verifyToken: get('WHATSAPP_VERIFY_TOKEN'),
-      apiUrl: optional(env, 'WHATSAPP_API_URL') ?? 'https://graph.facebook.com/v21.0',
-      templateName: templateName(optional(env, 'WHATSAPP_TEMPLATE_NAME')),
-      templateLanguage: optional(env, 'WHATSAPP_TEMPLATE_LANGUAGE') ?? 'en_US',
-    })),
+    whatsapp: group(
+      env,
+      ['WHATSAPP_TOKEN', 'WHATSAPP_PHONE_NUMBER_ID', 'WHATSAPP_APP_SECRET', 'WHATSAPP_VERIFY_TOKEN'],
+      (get) => ({
+        token: get('WHATSAPP_TOKEN'),
+        phoneNumberId: get('WHATSAPP_PHONE_NUMBER_ID'),
+        businessAccountId: optional(env, 'WHATSAPP_BUSINESS_ACCOUNT_ID'),
+        appSecret: get('WHATSAPP_APP_SECRET'),
+        verifyToken: get('WHATSAPP_VERIFY_TOKEN'),
+        apiUrl: optional(env, 'WHATSAPP_API_URL') ?? 'https://graph.facebook.com/v21.0',
+        templateName: templateName(optional(env, 'WHATSAPP_TEMPLATE_NAME')),
+        templateLanguage: optional(env, 'WHATSAPP_TEMPLATE_LANGUAGE') ?? 'en_US',
+      }),
+    ),
     twilio: group(env, ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN'], (get) => ({
       accountSid: get('TWILIO_ACCOUNT_SID'),
       authToken: get('TWILIO_AUTH_TOKEN'),

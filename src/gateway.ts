@@ -67,7 +67,10 @@ function checkRouteChannels(config: Config, plugins: readonly ChannelPlugin[]): 
     const plugin = plugins.find((p) => p.name === route.channel);
     if (plugin?.postReply === undefined) {
       const why = plugin === undefined ? 'is not configured' : 'cannot post replies into a conversation';
-      throw new ConfigError('ASKGATE_ROUTES', `route ${i + 1}: channel "${route.channel}" ${why}; configure it or remove the route.`);
+      throw new ConfigError(
+        'ASKGATE_ROUTES',
+        `route ${i + 1}: channel "${route.channel}" ${why}; configure it or remove the route.`,
+      );
     }
   });
 }
@@ -100,11 +103,18 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   app.use(inboxRouter());
   // Each channel's webhook (and, for web, its page and API) verifies its own requests; they sit before the 404.
   const conversations = parks.conversations;
-  const core = channelCore(service, store, hub, conversations === null ? undefined : (turn) => conversations.converse(turn));
+  const core = channelCore(
+    service,
+    store,
+    hub,
+    conversations === null ? undefined : (turn) => conversations.converse(turn),
+  );
   for (const plugin of plugins) app.use(plugin.router(core));
   app.use(callbackRouter({ callbacks, store, rate: config.callbackRate }));
   app.use((_req, res) => {
-    res.status(404).json({ error: 'not_found', message: 'no such door; see the contract for the doors askgate serves.' });
+    res
+      .status(404)
+      .json({ error: 'not_found', message: 'no such door; see the contract for the doors askgate serves.' });
   });
   app.use(errorHandler(logger));
 
@@ -116,7 +126,9 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       sweeping = true;
       service
         .expireDue()
-        .catch((err: unknown) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'deadline sweep failed'))
+        .catch((err: unknown) =>
+          logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'deadline sweep failed'),
+        )
         .finally(() => {
           sweeping = false;
         });
@@ -126,7 +138,13 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
 
   let server: Server | null = null;
   return {
-    config, store, service, hub, channels, app, logger,
+    config,
+    store,
+    service,
+    hub,
+    channels,
+    app,
+    logger,
     listen() {
       return new Promise((resolve, reject) => {
         // The plain answer request is served ahead of express (src/doors/answer-fast.ts); express serves the rest.

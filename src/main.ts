@@ -7,7 +7,8 @@ type Env = Record<string, string | undefined>;
 type Role = 'all' | 'serve' | 'worker';
 
 function describeStore(config: Config): string {
-  if (config.redisUrl === null) return 'in-memory store (sync asks only; set REDIS_URL for async parks and several processes)';
+  if (config.redisUrl === null)
+    return 'in-memory store (sync asks only; set REDIS_URL for async parks and several processes)';
   const url = new URL(config.redisUrl);
   return `redis store at ${url.hostname}:${url.port || '6379'}`; // never print the URL's password
 }
@@ -35,7 +36,9 @@ async function run(role: Role, env: Env): Promise<Gateway> {
     throw err;
   }
   if (role === 'worker' && config.redisUrl === null) {
-    process.stderr.write('askgate: bad configuration: REDIS_URL: askgate worker shares work through Redis; set REDIS_URL (or run `npm start` for one process).\n');
+    process.stderr.write(
+      'askgate: bad configuration: REDIS_URL: askgate worker shares work through Redis; set REDIS_URL (or run `npm start` for one process).\n',
+    );
     process.exit(1);
   }
   const gateway = await createGateway(config, { workers: role !== 'serve' });

@@ -12,7 +12,11 @@ describe('configuration from the environment', () => {
     expect(config.retentionWaitingMinutes).toBe(10_080);
     expect(config.callbackRate).toEqual({ limit: 60, windowSeconds: 60 });
     expect(config.devToken).toMatch(/^[A-Za-z0-9_-]{32}$/);
-    expect([...(config.tokens.get(config.devToken as string)?.scopes ?? [])].sort()).toEqual(['answer', 'read', 'write']);
+    expect([...(config.tokens.get(config.devToken as string)?.scopes ?? [])].sort()).toEqual([
+      'answer',
+      'read',
+      'write',
+    ]);
     expect(config.telegram).toBeNull();
   });
 
@@ -21,16 +25,42 @@ describe('configuration from the environment', () => {
     ['PORT', { PORT: '70000' }, /PORT: 70000 is not a port/],
     ['REDIS_URL', { REDIS_URL: 'localhost:6379' }, /REDIS_URL: must start with redis:\/\//],
     ['ASKGATE_TOKENS', { ASKGATE_TOKENS: '{nope' }, /ASKGATE_TOKENS: is not valid JSON/],
-    ['ASKGATE_TOKENS', { ASKGATE_TOKENS: '{"short": {"identity": "a", "scopes": ["read"]}}' }, /at least 16 characters/],
-    ['ASKGATE_TOKENS', { ASKGATE_TOKENS: '{"0123456789abcdef": {"identity": "a", "scopes": ["admin"]}}' }, /"scopes" must be a list/],
-    ['ASKGATE_TOKENS', { ASKGATE_TOKENS: '{"0123456789abcdef": {"identity": "a", "scopes": ["read"], "webhook_secret": "x"}}' }, /whsec_/],
-    ['INTERACTIONS_PUBLIC_BASE_URL', { INTERACTIONS_PUBLIC_BASE_URL: 'http://gateway.example.com' }, /must be https:\/\//],
+    [
+      'ASKGATE_TOKENS',
+      { ASKGATE_TOKENS: '{"short": {"identity": "a", "scopes": ["read"]}}' },
+      /at least 16 characters/,
+    ],
+    [
+      'ASKGATE_TOKENS',
+      { ASKGATE_TOKENS: '{"0123456789abcdef": {"identity": "a", "scopes": ["admin"]}}' },
+      /"scopes" must be a list/,
+    ],
+    [
+      'ASKGATE_TOKENS',
+      { ASKGATE_TOKENS: '{"0123456789abcdef": {"identity": "a", "scopes": ["read"], "webhook_secret": "x"}}' },
+      /whsec_/,
+    ],
+    [
+      'INTERACTIONS_PUBLIC_BASE_URL',
+      { INTERACTIONS_PUBLIC_BASE_URL: 'http://gateway.example.com' },
+      /must be https:\/\//,
+    ],
     ['INTERACTIONS_DEFAULT_TIMEOUT_SECONDS', { INTERACTIONS_DEFAULT_TIMEOUT_SECONDS: '-1' }, /positive whole number/],
     ['INTERACTIONS_CALLBACK_RATE', { INTERACTIONS_CALLBACK_RATE: '60 per minute' }, /is not N\/SECONDS/],
-    ['TELEGRAM_WEBHOOK_SECRET', { TELEGRAM_BOT_TOKEN: '1:abc' }, /TELEGRAM_WEBHOOK_SECRET: is required with TELEGRAM_BOT_TOKEN/],
+    [
+      'TELEGRAM_WEBHOOK_SECRET',
+      { TELEGRAM_BOT_TOKEN: '1:abc' },
+      /TELEGRAM_WEBHOOK_SECRET: is required with TELEGRAM_BOT_TOKEN/,
+    ],
     [
       'WHATSAPP_TEMPLATE_NAME',
-      { WHATSAPP_TOKEN: 't', WHATSAPP_PHONE_NUMBER_ID: '1', WHATSAPP_APP_SECRET: 's', WHATSAPP_VERIFY_TOKEN: 'v', WHATSAPP_TEMPLATE_NAME: 'Ask Me!' },
+      {
+        WHATSAPP_TOKEN: 't',
+        WHATSAPP_PHONE_NUMBER_ID: '1',
+        WHATSAPP_APP_SECRET: 's',
+        WHATSAPP_VERIFY_TOKEN: 'v',
+        WHATSAPP_TEMPLATE_NAME: 'Ask Me!',
+      },
       /WHATSAPP_TEMPLATE_NAME: "Ask Me!" is not a template name/,
     ],
     ['ASKGATE_RESUME_LOCK_MS', { ASKGATE_RESUME_LOCK_MS: '0' }, /positive whole number/],
@@ -60,17 +90,31 @@ describe('configuration from the environment', () => {
   });
 
   it('reads the WhatsApp template that carries questions outside the 24-hour window, with its language', () => {
-    const whatsapp = { WHATSAPP_TOKEN: 't', WHATSAPP_PHONE_NUMBER_ID: '1', WHATSAPP_APP_SECRET: 's', WHATSAPP_VERIFY_TOKEN: 'v' };
+    const whatsapp = {
+      WHATSAPP_TOKEN: 't',
+      WHATSAPP_PHONE_NUMBER_ID: '1',
+      WHATSAPP_APP_SECRET: 's',
+      WHATSAPP_VERIFY_TOKEN: 'v',
+    };
     expect(loadConfig(whatsapp).whatsapp).toMatchObject({ templateName: null, templateLanguage: 'en_US' });
-    expect(loadConfig({ ...whatsapp, WHATSAPP_TEMPLATE_NAME: 'askgate_question', WHATSAPP_TEMPLATE_LANGUAGE: 'de' }).whatsapp).toMatchObject({
+    expect(
+      loadConfig({ ...whatsapp, WHATSAPP_TEMPLATE_NAME: 'askgate_question', WHATSAPP_TEMPLATE_LANGUAGE: 'de' })
+        .whatsapp,
+    ).toMatchObject({
       templateName: 'askgate_question',
       templateLanguage: 'de',
     });
   });
 
   it('accepts http:// public URLs on loopback hosts only, and https:// anywhere', () => {
-    expect(loadConfig({ INTERACTIONS_PUBLIC_BASE_URL: 'http://127.0.0.1:8080' }).publicBaseUrl).toBe('http://127.0.0.1:8080');
-    expect(loadConfig({ INTERACTIONS_PUBLIC_BASE_URL: 'http://localhost:8080/' }).publicBaseUrl).toBe('http://localhost:8080');
-    expect(loadConfig({ INTERACTIONS_PUBLIC_BASE_URL: 'https://ask.example.com/gw/' }).publicBaseUrl).toBe('https://ask.example.com/gw');
+    expect(loadConfig({ INTERACTIONS_PUBLIC_BASE_URL: 'http://127.0.0.1:8080' }).publicBaseUrl).toBe(
+      'http://127.0.0.1:8080',
+    );
+    expect(loadConfig({ INTERACTIONS_PUBLIC_BASE_URL: 'http://localhost:8080/' }).publicBaseUrl).toBe(
+      'http://localhost:8080',
+    );
+    expect(loadConfig({ INTERACTIONS_PUBLIC_BASE_URL: 'https://ask.example.com/gw/' }).publicBaseUrl).toBe(
+      'https://ask.example.com/gw',
+    );
   });
 });

@@ -35,7 +35,11 @@ export class Api {
         credentials: 'omit',
       });
     } catch {
-      return { ok: false, status: 0, error: { error: 'network', message: 'Could not reach askgate. Check the connection and try again.' } };
+      return {
+        ok: false,
+        status: 0,
+        error: { error: 'network', message: 'Could not reach askgate. Check the connection and try again.' },
+      };
     }
     const parsed: unknown = await response.json().catch(() => null);
     if (response.ok) return { ok: true, status: response.status, body: parsed as T };

@@ -20,7 +20,11 @@ export interface CardOptions {
   done(id: string, note?: string): void;
 }
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className?: string,
+  text?: string,
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   if (className !== undefined) node.className = className;
   if (text !== undefined) node.textContent = text;
@@ -83,7 +87,13 @@ function renderMedia(items: MediaItem[]): HTMLElement {
       link.target = '_blank';
       link.rel = 'noopener noreferrer';
       link.append(el('span', 'media-kind', KIND_LABEL[item.kind]));
-      link.append(el('span', 'media-caption', item.caption !== undefined && item.caption !== '' ? item.caption : new URL(url).host));
+      link.append(
+        el(
+          'span',
+          'media-caption',
+          item.caption !== undefined && item.caption !== '' ? item.caption : new URL(url).host,
+        ),
+      );
       box.append(link);
     }
   }
@@ -152,7 +162,10 @@ export function renderCard(record: InteractionRecord, options: CardOptions): HTM
 
   switch (record.answer_format) {
     case 'confirm':
-      controls.append(button('Yes', 'primary', () => sendPlain(true)), button('No', 'secondary', () => sendPlain(false)));
+      controls.append(
+        button('Yes', 'primary', () => sendPlain(true)),
+        button('No', 'secondary', () => sendPlain(false)),
+      );
       break;
     case 'select':
       for (const choice of record.choices ?? []) controls.append(button(choice, 'choice', () => sendPlain(choice)));
@@ -169,7 +182,10 @@ export function renderCard(record: InteractionRecord, options: CardOptions): HTM
         enhanceForm(form, {
           onSubmit: async (value) => {
             const outcome = await send(value);
-            if (outcome.kind === 'refused') return outcome.field === undefined ? { ok: false, message: outcome.message } : { ok: false, field: outcome.field, message: outcome.message };
+            if (outcome.kind === 'refused')
+              return outcome.field === undefined
+                ? { ok: false, message: outcome.message }
+                : { ok: false, field: outcome.field, message: outcome.message };
             if (outcome.kind === 'error') return { ok: false, message: outcome.message };
             return { ok: true };
           },
@@ -180,21 +196,37 @@ export function renderCard(record: InteractionRecord, options: CardOptions): HTM
       if (record.verifier !== null) {
         // Bound to a verifier: only the signed callback may answer, so the inbox shows it and offers nothing.
         card.classList.add('read-only');
-        controls.append(el('p', 'external-note', `Answered by the outside system: this question waits for a callback signed for the ${record.verifier.name} verifier, and cannot be answered here.`));
+        controls.append(
+          el(
+            'p',
+            'external-note',
+            `Answered by the outside system: this question waits for a callback signed for the ${record.verifier.name} verifier, and cannot be answered here.`,
+          ),
+        );
         break;
       }
       controls.append(
-        el('p', 'external-note', 'This question is answered on an outside surface (a signed callback). To answer it here instead, enter the payload as JSON.'),
-        textAnswer(`${domId(record.id)}-json`, 'Payload (JSON)', (text) => {
-          let value: unknown;
-          try {
-            value = JSON.parse(text) as unknown;
-          } catch {
-            error.textContent = 'Enter valid JSON.';
-            return Promise.resolve();
-          }
-          return sendPlain(value);
-        }, error, true),
+        el(
+          'p',
+          'external-note',
+          'This question is answered on an outside surface (a signed callback). To answer it here instead, enter the payload as JSON.',
+        ),
+        textAnswer(
+          `${domId(record.id)}-json`,
+          'Payload (JSON)',
+          (text) => {
+            let value: unknown;
+            try {
+              value = JSON.parse(text) as unknown;
+            } catch {
+              error.textContent = 'Enter valid JSON.';
+              return Promise.resolve();
+            }
+            return sendPlain(value);
+          },
+          error,
+          true,
+        ),
       );
       break;
   }
@@ -216,7 +248,13 @@ function button(label: string, kind: string, onClick: () => Promise<void>): HTML
 }
 
 /** A textarea with a Send button; Ctrl/Cmd+Enter sends too. */
-function textAnswer(id: string, label: string, onSend: (text: string) => Promise<void>, error: HTMLElement, json = false): HTMLElement {
+function textAnswer(
+  id: string,
+  label: string,
+  onSend: (text: string) => Promise<void>,
+  error: HTMLElement,
+  json = false,
+): HTMLElement {
   const wrap = el('div', 'text-answer');
   const lab = el('label', 'visually-hidden', label);
   lab.htmlFor = id;

@@ -93,10 +93,17 @@ class Chat {
   }
 
   private async answer(id: string, value: unknown): Promise<AnswerOutcome> {
-    const res = await this.api.request<{ status: 'answered' | 'already_answered' }>('POST', `/chat/api/questions/${encodeURIComponent(id)}/answer`, { answer: value });
+    const res = await this.api.request<{ status: 'answered' | 'already_answered' }>(
+      'POST',
+      `/chat/api/questions/${encodeURIComponent(id)}/answer`,
+      { answer: value },
+    );
     if (res.ok) return { kind: res.body.status };
     if (res.status === 410 || res.status === 404) return { kind: 'gone', message: res.error.message };
-    if (res.status === 400) return res.error.field === undefined ? { kind: 'refused', message: res.error.message } : { kind: 'refused', field: res.error.field, message: res.error.message };
+    if (res.status === 400)
+      return res.error.field === undefined
+        ? { kind: 'refused', message: res.error.message }
+        : { kind: 'refused', field: res.error.field, message: res.error.message };
     return { kind: 'error', message: res.error.message };
   }
 }

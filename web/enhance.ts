@@ -72,7 +72,10 @@ function setError(wrapper: HTMLElement, message: string | null): void {
 
 function checkWrapper(wrapper: HTMLElement): string | null {
   if (isHidden(wrapper)) return null;
-  return checkField(ruleFromAttributes((n) => wrapper.getAttribute(n)), fieldInput(wrapper));
+  return checkField(
+    ruleFromAttributes((n) => wrapper.getAttribute(n)),
+    fieldInput(wrapper),
+  );
 }
 
 function isHidden(wrapper: HTMLElement): boolean {
@@ -115,7 +118,10 @@ function updateVisibility(form: HTMLFormElement): void {
 /** Maps a server's field (`address.city`, `/address/city`, `tags/0`, `(root)`) onto a field wrapper of the form. */
 function findWrapper(form: HTMLFormElement, field: string | undefined, message: string): HTMLElement | null {
   const names = new Map(wrappers(form).map((w) => [w.dataset['field'] ?? '', w]));
-  let path = (field ?? '').replace(/^#?\//, '').replace(/\//g, '.').replace(/\[(\d+)\]/g, '.$1');
+  let path = (field ?? '')
+    .replace(/^#?\//, '')
+    .replace(/\//g, '.')
+    .replace(/\[(\d+)\]/g, '.$1');
   // ajv reports a missing property at its parent object; the name is in the message.
   const missing = /required property '([^']+)'/.exec(message)?.[1];
   if (missing !== undefined) path = path === '' || path === '(root)' ? missing : `${path}.${missing}`;
@@ -144,7 +150,8 @@ function tzOffset(): string {
 function readSchema(form: HTMLFormElement, given: Schema | undefined): Schema {
   if (given !== undefined) return given;
   const raw = form.dataset['schema'];
-  if (raw === undefined) throw new Error('enhanceForm: pass options.schema, or render the form with renderFormHtml (it writes data-schema)');
+  if (raw === undefined)
+    throw new Error('enhanceForm: pass options.schema, or render the form with renderFormHtml (it writes data-schema)');
   return JSON.parse(raw) as Schema;
 }
 

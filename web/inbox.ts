@@ -29,7 +29,10 @@ class Inbox {
   /** Stream events that arrive while the list is loading, replayed after it so nothing is lost or resurrected. */
   private pending: Array<[string, string]> | null = null;
 
-  constructor(token: string, private readonly signOut: (message: string) => void) {
+  constructor(
+    token: string,
+    private readonly signOut: (message: string) => void,
+  ) {
     this.api = new Api(token, () => this.stop('That token was refused. Sign in again.'));
   }
 
@@ -46,7 +49,11 @@ class Inbox {
       },
       onDown: (ms) => this.setLive(`Reconnecting in ${Math.ceil(ms / 1000)} s…`, false),
       onRefused: (status) =>
-        this.stop(status === 401 ? 'That token was refused. Sign in again.' : 'This token cannot read the inbox (it needs the read scope).'),
+        this.stop(
+          status === 401
+            ? 'That token was refused. Sign in again.'
+            : 'This token cannot read the inbox (it needs the read scope).',
+        ),
     });
     void this.resync();
     this.ageTimer = window.setInterval(() => this.refreshAges(), 30_000);
@@ -71,7 +78,10 @@ class Inbox {
     do {
       const query = new URLSearchParams({ status: 'pending', limit: String(PAGE_LIMIT) });
       if (cursor !== null) query.set('cursor', cursor);
-      const page = await this.api.request<{ items: InteractionRecord[]; next_cursor: string | null }>('GET', `/api/interactions?${query}`);
+      const page = await this.api.request<{ items: InteractionRecord[]; next_cursor: string | null }>(
+        'GET',
+        `/api/interactions?${query}`,
+      );
       if (!page.ok) {
         if (page.status !== 401) this.showNotice(`Could not load the questions: ${page.error.message}`);
         this.pending = null;
@@ -110,11 +120,17 @@ class Inbox {
   private add(record: InteractionRecord): void {
     // Questions for the calling run (to: "caller") are not a person's to answer.
     if (this.cards.has(record.id) || record.status !== 'pending' || record.to === 'caller') return;
-    const card = renderCard(record, { answer: (id, value) => this.answer(id, value), done: (id, note) => this.done(id, note) });
+    const card = renderCard(record, {
+      answer: (id, value) => this.answer(id, value),
+      done: (id, note) => this.done(id, note),
+    });
     card.dataset['created'] = record.created_at;
     let before: HTMLLIElement | null = null;
     for (const other of this.cards.values()) {
-      if ((other.dataset['created'] ?? '') > record.created_at && (before === null || (other.dataset['created'] ?? '') < (before.dataset['created'] ?? ''))) {
+      if (
+        (other.dataset['created'] ?? '') > record.created_at &&
+        (before === null || (other.dataset['created'] ?? '') < (before.dataset['created'] ?? ''))
+      ) {
         before = other;
       }
     }
@@ -141,14 +157,20 @@ class Inbox {
     const slot = card.querySelector('.card-note');
     if (slot !== null) slot.textContent = note;
     card.classList.add('closed');
-    for (const control of card.querySelectorAll<HTMLButtonElement | HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>('button, input, textarea, select')) {
+    for (const control of card.querySelectorAll<
+      HTMLButtonElement | HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement
+    >('button, input, textarea, select')) {
       control.disabled = true;
     }
     window.setTimeout(() => this.remove(id), NOTE_MS);
   }
 
   private async answer(id: string, value: unknown): Promise<AnswerOutcome> {
-    const res = await this.api.request<{ status?: string }>('POST', `/api/interactions/${encodeURIComponent(id)}/answer`, { answer: value });
+    const res = await this.api.request<{ status?: string }>(
+      'POST',
+      `/api/interactions/${encodeURIComponent(id)}/answer`,
+      { answer: value },
+    );
     if (res.ok) return res.body.status === 'already_answered' ? { kind: 'already_answered' } : { kind: 'answered' };
     switch (res.status) {
       case 400:
@@ -167,7 +189,8 @@ class Inbox {
   }
 
   private refreshAges(): void {
-    for (const time of this.list.querySelectorAll<HTMLTimeElement>('time.card-age')) time.textContent = age(time.dateTime);
+    for (const time of this.list.querySelectorAll<HTMLTimeElement>('time.card-age'))
+      time.textContent = age(time.dateTime);
   }
 
   private updateCount(): void {

@@ -45,19 +45,27 @@ export const ACTION = {
 /** Any of our action_ids on a question message. */
 export const QUESTION_ACTION = /^askgate_(yes|no|choice_\d{1,3}|choice_menu|open_form)$/;
 
-export type TapMeaning = { kind: 'confirm'; value: boolean } | { kind: 'select'; index: number } | { kind: 'open_form' };
+export type TapMeaning =
+  | { kind: 'confirm'; value: boolean }
+  | { kind: 'select'; index: number }
+  | { kind: 'open_form' };
 
 /** What a block_actions tap on a question message means, or null when it is not ours. */
 export function readTap(actionId: string, selectedValue: string | null): TapMeaning | null {
   if (actionId === ACTION.yes) return { kind: 'confirm', value: true };
   if (actionId === ACTION.no) return { kind: 'confirm', value: false };
   if (actionId === ACTION.openForm) return { kind: 'open_form' };
-  const raw = actionId === ACTION.menu ? selectedValue : actionId.startsWith(ACTION.choice) ? actionId.slice(ACTION.choice.length) : null;
+  const raw =
+    actionId === ACTION.menu
+      ? selectedValue
+      : actionId.startsWith(ACTION.choice)
+        ? actionId.slice(ACTION.choice.length)
+        : null;
   return raw !== null && /^\d{1,3}$/.test(raw) ? { kind: 'select', index: Number(raw) } : null;
 }
 
 export function interactionIdOfBlock(blockId: string | null): string | null {
-  return blockId !== null && blockId.startsWith(BLOCK_PREFIX) ? blockId.slice(BLOCK_PREFIX.length) : null;
+  return blockId?.startsWith(BLOCK_PREFIX) ? blockId.slice(BLOCK_PREFIX.length) : null;
 }
 
 const HINT = {
@@ -73,7 +81,11 @@ export function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-export const plain = (text: string, max: number): { type: 'plain_text'; text: string; emoji: true } => ({ type: 'plain_text', text: clip(text, max), emoji: true });
+export const plain = (text: string, max: number): { type: 'plain_text'; text: string; emoji: true } => ({
+  type: 'plain_text',
+  text: clip(text, max),
+  emoji: true,
+});
 
 function questionSection(question: string): Block {
   // Escaping can lengthen the text, so the clip is of the escaped form (an entity may lose its tail at the cut,
@@ -86,7 +98,13 @@ function context(text: string): Block {
 }
 
 function button(label: string, actionId: string, value: string, style?: 'primary' | 'danger'): Block {
-  return { type: 'button', text: plain(label, BUTTON_TEXT_MAX), action_id: actionId, value, ...(style === undefined ? {} : { style }) };
+  return {
+    type: 'button',
+    text: plain(label, BUTTON_TEXT_MAX),
+    action_id: actionId,
+    value,
+    ...(style === undefined ? {} : { style }),
+  };
 }
 
 /** Buttons for a few short choices; a static_select past SELECT_BUTTONS_MAX or when a label would be cut. */
@@ -99,12 +117,14 @@ export function selectControls(interaction: Pick<StoredInteraction, 'id' | 'choi
     return choices.map((c, i) => button(c, `${ACTION.choice}${i}`, String(i)));
   }
   // The option value is the choice's index: a choice may be 200 characters, an option value only 150.
-  return [{
-    type: 'static_select',
-    action_id: ACTION.menu,
-    placeholder: plain('Choose…', OPTION_TEXT_MAX),
-    options: choices.map((c, i) => ({ text: plain(c, OPTION_TEXT_MAX), value: String(i) })),
-  }];
+  return [
+    {
+      type: 'static_select',
+      action_id: ACTION.menu,
+      placeholder: plain('Choose…', OPTION_TEXT_MAX),
+      options: choices.map((c, i) => ({ text: plain(c, OPTION_TEXT_MAX), value: String(i) })),
+    },
+  ];
 }
 
 /** The message a question is delivered as. */
@@ -114,13 +134,21 @@ export function renderQuestion(interaction: StoredInteraction): RenderedMessage 
   checkLimit('the actions block_id length', chars(blockId), BLOCK_ID_MAX, 'BLOCK_ID_MAX');
   switch (interaction.answer_format) {
     case 'confirm':
-      blocks.push({ type: 'actions', block_id: blockId, elements: [button('Yes', ACTION.yes, 'yes', 'primary'), button('No', ACTION.no, 'no')] });
+      blocks.push({
+        type: 'actions',
+        block_id: blockId,
+        elements: [button('Yes', ACTION.yes, 'yes', 'primary'), button('No', ACTION.no, 'no')],
+      });
       break;
     case 'select':
       blocks.push({ type: 'actions', block_id: blockId, elements: selectControls(interaction) });
       break;
     case 'form':
-      blocks.push({ type: 'actions', block_id: blockId, elements: [button('Open form', ACTION.openForm, interaction.id, 'primary')] });
+      blocks.push({
+        type: 'actions',
+        block_id: blockId,
+        elements: [button('Open form', ACTION.openForm, interaction.id, 'primary')],
+      });
       break;
     case 'text':
     case 'external':
@@ -133,7 +161,8 @@ export function renderQuestion(interaction: StoredInteraction): RenderedMessage 
 /** Who answered, as Slack shows it: a mention for a Slack user, the record's name otherwise. */
 export function whoAnswered(interaction: StoredInteraction): string {
   const userId = interaction.result?.params?.['user_id'];
-  if (interaction.result?.surface === 'slack' && userId !== undefined && /^[UW][A-Z0-9]+$/.test(userId)) return `<@${userId}>`;
+  if (interaction.result?.surface === 'slack' && userId !== undefined && /^[UW][A-Z0-9]+$/.test(userId))
+    return `<@${userId}>`;
   return escapeMrkdwn(interaction.result?.answered_by ?? 'someone');
 }
 
@@ -154,5 +183,8 @@ export function outcomeLine(interaction: StoredInteraction): string {
 /** The question as it reads once it has ended: the buttons replaced by the outcome and who answered. */
 export function renderOutcome(interaction: StoredInteraction): RenderedMessage {
   const line = outcomeLine(interaction);
-  return { text: clip(`${interaction.question}\n${line}`, MESSAGE_TEXT_MAX), blocks: [questionSection(interaction.question), context(line)] };
+  return {
+    text: clip(`${interaction.question}\n${line}`, MESSAGE_TEXT_MAX),
+    blocks: [questionSection(interaction.question), context(line)],
+  };
 }

@@ -53,7 +53,11 @@ export function decodeMetadata(text: string | null | undefined): FormMetadata | 
   try {
     const v: unknown = JSON.parse(text ?? '');
     if (!isRecord(v) || typeof v['i'] !== 'string') return null;
-    return { interactionId: v['i'], channel: typeof v['c'] === 'string' ? v['c'] : null, ts: typeof v['t'] === 'string' ? v['t'] : null };
+    return {
+      interactionId: v['i'],
+      channel: typeof v['c'] === 'string' ? v['c'] : null,
+      ts: typeof v['t'] === 'string' ? v['t'] : null,
+    };
   } catch {
     return null;
   }
@@ -93,22 +97,52 @@ function element(field: Field): Block {
       return el;
     }
     case 'radio':
-      checkLimit(`options of field "${field.name}" (radio_buttons)`, field.options?.length ?? 0, RADIO_OPTIONS_MAX, 'RADIO_OPTIONS_MAX');
+      checkLimit(
+        `options of field "${field.name}" (radio_buttons)`,
+        field.options?.length ?? 0,
+        RADIO_OPTIONS_MAX,
+        'RADIO_OPTIONS_MAX',
+      );
       return { ...base, type: 'radio_buttons', options: optionsOf(field) };
     case 'select':
-      checkLimit(`options of field "${field.name}" (static_select)`, field.options?.length ?? 0, SELECT_OPTIONS_MAX, 'SELECT_OPTIONS_MAX');
-      return { ...base, type: 'static_select', placeholder: plain('Choose…', PLACEHOLDER_MAX), options: optionsOf(field) };
+      checkLimit(
+        `options of field "${field.name}" (static_select)`,
+        field.options?.length ?? 0,
+        SELECT_OPTIONS_MAX,
+        'SELECT_OPTIONS_MAX',
+      );
+      return {
+        ...base,
+        type: 'static_select',
+        placeholder: plain('Choose…', PLACEHOLDER_MAX),
+        options: optionsOf(field),
+      };
     case 'checkboxes': {
       const count = field.options?.length ?? 0;
       if (count <= CHECKBOX_OPTIONS_MAX) return { ...base, type: 'checkboxes', options: optionsOf(field) };
-      checkLimit(`options of field "${field.name}" (multi_static_select)`, count, SELECT_OPTIONS_MAX, 'SELECT_OPTIONS_MAX');
-      return { ...base, type: 'multi_static_select', placeholder: plain('Choose…', PLACEHOLDER_MAX), options: optionsOf(field) };
+      checkLimit(
+        `options of field "${field.name}" (multi_static_select)`,
+        count,
+        SELECT_OPTIONS_MAX,
+        'SELECT_OPTIONS_MAX',
+      );
+      return {
+        ...base,
+        type: 'multi_static_select',
+        placeholder: plain('Choose…', PLACEHOLDER_MAX),
+        options: optionsOf(field),
+      };
     }
     case 'checkbox':
       return { ...base, type: 'checkboxes', options: [{ text: plain('Yes', OPTION_TEXT_MAX), value: 'true' }] };
     default:
       // The channel subset (forms/subset.ts) refuses these at ask time; reaching here is a bug, said plainly.
-      throw new SlackLimitError(`field "${field.name}" of kind ${rule.kind}: a Slack modal has no control for it, so its count`, 1, 0, 'channel form subset');
+      throw new SlackLimitError(
+        `field "${field.name}" of kind ${rule.kind}: a Slack modal has no control for it, so its count`,
+        1,
+        0,
+        'channel form subset',
+      );
   }
 }
 
@@ -135,7 +169,13 @@ function inputBlock(field: Field, dispatch: boolean): Block {
   // then the block is optional to Slack and the server says the sender's words (response_action: errors).
   // A single checkbox is never required: unchecked is the answer false.
   const optional = !field.rule.required || field.rule.errorRequired !== undefined || field.rule.kind === 'checkbox';
-  const block: Block = { type: 'input', block_id: blockId, label: plain(field.label, INPUT_LABEL_MAX), optional, element: element(field) };
+  const block: Block = {
+    type: 'input',
+    block_id: blockId,
+    label: plain(field.label, INPUT_LABEL_MAX),
+    optional,
+    element: element(field),
+  };
   const hint = hintOf(field);
   if (hint !== undefined) block['hint'] = plain(hint, INPUT_HINT_MAX);
   if (dispatch) block['dispatch_action'] = true;
@@ -156,7 +196,9 @@ export function buildFormView(
   const fields = formFields(schema);
   const visible = visibleFields(schema, value);
   const dispatching = controllers(fields);
-  const blocks: Block[] = [{ type: 'section', text: { type: 'mrkdwn', text: clip(escapeMrkdwn(interaction.question), SECTION_TEXT_MAX) } }];
+  const blocks: Block[] = [
+    { type: 'section', text: { type: 'mrkdwn', text: clip(escapeMrkdwn(interaction.question), SECTION_TEXT_MAX) } },
+  ];
   for (const field of fields) if (visible.has(field.name)) blocks.push(inputBlock(field, dispatching.has(field.name)));
   checkLimit('blocks in the form modal', blocks.length, VIEW_BLOCKS_MAX, 'VIEW_BLOCKS_MAX');
   checkLimit('the modal callback_id length', FORM_CALLBACK_ID.length, CALLBACK_ID_MAX, 'CALLBACK_ID_MAX');
@@ -188,7 +230,9 @@ function inputOf(field: Field, state: Record<string, unknown> | undefined): Fiel
   switch (state['type']) {
     case 'checkboxes':
     case 'multi_static_select': {
-      const chosen = (Array.isArray(state['selected_options']) ? state['selected_options'] : []).map(optionValue).filter((v): v is string => v !== null);
+      const chosen = (Array.isArray(state['selected_options']) ? state['selected_options'] : [])
+        .map(optionValue)
+        .filter((v): v is string => v !== null);
       if (field.rule.kind === 'checkbox') return chosen.includes('true');
       return chosen.map(byIndex);
     }
@@ -210,7 +254,10 @@ function inputOf(field: Field, state: Record<string, unknown> | undefined): Fiel
 }
 
 /** The typed answer so far (hidden and empty fields dropped), through the callback page's decoder. */
-export function readFormValue(schema: Schema, values: ViewStateValues): { value: Record<string, unknown>; inputs: Map<string, FieldInput> } {
+export function readFormValue(
+  schema: Schema,
+  values: ViewStateValues,
+): { value: Record<string, unknown>; inputs: Map<string, FieldInput> } {
   const inputs = new Map<string, FieldInput>();
   const entries: Array<[string, string]> = [];
   for (const field of formFields(schema)) {

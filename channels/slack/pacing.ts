@@ -1,4 +1,10 @@
-import { MAX_429_RETRIES, MAX_RETRY_AFTER_SECONDS, METHOD_PER_MINUTE, PER_CHANNEL_BURST, PER_CHANNEL_PER_SECOND } from './limits.js';
+import {
+  MAX_429_RETRIES,
+  MAX_RETRY_AFTER_SECONDS,
+  METHOD_PER_MINUTE,
+  PER_CHANNEL_BURST,
+  PER_CHANNEL_PER_SECOND,
+} from './limits.js';
 import { TokenBucket } from '../token-bucket.js';
 
 /**
@@ -53,7 +59,10 @@ export class SlackPacer {
     if (bucket === undefined) {
       // Forget idle channels now and then, so a bot that talks to many people does not grow this map forever.
       if (this.channels.size > 10_000) for (const [id, b] of this.channels) if (b.idle) this.channels.delete(id);
-      bucket = new TokenBucket(this.options.perChannelPerSecond ?? PER_CHANNEL_PER_SECOND, this.options.perChannelBurst ?? PER_CHANNEL_BURST);
+      bucket = new TokenBucket(
+        this.options.perChannelPerSecond ?? PER_CHANNEL_PER_SECOND,
+        this.options.perChannelBurst ?? PER_CHANNEL_BURST,
+      );
       this.channels.set(channel, bucket);
     }
     return bucket;
@@ -84,7 +93,8 @@ export class SlackPacer {
         return await call();
       } catch (err) {
         const retryAfter = retryAfterOf(err);
-        if (retryAfter === null || attempt >= maxRetries || retryAfter > maxRetryAfter || UNPACED.has(method)) throw err;
+        if (retryAfter === null || attempt >= maxRetries || retryAfter > maxRetryAfter || UNPACED.has(method))
+          throw err;
         await this.sleep(retryAfter * 1000);
       }
     }

@@ -1,8 +1,34 @@
 import type { Router } from 'express';
-import { App, LogLevel, webApi, type AllMiddlewareArgs, type BlockAction, type SlackActionMiddlewareArgs, type SlackViewMiddlewareArgs, type ViewSubmitAction } from '@slack/bolt';
-import { interactionIdOfBlock, plain, readTap, renderOutcome, renderQuestion, BLOCK_PREFIX, QUESTION_ACTION } from './blocks.js';
+import {
+  App,
+  LogLevel,
+  webApi,
+  type AllMiddlewareArgs,
+  type BlockAction,
+  type SlackActionMiddlewareArgs,
+  type SlackViewMiddlewareArgs,
+  type ViewSubmitAction,
+} from '@slack/bolt';
+import {
+  interactionIdOfBlock,
+  plain,
+  readTap,
+  renderOutcome,
+  renderQuestion,
+  BLOCK_PREFIX,
+  QUESTION_ACTION,
+} from './blocks.js';
 import { MESSAGE_TEXT_MAX, SlackLimitError, VIEW_BUTTON_MAX, VIEW_TITLE_MAX, clip } from './limits.js';
-import { FORM_CALLBACK_ID, blockOfCoreMessage, buildFormView, checkSubmission, decodeMetadata, firstInputBlock, readFormValue, type ViewStateValues } from './modal.js';
+import {
+  FORM_CALLBACK_ID,
+  blockOfCoreMessage,
+  buildFormView,
+  checkSubmission,
+  decodeMetadata,
+  firstInputBlock,
+  readFormValue,
+  type ViewStateValues,
+} from './modal.js';
 import { SlackPacer, type SlackPacingOptions } from './pacing.js';
 import { SlackReceiver } from './receiver.js';
 import { answerFromText, replyHint } from './replies.js';
@@ -29,15 +55,34 @@ export const messageRef = (channel: string, ts: string): string => `${channel}:$
 
 type Json = Record<string, unknown>;
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-const obj = (v: unknown): Json | null => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : null);
 
 /** Slack's refusal or the network's failure, as a ChannelError that never carries the bot token. */
 export function toChannelError(method: string, err: unknown): ChannelError {
   if (err instanceof SlackLimitError) return new ChannelError('slack', 'invalid', err.message, null, { cause: err });
-  if (err instanceof webApi.WebAPIRateLimitedError) return new ChannelError('slack', 'refused', `Slack refused ${method}: rate limited, retry after ${err.retryAfter}s`, err.retryAfter, { cause: err });
-  if (err instanceof webApi.WebAPIPlatformError) return new ChannelError('slack', 'refused', `Slack refused ${method}: ${String(err.data.error)}`, null, { cause: err });
-  if (err instanceof webApi.WebAPIHTTPError) return new ChannelError('slack', 'network', `Slack answered ${method} with HTTP ${err.statusCode}`, null, { cause: err });
-  if (err instanceof webApi.WebAPIRequestError) return new ChannelError('slack', 'network', `could not reach the Slack Web API (${method}): ${err.original.message}`, null, { cause: err });
+  if (err instanceof webApi.WebAPIRateLimitedError)
+    return new ChannelError(
+      'slack',
+      'refused',
+      `Slack refused ${method}: rate limited, retry after ${err.retryAfter}s`,
+      err.retryAfter,
+      { cause: err },
+    );
+  if (err instanceof webApi.WebAPIPlatformError)
+    return new ChannelError('slack', 'refused', `Slack refused ${method}: ${String(err.data.error)}`, null, {
+      cause: err,
+    });
+  if (err instanceof webApi.WebAPIHTTPError)
+    return new ChannelError('slack', 'network', `Slack answered ${method} with HTTP ${err.statusCode}`, null, {
+      cause: err,
+    });
+  if (err instanceof webApi.WebAPIRequestError)
+    return new ChannelError(
+      'slack',
+      'network',
+      `could not reach the Slack Web API (${method}): ${err.original.message}`,
+      null,
+      { cause: err },
+    );
   return new ChannelError('slack', 'network', err instanceof Error ? err.message : String(err), null, { cause: err });
 }
 
@@ -75,10 +120,19 @@ export class SlackChannel implements ChannelPlugin {
   constructor(private readonly options: SlackChannelOptions) {
     // 429s surface to the pacer (which honours Retry-After), and a failed call fails at once: the WebClient's own
     // default would retry for half an hour while an asker waits for its 502.
-    const clientOptions = { slackApiUrl: options.apiUrl, rejectRateLimitedCalls: true, retryConfig: { retries: 0 }, logLevel: LogLevel.ERROR };
+    const clientOptions = {
+      slackApiUrl: options.apiUrl,
+      rejectRateLimitedCalls: true,
+      retryConfig: { retries: 0 },
+      logLevel: LogLevel.ERROR,
+    };
     this.client = new webApi.WebClient(options.botToken, clientOptions);
     this.pacer = new SlackPacer(options.pacing);
-    this.receiver = new SlackReceiver({ signingSecret: options.signingSecret, nowSeconds: options.nowSeconds, logger: options.logger });
+    this.receiver = new SlackReceiver({
+      signingSecret: options.signingSecret,
+      nowSeconds: options.nowSeconds,
+      logger: options.logger,
+    });
     this.app = new App({
       receiver: this.receiver,
       // auth.test once per process, lazily and retried after a failure, so a gateway starts without Slack reachable
@@ -95,7 +149,10 @@ export class SlackChannel implements ChannelPlugin {
 
   private whoAmI(): Promise<{ botId: string; botUserId: string }> {
     if (this.identity === null) {
-      this.identity = this.call('auth.test', null, () => this.client.auth.test()).then((r) => ({ botId: r.bot_id ?? '', botUserId: r.user_id ?? '' }));
+      this.identity = this.call('auth.test', null, () => this.client.auth.test()).then((r) => ({
+        botId: r.bot_id ?? '',
+        botUserId: r.user_id ?? '',
+      }));
       this.identity.catch(() => {
         this.identity = null;
       });
@@ -117,20 +174,34 @@ export class SlackChannel implements ChannelPlugin {
     try {
       await this.call(method, channel, fn);
     } catch (err) {
-      this.options.logger?.warn({ channel: this.name, method, err: err instanceof Error ? err.message : String(err) }, 'slack call failed');
+      this.options.logger?.warn(
+        { channel: this.name, method, err: err instanceof Error ? err.message : String(err) },
+        'slack call failed',
+      );
     }
   }
 
   async deliver(interaction: StoredInteraction): Promise<Record<string, string>> {
     const recipient = interaction.recipient;
-    if (recipient === null) throw new ChannelError('slack', 'invalid', 'recipient is required: the Slack channel id (C…) or user id (U…, for a DM) to deliver to.');
-    let message;
+    if (recipient === null)
+      throw new ChannelError(
+        'slack',
+        'invalid',
+        'recipient is required: the Slack channel id (C…) or user id (U…, for a DM) to deliver to.',
+      );
+    let message: ReturnType<typeof renderQuestion>;
     try {
       message = renderQuestion(interaction);
     } catch (err) {
       throw toChannelError('chat.postMessage', err);
     }
-    const sent = await this.call('chat.postMessage', recipient, () => this.client.chat.postMessage({ channel: recipient, text: message.text, blocks: message.blocks as unknown as webApi.KnownBlock[] }));
+    const sent = await this.call('chat.postMessage', recipient, () =>
+      this.client.chat.postMessage({
+        channel: recipient,
+        text: message.text,
+        blocks: message.blocks as unknown as webApi.KnownBlock[],
+      }),
+    );
     // A user id posts into the app's DM with that user; the answer names the conversation it really went to.
     const channel = sent.channel ?? recipient;
     const ts = sent.ts ?? '';
@@ -143,26 +214,44 @@ export class SlackChannel implements ChannelPlugin {
     if (channel === undefined || ts === undefined) return;
     const message = renderOutcome(interaction);
     // An update without actions blocks removes the buttons along with the hint.
-    await this.call('chat.update', channel, () => this.client.chat.update({ channel, ts, text: message.text, blocks: message.blocks as unknown as webApi.KnownBlock[] }));
+    await this.call('chat.update', channel, () =>
+      this.client.chat.update({
+        channel,
+        ts,
+        text: message.text,
+        blocks: message.blocks as unknown as webApi.KnownBlock[],
+      }),
+    );
   }
 
   async postReply(thread: ThreadRef, text: string): Promise<Record<string, string>> {
     const sent = await this.call('chat.postMessage', thread.recipient, () =>
-      this.client.chat.postMessage({ channel: thread.recipient, text: clip(text, MESSAGE_TEXT_MAX), ...(thread.replyToMessageId === undefined ? {} : { thread_ts: thread.replyToMessageId }) }),
+      this.client.chat.postMessage({
+        channel: thread.recipient,
+        text: clip(text, MESSAGE_TEXT_MAX),
+        ...(thread.replyToMessageId === undefined ? {} : { thread_ts: thread.replyToMessageId }),
+      }),
     );
     return { channel: sent.channel ?? thread.recipient, ts: sent.ts ?? '' };
   }
 
   router(core: ChannelCore): Router {
-    this.app.action<BlockAction>({ block_id: new RegExp(`^${BLOCK_PREFIX}`), action_id: QUESTION_ACTION }, (args) => this.onTap(args, core));
+    this.app.action<BlockAction>({ block_id: new RegExp(`^${BLOCK_PREFIX}`), action_id: QUESTION_ACTION }, (args) =>
+      this.onTap(args, core),
+    );
     this.app.action<BlockAction>({ block_id: /^f:/ }, (args) => this.onFieldChange(args, core));
-    this.app.view<ViewSubmitAction>({ callback_id: FORM_CALLBACK_ID, type: 'view_submission' }, (args) => this.onSubmit(args, core));
+    this.app.view<ViewSubmitAction>({ callback_id: FORM_CALLBACK_ID, type: 'view_submission' }, (args) =>
+      this.onSubmit(args, core),
+    );
     this.app.event('message', ({ event }) => this.onMessage(event as unknown as Json, core));
     return this.receiver.router((key) => core.firstSeen(key));
   }
 
   /** A tap on a question's control. Acknowledged first: for "Open form", views.open must follow inside 3 s. */
-  private async onTap({ ack, body, action }: SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs, core: ChannelCore): Promise<void> {
+  private async onTap(
+    { ack, body, action }: SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs,
+    core: ChannelCore,
+  ): Promise<void> {
     await ack();
     const selected = action.type === 'static_select' ? (action.selected_option?.value ?? null) : null;
     const tap = readTap(action.action_id, selected);
@@ -174,20 +263,36 @@ export class SlackChannel implements ChannelPlugin {
     if (tap.kind === 'open_form') {
       const stored = await core.get(interactionId);
       // Opened right away, never queued: the trigger_id expires 3 s after the tap.
-      const view = stored === null || stored.status !== 'pending' ? closedView(stored?.status ?? 'unknown') : buildFormView(stored, { interactionId, channel, ts });
-      await this.call('views.open', null, () => this.client.views.open({ trigger_id: body.trigger_id, view: view as unknown as webApi.View }));
+      const view =
+        stored === null || stored.status !== 'pending'
+          ? closedView(stored?.status ?? 'unknown')
+          : buildFormView(stored, { interactionId, channel, ts });
+      await this.call('views.open', null, () =>
+        this.client.views.open({ trigger_id: body.trigger_id, view: view as unknown as webApi.View }),
+      );
       return;
     }
     const stored = await core.get(interactionId);
     if (stored === null) return;
     const answer = tap.kind === 'confirm' ? tap.value : (stored.choices ?? [])[tap.index];
-    const outcome = await core.offer({ interactionId, answer, replyTo: null, params: personParams(user, channel, ts), surface: 'slack', answeredBy: whoIs(str(user['id'])) });
+    const outcome = await core.offer({
+      interactionId,
+      answer,
+      replyTo: null,
+      params: personParams(user, channel, ts),
+      surface: 'slack',
+      answeredBy: whoIs(str(user['id'])),
+    });
     // A winning tap needs no words: the outcome edit replaces the buttons. Anyone else is told, to them alone.
-    if (outcome.kind !== 'answered' && channel !== null) await this.ephemeral(channel, str(user['id']), tellNotTaken(outcome));
+    if (outcome.kind !== 'answered' && channel !== null)
+      await this.ephemeral(channel, str(user['id']), tellNotTaken(outcome));
   }
 
   /** A visibleWhen controller changed inside the modal: rebuild the view with the fields that now show. */
-  private async onFieldChange({ ack, body }: SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs, core: ChannelCore): Promise<void> {
+  private async onFieldChange(
+    { ack, body }: SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs,
+    core: ChannelCore,
+  ): Promise<void> {
     await ack();
     const view = body.view;
     const meta = decodeMetadata(view?.private_metadata);
@@ -197,11 +302,16 @@ export class SlackChannel implements ChannelPlugin {
     const { value } = readFormValue(stored.schema, view.state.values as unknown as ViewStateValues);
     const next = buildFormView(stored, meta, value);
     // The hash makes Slack refuse an update built from a stale view (hash_conflict) instead of overwriting it.
-    await this.courtesy('views.update', null, () => this.client.views.update({ view_id: view.id, hash: view.hash, view: next as unknown as webApi.View }));
+    await this.courtesy('views.update', null, () =>
+      this.client.views.update({ view_id: view.id, hash: view.hash, view: next as unknown as webApi.View }),
+    );
   }
 
   /** A submitted modal: checked on the server against the schema, then offered; errors keep the modal open. */
-  private async onSubmit({ ack, body, view }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs, core: ChannelCore): Promise<void> {
+  private async onSubmit(
+    { ack, body, view }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs,
+    core: ChannelCore,
+  ): Promise<void> {
     const meta = decodeMetadata(view.private_metadata);
     const stored = meta === null ? null : await core.get(meta.interactionId);
     if (meta === null || stored === null || stored.status !== 'pending' || stored.schema === null) {
@@ -225,16 +335,29 @@ export class SlackChannel implements ChannelPlugin {
     });
     if (outcome.kind === 'answered') await ack();
     else if (outcome.kind === 'invalid') {
-      const block = blockOfCoreMessage(stored.schema, outcome.message) ?? firstInputBlock(stored.schema, checked.answer);
-      await ack(block === null ? { response_action: 'update', view: closedView('unknown', outcome.message) as unknown as webApi.View } : { response_action: 'errors', errors: { [block]: outcome.message } });
-    } else await ack({ response_action: 'update', view: closedView(outcome.kind === 'closed' ? outcome.status : 'answered') as unknown as webApi.View });
+      const block =
+        blockOfCoreMessage(stored.schema, outcome.message) ?? firstInputBlock(stored.schema, checked.answer);
+      await ack(
+        block === null
+          ? { response_action: 'update', view: closedView('unknown', outcome.message) as unknown as webApi.View }
+          : { response_action: 'errors', errors: { [block]: outcome.message } },
+      );
+    } else
+      await ack({
+        response_action: 'update',
+        view: closedView(outcome.kind === 'closed' ? outcome.status : 'answered') as unknown as webApi.View,
+      });
   }
 
   /** A reply in a question's thread answers it; other messages are not ours to read. */
   private async onMessage(event: Json, core: ChannelCore): Promise<void> {
     const subtype = str(event['subtype']);
     // Our own posts (and other bots'), edits and deletions come back as message events too.
-    if (event['bot_id'] !== undefined || (subtype !== null && subtype !== 'file_share' && subtype !== 'thread_broadcast')) return;
+    if (
+      event['bot_id'] !== undefined ||
+      (subtype !== null && subtype !== 'file_share' && subtype !== 'thread_broadcast')
+    )
+      return;
     const channel = str(event['channel']);
     const threadTs = str(event['thread_ts']);
     const ts = str(event['ts']);
@@ -243,7 +366,11 @@ export class SlackChannel implements ChannelPlugin {
     const stored = await core.findByDelivery(this.name, messageRef(channel, threadTs));
     if (stored === null) return;
     const text = str(event['text']) ?? '';
-    const params: Record<string, string> = { ...filesParams(event['files']), ...personParams(userId === null ? null : { id: userId, team_id: event['team'] }, channel, ts), thread_ts: threadTs };
+    const params: Record<string, string> = {
+      ...filesParams(event['files']),
+      ...personParams(userId === null ? null : { id: userId, team_id: event['team'] }, channel, ts),
+      thread_ts: threadTs,
+    };
     const outcome = await core.offer({
       interactionId: stored.id,
       answer: answerFromText(stored, text),
@@ -254,12 +381,16 @@ export class SlackChannel implements ChannelPlugin {
     });
     if (outcome.kind === 'answered') return;
     const hint = outcome.kind === 'invalid' ? replyHint(stored, outcome.message) : tellNotTaken(outcome);
-    await this.courtesy('chat.postMessage', channel, () => this.client.chat.postMessage({ channel, thread_ts: threadTs, text: clip(hint, MESSAGE_TEXT_MAX) }));
+    await this.courtesy('chat.postMessage', channel, () =>
+      this.client.chat.postMessage({ channel, thread_ts: threadTs, text: clip(hint, MESSAGE_TEXT_MAX) }),
+    );
   }
 
   private async ephemeral(channel: string, user: string | null, text: string): Promise<void> {
     if (user === null) return;
-    await this.courtesy('chat.postEphemeral', channel, () => this.client.chat.postEphemeral({ channel, user, text: clip(text, MESSAGE_TEXT_MAX) }));
+    await this.courtesy('chat.postEphemeral', channel, () =>
+      this.client.chat.postEphemeral({ channel, user, text: clip(text, MESSAGE_TEXT_MAX) }),
+    );
   }
 }
 

@@ -1,7 +1,14 @@
 import express, { Router, type Request, type Response } from 'express';
 import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
 import { ACK_FALLBACK_MS } from './limits.js';
-import { MalformedRequest, parseEventsBody, parseInteractionBody, retryNum, retryReason, verifySlackRequest } from './webhook.js';
+import {
+  MalformedRequest,
+  parseEventsBody,
+  parseInteractionBody,
+  retryNum,
+  retryReason,
+  verifySlackRequest,
+} from './webhook.js';
 import type { Logger } from '../../src/observability/logger.js';
 
 export const SLACK_EVENTS_PATH = '/channels/slack/events';
@@ -47,7 +54,7 @@ export class SlackReceiver implements Receiver {
     router.post(SLACK_EVENTS_PATH, raw, async (req, res) => {
       const rawBody = this.verified(req, res);
       if (rawBody === null) return;
-      let envelope;
+      let envelope: ReturnType<typeof parseEventsBody>;
       try {
         envelope = parseEventsBody(rawBody);
       } catch (err) {
@@ -73,7 +80,7 @@ export class SlackReceiver implements Receiver {
     router.post(SLACK_INTERACTIONS_PATH, raw, (req, res) => {
       const rawBody = this.verified(req, res);
       if (rawBody === null) return;
-      let payload;
+      let payload: ReturnType<typeof parseInteractionBody>;
       try {
         payload = parseInteractionBody(rawBody);
       } catch (err) {
@@ -88,9 +95,16 @@ export class SlackReceiver implements Receiver {
   private verified(req: Request, res: Response): Buffer | null {
     const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const nowSeconds = this.options.nowSeconds?.() ?? Math.floor(Date.now() / 1000);
-    const verdict = verifySlackRequest({ signingSecret: this.options.signingSecret, rawBody, headers: req.headers, nowSeconds });
+    const verdict = verifySlackRequest({
+      signingSecret: this.options.signingSecret,
+      rawBody,
+      headers: req.headers,
+      nowSeconds,
+    });
     if (!verdict.ok) {
-      res.status(401).json({ error: 'unauthorized', message: `the Slack request signature was refused: ${verdict.reason}.` });
+      res
+        .status(401)
+        .json({ error: 'unauthorized', message: `the Slack request signature was refused: ${verdict.reason}.` });
       return null;
     }
     return rawBody;
@@ -114,7 +128,10 @@ export class SlackReceiver implements Receiver {
       else res.status(200).json(response);
     };
     const fallback = setTimeout(() => {
-      this.options.logger?.warn({ channel: 'slack', type: body['type'] }, 'slack handler did not acknowledge in time; acknowledged for it');
+      this.options.logger?.warn(
+        { channel: 'slack', type: body['type'] },
+        'slack handler did not acknowledge in time; acknowledged for it',
+      );
       respond(undefined);
     }, ACK_FALLBACK_MS);
     fallback.unref();
@@ -126,7 +143,12 @@ export class SlackReceiver implements Receiver {
     };
     app
       .processEvent(event)
-      .catch((err: unknown) => this.options.logger?.warn({ channel: 'slack', err: err instanceof Error ? err.message : String(err) }, 'slack handler failed'))
+      .catch((err: unknown) =>
+        this.options.logger?.warn(
+          { channel: 'slack', err: err instanceof Error ? err.message : String(err) },
+          'slack handler failed',
+        ),
+      )
       // Nothing listened (an event askgate does not act on): Slack still wants its 200.
       .finally(() => respond(undefined));
   }

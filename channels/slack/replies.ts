@@ -17,7 +17,10 @@ const SHORTCODES: Readonly<Record<string, string>> = {
   ':x:': '❌',
 };
 
-export function answerFromText(interaction: Pick<StoredInteraction, 'answer_format' | 'choices'>, text: string): unknown {
+export function answerFromText(
+  interaction: Pick<StoredInteraction, 'answer_format' | 'choices'>,
+  text: string,
+): unknown {
   const said = text.trim();
   const emoji = interaction.answer_format === 'confirm' ? SHORTCODES[said] : undefined;
   return readWords(interaction, emoji ?? text);

@@ -44,13 +44,18 @@ export function verifySlackRequest({ signingSecret, rawBody, headers, nowSeconds
   const timestamp = header(headers, TIMESTAMP_HEADER);
   const signature = header(headers, SIGNATURE_HEADER);
   if (signingSecret === '') return { ok: false, reason: 'no signing secret is configured' };
-  if (timestamp === undefined || signature === undefined) return { ok: false, reason: 'the X-Slack-Signature or X-Slack-Request-Timestamp header is missing' };
+  if (timestamp === undefined || signature === undefined)
+    return { ok: false, reason: 'the X-Slack-Signature or X-Slack-Request-Timestamp header is missing' };
   if (!/^\d{1,12}$/.test(timestamp)) return { ok: false, reason: 'X-Slack-Request-Timestamp is not a Unix time' };
-  if (Math.abs(nowSeconds - Number(timestamp)) > WINDOW_SECONDS) return { ok: false, reason: 'the request timestamp is more than five minutes away from now' };
+  if (Math.abs(nowSeconds - Number(timestamp)) > WINDOW_SECONDS)
+    return { ok: false, reason: 'the request timestamp is more than five minutes away from now' };
   const body = typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8');
-  const expected = Buffer.from(`${VERSION}=${createHmac('sha256', signingSecret).update(`${VERSION}:${timestamp}:${body}`).digest('hex')}`);
+  const expected = Buffer.from(
+    `${VERSION}=${createHmac('sha256', signingSecret).update(`${VERSION}:${timestamp}:${body}`).digest('hex')}`,
+  );
   const given = Buffer.from(signature);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'the signature does not match' };
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    return { ok: false, reason: 'the signature does not match' };
   return { ok: true };
 }
 
@@ -62,7 +67,8 @@ export function signSlackRequest(signingSecret: string, timestamp: number, rawBo
 export class MalformedRequest extends Error {}
 
 type Json = Record<string, unknown>;
-const obj = (v: unknown): Json | null => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : null);
+const obj = (v: unknown): Json | null =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : null;
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 export type EventsEnvelope =
@@ -86,7 +92,8 @@ export function parseEventsBody(rawBody: Buffer | string): EventsEnvelope {
   }
   if (body['type'] !== 'event_callback') return { kind: 'ignored' };
   const eventId = str(body['event_id']);
-  if (eventId === null || obj(body['event']) === null) throw new MalformedRequest('event_callback without event_id or event');
+  if (eventId === null || obj(body['event']) === null)
+    throw new MalformedRequest('event_callback without event_id or event');
   return { kind: 'event', eventId, body };
 }
 
@@ -134,7 +141,10 @@ export function filesParams(files: unknown): Record<string, string> {
   const list = files.map(obj).filter((f): f is Json => f !== null);
   const first = list[0];
   if (first === undefined) return {};
-  const params: Record<string, string> = { media_kind: kindOf(str(first['mimetype'])), media_count: String(list.length) };
+  const params: Record<string, string> = {
+    media_kind: kindOf(str(first['mimetype'])),
+    media_count: String(list.length),
+  };
   const copy = (from: string, to: string): void => {
     const v = first[from];
     if (typeof v === 'string' || typeof v === 'number') params[to] = String(v);

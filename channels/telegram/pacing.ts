@@ -1,5 +1,11 @@
 import type { Transformer } from 'grammy';
-import { GLOBAL_PER_SECOND, MAX_429_RETRIES, MAX_RETRY_AFTER_SECONDS, PER_CHAT_BURST, PER_CHAT_PER_SECOND } from './limits.js';
+import {
+  GLOBAL_PER_SECOND,
+  MAX_429_RETRIES,
+  MAX_RETRY_AFTER_SECONDS,
+  PER_CHAT_BURST,
+  PER_CHAT_PER_SECOND,
+} from './limits.js';
 import { TokenBucket } from '../token-bucket.js';
 
 /**
@@ -48,14 +54,18 @@ export class LocalPacer implements Pacer {
   /** Until when (epoch ms) a chat, or the bot under the key null, waits out a 429. */
   private readonly pushedBack = new Map<string | null, number>();
 
-  constructor(private readonly options: PacingOptions = {}, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly options: PacingOptions = {},
+    private readonly now: () => number = Date.now,
+  ) {
     const perSecond = options.globalPerSecond ?? GLOBAL_PER_SECOND;
     this.global = new TokenBucket(perSecond, perSecond, now);
   }
 
   async reserve(chatId: string | null): Promise<number> {
     const t = this.now();
-    const chatWait = chatId === null ? 0 : Math.max(this.bucketOf(chatId).reserve(), (this.pushedBack.get(chatId) ?? 0) - t);
+    const chatWait =
+      chatId === null ? 0 : Math.max(this.bucketOf(chatId).reserve(), (this.pushedBack.get(chatId) ?? 0) - t);
     return Math.max(chatWait, (this.pushedBack.get(null) ?? 0) - t, this.global.reserve());
   }
 
@@ -73,7 +83,11 @@ export class LocalPacer implements Pacer {
         const t = this.now();
         for (const [id, until] of this.pushedBack) if (until <= t) this.pushedBack.delete(id);
       }
-      bucket = new TokenBucket(this.options.perChatPerSecond ?? PER_CHAT_PER_SECOND, this.options.perChatBurst ?? PER_CHAT_BURST, this.now);
+      bucket = new TokenBucket(
+        this.options.perChatPerSecond ?? PER_CHAT_PER_SECOND,
+        this.options.perChatBurst ?? PER_CHAT_BURST,
+        this.now,
+      );
       this.chats.set(chatId, bucket);
     }
     return bucket;
@@ -83,7 +97,14 @@ export class LocalPacer implements Pacer {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The methods that put a message into a chat (and so count against its per-chat budget). */
-const CHAT_METHODS = new Set(['sendMessage', 'editMessageText', 'editMessageReplyMarkup', 'sendPhoto', 'sendDocument', 'copyMessage']);
+const CHAT_METHODS = new Set([
+  'sendMessage',
+  'editMessageText',
+  'editMessageReplyMarkup',
+  'sendPhoto',
+  'sendDocument',
+  'copyMessage',
+]);
 
 /** The chat a call counts against, or null for a call that puts nothing into a chat (answerCallbackQuery, getMe). */
 export function chatOf(method: string, payload: unknown): string | null {

@@ -6,7 +6,15 @@ import { RedisPacer, botIdOf, type SharedPacingOptions } from './shared-pacing.j
 import { answerFromText, replyHint, tellClosed, tellNotTaken } from '../replies.js';
 import { RenderLimitError, clip, decodeAction, outcomeText, renderQuestion, selectKeyboard } from './render.js';
 import { summarize } from '../outcome.js';
-import { MalformedUpdate, parseUpdate, verify, type MessageEvent, type ReplyEvent, type TapEvent, type TelegramUser } from './webhook.js';
+import {
+  MalformedUpdate,
+  parseUpdate,
+  verify,
+  type MessageEvent,
+  type ReplyEvent,
+  type TapEvent,
+  type TelegramUser,
+} from './webhook.js';
 import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type ThreadRef } from '../contract.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 import type { Logger } from '../../src/observability/logger.js';
@@ -32,7 +40,8 @@ export const messageRef = (chatId: string, messageId: string): string => `${chat
 /** The shape summarize() reads; only `answer` matters for the tap's acknowledgement. */
 const RESULT_STUB = { reply_to: null, params: null, answered_by: '', answered_at: '', surface: 'telegram' as const };
 
-const whoIs = (user: TelegramUser): string => (user.username !== null ? `telegram:@${user.username}` : `telegram:${user.id}`);
+const whoIs = (user: TelegramUser): string =>
+  user.username !== null ? `telegram:@${user.username}` : `telegram:${user.id}`;
 
 function personParams(chatId: string | null, messageId: string | null, user: TelegramUser): Record<string, string> {
   const params: Record<string, string> = { from_id: user.id };
@@ -45,11 +54,23 @@ function personParams(chatId: string | null, messageId: string | null, user: Tel
 /** Telegram's refusal or the network's failure, as a ChannelError that never carries the bot token. */
 export function toChannelError(err: unknown): ChannelError {
   if (err instanceof GrammyError) {
-    return new ChannelError('telegram', 'refused', `Telegram refused ${err.method}: ${err.error_code} ${err.description}`, err.parameters.retry_after ?? null, { cause: err });
+    return new ChannelError(
+      'telegram',
+      'refused',
+      `Telegram refused ${err.method}: ${err.error_code} ${err.description}`,
+      err.parameters.retry_after ?? null,
+      { cause: err },
+    );
   }
-  if (err instanceof HttpError) return new ChannelError('telegram', 'network', `could not reach the Telegram Bot API: ${err.message}`, null, { cause: err });
-  if (err instanceof RenderLimitError) return new ChannelError('telegram', 'invalid', err.message, null, { cause: err });
-  return new ChannelError('telegram', 'network', err instanceof Error ? err.message : String(err), null, { cause: err });
+  if (err instanceof HttpError)
+    return new ChannelError('telegram', 'network', `could not reach the Telegram Bot API: ${err.message}`, null, {
+      cause: err,
+    });
+  if (err instanceof RenderLimitError)
+    return new ChannelError('telegram', 'invalid', err.message, null, { cause: err });
+  return new ChannelError('telegram', 'network', err instanceof Error ? err.message : String(err), null, {
+    cause: err,
+  });
 }
 
 /**
@@ -66,9 +87,10 @@ export class TelegramChannel implements ChannelPlugin {
   constructor(private readonly options: TelegramChannelOptions) {
     // Only the API client is used: updates arrive on askgate's own webhook door, verified before grammY sees them.
     this.bot = new Bot(options.botToken, { client: { apiRoot: options.apiRoot } });
-    this.pacer = options.sharedPacing == null
-      ? new LocalPacer(options.pacing)
-      : new RedisPacer(options.sharedPacing, botIdOf(options.botToken), options.pacing);
+    this.pacer =
+      options.sharedPacing == null
+        ? new LocalPacer(options.pacing)
+        : new RedisPacer(options.sharedPacing, botIdOf(options.botToken), options.pacing);
     this.bot.api.config.use(pacingTransformer(this.pacer, options.pacing));
   }
 
@@ -78,10 +100,15 @@ export class TelegramChannel implements ChannelPlugin {
 
   async deliver(interaction: StoredInteraction, callbackUrl: string): Promise<Record<string, string>> {
     const chatId = interaction.recipient;
-    if (chatId === null) throw new ChannelError('telegram', 'invalid', 'recipient is required: the Telegram chat id to deliver to.');
+    if (chatId === null)
+      throw new ChannelError('telegram', 'invalid', 'recipient is required: the Telegram chat id to deliver to.');
     try {
       const message = renderQuestion(interaction, chatId, callbackUrl);
-      const sent = await this.bot.api.sendMessage(chatId, message.text, message.reply_markup === undefined ? {} : { reply_markup: message.reply_markup });
+      const sent = await this.bot.api.sendMessage(
+        chatId,
+        message.text,
+        message.reply_markup === undefined ? {} : { reply_markup: message.reply_markup },
+      );
       const sentChat = String(sent.chat.id);
       const messageId = String(sent.message_id);
       return { chat_id: sentChat, message_id: messageId, [DELIVERY_REF]: messageRef(sentChat, messageId) };
@@ -106,8 +133,13 @@ export class TelegramChannel implements ChannelPlugin {
 
   async postReply(thread: ThreadRef, text: string): Promise<Record<string, string>> {
     try {
-      const sent = await this.bot.api.sendMessage(thread.recipient, clip(text, MESSAGE_TEXT_MAX),
-        thread.replyToMessageId === undefined ? {} : { reply_parameters: { message_id: Number(thread.replyToMessageId), allow_sending_without_reply: true } });
+      const sent = await this.bot.api.sendMessage(
+        thread.recipient,
+        clip(text, MESSAGE_TEXT_MAX),
+        thread.replyToMessageId === undefined
+          ? {}
+          : { reply_parameters: { message_id: Number(thread.replyToMessageId), allow_sending_without_reply: true } },
+      );
       return { chat_id: String(sent.chat.id), message_id: String(sent.message_id) };
     } catch (err) {
       throw toChannelError(err);
@@ -120,15 +152,19 @@ export class TelegramChannel implements ChannelPlugin {
     router.post(TELEGRAM_WEBHOOK_PATH, express.raw({ type: () => true, limit: '1mb' }), async (req, res) => {
       const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       if (!verify({ secret: this.options.webhookSecret, rawBody, headers: req.headers })) {
-        res.status(401).json({ error: 'unauthorized', message: 'the X-Telegram-Bot-Api-Secret-Token header is missing or wrong.' });
+        res
+          .status(401)
+          .json({ error: 'unauthorized', message: 'the X-Telegram-Bot-Api-Secret-Token header is missing or wrong.' });
         return;
       }
-      let event;
+      let event: ReturnType<typeof parseUpdate>;
       try {
         event = parseUpdate(rawBody);
       } catch (err) {
         if (!(err instanceof MalformedUpdate)) throw err;
-        res.status(400).json({ error: 'invalid_request', message: `not a Telegram update: ${err.message}.`, field: 'body' });
+        res
+          .status(400)
+          .json({ error: 'invalid_request', message: `not a Telegram update: ${err.message}.`, field: 'body' });
         return;
       }
       // Telegram redelivers an update it thinks was not received; the second copy must change nothing.
@@ -148,14 +184,22 @@ export class TelegramChannel implements ChannelPlugin {
   private async onTap(event: TapEvent, core: ChannelCore): Promise<void> {
     const decoded = decodeAction(event.data);
     const stored = decoded === null ? null : await core.get(decoded.interactionId);
-    if (decoded === null || stored === null || (stored.delivery?.['chat_id'] !== undefined && stored.delivery['chat_id'] !== event.chatId)) {
+    if (
+      decoded === null ||
+      stored === null ||
+      (stored.delivery?.['chat_id'] !== undefined && stored.delivery['chat_id'] !== event.chatId)
+    ) {
       await this.ack(event, 'This button no longer belongs to a question.');
       return;
     }
     const { action } = decoded;
     if (action.kind === 'page') {
       if (stored.status === 'pending' && event.chatId !== null && event.messageId !== null) {
-        await this.call(() => this.bot.api.editMessageReplyMarkup(event.chatId as string, Number(event.messageId), { reply_markup: selectKeyboard(stored, action.page) }));
+        await this.call(() =>
+          this.bot.api.editMessageReplyMarkup(event.chatId as string, Number(event.messageId), {
+            reply_markup: selectKeyboard(stored, action.page),
+          }),
+        );
       }
       await this.ack(event, stored.status === 'pending' ? undefined : tellClosed(stored.status));
       return;
@@ -169,7 +213,12 @@ export class TelegramChannel implements ChannelPlugin {
       surface: 'telegram',
       answeredBy: whoIs(event.from),
     });
-    await this.ack(event, outcome.kind === 'answered' ? `Answer recorded: ${summarize({ answer_format: stored.answer_format, result: { ...RESULT_STUB, answer } })}` : tellNotTaken(outcome));
+    await this.ack(
+      event,
+      outcome.kind === 'answered'
+        ? `Answer recorded: ${summarize({ answer_format: stored.answer_format, result: { ...RESULT_STUB, answer } })}`
+        : tellNotTaken(outcome),
+    );
   }
 
   /** A message quoting one of our questions answers it; a reply to anything else may be a conversation turn. */
@@ -191,7 +240,9 @@ export class TelegramChannel implements ChannelPlugin {
     if (outcome.kind === 'answered') return;
     const text = outcome.kind === 'invalid' ? replyHint(stored, outcome.message) : tellNotTaken(outcome);
     await this.call(() =>
-      this.bot.api.sendMessage(event.chatId, clip(text, MESSAGE_TEXT_MAX), { reply_parameters: { message_id: Number(event.messageId), allow_sending_without_reply: true } }),
+      this.bot.api.sendMessage(event.chatId, clip(text, MESSAGE_TEXT_MAX), {
+        reply_parameters: { message_id: Number(event.messageId), allow_sending_without_reply: true },
+      }),
     );
   }
 
@@ -199,7 +250,11 @@ export class TelegramChannel implements ChannelPlugin {
    * A message that answers no question goes to the route for its chat, if one is configured (ASKGATE_ROUTES); with
    * none it answers nothing, as before. The route's target replies into this chat, quoting this message.
    */
-  private async converse(event: MessageEvent | ReplyEvent, replyTo: { message_id: string; text: string } | null, core: ChannelCore): Promise<void> {
+  private async converse(
+    event: MessageEvent | ReplyEvent,
+    replyTo: { message_id: string; text: string } | null,
+    core: ChannelCore,
+  ): Promise<void> {
     await core.converse?.({
       channel: this.name,
       recipient: event.chatId,
@@ -212,7 +267,12 @@ export class TelegramChannel implements ChannelPlugin {
   }
 
   private async ack(event: TapEvent, text: string | undefined): Promise<void> {
-    await this.call(() => this.bot.api.answerCallbackQuery(event.callbackQueryId, text === undefined ? {} : { text: clip(text, CALLBACK_ANSWER_TEXT_MAX) }));
+    await this.call(() =>
+      this.bot.api.answerCallbackQuery(
+        event.callbackQueryId,
+        text === undefined ? {} : { text: clip(text, CALLBACK_ANSWER_TEXT_MAX) },
+      ),
+    );
   }
 
   /** A courtesy call (an acknowledgement, a hint): its failure is logged, never a reason to fail the webhook. */

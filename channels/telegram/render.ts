@@ -24,7 +24,10 @@ export interface RenderedMessage {
 }
 
 /** What a button tap means. */
-export type TapAction = { kind: 'confirm'; value: boolean } | { kind: 'select'; index: number } | { kind: 'page'; page: number };
+export type TapAction =
+  | { kind: 'confirm'; value: boolean }
+  | { kind: 'select'; index: number }
+  | { kind: 'page'; page: number };
 
 const HINT = {
   text: 'Reply to this message with your answer.',
@@ -46,10 +49,19 @@ function utf8Bytes(s: string): number {
 }
 
 export function encodeAction(interactionId: string, action: TapAction): string {
-  const code = action.kind === 'confirm' ? (action.value ? 'y' : 'n') : action.kind === 'select' ? `s${action.index}` : `p${action.page}`;
+  const code =
+    action.kind === 'confirm'
+      ? action.value
+        ? 'y'
+        : 'n'
+      : action.kind === 'select'
+        ? `s${action.index}`
+        : `p${action.page}`;
   const data = `${interactionId}:${code}`;
   if (utf8Bytes(data) > CALLBACK_DATA_MAX_BYTES) {
-    throw new RenderLimitError(`callback_data "${data}" has ${utf8Bytes(data)} bytes; Telegram allows ${CALLBACK_DATA_MAX_BYTES}.`);
+    throw new RenderLimitError(
+      `callback_data "${data}" has ${utf8Bytes(data)} bytes; Telegram allows ${CALLBACK_DATA_MAX_BYTES}.`,
+    );
   }
   return data;
 }
@@ -66,13 +78,19 @@ export function decodeAction(data: string): { interactionId: string; action: Tap
 }
 
 /** The question with a hint under it, cut so the whole stays within the 4096-character message limit. */
-export function questionText(interaction: Pick<StoredInteraction, 'question' | 'answer_format'>, footer: string = HINT[interaction.answer_format]): string {
+export function questionText(
+  interaction: Pick<StoredInteraction, 'question' | 'answer_format'>,
+  footer: string = HINT[interaction.answer_format],
+): string {
   const tail = `\n\n${footer}`;
   return `${clip(interaction.question, MESSAGE_TEXT_MAX - tail.length)}${tail}`;
 }
 
 /** One page of a select's buttons: short labels two to a row, long ones alone, and ‹ › to move between pages. */
-export function selectKeyboard(interaction: Pick<StoredInteraction, 'id' | 'choices'>, page: number): InlineKeyboardMarkup {
+export function selectKeyboard(
+  interaction: Pick<StoredInteraction, 'id' | 'choices'>,
+  page: number,
+): InlineKeyboardMarkup {
   const choices = interaction.choices ?? [];
   const pages = Math.max(1, Math.ceil(choices.length / SELECT_PAGE_SIZE));
   const current = Math.min(Math.max(page, 0), pages - 1);
@@ -80,7 +98,10 @@ export function selectKeyboard(interaction: Pick<StoredInteraction, 'id' | 'choi
   let row: InlineKeyboardButton[] = [];
   const start = current * SELECT_PAGE_SIZE;
   choices.slice(start, start + SELECT_PAGE_SIZE).forEach((choice, i) => {
-    const button = { text: clip(choice, BUTTON_LABEL_MAX), callback_data: encodeAction(interaction.id, { kind: 'select', index: start + i }) };
+    const button = {
+      text: clip(choice, BUTTON_LABEL_MAX),
+      callback_data: encodeAction(interaction.id, { kind: 'select', index: start + i }),
+    };
     const short = [...choice].length <= SELECT_SHORT_LABEL;
     if (!short || row.length === 2) {
       if (row.length > 0) rows.push(row);
@@ -95,9 +116,14 @@ export function selectKeyboard(interaction: Pick<StoredInteraction, 'id' | 'choi
   if (row.length > 0) rows.push(row);
   if (pages > 1) {
     const nav: InlineKeyboardButton[] = [];
-    if (current > 0) nav.push({ text: '‹ Back', callback_data: encodeAction(interaction.id, { kind: 'page', page: current - 1 }) });
-    nav.push({ text: `${current + 1}/${pages}`, callback_data: encodeAction(interaction.id, { kind: 'page', page: current }) });
-    if (current < pages - 1) nav.push({ text: 'More ›', callback_data: encodeAction(interaction.id, { kind: 'page', page: current + 1 }) });
+    if (current > 0)
+      nav.push({ text: '‹ Back', callback_data: encodeAction(interaction.id, { kind: 'page', page: current - 1 }) });
+    nav.push({
+      text: `${current + 1}/${pages}`,
+      callback_data: encodeAction(interaction.id, { kind: 'page', page: current }),
+    });
+    if (current < pages - 1)
+      nav.push({ text: 'More ›', callback_data: encodeAction(interaction.id, { kind: 'page', page: current + 1 }) });
     rows.push(nav);
   }
   checkKeyboard(rows);
@@ -106,9 +132,11 @@ export function selectKeyboard(interaction: Pick<StoredInteraction, 'id' | 'choi
 
 function checkKeyboard(rows: InlineKeyboardButton[][]): void {
   const count = rows.reduce((n, r) => n + r.length, 0);
-  if (count > INLINE_KEYBOARD_MAX_BUTTONS) throw new RenderLimitError(`the keyboard has ${count} buttons; Telegram allows ${INLINE_KEYBOARD_MAX_BUTTONS}.`);
+  if (count > INLINE_KEYBOARD_MAX_BUTTONS)
+    throw new RenderLimitError(`the keyboard has ${count} buttons; Telegram allows ${INLINE_KEYBOARD_MAX_BUTTONS}.`);
   const wide = rows.find((r) => r.length > INLINE_ROW_MAX_BUTTONS);
-  if (wide !== undefined) throw new RenderLimitError(`a keyboard row has ${wide.length} buttons; Telegram allows ${INLINE_ROW_MAX_BUTTONS}.`);
+  if (wide !== undefined)
+    throw new RenderLimitError(`a keyboard row has ${wide.length} buttons; Telegram allows ${INLINE_ROW_MAX_BUTTONS}.`);
 }
 
 /** The message a question is delivered as. `chatId` decides web_app (private chats only) or a URL button (groups). */
@@ -119,10 +147,12 @@ export function renderQuestion(interaction: StoredInteraction, chatId: string, c
       return {
         text,
         reply_markup: {
-          inline_keyboard: [[
-            { text: 'Yes', callback_data: encodeAction(interaction.id, { kind: 'confirm', value: true }) },
-            { text: 'No', callback_data: encodeAction(interaction.id, { kind: 'confirm', value: false }) },
-          ]],
+          inline_keyboard: [
+            [
+              { text: 'Yes', callback_data: encodeAction(interaction.id, { kind: 'confirm', value: true }) },
+              { text: 'No', callback_data: encodeAction(interaction.id, { kind: 'confirm', value: false }) },
+            ],
+          ],
         },
       };
     case 'select':

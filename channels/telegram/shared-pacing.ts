@@ -13,7 +13,14 @@ export interface SharedPacingOptions {
 }
 
 interface PaceCommands {
-  askgateTelegramReserve(slots: string, pause: string, chat: string, perSecond: number, intervalMs: number, isChat: string): Promise<number>;
+  askgateTelegramReserve(
+    slots: string,
+    pause: string,
+    chat: string,
+    perSecond: number,
+    intervalMs: number,
+    isChat: string,
+  ): Promise<number>;
   askgateTelegramPushBack(scope: string, ms: number): Promise<number>;
 }
 
@@ -32,9 +39,16 @@ export class RedisPacer implements Pacer {
   private readonly perSecond: number;
   private readonly intervalMs: number;
 
-  constructor(options: SharedPacingOptions, private readonly botId: string, pacing: PacingOptions = {}) {
+  constructor(
+    options: SharedPacingOptions,
+    private readonly botId: string,
+    pacing: PacingOptions = {},
+  ) {
     // Its own connection: the store's is private to it, and a short reconnect backoff keeps a blip from stalling sends.
-    const client = new Redis(options.redisUrl, { maxRetriesPerRequest: 3, retryStrategy: (attempt: number) => Math.min(attempt * 100, 1000) });
+    const client = new Redis(options.redisUrl, {
+      maxRetriesPerRequest: 3,
+      retryStrategy: (attempt: number) => Math.min(attempt * 100, 1000),
+    });
     client.on('error', () => undefined); // ioredis reconnects; a call that fails surfaces as the send's error
     client.defineCommand('askgateTelegramReserve', { lua: TELEGRAM_RESERVE, numberOfKeys: 3 });
     client.defineCommand('askgateTelegramPushBack', { lua: TELEGRAM_PUSH_BACK, numberOfKeys: 1 });
@@ -49,7 +63,14 @@ export class RedisPacer implements Pacer {
   async reserve(chatId: string | null): Promise<number> {
     const pause = this.keys.telegramPause(this.botId);
     const chat = chatId === null ? pause : this.keys.telegramChat(this.botId, chatId);
-    const wait = await this.client.askgateTelegramReserve(this.keys.telegramSlots(this.botId), pause, chat, this.perSecond, this.intervalMs, chatId === null ? '' : '1');
+    const wait = await this.client.askgateTelegramReserve(
+      this.keys.telegramSlots(this.botId),
+      pause,
+      chat,
+      this.perSecond,
+      this.intervalMs,
+      chatId === null ? '' : '1',
+    );
     return Number(wait);
   }
 

@@ -77,7 +77,8 @@ export class MalformedUpdate extends Error {}
 
 type Json = Record<string, unknown>;
 
-const obj = (v: unknown): Json | null => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : null);
+const obj = (v: unknown): Json | null =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : null;
 const idOf = (v: unknown): string | null => (typeof v === 'number' || typeof v === 'string' ? String(v) : null);
 const strOf = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
@@ -124,11 +125,18 @@ export function parseUpdate(rawBody: Buffer | string): InboundEvent {
     // A service message (a member joined, a title changed) has no author text or media: nothing to converse with.
     const text = strOf(message['text']) ?? strOf(message['caption']);
     const media = mediaParams(message);
-    if (chatId === null || messageId === null || message['from'] === undefined || (text === null && media['media_kind'] === undefined)) return { kind: 'ignored', updateId };
+    if (
+      chatId === null ||
+      messageId === null ||
+      message['from'] === undefined ||
+      (text === null && media['media_kind'] === undefined)
+    )
+      return { kind: 'ignored', updateId };
     return { kind: 'message', updateId, chatId, messageId, text, media, from: userOf(message['from']) };
   }
   const quotedMessageId = idOf(quoted['message_id']);
-  if (chatId === null || messageId === null || quotedMessageId === null) throw new MalformedUpdate('message.chat.id or message_id is missing');
+  if (chatId === null || messageId === null || quotedMessageId === null)
+    throw new MalformedUpdate('message.chat.id or message_id is missing');
   return {
     kind: 'reply',
     updateId,

@@ -2,7 +2,14 @@ import express, { Router, type Request } from 'express';
 import twilio from 'twilio';
 import type RequestClient from 'twilio/lib/base/RequestClient.js';
 import type * as TwilioHttp from 'twilio/lib/http/response.js';
-import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type OfferOutcome, type ThreadRef } from '../contract.js';
+import {
+  ChannelError,
+  DELIVERY_REF,
+  type ChannelCore,
+  type ChannelPlugin,
+  type OfferOutcome,
+  type ThreadRef,
+} from '../contract.js';
 import { clip, outcomeLine } from '../outcome.js';
 import { answerFromText, replyHint } from '../replies.js';
 import { ERROR_UNSUBSCRIBED, HELP_WORDS, OPT_IN_WORDS, OPT_OUT_WORDS, WHATSAPP_BODY_MAX } from './limits.js';
@@ -31,10 +38,23 @@ export const TWILIO_STATUS_PATH = '/channels/twilio/status';
 const TWILIO_HOST = 'https://api.twilio.com';
 
 /** Both webhooks' answer to a request Twilio did not sign for this URL. */
-const UNSIGNED = { error: 'unauthorized', message: 'the X-Twilio-Signature header is missing or does not sign this request for the public URL.' } as const;
+const UNSIGNED = {
+  error: 'unauthorized',
+  message: 'the X-Twilio-Signature header is missing or does not sign this request for the public URL.',
+} as const;
 
 /** Delivery statuses in order; a late callback never moves a message back. */
-const STATUS_RANK: Record<string, number> = { pending: 0, accepted: 1, queued: 2, sending: 3, sent: 4, delivered: 5, read: 6, undelivered: 7, failed: 7 };
+const STATUS_RANK: Record<string, number> = {
+  pending: 0,
+  accepted: 1,
+  queued: 2,
+  sending: 3,
+  sent: 4,
+  delivered: 5,
+  read: 6,
+  undelivered: 7,
+  failed: 7,
+};
 
 /**
  * The twilio package's own HTTP client, pointed at TWILIO_API_URL: the package builds `https://api.twilio.com/...`
@@ -55,13 +75,32 @@ function toChannelError(err: unknown): ChannelError {
   if (err instanceof ChannelError) return err;
   if (err instanceof RenderLimitError) return new ChannelError('twilio', 'invalid', err.message, null, { cause: err });
   if (err instanceof twilio.RestException) {
-    const why = err.code === ERROR_UNSUBSCRIBED ? ' — the recipient replied STOP and must text START before askgate can reach them' : '';
-    return new ChannelError('twilio', 'refused', `Twilio refused the message: ${err.code ?? err.status} ${err.message}${why}`, null, { cause: err });
+    const why =
+      err.code === ERROR_UNSUBSCRIBED
+        ? ' — the recipient replied STOP and must text START before askgate can reach them'
+        : '';
+    return new ChannelError(
+      'twilio',
+      'refused',
+      `Twilio refused the message: ${err.code ?? err.status} ${err.message}${why}`,
+      null,
+      { cause: err },
+    );
   }
-  return new ChannelError('twilio', 'network', `could not reach the Twilio API: ${err instanceof Error ? err.message : String(err)}`, null, { cause: err });
+  return new ChannelError(
+    'twilio',
+    'network',
+    `could not reach the Twilio API: ${err instanceof Error ? err.message : String(err)}`,
+    null,
+    { cause: err },
+  );
 }
 
-const keyword = (body: string): string => body.trim().toLowerCase().replace(/[.!]+$/, '');
+const keyword = (body: string): string =>
+  body
+    .trim()
+    .toLowerCase()
+    .replace(/[.!]+$/, '');
 
 /**
  * SMS and WhatsApp via Twilio, through the twilio package: every question is plain text (numbered choices, "Reply
@@ -75,12 +114,21 @@ export class TwilioChannel implements ChannelPlugin {
 
   constructor(private readonly options: TwilioChannelOptions) {
     const base = options.apiUrl.replace(/\/+$/, '');
-    this.client = twilio(options.accountSid, options.authToken, base === TWILIO_HOST ? {} : { httpClient: new BaseUrlRequestClient(base) });
+    this.client = twilio(
+      options.accountSid,
+      options.authToken,
+      base === TWILIO_HOST ? {} : { httpClient: new BaseUrlRequestClient(base) },
+    );
   }
 
   async deliver(interaction: StoredInteraction, callbackUrl: string): Promise<Record<string, string>> {
     const to = interaction.recipient;
-    if (to === null || to.trim() === '') throw new ChannelError('twilio', 'invalid', 'recipient is required: a phone number (+15551234567) or whatsapp:+15551234567.');
+    if (to === null || to.trim() === '')
+      throw new ChannelError(
+        'twilio',
+        'invalid',
+        'recipient is required: a phone number (+15551234567) or whatsapp:+15551234567.',
+      );
     try {
       const sent = await this.send(to, renderText(interaction, callbackUrl, to));
       return { to, message_sid: sent, tag: tagOf(interaction.id), status: 'pending', [DELIVERY_REF]: sent };
@@ -92,13 +140,22 @@ export class TwilioChannel implements ChannelPlugin {
   /** Sends one message; resolves with its SID. Status callbacks go to the public status door. */
   private async send(to: string, body: string): Promise<string> {
     const from = isWhatsApp(to) ? this.options.whatsappFrom : this.options.from;
-    if (from === null) throw new ChannelError('twilio', 'invalid', isWhatsApp(to) ? 'TWILIO_WHATSAPP_FROM is not set, so nothing can be sent to a whatsapp: address.' : 'TWILIO_FROM is not set, so no SMS can be sent.');
+    if (from === null)
+      throw new ChannelError(
+        'twilio',
+        'invalid',
+        isWhatsApp(to)
+          ? 'TWILIO_WHATSAPP_FROM is not set, so nothing can be sent to a whatsapp: address.'
+          : 'TWILIO_FROM is not set, so no SMS can be sent.',
+      );
     const sender = isWhatsApp(to) && !isWhatsApp(from) ? `whatsapp:${from}` : from;
     const message = await this.client.messages.create({
       to,
       from: sender,
       body: clip(body, WHATSAPP_BODY_MAX),
-      ...(this.options.publicBaseUrl === null ? {} : { statusCallback: `${this.options.publicBaseUrl}${TWILIO_STATUS_PATH}` }),
+      ...(this.options.publicBaseUrl === null
+        ? {}
+        : { statusCallback: `${this.options.publicBaseUrl}${TWILIO_STATUS_PATH}` }),
     });
     return message.sid;
   }
@@ -106,7 +163,13 @@ export class TwilioChannel implements ChannelPlugin {
   async showOutcome(interaction: StoredInteraction): Promise<void> {
     const line = outcomeLine(interaction);
     // An answer given here was already acknowledged in the reply to it; an SMS costs money, so no second note.
-    if (line === null || interaction.delivery === null || interaction.recipient === null || interaction.result?.surface === 'twilio') return;
+    if (
+      line === null ||
+      interaction.delivery === null ||
+      interaction.recipient === null ||
+      interaction.result?.surface === 'twilio'
+    )
+      return;
     await this.send(interaction.recipient, `[#${tagOf(interaction.id)}] ${line}`);
   }
 
@@ -132,11 +195,15 @@ export class TwilioChannel implements ChannelPlugin {
         message = parseInbound(params);
       } catch (err) {
         if (!(err instanceof MalformedRequest)) throw err;
-        res.status(400).json({ error: 'invalid_request', message: `not a Twilio message webhook: ${err.message}.`, field: 'body' });
+        res
+          .status(400)
+          .json({ error: 'invalid_request', message: `not a Twilio message webhook: ${err.message}.`, field: 'body' });
         return;
       }
       // Twilio retries a webhook that timed out; the second copy must change nothing.
-      const said = (await core.firstSeen(`twilio:msg:${message.messageSid}`)) ? await this.onMessage(message, core) : null;
+      const said = (await core.firstSeen(`twilio:msg:${message.messageSid}`))
+        ? await this.onMessage(message, core)
+        : null;
       const twiml = new twilio.twiml.MessagingResponse();
       if (said !== null) twiml.message(said);
       res.status(200).type('text/xml').send(twiml.toString());
@@ -147,18 +214,23 @@ export class TwilioChannel implements ChannelPlugin {
         res.status(401).json(UNSIGNED);
         return;
       }
-      let status;
+      let status: ReturnType<typeof parseStatus>;
       try {
         status = parseStatus(params);
       } catch (err) {
         if (!(err instanceof MalformedRequest)) throw err;
-        res.status(400).json({ error: 'invalid_request', message: `not a Twilio status callback: ${err.message}.`, field: 'body' });
+        res
+          .status(400)
+          .json({ error: 'invalid_request', message: `not a Twilio status callback: ${err.message}.`, field: 'body' });
         return;
       }
       const stored = await core.findByDelivery(this.name, status.messageSid);
       const current = STATUS_RANK[stored?.delivery?.['status'] ?? ''] ?? 0;
       if (stored !== null && core.updateDelivery !== undefined && (STATUS_RANK[status.status] ?? 0) > current) {
-        await core.updateDelivery(this.name, status.messageSid, { status: status.status, ...(status.errorCode === null ? {} : { error_code: status.errorCode }) });
+        await core.updateDelivery(this.name, status.messageSid, {
+          status: status.status,
+          ...(status.errorCode === null ? {} : { error_code: status.errorCode }),
+        });
       }
       res.status(204).end();
     });
@@ -173,7 +245,14 @@ export class TwilioChannel implements ChannelPlugin {
     for (const [k, v] of Object.entries(body)) if (typeof v === 'string') params[k] = v;
     // Twilio signs the URL it was configured with, query string included.
     const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
-    return verifyTwilio({ authToken: this.options.authToken, publicUrl: `${this.options.publicBaseUrl}${path}${query}`, params, headers: req.headers }) ? params : null;
+    return verifyTwilio({
+      authToken: this.options.authToken,
+      publicUrl: `${this.options.publicBaseUrl}${path}${query}`,
+      params,
+      headers: req.headers,
+    })
+      ? params
+      : null;
   }
 
   /** Handles one inbound message; returns what to text back (TwiML), or null for silence. */
@@ -181,18 +260,38 @@ export class TwilioChannel implements ChannelPlugin {
     const word = keyword(message.body);
     // Twilio and the carriers act on these themselves (an opted-out number is refused with 21610 at the next ask);
     // they are never an answer, and Twilio sends its own confirmation.
-    if (message.optOutType !== null || OPT_OUT_WORDS.includes(word) || OPT_IN_WORDS.includes(word) || HELP_WORDS.includes(word)) return null;
+    if (
+      message.optOutType !== null ||
+      OPT_OUT_WORDS.includes(word) ||
+      OPT_IN_WORDS.includes(word) ||
+      HELP_WORDS.includes(word)
+    )
+      return null;
     const { stored, text } = await this.questionOf(message, core);
     if (stored === null) return 'There is no open question to answer.';
-    const fromButton = message.buttonPayload !== null && message.buttonPayload.startsWith(`${stored.id}:`);
-    const answer = fromButton ? buttonAnswer(stored, message.buttonPayload as string) : answerFromText(stored, message.media['media_kind'] !== undefined && text === '' ? null : text);
+    const fromButton = message.buttonPayload?.startsWith(`${stored.id}:`);
+    const answer = fromButton
+      ? buttonAnswer(stored, message.buttonPayload as string)
+      : answerFromText(stored, message.media['media_kind'] !== undefined && text === '' ? null : text);
     const params: Record<string, string> = { ...message.media, from: message.from, message_sid: message.messageSid };
     if (message.profileName !== null) params['profile_name'] = message.profileName;
     if (message.buttonText !== null) params['button_text'] = message.buttonText;
-    const replyTo: ReplyTo | null = stored.delivery?.['message_sid'] === undefined
-      ? null
-      : { message_id: stored.delivery['message_sid'], status: stored.delivery['status'] ?? 'pending', text: stored.question };
-    const outcome = await core.offer({ interactionId: stored.id, answer, replyTo, params, surface: 'twilio', answeredBy: `twilio:${message.from}` });
+    const replyTo: ReplyTo | null =
+      stored.delivery?.['message_sid'] === undefined
+        ? null
+        : {
+            message_id: stored.delivery['message_sid'],
+            status: stored.delivery['status'] ?? 'pending',
+            text: stored.question,
+          };
+    const outcome = await core.offer({
+      interactionId: stored.id,
+      answer,
+      replyTo,
+      params,
+      surface: 'twilio',
+      answeredBy: `twilio:${message.from}`,
+    });
     return tell(outcome, stored);
   }
 
@@ -200,8 +299,12 @@ export class TwilioChannel implements ChannelPlugin {
    * Which question a reply answers: the message it replied to (WhatsApp's OriginalRepliedMessageSid), a button's
    * payload, the `#tag` it starts with, or else the sender's latest open question.
    */
-  private async questionOf(message: InboundMessage, core: ChannelCore): Promise<{ stored: StoredInteraction | null; text: string }> {
-    const own = (s: StoredInteraction | null): StoredInteraction | null => (s !== null && s.channel === this.name && s.recipient === message.from && s.status === 'pending' ? s : null);
+  private async questionOf(
+    message: InboundMessage,
+    core: ChannelCore,
+  ): Promise<{ stored: StoredInteraction | null; text: string }> {
+    const own = (s: StoredInteraction | null): StoredInteraction | null =>
+      s !== null && s.channel === this.name && s.recipient === message.from && s.status === 'pending' ? s : null;
     if (message.originalRepliedMessageSid !== null) {
       const found = own(await core.findByDelivery(this.name, message.originalRepliedMessageSid));
       if (found !== null) return { stored: found, text: splitTag(message.body).text };
@@ -213,7 +316,10 @@ export class TwilioChannel implements ChannelPlugin {
     const pending = await core.pendingFor(this.name, message.from);
     const { tag, text } = splitTag(message.body);
     const tagged = tag === null ? [] : pending.filter((p) => tagOf(p.id) === tag);
-    return { stored: (tagged.length > 0 ? tagged : pending).at(-1) ?? null, text: tag !== null && tagged.length === 0 ? message.body.trim() : text };
+    return {
+      stored: (tagged.length > 0 ? tagged : pending).at(-1) ?? null,
+      text: tag !== null && tagged.length === 0 ? message.body.trim() : text,
+    };
   }
 }
 

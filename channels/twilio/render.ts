@@ -1,5 +1,13 @@
 import { createHash } from 'node:crypto';
-import { BODY_MAX, GSM_SEGMENT, GSM_SINGLE, SMS_MAX_SEGMENTS, UCS2_SEGMENT, UCS2_SINGLE, WHATSAPP_BODY_MAX } from './limits.js';
+import {
+  BODY_MAX,
+  GSM_SEGMENT,
+  GSM_SINGLE,
+  SMS_MAX_SEGMENTS,
+  UCS2_SEGMENT,
+  UCS2_SINGLE,
+  WHATSAPP_BODY_MAX,
+} from './limits.js';
 import { clip } from '../outcome.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 
@@ -12,7 +20,8 @@ import type { StoredInteraction } from '../../src/core/types.js';
 export class RenderLimitError extends Error {}
 
 // The GSM 03.38 basic set and its extension table (the extension characters cost two septets).
-const GSM = '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
+const GSM =
+  '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
 const GSM_EXT = '^{}\\[~]|€\f';
 
 /** How many segments an SMS body takes: GSM-7 when every character allows it, UCS-2 otherwise. */
@@ -56,7 +65,9 @@ function hint(interaction: StoredInteraction, callbackUrl: string): string {
 
 /** The whole message, within SMS_MAX_SEGMENTS (SMS) or the WhatsApp body limit; a long question links its page. */
 export function renderText(interaction: StoredInteraction, callbackUrl: string, to: string): string {
-  const fits = isWhatsApp(to) ? (t: string) => [...t].length <= WHATSAPP_BODY_MAX : (t: string) => segments(t) <= SMS_MAX_SEGMENTS && t.length <= BODY_MAX;
+  const fits = isWhatsApp(to)
+    ? (t: string) => [...t].length <= WHATSAPP_BODY_MAX
+    : (t: string) => segments(t) <= SMS_MAX_SEGMENTS && t.length <= BODY_MAX;
   const head = `[#${tagOf(interaction.id)}] `;
   const tail = `\n${hint(interaction, callbackUrl)}`;
   const choices = interaction.answer_format === 'select' ? (interaction.choices ?? []) : [];
@@ -65,11 +76,19 @@ export function renderText(interaction: StoredInteraction, callbackUrl: string, 
   if (fits(whole)) return whole;
   // Too long: the question keeps its start, choices their first words, and the callback page has it all.
   const link = `\nFull question: ${callbackUrl}`;
-  for (const [q, c] of [[160, 40], [100, 20], [60, 12], [40, 0]] as const) {
+  for (const [q, c] of [
+    [160, 40],
+    [100, 20],
+    [60, 12],
+    [40, 0],
+  ] as const) {
     const text = `${head}${clip(interaction.question, q)}${c > 0 ? list(c) : ''}${link}${tail}`;
     if (fits(text)) return text;
   }
   const bare = `${head}${clip(interaction.question, 40)}${link}`;
-  if (!fits(bare)) throw new RenderLimitError(`the message needs more than ${SMS_MAX_SEGMENTS} SMS segments even with the question linked; Twilio bodies allow ${BODY_MAX} characters.`);
+  if (!fits(bare))
+    throw new RenderLimitError(
+      `the message needs more than ${SMS_MAX_SEGMENTS} SMS segments even with the question linked; Twilio bodies allow ${BODY_MAX} characters.`,
+    );
   return bare;
 }

@@ -31,7 +31,8 @@ export interface StatusCallback {
 
 export class MalformedRequest extends Error {}
 
-const get = (p: Record<string, string>, k: string): string | null => (p[k] === undefined || p[k] === '' ? null : (p[k] as string));
+const get = (p: Record<string, string>, k: string): string | null =>
+  p[k] === undefined || p[k] === '' ? null : (p[k] as string);
 
 export function parseInbound(params: Record<string, string>): InboundMessage {
   const messageSid = get(params, 'MessageSid') ?? get(params, 'SmsSid');

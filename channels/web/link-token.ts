@@ -6,7 +6,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * Pure functions: no core, no express.
  */
 
-const mac = (secret: string, recipient: string): Buffer => createHmac('sha256', secret).update(`askgate-web-chat\n${recipient}`).digest();
+const mac = (secret: string, recipient: string): Buffer =>
+  createHmac('sha256', secret).update(`askgate-web-chat\n${recipient}`).digest();
 
 export function mintLinkToken(secret: string, recipient: string): string {
   return `${Buffer.from(recipient, 'utf8').toString('base64url')}.${mac(secret, recipient).toString('base64url')}`;

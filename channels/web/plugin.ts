@@ -50,7 +50,12 @@ export class WebChatChannel implements ChannelPlugin {
 
   async deliver(interaction: StoredInteraction): Promise<Record<string, string>> {
     // "Delivery" is being listed on the recipient's page; without a recipient nobody could ever see it.
-    if (interaction.recipient === null) throw new ChannelError('web', 'invalid', 'recipient is required: the web chat recipient to show the question to.');
+    if (interaction.recipient === null)
+      throw new ChannelError(
+        'web',
+        'invalid',
+        'recipient is required: the web chat recipient to show the question to.',
+      );
     return { recipient: interaction.recipient, [DELIVERY_REF]: interaction.id };
   }
 
@@ -67,7 +72,11 @@ export class WebChatChannel implements ChannelPlugin {
       router.post('/api/channels/web/links', this.options.requireWrite, body, (req, res) => {
         const recipient = (req.body as { recipient?: unknown } | undefined)?.recipient;
         if (typeof recipient !== 'string' || recipient === '' || recipient.length > 200) {
-          res.status(400).json({ error: 'invalid_request', message: 'recipient must be a string of 1..200 characters.', field: 'recipient' });
+          res.status(400).json({
+            error: 'invalid_request',
+            message: 'recipient must be a string of 1..200 characters.',
+            field: 'recipient',
+          });
           return;
         }
         res.status(201).json({ recipient, ...this.link(recipient) });
@@ -76,9 +85,15 @@ export class WebChatChannel implements ChannelPlugin {
 
     router.use('/chat/api', (req: Request, res: Response, next: NextFunction) => {
       const header = req.headers.authorization;
-      const recipient = verifyLinkToken(this.options.secret, header?.startsWith('Bearer ') ? header.slice(7) : undefined);
+      const recipient = verifyLinkToken(
+        this.options.secret,
+        header?.startsWith('Bearer ') ? header.slice(7) : undefined,
+      );
       if (recipient === null) {
-        res.status(401).json({ error: 'unauthorized', message: 'the chat link token is missing or not valid; open the link you were given again.' });
+        res.status(401).json({
+          error: 'unauthorized',
+          message: 'the chat link token is missing or not valid; open the link you were given again.',
+        });
         return;
       }
       req.chatRecipient = recipient;
@@ -116,7 +131,17 @@ export class WebChatChannel implements ChannelPlugin {
         res.status(400).json({ error: 'invalid_request', message: 'send {"answer": <value>}.', field: 'answer' });
         return;
       }
-      this.send(res, await core.offer({ interactionId: stored.id, answer: payload.answer, replyTo: null, params: null, surface: 'web', answeredBy: `web:${req.chatRecipient}` }));
+      this.send(
+        res,
+        await core.offer({
+          interactionId: stored.id,
+          answer: payload.answer,
+          replyTo: null,
+          params: null,
+          surface: 'web',
+          answeredBy: `web:${req.chatRecipient}`,
+        }),
+      );
     });
 
     // A typed message that quotes the question: read like a chat reply ("yes", a choice's name or number).
@@ -128,14 +153,17 @@ export class WebChatChannel implements ChannelPlugin {
         res.status(400).json({ error: 'invalid_request', message: 'send {"text": "<your reply>"}.', field: 'text' });
         return;
       }
-      this.send(res, await core.offer({
-        interactionId: stored.id,
-        answer: answerFromText(stored, text),
-        replyTo: { message_id: stored.id, status: stored.status, text: stored.question },
-        params: null,
-        surface: 'web',
-        answeredBy: `web:${req.chatRecipient}`,
-      }));
+      this.send(
+        res,
+        await core.offer({
+          interactionId: stored.id,
+          answer: answerFromText(stored, text),
+          replyTo: { message_id: stored.id, status: stored.status, text: stored.question },
+          params: null,
+          surface: 'web',
+          answeredBy: `web:${req.chatRecipient}`,
+        }),
+      );
     });
     return router;
   }
@@ -147,10 +175,19 @@ export class WebChatChannel implements ChannelPlugin {
         res.json({ status: outcome.kind });
         return;
       case 'invalid':
-        res.status(400).json({ error: 'invalid_answer', message: outcome.message, ...(outcome.field === undefined ? {} : { field: outcome.field }) });
+        res.status(400).json({
+          error: 'invalid_answer',
+          message: outcome.message,
+          ...(outcome.field === undefined ? {} : { field: outcome.field }),
+        });
         return;
       case 'closed':
-        res.status(410).json({ error: 'gone', message: outcome.status === 'cancelled' ? 'this question was cancelled by its asker.' : 'this question has expired.', status: outcome.status });
+        res.status(410).json({
+          error: 'gone',
+          message:
+            outcome.status === 'cancelled' ? 'this question was cancelled by its asker.' : 'this question has expired.',
+          status: outcome.status,
+        });
     }
   }
 }

@@ -45,14 +45,21 @@ const optionId = (i: number): string => `o${i}`;
 
 function label(field: Field, max: number): { label: string; helper?: string } {
   const text = field.rule.required ? field.label : `${field.label} (optional)`;
-  if ([...text].length <= max) return field.hint === undefined ? { label: text } : { label: text, helper: clip(field.hint, FLOW_HELPER_TEXT_MAX) };
+  if ([...text].length <= max)
+    return field.hint === undefined ? { label: text } : { label: text, helper: clip(field.hint, FLOW_HELPER_TEXT_MAX) };
   // A label longer than the component allows keeps its start, and its whole words move to the helper text below.
-  return { label: clip(text, max), helper: clip(field.hint === undefined ? text : `${text} — ${field.hint}`, FLOW_HELPER_TEXT_MAX) };
+  return {
+    label: clip(text, max),
+    helper: clip(field.hint === undefined ? text : `${text} — ${field.hint}`, FLOW_HELPER_TEXT_MAX),
+  };
 }
 
 function options(field: Field, max: number): Json[] {
   const values = field.options ?? [];
-  if (values.length > max) throw new RenderLimitError(`field "${field.name}" has ${values.length} options; a WhatsApp Flow allows ${max} here.`);
+  if (values.length > max)
+    throw new RenderLimitError(
+      `field "${field.name}" has ${values.length} options; a WhatsApp Flow allows ${max} here.`,
+    );
   return values.map((v, i) => ({ id: optionId(i), title: clip(String(v), FLOW_OPTION_TITLE_MAX) }));
 }
 
@@ -62,7 +69,11 @@ const quote = (v: string): string => `'${v.replace(/\\/g, '\\\\').replace(/'/g, 
  * `visibleWhen` as the component's `visible`: a nested expression (Flow JSON 6.0+) over the controlling field's
  * live value. A condition on a checkbox group is not expressible; that field stays shown and the server prunes it.
  */
-function visibility(field: Field, index: Map<string, number>, byName: Map<string, Field>): string | boolean | undefined {
+function visibility(
+  field: Field,
+  index: Map<string, number>,
+  byName: Map<string, Field>,
+): string | boolean | undefined {
   const when = field.visibleWhen;
   if (when === undefined) return undefined;
   const i = index.get(when.field);
@@ -78,7 +89,9 @@ function visibility(field: Field, index: Map<string, number>, byName: Map<string
       return at < 0 ? false : `\`${ref} == ${quote(optionId(at))}\``;
     }
     case 'number':
-      return typeof when.equals === 'number' ? `\`${ref} == ${when.equals}\`` : `\`${ref} == ${quote(String(when.equals))}\``;
+      return typeof when.equals === 'number'
+        ? `\`${ref} == ${when.equals}\``
+        : `\`${ref} == ${quote(String(when.equals))}\``;
     case 'checkboxes':
       return undefined;
     default:
@@ -106,31 +119,64 @@ function componentOf(field: Field, i: number, vis: string | boolean | undefined)
       const l = label(field, FLOW_LABEL_MAX);
       const type = rule.kind === 'textarea' ? 'TextArea' : 'TextInput';
       const c: Json = { type, ...base, label: l.label };
-      if (type === 'TextInput') c['input-type'] = rule.kind === 'number' ? 'number' : rule.format === 'email' ? 'email' : 'text';
-      const helper = l.helper ?? (rule.format === 'date-time' ? 'e.g. 2025-03-31T14:00+02:00' : rule.format === 'uri' ? 'e.g. https://example.com' : undefined);
+      if (type === 'TextInput')
+        c['input-type'] = rule.kind === 'number' ? 'number' : rule.format === 'email' ? 'email' : 'text';
+      const helper =
+        l.helper ??
+        (rule.format === 'date-time'
+          ? 'e.g. 2025-03-31T14:00+02:00'
+          : rule.format === 'uri'
+            ? 'e.g. https://example.com'
+            : undefined);
       if (helper !== undefined) c['helper-text'] = helper;
       if (rule.minLength !== undefined && type === 'TextInput') c['min-chars'] = rule.minLength;
       if (rule.maxLength !== undefined) c[type === 'TextInput' ? 'max-chars' : 'max-length'] = rule.maxLength;
       return withError(c);
     }
     case 'select':
-      return { type: 'Dropdown', ...base, label: label(field, FLOW_LABEL_MAX).label, 'data-source': options(field, FLOW_DROPDOWN_OPTIONS_MAX) };
+      return {
+        type: 'Dropdown',
+        ...base,
+        label: label(field, FLOW_LABEL_MAX).label,
+        'data-source': options(field, FLOW_DROPDOWN_OPTIONS_MAX),
+      };
     case 'radio':
-      return { type: 'RadioButtonsGroup', ...base, label: label(field, FLOW_GROUP_LABEL_MAX).label, 'data-source': options(field, FLOW_GROUP_OPTIONS_MAX) };
+      return {
+        type: 'RadioButtonsGroup',
+        ...base,
+        label: label(field, FLOW_GROUP_LABEL_MAX).label,
+        'data-source': options(field, FLOW_GROUP_OPTIONS_MAX),
+      };
     case 'checkboxes':
-      return { type: 'CheckboxGroup', ...base, label: label(field, FLOW_GROUP_LABEL_MAX).label, 'data-source': options(field, FLOW_GROUP_OPTIONS_MAX) };
+      return {
+        type: 'CheckboxGroup',
+        ...base,
+        label: label(field, FLOW_GROUP_LABEL_MAX).label,
+        'data-source': options(field, FLOW_GROUP_OPTIONS_MAX),
+      };
     case 'checkbox':
       // A JSON boolean may be false, so the OptIn is never required; absent means false.
-      return { type: 'OptIn', name: component(i), required: false, label: clip(field.label, FLOW_OPT_IN_LABEL_MAX), ...(vis === undefined ? {} : { visible: vis }) };
+      return {
+        type: 'OptIn',
+        name: component(i),
+        required: false,
+        label: clip(field.label, FLOW_OPT_IN_LABEL_MAX),
+        ...(vis === undefined ? {} : { visible: vis }),
+      };
     default:
-      throw new RenderLimitError(`field "${field.name}" (${rule.kind}) has no WhatsApp Flow component; keep channel forms to the channel-deliverable subset.`);
+      throw new RenderLimitError(
+        `field "${field.name}" (${rule.kind}) has no WhatsApp Flow component; keep channel forms to the channel-deliverable subset.`,
+      );
   }
 }
 
 export function compileFlow(schema: Schema): CompiledFlow {
   const fields = fieldsOf(schema);
   // The Footer is a component too.
-  if (fields.length + 1 > FLOW_COMPONENTS_MAX) throw new RenderLimitError(`the form has ${fields.length} fields; a WhatsApp Flow screen allows ${FLOW_COMPONENTS_MAX - 1} besides its Footer.`);
+  if (fields.length + 1 > FLOW_COMPONENTS_MAX)
+    throw new RenderLimitError(
+      `the form has ${fields.length} fields; a WhatsApp Flow screen allows ${FLOW_COMPONENTS_MAX - 1} besides its Footer.`,
+    );
   const index = new Map(fields.map((f, i) => [f.name, i]));
   const byName = new Map(fields.map((f) => [f.name, f]));
   const children = fields.map((f, i) => componentOf(f, i, visibility(f, index, byName)));
@@ -139,7 +185,10 @@ export function compileFlow(schema: Schema): CompiledFlow {
     payload[component(i)] = `\${form.${component(i)}}`;
   });
   const footer = 'Send';
-  if (footer.length > FLOW_FOOTER_LABEL_MAX) throw new RenderLimitError(`the Footer label has ${footer.length} characters; WhatsApp allows ${FLOW_FOOTER_LABEL_MAX}.`);
+  if (footer.length > FLOW_FOOTER_LABEL_MAX)
+    throw new RenderLimitError(
+      `the Footer label has ${footer.length} characters; WhatsApp allows ${FLOW_FOOTER_LABEL_MAX}.`,
+    );
   children.push({ type: 'Footer', label: footer, 'on-click-action': { name: 'complete', payload } });
   const data: Json = {};
   fields.forEach((_, i) => {
@@ -164,13 +213,17 @@ export function flowData(schema: Schema, errors: Map<string, string> = new Map()
 }
 
 /** The submitted values (`f<i>` → raw) as the answer object, and each field's input as the form checks read it. */
-export function decodeFlowValues(schema: Schema, values: Record<string, unknown>): { answer: Record<string, unknown>; inputs: Map<string, FieldInput> } {
+export function decodeFlowValues(
+  schema: Schema,
+  values: Record<string, unknown>,
+): { answer: Record<string, unknown>; inputs: Map<string, FieldInput> } {
   const answer: Record<string, unknown> = {};
   const inputs = new Map<string, FieldInput>();
   fieldsOf(schema).forEach((field, i) => {
     const raw = values[component(i)];
     const options = field.options ?? [];
-    const pick = (id: unknown): unknown => (typeof id === 'string' && /^o\d+$/.test(id) ? options[Number(id.slice(1))] : undefined);
+    const pick = (id: unknown): unknown =>
+      typeof id === 'string' && /^o\d+$/.test(id) ? options[Number(id.slice(1))] : undefined;
     switch (field.rule.kind) {
       case 'checkbox': {
         const on = raw === true || raw === 'true';
@@ -208,7 +261,11 @@ export function decodeFlowValues(schema: Schema, values: Record<string, unknown>
 }
 
 /** The form's own checks on the visible fields, the sender's words first: field name → sentence. */
-export function checkFlowAnswer(schema: Schema, answer: Record<string, unknown>, inputs: Map<string, FieldInput>): Map<string, string> {
+export function checkFlowAnswer(
+  schema: Schema,
+  answer: Record<string, unknown>,
+  inputs: Map<string, FieldInput>,
+): Map<string, string> {
   const shown = visibleFields(schema, answer);
   const errors = new Map<string, string>();
   for (const field of fieldsOf(schema)) {

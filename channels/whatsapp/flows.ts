@@ -11,7 +11,10 @@ export class FlowPublisher {
   private readonly ids = new Map<string, Promise<string>>();
   private known: Promise<Map<string, { id: string; status: string }>> | null = null;
 
-  constructor(private readonly graph: GraphClient, private readonly businessAccountId: string) {}
+  constructor(
+    private readonly graph: GraphClient,
+    private readonly businessAccountId: string,
+  ) {}
 
   flowFor(flow: CompiledFlow): Promise<string> {
     let id = this.ids.get(flow.name);
@@ -37,7 +40,14 @@ export class FlowPublisher {
   /** The account's askgate flows, read once per process (then the map above is the truth). */
   private existing(): Promise<Map<string, { id: string; status: string }>> {
     if (this.known === null) {
-      this.known = this.graph.listFlows(this.businessAccountId).then((flows) => new Map(flows.filter((f) => f.name.startsWith('askgate_')).map((f) => [f.name, { id: f.id, status: f.status }])));
+      this.known = this.graph
+        .listFlows(this.businessAccountId)
+        .then(
+          (flows) =>
+            new Map(
+              flows.filter((f) => f.name.startsWith('askgate_')).map((f) => [f.name, { id: f.id, status: f.status }]),
+            ),
+        );
       this.known.catch(() => {
         this.known = null;
       });

@@ -28,7 +28,11 @@ export class GraphError extends ChannelError {
     readonly details: string | null,
     readonly httpStatus: number,
   ) {
-    super('whatsapp', 'refused', `WhatsApp refused ${path}: ${code} ${graphMessage}${details === null ? '' : ` (${details})`}`);
+    super(
+      'whatsapp',
+      'refused',
+      `WhatsApp refused ${path}: ${code} ${graphMessage}${details === null ? '' : ` (${details})`}`,
+    );
     this.name = 'GraphError';
   }
 }
@@ -71,10 +75,14 @@ export class GraphClient {
     const base = this.options.throttleDelayMs ?? THROTTLE_BASE_DELAY_MS;
     for (let attempt = 0; ; attempt++) {
       try {
-        const body = await this.call('POST', `/${phoneNumberId}/messages`, { messaging_product: 'whatsapp', ...message });
+        const body = await this.call('POST', `/${phoneNumberId}/messages`, {
+          messaging_product: 'whatsapp',
+          ...message,
+        });
         const messages = Array.isArray(body['messages']) ? (body['messages'] as Json[]) : [];
         const id = str(messages[0]?.['id']);
-        if (id === null) throw new ChannelError('whatsapp', 'network', 'the Graph API answered a send without a message id');
+        if (id === null)
+          throw new ChannelError('whatsapp', 'network', 'the Graph API answered a send without a message id');
         const contacts = Array.isArray(body['contacts']) ? (body['contacts'] as Json[]) : [];
         return { messageId: id, waId: str(contacts[0]?.['wa_id']) };
       } catch (err) {
@@ -95,9 +103,16 @@ export class GraphClient {
         const id = str(f['id']);
         if (id !== null) flows.push({ id, name: str(f['name']) ?? '', status: str(f['status']) ?? '' });
       }
-      const after = str((body['paging'] as Json | undefined)?.['cursors'] !== undefined ? ((body['paging'] as Json)['cursors'] as Json)['after'] : null);
+      const after = str(
+        (body['paging'] as Json | undefined)?.['cursors'] !== undefined
+          ? ((body['paging'] as Json)['cursors'] as Json)['after']
+          : null,
+      );
       const next = (body['paging'] as Json | undefined)?.['next'];
-      path = typeof next === 'string' && after !== null ? `/${businessAccountId}/flows?fields=id,name,status&limit=100&after=${encodeURIComponent(after)}` : null;
+      path =
+        typeof next === 'string' && after !== null
+          ? `/${businessAccountId}/flows?fields=id,name,status&limit=100&after=${encodeURIComponent(after)}`
+          : null;
     }
     return flows;
   }
@@ -120,7 +135,13 @@ export class GraphClient {
     const errors = Array.isArray(body['validation_errors']) ? (body['validation_errors'] as Json[]) : [];
     if (errors.length > 0) {
       const first = errors[0] as Json;
-      throw new GraphError(`/${flowId}/assets`, 139001, `Flow JSON has ${errors.length} validation error(s): ${str(first['message']) ?? str(first['error']) ?? 'unknown'}`, null, 200);
+      throw new GraphError(
+        `/${flowId}/assets`,
+        139001,
+        `Flow JSON has ${errors.length} validation error(s): ${str(first['message']) ?? str(first['error']) ?? 'unknown'}`,
+        null,
+        200,
+      );
     }
   }
 
@@ -132,7 +153,12 @@ export class GraphClient {
   /** GET /{media-id}: where an inbound media file can be downloaded (the URL needs the token and lasts minutes). */
   async mediaInfo(mediaId: string): Promise<MediaInfo> {
     const body = await this.call('GET', `/${encodeURIComponent(mediaId)}`);
-    return { url: str(body['url']), mimeType: str(body['mime_type']), sha256: str(body['sha256']), fileSize: str(body['file_size']) };
+    return {
+      url: str(body['url']),
+      mimeType: str(body['mime_type']),
+      sha256: str(body['sha256']),
+      fileSize: str(body['file_size']),
+    };
   }
 
   private async call(method: 'GET' | 'POST', path: string, body?: Json | FormData): Promise<Json> {
@@ -146,22 +172,43 @@ export class GraphClient {
     const where = path.split('?')[0] as string;
     let res: Response;
     try {
-      res = await fetch(`${this.root}${path}`, { method, headers, ...(payload === undefined ? {} : { body: payload }) });
+      res = await fetch(`${this.root}${path}`, {
+        method,
+        headers,
+        ...(payload === undefined ? {} : { body: payload }),
+      });
     } catch (err) {
-      throw new ChannelError('whatsapp', 'network', `could not reach the Graph API (${where}): ${err instanceof Error ? err.message : String(err)}`, null, { cause: err });
+      throw new ChannelError(
+        'whatsapp',
+        'network',
+        `could not reach the Graph API (${where}): ${err instanceof Error ? err.message : String(err)}`,
+        null,
+        { cause: err },
+      );
     }
     let parsed: unknown;
     try {
       parsed = await res.json();
     } catch {
-      throw new ChannelError('whatsapp', 'network', `the Graph API answered ${where} with HTTP ${res.status} and no JSON`);
+      throw new ChannelError(
+        'whatsapp',
+        'network',
+        `the Graph API answered ${where} with HTTP ${res.status} and no JSON`,
+      );
     }
     const json = parsed !== null && typeof parsed === 'object' ? (parsed as Json) : {};
     const error = json['error'] as Json | undefined;
     if (!res.ok || error !== undefined) {
-      if (error === undefined) throw new ChannelError('whatsapp', 'network', `the Graph API answered ${where} with HTTP ${res.status}`);
+      if (error === undefined)
+        throw new ChannelError('whatsapp', 'network', `the Graph API answered ${where} with HTTP ${res.status}`);
       const details = str((error['error_data'] as Json | undefined)?.['details']);
-      throw new GraphError(where, Number(error['code'] ?? res.status), str(error['message']) ?? 'unknown error', details, res.status);
+      throw new GraphError(
+        where,
+        Number(error['code'] ?? res.status),
+        str(error['message']) ?? 'unknown error',
+        details,
+        res.status,
+      );
     }
     return json;
   }

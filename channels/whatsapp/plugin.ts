@@ -1,13 +1,29 @@
 import express, { Router } from 'express';
 import { answerFromText, tellNotTaken } from '../replies.js';
-import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type OfferOutcome, type ThreadRef } from '../contract.js';
+import {
+  ChannelError,
+  DELIVERY_REF,
+  type ChannelCore,
+  type ChannelPlugin,
+  type OfferOutcome,
+  type ThreadRef,
+} from '../contract.js';
 import { FlowPublisher } from './flows.js';
 import { compileFlow, checkFlowAnswer, decodeFlowValues, fieldLabels, fieldOfRefusal, flowData } from './flow.js';
 import { GraphClient, GraphError } from './graph-client.js';
 import { CAPTION_MAX, ERROR_RE_ENGAGEMENT, TEXT_BODY_MAX } from './limits.js';
 import { RenderLimitError, decodeAction, flowMessage, renderQuestion, type Json } from './render.js';
 import { clip, outcomeLine } from '../outcome.js';
-import { MalformedPayload, handshake, parsePayload, verify, type FlowReplyEvent, type ReplyEvent, type StatusEvent, type TapEvent } from './webhook.js';
+import {
+  MalformedPayload,
+  handshake,
+  parsePayload,
+  verify,
+  type FlowReplyEvent,
+  type ReplyEvent,
+  type StatusEvent,
+  type TapEvent,
+} from './webhook.js';
 import type { ReplyTo, StoredInteraction } from '../../src/core/types.js';
 import type { Logger } from '../../src/observability/logger.js';
 
@@ -44,8 +60,11 @@ const whoIs = (waId: string): string => `whatsapp:+${waId}`;
 
 function toChannelError(err: unknown): ChannelError {
   if (err instanceof ChannelError) return err;
-  if (err instanceof RenderLimitError) return new ChannelError('whatsapp', 'invalid', err.message, null, { cause: err });
-  return new ChannelError('whatsapp', 'network', err instanceof Error ? err.message : String(err), null, { cause: err });
+  if (err instanceof RenderLimitError)
+    return new ChannelError('whatsapp', 'invalid', err.message, null, { cause: err });
+  return new ChannelError('whatsapp', 'network', err instanceof Error ? err.message : String(err), null, {
+    cause: err,
+  });
 }
 
 /**
@@ -61,7 +80,11 @@ export class WhatsAppChannel implements ChannelPlugin {
   private readonly flows: FlowPublisher | null;
 
   constructor(private readonly options: WhatsAppChannelOptions) {
-    this.graph = new GraphClient({ apiUrl: options.apiUrl, token: options.token, ...(options.throttleDelayMs === undefined ? {} : { throttleDelayMs: options.throttleDelayMs }) });
+    this.graph = new GraphClient({
+      apiUrl: options.apiUrl,
+      token: options.token,
+      ...(options.throttleDelayMs === undefined ? {} : { throttleDelayMs: options.throttleDelayMs }),
+    });
     // Flows belong to a business account; without its id a form cannot be delivered, and the ask says so.
     this.flows = options.businessAccountId === null ? null : new FlowPublisher(this.graph, options.businessAccountId);
     this.capabilities = { supportsFormDelivery: this.flows !== null };
@@ -69,26 +92,50 @@ export class WhatsAppChannel implements ChannelPlugin {
 
   async deliver(interaction: StoredInteraction, callbackUrl: string): Promise<Record<string, string>> {
     if (interaction.recipient === null || digits(interaction.recipient) === '') {
-      throw new ChannelError('whatsapp', 'invalid', 'recipient is required: the WhatsApp number (E.164, e.g. +15551234567) to deliver to.');
+      throw new ChannelError(
+        'whatsapp',
+        'invalid',
+        'recipient is required: the WhatsApp number (E.164, e.g. +15551234567) to deliver to.',
+      );
     }
     const to = digits(interaction.recipient);
     try {
       const message = await this.questionMessage(interaction, callbackUrl);
       let via = 'session';
-      let sent;
+      let sent: Awaited<ReturnType<typeof this.graph.sendMessage>>;
       try {
-        sent = await this.graph.sendMessage(this.options.phoneNumberId, { recipient_type: 'individual', to, ...message });
+        sent = await this.graph.sendMessage(this.options.phoneNumberId, {
+          recipient_type: 'individual',
+          to,
+          ...message,
+        });
       } catch (err) {
         if (!(err instanceof GraphError) || err.code !== ERROR_RE_ENGAGEMENT) throw err;
         // Outside the 24-hour customer-service window only an approved template may be sent.
         const template = this.options.templateName ?? null;
         if (template === null) {
-          throw new ChannelError('whatsapp', 'refused', `the recipient is outside WhatsApp's 24-hour customer-service window (131047) and no template is configured; set WHATSAPP_TEMPLATE_NAME, or ask after they message you.`, null, { cause: err });
+          throw new ChannelError(
+            'whatsapp',
+            'refused',
+            `the recipient is outside WhatsApp's 24-hour customer-service window (131047) and no template is configured; set WHATSAPP_TEMPLATE_NAME, or ask after they message you.`,
+            null,
+            { cause: err },
+          );
         }
-        sent = await this.graph.sendMessage(this.options.phoneNumberId, { recipient_type: 'individual', to, ...this.templateMessage(interaction, template, callbackUrl) });
+        sent = await this.graph.sendMessage(this.options.phoneNumberId, {
+          recipient_type: 'individual',
+          to,
+          ...this.templateMessage(interaction, template, callbackUrl),
+        });
         via = 'template';
       }
-      return { wa_id: sent.waId ?? to, message_id: sent.messageId, status: INITIAL_STATUS, via, [DELIVERY_REF]: sent.messageId };
+      return {
+        wa_id: sent.waId ?? to,
+        message_id: sent.messageId,
+        status: INITIAL_STATUS,
+        via,
+        [DELIVERY_REF]: sent.messageId,
+      };
     } catch (err) {
       throw toChannelError(err);
     }
@@ -96,15 +143,28 @@ export class WhatsAppChannel implements ChannelPlugin {
 
   private async questionMessage(interaction: StoredInteraction, callbackUrl: string): Promise<Json> {
     if (interaction.answer_format !== 'form') return renderQuestion(interaction, callbackUrl);
-    if (this.flows === null || interaction.schema === null) throw new ChannelError('whatsapp', 'invalid', 'forms need WHATSAPP_BUSINESS_ACCOUNT_ID (the Flows owner).');
+    if (this.flows === null || interaction.schema === null)
+      throw new ChannelError('whatsapp', 'invalid', 'forms need WHATSAPP_BUSINESS_ACCOUNT_ID (the Flows owner).');
     const flowId = await this.flows.flowFor(compileFlow(interaction.schema));
-    return flowMessage(interaction, callbackUrl, flowId, `${FLOW_TOKEN_PREFIX}${interaction.id}`, flowData(interaction.schema));
+    return flowMessage(
+      interaction,
+      callbackUrl,
+      flowId,
+      `${FLOW_TOKEN_PREFIX}${interaction.id}`,
+      flowData(interaction.schema),
+    );
   }
 
   /** The template carries the question as its one body parameter; a reply to it answers like a reply to a text. */
   private templateMessage(interaction: StoredInteraction, name: string, callbackUrl: string): Json {
-    const choices = interaction.answer_format === 'select' ? `\n${(interaction.choices ?? []).map((c, i) => `${i + 1}. ${c}`).join('\n')}` : '';
-    const text = interaction.answer_format === 'form' ? `${interaction.question} ${callbackUrl}` : `${interaction.question}${choices}`;
+    const choices =
+      interaction.answer_format === 'select'
+        ? `\n${(interaction.choices ?? []).map((c, i) => `${i + 1}. ${c}`).join('\n')}`
+        : '';
+    const text =
+      interaction.answer_format === 'form'
+        ? `${interaction.question} ${callbackUrl}`
+        : `${interaction.question}${choices}`;
     return {
       type: 'template',
       template: {
@@ -120,7 +180,11 @@ export class WhatsAppChannel implements ChannelPlugin {
     const text = outcomeLine(interaction);
     if (messageId === undefined || interaction.recipient === null || text === null) return;
     // A sent WhatsApp message cannot be edited: the outcome is a short reply quoting the question.
-    await this.send(digits(interaction.recipient), { type: 'text', text: { body: clip(text, TEXT_BODY_MAX) } }, messageId);
+    await this.send(
+      digits(interaction.recipient),
+      { type: 'text', text: { body: clip(text, TEXT_BODY_MAX) } },
+      messageId,
+    );
   }
 
   async postReply(thread: ThreadRef, text: string): Promise<Record<string, string>> {
@@ -143,7 +207,10 @@ export class WhatsAppChannel implements ChannelPlugin {
     router.get(WHATSAPP_WEBHOOK_PATH, (req, res) => {
       const challenge = handshake(req.query as Record<string, unknown>, this.options.verifyToken);
       if (challenge === null) {
-        res.status(403).json({ error: 'forbidden', message: 'hub.mode must be "subscribe" and hub.verify_token must match WHATSAPP_VERIFY_TOKEN.' });
+        res.status(403).json({
+          error: 'forbidden',
+          message: 'hub.mode must be "subscribe" and hub.verify_token must match WHATSAPP_VERIFY_TOKEN.',
+        });
         return;
       }
       res.status(200).type('text/plain').send(challenge);
@@ -152,20 +219,28 @@ export class WhatsAppChannel implements ChannelPlugin {
     router.post(WHATSAPP_WEBHOOK_PATH, express.raw({ type: () => true, limit: '3mb' }), async (req, res) => {
       const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       if (!verify({ appSecret: this.options.appSecret, rawBody, headers: req.headers })) {
-        res.status(401).json({ error: 'unauthorized', message: 'the X-Hub-Signature-256 header is missing or does not sign this body with the app secret.' });
+        res.status(401).json({
+          error: 'unauthorized',
+          message: 'the X-Hub-Signature-256 header is missing or does not sign this body with the app secret.',
+        });
         return;
       }
-      let events;
+      let events: ReturnType<typeof parsePayload>;
       try {
         events = parsePayload(rawBody);
       } catch (err) {
         if (!(err instanceof MalformedPayload)) throw err;
-        res.status(400).json({ error: 'invalid_request', message: `not a WhatsApp webhook: ${err.message}.`, field: 'body' });
+        res
+          .status(400)
+          .json({ error: 'invalid_request', message: `not a WhatsApp webhook: ${err.message}.`, field: 'body' });
         return;
       }
       for (const event of events) {
         // Meta redelivers a webhook it thinks was not received; the second copy must change nothing.
-        const key = event.kind === 'status' ? `whatsapp:status:${event.messageId}:${event.status}` : `whatsapp:msg:${event.messageId}`;
+        const key =
+          event.kind === 'status'
+            ? `whatsapp:status:${event.messageId}:${event.status}`
+            : `whatsapp:msg:${event.messageId}`;
         if (!(await core.firstSeen(key))) continue;
         if (event.kind === 'status') await this.onStatus(event, core);
         else if (event.kind === 'tap') await this.onTap(event, core);
@@ -194,9 +269,11 @@ export class WhatsAppChannel implements ChannelPlugin {
     const decoded = decodeAction(event.replyId);
     const stored = decoded === null ? null : await core.get(decoded.interactionId);
     if (decoded === null || stored === null || !this.isRecipient(stored, event.from)) return;
-    const answer = decoded.action.kind === 'confirm' ? decoded.action.value : (stored.choices ?? [])[decoded.action.index];
+    const answer =
+      decoded.action.kind === 'confirm' ? decoded.action.value : (stored.choices ?? [])[decoded.action.index];
     const outcome = await this.offer(core, stored, answer, null, { ...personParams(event), button_title: event.title });
-    if (outcome.kind !== 'answered') await this.send(event.from, textMessage(tellOutcome(outcome, stored)), event.messageId);
+    if (outcome.kind !== 'answered')
+      await this.send(event.from, textMessage(tellOutcome(outcome, stored)), event.messageId);
   }
 
   /** A text or media message: the question it quotes (context.id), or else the sender's latest pending question. */
@@ -205,23 +282,38 @@ export class WhatsAppChannel implements ChannelPlugin {
     if (stored === null) stored = await this.latestPending(core, event.from);
     if (stored === null || !this.isRecipient(stored, event.from)) return;
     if (stored.answer_format === 'form') {
-      await this.send(event.from, textMessage('Please answer with the form: tap “Open the form” on the question.'), event.messageId);
+      await this.send(
+        event.from,
+        textMessage('Please answer with the form: tap “Open the form” on the question.'),
+        event.messageId,
+      );
       return;
     }
     const params = { ...event.media, ...(await this.mediaLookup(event.mediaId)), ...personParams(event) };
-    const outcome = await this.offer(core, stored, answerFromText(stored, event.text), this.replyTo(stored, event.contextId), params);
-    if (outcome.kind !== 'answered') await this.send(event.from, textMessage(tellOutcome(outcome, stored)), event.messageId);
+    const outcome = await this.offer(
+      core,
+      stored,
+      answerFromText(stored, event.text),
+      this.replyTo(stored, event.contextId),
+      params,
+    );
+    if (outcome.kind !== 'answered')
+      await this.send(event.from, textMessage(tellOutcome(outcome, stored)), event.messageId);
   }
 
   /** A submitted Flow: checked here with the form's own rules first, then by the core against the schema. */
   private async onFlow(event: FlowReplyEvent, core: ChannelCore): Promise<void> {
-    const id = event.flowToken?.startsWith(FLOW_TOKEN_PREFIX) === true ? event.flowToken.slice(FLOW_TOKEN_PREFIX.length) : null;
+    const id =
+      event.flowToken?.startsWith(FLOW_TOKEN_PREFIX) === true ? event.flowToken.slice(FLOW_TOKEN_PREFIX.length) : null;
     const stored = id === null ? null : await core.get(id);
     if (stored === null || stored.schema === null || !this.isRecipient(stored, event.from)) return;
     const { answer, inputs } = decodeFlowValues(stored.schema, event.values);
     let errors = checkFlowAnswer(stored.schema, answer, inputs);
     if (errors.size === 0) {
-      const outcome = await this.offer(core, stored, answer, this.replyTo(stored, event.contextId), { ...personParams(event), flow_token: event.flowToken ?? '' });
+      const outcome = await this.offer(core, stored, answer, this.replyTo(stored, event.contextId), {
+        ...personParams(event),
+        flow_token: event.flowToken ?? '',
+      });
       if (outcome.kind === 'answered') return;
       if (outcome.kind !== 'invalid') {
         await this.send(event.from, textMessage(tellOutcome(outcome, stored)), event.messageId);
@@ -232,8 +324,17 @@ export class WhatsAppChannel implements ChannelPlugin {
     }
     // Refused: a fresh form whose fields show the words, and the same words in the chat above it.
     const labels = fieldLabels(stored.schema);
-    const note = [...errors].map(([field, words]) => (field === '' ? words : `${labels.get(field) ?? field}: ${words}`)).join('\n');
-    const fresh = flowMessage(stored, '', await this.requireFlows().flowFor(compileFlow(stored.schema)), `${FLOW_TOKEN_PREFIX}${stored.id}`, flowData(stored.schema, errors), `Please check:\n${note}`);
+    const note = [...errors]
+      .map(([field, words]) => (field === '' ? words : `${labels.get(field) ?? field}: ${words}`))
+      .join('\n');
+    const fresh = flowMessage(
+      stored,
+      '',
+      await this.requireFlows().flowFor(compileFlow(stored.schema)),
+      `${FLOW_TOKEN_PREFIX}${stored.id}`,
+      flowData(stored.schema, errors),
+      `Please check:\n${note}`,
+    );
     await this.send(event.from, fresh, event.messageId);
   }
 
@@ -242,8 +343,21 @@ export class WhatsAppChannel implements ChannelPlugin {
     return this.flows;
   }
 
-  private offer(core: ChannelCore, stored: StoredInteraction, answer: unknown, replyTo: ReplyTo | null, params: Record<string, string>): Promise<OfferOutcome> {
-    return core.offer({ interactionId: stored.id, answer, replyTo, params, surface: 'whatsapp', answeredBy: whoIs(params['from'] ?? '') });
+  private offer(
+    core: ChannelCore,
+    stored: StoredInteraction,
+    answer: unknown,
+    replyTo: ReplyTo | null,
+    params: Record<string, string>,
+  ): Promise<OfferOutcome> {
+    return core.offer({
+      interactionId: stored.id,
+      answer,
+      replyTo,
+      params,
+      surface: 'whatsapp',
+      answeredBy: whoIs(params['from'] ?? ''),
+    });
   }
 
   /** reply_to: the quoted question, with the delivery status its receipts last reported. */
@@ -272,7 +386,10 @@ export class WhatsAppChannel implements ChannelPlugin {
       if (info.fileSize !== null) out['media_file_size'] = info.fileSize;
       return out;
     } catch (err) {
-      this.options.logger?.warn({ channel: this.name, err: toChannelError(err).message }, 'whatsapp media lookup failed');
+      this.options.logger?.warn(
+        { channel: this.name, err: toChannelError(err).message },
+        'whatsapp media lookup failed',
+      );
       return {};
     }
   }
@@ -280,14 +397,24 @@ export class WhatsAppChannel implements ChannelPlugin {
   /** A courtesy message (a hint, an outcome): its failure is logged, never a reason to fail the webhook. */
   private async send(to: string, message: Json, contextId?: string): Promise<void> {
     try {
-      await this.graph.sendMessage(this.options.phoneNumberId, { recipient_type: 'individual', to, ...message, ...(contextId === undefined ? {} : { context: { message_id: contextId } }) });
+      await this.graph.sendMessage(this.options.phoneNumberId, {
+        recipient_type: 'individual',
+        to,
+        ...message,
+        ...(contextId === undefined ? {} : { context: { message_id: contextId } }),
+      });
     } catch (err) {
       this.options.logger?.warn({ channel: this.name, err: toChannelError(err).message }, 'whatsapp send failed');
     }
   }
 }
 
-function personParams(event: { from: string; profileName: string | null; messageId: string; contextId: string | null }): Record<string, string> {
+function personParams(event: {
+  from: string;
+  profileName: string | null;
+  messageId: string;
+  contextId: string | null;
+}): Record<string, string> {
   const params: Record<string, string> = { from: event.from, message_id: event.messageId };
   if (event.profileName !== null) params['profile_name'] = event.profileName;
   if (event.contextId !== null) params['context_id'] = event.contextId;
@@ -301,6 +428,10 @@ function tellOutcome(outcome: Exclude<OfferOutcome, { kind: 'answered' }>, store
   // Not `replyHint`: WhatsApp clips a long choice list with an ellipsis where the shared hint cuts it flat, and a form
   // (answered in its Flow, never by a reply) gets the plain refusal.
   if (stored.answer_format === 'confirm') return 'Please answer yes or no.';
-  if (stored.answer_format === 'select') return clip(`Please answer with one of: ${(stored.choices ?? []).map((c, i) => `${i + 1}. ${c}`).join(', ')}`, 1000);
+  if (stored.answer_format === 'select')
+    return clip(
+      `Please answer with one of: ${(stored.choices ?? []).map((c, i) => `${i + 1}. ${c}`).join(', ')}`,
+      1000,
+    );
   return `That answer was not accepted: ${outcome.message}`;
 }

@@ -38,7 +38,8 @@ const HINT = {
 const length = (s: string): number => [...s].length;
 
 function check(what: string, value: string, max: number): string {
-  if (length(value) > max) throw new RenderLimitError(`${what} has ${length(value)} characters; WhatsApp allows ${max}.`);
+  if (length(value) > max)
+    throw new RenderLimitError(`${what} has ${length(value)} characters; WhatsApp allows ${max}.`);
   return value;
 }
 
@@ -69,7 +70,10 @@ export function bodyText(question: string, hint: string, max: number, callbackUr
 }
 
 /** The text of a select with more choices than a list holds: numbered, answered by a reply. */
-export function numberedText(interaction: Pick<StoredInteraction, 'question' | 'choices'>, callbackUrl: string): string {
+export function numberedText(
+  interaction: Pick<StoredInteraction, 'question' | 'choices'>,
+  callbackUrl: string,
+): string {
   const choices = interaction.choices ?? [];
   const numbered = (max: number): string => choices.map((c, i) => `${i + 1}. ${clip(c, max)}`).join('\n');
   const whole = `${interaction.question}\n\n${numbered(Infinity)}\n\n${HINT.selectNumbered}`;
@@ -78,20 +82,31 @@ export function numberedText(interaction: Pick<StoredInteraction, 'question' | '
   // choice), and the page, which lists them in full, is linked.
   const hint = `All choices in full: ${callbackUrl}\n${HINT.selectNumbered}`;
   const question = clip(interaction.question, 500);
-  const share = Math.floor((TEXT_BODY_MAX - length(question) - length(hint) - 4) / Math.max(choices.length, 1)) - `${choices.length}. \n`.length;
+  const share =
+    Math.floor((TEXT_BODY_MAX - length(question) - length(hint) - 4) / Math.max(choices.length, 1)) -
+    `${choices.length}. \n`.length;
   if (share >= 8) return check('the message body', `${question}\n\n${numbered(share)}\n\n${hint}`, TEXT_BODY_MAX);
   return bodyText(interaction.question, hint, TEXT_BODY_MAX, callbackUrl);
 }
 
-function buttons(interaction: StoredInteraction, items: Array<{ id: string; title: string }>, callbackUrl: string, hint: string): Json {
-  if (items.length > REPLY_BUTTONS_MAX) throw new RenderLimitError(`the message has ${items.length} reply buttons; WhatsApp allows ${REPLY_BUTTONS_MAX}.`);
+function buttons(
+  interaction: StoredInteraction,
+  items: Array<{ id: string; title: string }>,
+  callbackUrl: string,
+  hint: string,
+): Json {
+  if (items.length > REPLY_BUTTONS_MAX)
+    throw new RenderLimitError(`the message has ${items.length} reply buttons; WhatsApp allows ${REPLY_BUTTONS_MAX}.`);
   return {
     type: 'interactive',
     interactive: {
       type: 'button',
       body: { text: bodyText(interaction.question, hint, INTERACTIVE_BODY_MAX, callbackUrl) },
       action: {
-        buttons: items.map((b) => ({ type: 'reply', reply: { id: b.id, title: check('a button title', b.title, BUTTON_TITLE_MAX) } })),
+        buttons: items.map((b) => ({
+          type: 'reply',
+          reply: { id: b.id, title: check('a button title', b.title, BUTTON_TITLE_MAX) },
+        })),
       },
     },
   };
@@ -99,9 +114,13 @@ function buttons(interaction: StoredInteraction, items: Array<{ id: string; titl
 
 function list(interaction: StoredInteraction, callbackUrl: string): Json {
   const choices = interaction.choices ?? [];
-  if (choices.length > LIST_ROWS_MAX) throw new RenderLimitError(`the list has ${choices.length} rows; WhatsApp allows ${LIST_ROWS_MAX}.`);
+  if (choices.length > LIST_ROWS_MAX)
+    throw new RenderLimitError(`the list has ${choices.length} rows; WhatsApp allows ${LIST_ROWS_MAX}.`);
   const rows = choices.map((choice, index) => {
-    const row: Json = { id: encodeAction(interaction.id, { kind: 'select', index }), title: clip(choice, ROW_TITLE_MAX) };
+    const row: Json = {
+      id: encodeAction(interaction.id, { kind: 'select', index }),
+      title: clip(choice, ROW_TITLE_MAX),
+    };
     // A clipped title goes on in the row's description, so the person reads the whole choice before tapping.
     if (length(choice) > ROW_TITLE_MAX) row['description'] = clip(choice, ROW_DESCRIPTION_MAX);
     check('a list row title', row['title'] as string, ROW_TITLE_MAX);
@@ -121,14 +140,27 @@ function list(interaction: StoredInteraction, callbackUrl: string): Json {
 export function renderQuestion(interaction: StoredInteraction, callbackUrl: string): Json {
   switch (interaction.answer_format) {
     case 'confirm':
-      return buttons(interaction, [
-        { id: encodeAction(interaction.id, { kind: 'confirm', value: true }), title: 'Yes' },
-        { id: encodeAction(interaction.id, { kind: 'confirm', value: false }), title: 'No' },
-      ], callbackUrl, HINT.confirm);
+      return buttons(
+        interaction,
+        [
+          { id: encodeAction(interaction.id, { kind: 'confirm', value: true }), title: 'Yes' },
+          { id: encodeAction(interaction.id, { kind: 'confirm', value: false }), title: 'No' },
+        ],
+        callbackUrl,
+        HINT.confirm,
+      );
     case 'select': {
       const choices = interaction.choices ?? [];
       if (choices.length <= REPLY_BUTTONS_MAX) {
-        return buttons(interaction, choices.map((c, index) => ({ id: encodeAction(interaction.id, { kind: 'select', index }), title: clip(c, BUTTON_TITLE_MAX) })), callbackUrl, HINT.selectButtons);
+        return buttons(
+          interaction,
+          choices.map((c, index) => ({
+            id: encodeAction(interaction.id, { kind: 'select', index }),
+            title: clip(c, BUTTON_TITLE_MAX),
+          })),
+          callbackUrl,
+          HINT.selectButtons,
+        );
       }
       if (choices.length <= LIST_ROWS_MAX) return list(interaction, callbackUrl);
       return { type: 'text', text: { body: numberedText(interaction, callbackUrl) } };
@@ -136,14 +168,27 @@ export function renderQuestion(interaction: StoredInteraction, callbackUrl: stri
     case 'text':
       return { type: 'text', text: { body: bodyText(interaction.question, HINT.text, TEXT_BODY_MAX, callbackUrl) } };
     case 'external':
-      return { type: 'text', text: { body: bodyText(interaction.question, `${HINT.external} ${callbackUrl}`, TEXT_BODY_MAX, callbackUrl), preview_url: false } };
+      return {
+        type: 'text',
+        text: {
+          body: bodyText(interaction.question, `${HINT.external} ${callbackUrl}`, TEXT_BODY_MAX, callbackUrl),
+          preview_url: false,
+        },
+      };
     case 'form':
       throw new RenderLimitError('a form is sent as a WhatsApp Flow; use flowMessage.');
   }
 }
 
 /** The interactive flow message of a form: `flow_token` names the interaction, `data` pre-sets the error words. */
-export function flowMessage(interaction: StoredInteraction, callbackUrl: string, flowId: string, flowToken: string, data: Json, note?: string): Json {
+export function flowMessage(
+  interaction: StoredInteraction,
+  callbackUrl: string,
+  flowId: string,
+  flowToken: string,
+  data: Json,
+  note?: string,
+): Json {
   const question = note === undefined ? interaction.question : `${note}\n\n${interaction.question}`;
   return {
     type: 'interactive',

@@ -36,7 +36,8 @@ export function handshake(query: Record<string, unknown>, verifyToken: string): 
   const mode = query['hub.mode'];
   const token = query['hub.verify_token'];
   const challenge = query['hub.challenge'];
-  if (mode !== 'subscribe' || typeof token !== 'string' || typeof challenge !== 'string' || verifyToken === '') return null;
+  if (mode !== 'subscribe' || typeof token !== 'string' || typeof challenge !== 'string' || verifyToken === '')
+    return null;
   const a = createHmac('sha256', 'askgate').update(token).digest();
   const b = createHmac('sha256', 'askgate').update(verifyToken).digest();
   return timingSafeEqual(a, b) ? challenge : null;
@@ -95,7 +96,8 @@ export class MalformedPayload extends Error {}
 
 type Json = Record<string, unknown>;
 
-const obj = (v: unknown): Json | null => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : null);
+const obj = (v: unknown): Json | null =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : null;
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null);
 
@@ -109,7 +111,8 @@ export function parsePayload(rawBody: Buffer | string): InboundEvent[] {
   } catch {
     throw new MalformedPayload('the body is not JSON');
   }
-  if (body === null || body['object'] !== 'whatsapp_business_account') throw new MalformedPayload('object is not "whatsapp_business_account"');
+  if (body === null || body['object'] !== 'whatsapp_business_account')
+    throw new MalformedPayload('object is not "whatsapp_business_account"');
   const events: InboundEvent[] = [];
   for (const entry of arr(body['entry'])) {
     for (const change of arr(obj(entry)?.['changes'])) {
@@ -138,7 +141,7 @@ export function parsePayload(rawBody: Buffer | string): InboundEvent[] {
           recipient: str(status['recipient_id']),
           timestamp: str(status['timestamp']),
           errorCode: error === null ? null : Number(error['code']),
-          errorTitle: error === null ? null : str(error['title']) ?? str(error['message']),
+          errorTitle: error === null ? null : (str(error['title']) ?? str(error['message'])),
         });
       }
     }
@@ -161,7 +164,8 @@ function parseMessage(m: Json | null, names: Map<string, string>): InboundEvent 
   if (type === 'interactive') {
     const interactive = obj(m['interactive']);
     const reply = obj(interactive?.['button_reply']) ?? obj(interactive?.['list_reply']);
-    if (reply !== null) return { ...base, kind: 'tap', replyId: str(reply['id']) ?? '', title: str(reply['title']) ?? '' };
+    if (reply !== null)
+      return { ...base, kind: 'tap', replyId: str(reply['id']) ?? '', title: str(reply['title']) ?? '' };
     const nfm = obj(interactive?.['nfm_reply']);
     if (nfm !== null) {
       let values: Json;

@@ -7,7 +7,7 @@ import { checkField, type FieldInput } from '../../forms/check.js';
 import { decodeFormFields, RESERVED_PREFIX } from '../../forms/decode.js';
 import { flattenFields, formFields } from '../../forms/fields.js';
 import { MESSAGES } from '../../forms/messages.js';
-import { AskgateError, invalid, invalidAnswer } from '../core/errors.js';
+import { type AskgateError, invalid, invalidAnswer } from '../core/errors.js';
 import type { InteractionRecord } from '../core/types.js';
 import { formSchemaOf, isWrapped } from './form-schema.js';
 import type { Refusal } from './pages.js';
@@ -27,7 +27,10 @@ export function answerFromJson(question: Question, body: unknown): unknown {
 /** The value of an `{"answer": <value>}` body (the answer door's and the callback door's); anything else is a 400. */
 export function unwrapAnswer(body: unknown): unknown {
   if (body === null || typeof body !== 'object' || Array.isArray(body) || !('answer' in body)) {
-    throw invalid('answer', 'send {"answer": <value>}: a string for text and select, true/false for confirm, an object for form.');
+    throw invalid(
+      'answer',
+      'send {"answer": <value>}: a string for text and select, true/false for confirm, an object for form.',
+    );
   }
   const extra = Object.keys(body).find((k) => k !== 'answer');
   if (extra !== undefined) throw invalid(extra, `${extra} is not an answer field; send {"answer": <value>} only.`);
@@ -81,12 +84,15 @@ export function refusalOf(question: Question, error: AskgateError, entries: Entr
   const raw = error.field ?? '';
   const reason = error.message.replace(/^answer does not match schema at [^:]*: /, '');
   // A wrapped format's value sits in its `answer` field, which the server calls the root.
-  const path = isWrapped(question.answer_format) && (raw === '' || raw === '(root)') ? 'answer' : raw === '(root)' ? '' : raw;
+  const path =
+    isWrapped(question.answer_format) && (raw === '' || raw === '(root)') ? 'answer' : raw === '(root)' ? '' : raw;
   const field = flattenFields(formFields(formSchemaOf(question))).find((f) => f.name === path);
   if (field === undefined) return { values, errors: { '': sentence(reason) } };
   const message =
     checkField(field.rule, inputOf(entries, field.name, field.rule.kind)) ??
-    (reason === 'is required' ? field.rule.errorRequired ?? MESSAGES.required : field.rule.errorInvalid ?? sentence(reason));
+    (reason === 'is required'
+      ? (field.rule.errorRequired ?? MESSAGES.required)
+      : (field.rule.errorInvalid ?? sentence(reason)));
   return { values, errors: { [field.name]: message } };
 }
 

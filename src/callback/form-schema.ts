@@ -8,11 +8,23 @@ import type { InteractionRecord, JsonSchema } from '../core/types.js';
 export function formSchemaOf(record: Pick<InteractionRecord, 'answer_format' | 'schema' | 'choices'>): JsonSchema {
   switch (record.answer_format) {
     case 'text':
-      return { type: 'object', required: ['answer'], properties: { answer: { type: 'string', title: 'Your answer', minLength: 1, maxLength: 16_384 } } };
+      return {
+        type: 'object',
+        required: ['answer'],
+        properties: { answer: { type: 'string', title: 'Your answer', minLength: 1, maxLength: 16_384 } },
+      };
     case 'select':
-      return { type: 'object', required: ['answer'], properties: { answer: { type: 'string', title: 'Your choice', enum: record.choices ?? [] } } };
+      return {
+        type: 'object',
+        required: ['answer'],
+        properties: { answer: { type: 'string', title: 'Your choice', enum: record.choices ?? [] } },
+      };
     case 'confirm':
-      return { type: 'object', required: ['answer'], properties: { answer: { type: 'boolean', title: 'Your answer' } } };
+      return {
+        type: 'object',
+        required: ['answer'],
+        properties: { answer: { type: 'boolean', title: 'Your answer' } },
+      };
     case 'form':
     case 'external':
       return record.schema ?? { type: 'object', properties: {} };

@@ -57,7 +57,11 @@ function layout(title: string, body: string, withScript: boolean): string {
 
 function outcomePage(title: string, heading: string, note: string, question: string | null): string {
   const q = question === null ? '' : `<p class="cb-question">${escapeHtml(question)}</p>`;
-  return layout(title, `<h1 class="cb-outcome" role="status">${escapeHtml(heading)}</h1>${q}<p class="cb-note">${escapeHtml(note)}</p>`, false);
+  return layout(
+    title,
+    `<h1 class="cb-outcome" role="status">${escapeHtml(heading)}</h1>${q}<p class="cb-note">${escapeHtml(note)}</p>`,
+    false,
+  );
 }
 
 /** What the form shows again after the server refused a submit. */
@@ -90,7 +94,12 @@ export function questionPage(record: InteractionRecord, refusal: Refusal | null 
   }
   const schema: JsonSchema = formSchemaOf(record);
   const submitLabel = record.answer_format === 'external' ? 'Confirm' : 'Send';
-  const form = renderFormHtml(schema, { values: refusal?.values ?? {}, errors: refusal?.errors ?? {}, submitLabel, idPrefix: 'cb' });
+  const form = renderFormHtml(schema, {
+    values: refusal?.values ?? {},
+    errors: refusal?.errors ?? {},
+    submitLabel,
+    idPrefix: 'cb',
+  });
   return layout('Answer', heading + form, true);
 }
 
@@ -101,12 +110,20 @@ export function answeredPage(record: InteractionRecord): string {
 
 /** The question was answered before (by this person or anyone else, on any surface). */
 export function alreadyAnsweredPage(record: InteractionRecord): string {
-  return outcomePage('Already answered', 'This question was already answered.', 'Nothing more is needed; you can close this page.', record.question);
+  return outcomePage(
+    'Already answered',
+    'This question was already answered.',
+    'Nothing more is needed; you can close this page.',
+    record.question,
+  );
 }
 
 /** The question expired or was withdrawn before an answer. */
 export function expiredPage(record: InteractionRecord): string {
-  const why = record.status === 'cancelled' ? 'The asker withdrew this question.' : 'This question expired before it was answered.';
+  const why =
+    record.status === 'cancelled'
+      ? 'The asker withdrew this question.'
+      : 'This question expired before it was answered.';
   return outcomePage('Expired', 'This question is closed.', why, null);
 }
 
@@ -114,7 +131,12 @@ export function expiredPage(record: InteractionRecord): string {
  * The one page for a ticket that shows nothing: unknown, pruned, or bound to a verifier (whatever its state).
  * It is a constant, so its bytes cannot tell those cases apart.
  */
-export const NOT_AVAILABLE_PAGE = outcomePage('Not available', 'This link does not open a question.', 'It may have expired, or it is not meant to be opened in a browser.', null);
+export const NOT_AVAILABLE_PAGE = outcomePage(
+  'Not available',
+  'This link does not open a question.',
+  'It may have expired, or it is not meant to be opened in a browser.',
+  null,
+);
 
 /** A door error shown to a person (too many requests, a gateway failure). */
 export function errorPage(message: string): string {

@@ -22,7 +22,10 @@ export const EXIT = {
 
 /** A failure the CLI reports as one line on stderr, with its exit code. */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode: number = EXIT.failed) {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT.failed,
+  ) {
     super(message);
     this.name = 'CliError';
   }
@@ -67,7 +70,12 @@ export function parseAnswerValue(raw: string): unknown {
 export function describeError(error: unknown): string {
   if (error instanceof AskgateHttpError) {
     const field = error.field === undefined ? '' : ` (field: ${error.field})`;
-    const hint = error.status === 401 ? ' Check ASKGATE_TOKEN.' : error.status === 403 ? ' The token lacks the scope this needs.' : '';
+    const hint =
+      error.status === 401
+        ? ' Check ASKGATE_TOKEN.'
+        : error.status === 403
+          ? ' The token lacks the scope this needs.'
+          : '';
     return `${error.message}${field} [${error.status} ${error.code}]${hint}`;
   }
   if (error instanceof Error) return error.message; // network, SDK and CLI errors are already one line
@@ -83,6 +91,7 @@ export function parseInteger(raw: string): number {
 /** Parses a positive number of seconds (fractions allowed). */
 export function parseSeconds(raw: string): number {
   const value = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(value) || value <= 0) throw new InvalidArgumentError('Use a positive number of seconds.');
+  if (raw.trim() === '' || !Number.isFinite(value) || value <= 0)
+    throw new InvalidArgumentError('Use a positive number of seconds.');
   return value;
 }

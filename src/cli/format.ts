@@ -46,9 +46,15 @@ export function table(headers: readonly string[], rows: readonly (readonly strin
 }
 
 /** The list table: id, status, format, age, and the question cut to what is left of the terminal width. */
-export function interactionTable(items: readonly InteractionRecord[], columns: number, now: number = Date.now()): string {
+export function interactionTable(
+  items: readonly InteractionRecord[],
+  columns: number,
+  now: number = Date.now(),
+): string {
   const rows = items.map((r) => [r.id, r.status, r.answer_format, age(r.created_at, now), r.question]);
-  const fixed = ['ID', 'STATUS', 'FORMAT', 'AGE'].map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const fixed = ['ID', 'STATUS', 'FORMAT', 'AGE'].map((h, i) =>
+    Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)),
+  );
   const questionWidth = Math.max(20, columns - fixed.reduce((a, b) => a + b + 2, 0));
   return table(
     ['ID', 'STATUS', 'FORMAT', 'AGE', 'QUESTION'],
@@ -61,7 +67,8 @@ export function eventLine(event: TailEvent, columns: number): string {
   const { record } = event;
   const time = new Date().toTimeString().slice(0, 8);
   const kind = event.type.replace(/^interaction\./, '').padEnd(9);
-  const outcome = event.type === 'interaction.answered' && record.result !== null ? `  → ${compactJson(record.result.answer)}` : '';
+  const outcome =
+    event.type === 'interaction.answered' && record.result !== null ? `  → ${compactJson(record.result.answer)}` : '';
   const head = `${time}  ${kind}  ${record.id}  ${record.answer_format.padEnd(8)}  `;
   return head + truncate(record.question, Math.max(20, columns - head.length - outcome.length)) + outcome;
 }
@@ -87,7 +94,8 @@ export function recordDetail(record: InteractionRecord, now: number = Date.now()
   if (result !== null && result !== undefined) {
     fields.push(['answer', compactJson(result.answer)]);
     fields.push(['answered', `by ${result.answered_by} via ${result.surface} at ${result.answered_at}`]);
-    if (result.reply_to !== null) fields.push(['reply to', `${result.reply_to.message_id}: ${truncate(result.reply_to.text, 60)}`]);
+    if (result.reply_to !== null)
+      fields.push(['reply to', `${result.reply_to.message_id}: ${truncate(result.reply_to.text, 60)}`]);
     if (result.params !== null) fields.push(['params', compactJson(result.params)]);
   } else if (record.resolved_at) {
     fields.push(['resolved', record.resolved_at]);

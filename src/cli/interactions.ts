@@ -43,30 +43,46 @@ function listCommand(): Command {
     .option('--cursor <cursor>', 'the next_cursor of the previous page')
     .option('--group <group>', 'only this group_id')
     .option('--json', 'print the page as JSON: {"items": [...], "next_cursor": ...}')
-    .addHelpText('after', examples([
-      'askgate interactions list',
-      'askgate interactions list --limit 10 --group deploys',
-      'askgate interactions list --json | jq -r ".items[].id"',
-      'askgate interactions list --cursor "$NEXT"',
-    ]))
-    .action(async (options: { status?: InteractionStatus; limit?: number; cursor?: string; group?: string; json?: boolean }, command: Command) => {
-      const client = clientFrom(globals(command));
-      const page = await client.list({ status: options.status, limit: options.limit, cursor: options.cursor, groupId: options.group });
-      if (options.json === true) return out(JSON.stringify(page, null, 2));
-      if (page.items.length === 0) note('no interactions.');
-      else out(interactionTable(page.items, columns()));
-      if (page.next_cursor !== null) note(`more: askgate interactions list --cursor ${page.next_cursor}`);
-    });
+    .addHelpText(
+      'after',
+      examples([
+        'askgate interactions list',
+        'askgate interactions list --limit 10 --group deploys',
+        'askgate interactions list --json | jq -r ".items[].id"',
+        'askgate interactions list --cursor "$NEXT"',
+      ]),
+    )
+    .action(
+      async (
+        options: { status?: InteractionStatus; limit?: number; cursor?: string; group?: string; json?: boolean },
+        command: Command,
+      ) => {
+        const client = clientFrom(globals(command));
+        const page = await client.list({
+          status: options.status,
+          limit: options.limit,
+          cursor: options.cursor,
+          groupId: options.group,
+        });
+        if (options.json === true) return out(JSON.stringify(page, null, 2));
+        if (page.items.length === 0) note('no interactions.');
+        else out(interactionTable(page.items, columns()));
+        if (page.next_cursor !== null) note(`more: askgate interactions list --cursor ${page.next_cursor}`);
+      },
+    );
 }
 
 function tailCommand(): Command {
   return new Command('tail')
     .description('print live events (created, answered, expired, cancelled), one line each, until Ctrl-C')
     .option('--json', 'one JSON object per line: {"type": ..., "record": {...}}')
-    .addHelpText('after', examples([
-      'askgate interactions tail',
-      'askgate interactions tail --json | jq -c "select(.type == \\"interaction.created\\") | .record.id"',
-    ]))
+    .addHelpText(
+      'after',
+      examples([
+        'askgate interactions tail',
+        'askgate interactions tail --json | jq -c "select(.type == \\"interaction.created\\") | .record.id"',
+      ]),
+    )
     .action(async (options: { json?: boolean }, command: Command) => {
       const client = clientFrom(globals(command));
       const stream = client.tail();
@@ -92,7 +108,10 @@ function showCommand(): Command {
     .description('print one interaction, its answer included once resolved')
     .argument('<id>', 'the interaction id')
     .option('--json', 'print the record as JSON')
-    .addHelpText('after', examples(['askgate interactions show ia_123', 'askgate interactions show ia_123 --json | jq .result.answer']))
+    .addHelpText(
+      'after',
+      examples(['askgate interactions show ia_123', 'askgate interactions show ia_123 --json | jq .result.answer']),
+    )
     .action(async (id: string, options: { json?: boolean }, command: Command) => {
       const record = await clientFrom(globals(command)).get(id);
       out(options.json === true ? JSON.stringify(record, null, 2) : recordDetail(record));
@@ -108,13 +127,17 @@ function answerCommand(): Command {
       'the answer as JSON, matching the format: true/false for confirm, "text" for text and select, {"a":1} for form. ' +
         'A bare word that is not JSON (yes, Friday) is taken as a string.',
     )
-    .addHelpText('after', examples([
-      'askgate interactions answer ia_123 true',
-      'askgate interactions answer ia_123 \'"blue"\'          # a JSON string',
-      'askgate interactions answer ia_123 blue              # a bare word: the string "blue"',
-      'askgate interactions answer ia_123 \'{"count": 3}\'',
-      'askgate interactions answer ia_123 -- -5             # a value that starts with "-"',
-    ]) + '\nA refused answer prints the gateway\'s message and the failing field to stderr and exits 1; the question stays pending.\n')
+    .addHelpText(
+      'after',
+      examples([
+        'askgate interactions answer ia_123 true',
+        'askgate interactions answer ia_123 \'"blue"\'          # a JSON string',
+        'askgate interactions answer ia_123 blue              # a bare word: the string "blue"',
+        'askgate interactions answer ia_123 \'{"count": 3}\'',
+        'askgate interactions answer ia_123 -- -5             # a value that starts with "-"',
+      ]) +
+        "\nA refused answer prints the gateway's message and the failing field to stderr and exits 1; the question stays pending.\n",
+    )
     .action(async (id: string, raw: string, _options: unknown, command: Command) => {
       out(await clientFrom(globals(command)).answer(id, parseAnswerValue(raw)));
     });
@@ -147,13 +170,16 @@ function askCommand(): Command {
     .option('--link', 'also mint a callback URL (printed to stderr)')
     .option('--wait', 'block until answered; exit 2 on timeout, 3 if cancelled')
     .option('--json', 'print the created record (or, with --wait, {"answer", "reply_to", "params"}) as JSON')
-    .addHelpText('after', examples([
-      'askgate interactions ask "Ship it?" --format confirm --wait',
-      'askgate interactions ask "Which region?" --format select --choices eu,us --timeout 600 --wait',
-      'askgate interactions ask "Deploy details" --format form --schema deploy.schema.json --json',
-      'askgate interactions ask "Approve?" --format confirm --channel telegram --recipient 12345 --wait',
-      'id=$(askgate interactions ask "Release notes?" --format text)',
-    ]))
+    .addHelpText(
+      'after',
+      examples([
+        'askgate interactions ask "Ship it?" --format confirm --wait',
+        'askgate interactions ask "Which region?" --format select --choices eu,us --timeout 600 --wait',
+        'askgate interactions ask "Deploy details" --format form --schema deploy.schema.json --json',
+        'askgate interactions ask "Approve?" --format confirm --channel telegram --recipient 12345 --wait',
+        'id=$(askgate interactions ask "Release notes?" --format text)',
+      ]),
+    )
     .action(async (question: string, options: AskCliOptions, command: Command) => {
       const client = clientFrom(globals(command));
       const body = await askBody(question, options);
@@ -164,10 +190,15 @@ function askCommand(): Command {
       }
       const abort = new AbortController();
       let asked: InteractionRecord | null = null;
-      const interrupt = (): void => abort.abort(new CliError(
-        asked === null ? 'interrupted.' : `stopped waiting; ${asked.id} is still open (askgate interactions show ${asked.id}).`,
-        EXIT.interrupted,
-      ));
+      const interrupt = (): void =>
+        abort.abort(
+          new CliError(
+            asked === null
+              ? 'interrupted.'
+              : `stopped waiting; ${asked.id} is still open (askgate interactions show ${asked.id}).`,
+            EXIT.interrupted,
+          ),
+        );
       process.once('SIGINT', interrupt);
       try {
         const result = await client.ask(body, {
@@ -175,16 +206,25 @@ function askCommand(): Command {
           onCreated: (record) => {
             asked = record;
             announceCallback(record);
-            if (process.stderr.isTTY) note(`waiting for an answer to ${record.id} until ${record.deadline_at} (Ctrl-C stops waiting)`);
+            if (process.stderr.isTTY)
+              note(`waiting for an answer to ${record.id} until ${record.deadline_at} (Ctrl-C stops waiting)`);
           },
         });
         // A sync body (the CLI never sends mode "async") always comes back as an answer.
-        out(options.json === true ? JSON.stringify(result, null, 2) : JSON.stringify((result as { answer: unknown }).answer));
+        out(
+          options.json === true
+            ? JSON.stringify(result, null, 2)
+            : JSON.stringify((result as { answer: unknown }).answer),
+        );
       } catch (error) {
         if (error instanceof AskTimeoutError) {
-          throw new CliError(`no answer to ${error.interactionId} before its deadline ${error.deadlineAt}; it expired.`, EXIT.timeout);
+          throw new CliError(
+            `no answer to ${error.interactionId} before its deadline ${error.deadlineAt}; it expired.`,
+            EXIT.timeout,
+          );
         }
-        if (error instanceof AskCancelledError) throw new CliError(`${error.interactionId} was cancelled.`, EXIT.cancelled);
+        if (error instanceof AskCancelledError)
+          throw new CliError(`${error.interactionId} was cancelled.`, EXIT.cancelled);
         throw error;
       } finally {
         process.off('SIGINT', interrupt);
@@ -194,7 +234,11 @@ function askCommand(): Command {
 
 async function askBody(question: string, options: AskCliOptions): Promise<AskBody> {
   const base: Record<string, unknown> = { question, answer_format: options.format };
-  if (options.choices !== undefined) base['choices'] = options.choices.split(',').map((c) => c.trim()).filter((c) => c !== '');
+  if (options.choices !== undefined)
+    base['choices'] = options.choices
+      .split(',')
+      .map((c) => c.trim())
+      .filter((c) => c !== '');
   if (options.schema !== undefined) base['schema'] = await readSchema(options.schema);
   if (options.group !== undefined) base['group_id'] = options.group;
   if (options.timeout !== undefined) base['timeout'] = options.timeout;

@@ -19,7 +19,9 @@ async function runServer(runner: Runner): Promise<void> {
 
 function version(): string {
   try {
-    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: string };
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+      version?: string;
+    };
     return pkg.version ?? 'unknown';
   } catch {
     return 'unknown';
@@ -32,7 +34,9 @@ function buildProgram(): Command {
     .version(version())
     .option('--url <url>', 'gateway base URL (env ASKGATE_URL, default http://127.0.0.1:8080)')
     .option('--token <token>', 'bearer token (env ASKGATE_TOKEN; the dev token is printed by `npm start`)')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ askgate start                                   # the whole gateway in one process
   $ REDIS_URL=redis://127.0.0.1:6379 askgate serve  # the HTTP side alone
@@ -40,12 +44,16 @@ Examples:
   $ export ASKGATE_TOKEN=...                        # printed by \`npm start\` in dev mode
   $ askgate interactions list
   $ askgate interactions ask "Ship it?" --format confirm --wait
-`);
+`,
+    );
 
   program
     .command('start')
     .description('run the whole gateway in one process (HTTP doors, channel webhooks, queue workers)')
-    .addHelpText('after', '\nConfigured by the environment (PORT, HOST, REDIS_URL, ASKGATE_TOKENS, ...); see docs.\n\nExamples:\n  $ askgate start\n  $ PORT=9000 REDIS_URL=redis://127.0.0.1:6379 askgate start\n')
+    .addHelpText(
+      'after',
+      '\nConfigured by the environment (PORT, HOST, REDIS_URL, ASKGATE_TOKENS, ...); see docs.\n\nExamples:\n  $ askgate start\n  $ PORT=9000 REDIS_URL=redis://127.0.0.1:6379 askgate start\n',
+    )
     .action(() => runServer('runAll'));
   program
     .command('serve')
@@ -77,5 +85,8 @@ try {
   await buildProgram().parseAsync(process.argv);
 } catch (error) {
   process.stderr.write(`askgate: ${describeError(error)}\n`);
-  process.exitCode = typeof (error as { exitCode?: unknown }).exitCode === 'number' ? (error as { exitCode: number }).exitCode : EXIT.failed;
+  process.exitCode =
+    typeof (error as { exitCode?: unknown }).exitCode === 'number'
+      ? (error as { exitCode: number }).exitCode
+      : EXIT.failed;
 }

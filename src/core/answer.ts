@@ -11,7 +11,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Drops hidden fields from one object level of the schema's `required` and of the answer, then recurses. */
-function pruneHidden(schema: JsonSchema, answer: Record<string, unknown>, prefix: string, visible: Set<string>): { schema: JsonSchema; answer: Record<string, unknown> } {
+function pruneHidden(
+  schema: JsonSchema,
+  answer: Record<string, unknown>,
+  prefix: string,
+  visible: Set<string>,
+): { schema: JsonSchema; answer: Record<string, unknown> } {
   const properties = isObject(schema['properties']) ? schema['properties'] : {};
   const shown = (key: string): boolean => visible.has(`${prefix}${key}`);
   const nextProperties: Record<string, unknown> = { ...properties };
@@ -27,7 +32,9 @@ function pruneHidden(schema: JsonSchema, answer: Record<string, unknown>, prefix
       nextAnswer[key] = value;
     }
   }
-  const required = Array.isArray(schema['required']) ? (schema['required'] as unknown[]).filter((r) => typeof r !== 'string' || !(r in properties) || shown(r)) : undefined;
+  const required = Array.isArray(schema['required'])
+    ? (schema['required'] as unknown[]).filter((r) => typeof r !== 'string' || !(r in properties) || shown(r))
+    : undefined;
   const nextSchema: JsonSchema = { ...schema, properties: nextProperties };
   if (required !== undefined) nextSchema['required'] = required;
   return { schema: nextSchema, answer: nextAnswer };
@@ -39,7 +46,8 @@ function pruneHidden(schema: JsonSchema, answer: Record<string, unknown>, prefix
  * (`forms/fields.ts`), so the server never requires a field the person could not see.
  */
 export function applyVisibility(schema: JsonSchema, answer: unknown): { schema: JsonSchema; answer: unknown } {
-  if (!isObject(answer) || !isObject(schema['properties']) || !JSON.stringify(schema).includes('"visibleWhen"')) return { schema, answer };
+  if (!isObject(answer) || !isObject(schema['properties']) || !JSON.stringify(schema).includes('"visibleWhen"'))
+    return { schema, answer };
   return pruneHidden(schema, answer, '', visibleFields(schema, answer));
 }
 
@@ -61,11 +69,17 @@ function implicitSchema(record: Pick<InteractionRecord, 'answer_format' | 'choic
  * Checks a raw answer against the question's format and schema and returns the value to store.
  * Throws `invalid_answer` naming the path and the reason; nothing is written by this function.
  */
-export function checkAnswer(record: Pick<InteractionRecord, 'answer_format' | 'choices' | 'schema'>, raw: unknown): unknown {
+export function checkAnswer(
+  record: Pick<InteractionRecord, 'answer_format' | 'choices' | 'schema'>,
+  raw: unknown,
+): unknown {
   if (raw === undefined) throw invalidAnswer('', 'an answer is required; send {"answer": <value>}');
   const base = implicitSchema(record);
   if (base === null) return raw; // an external question without a pinned schema takes the delivered payload as is
-  const { schema, answer } = record.answer_format === 'form' || record.answer_format === 'external' ? applyVisibility(base, raw) : { schema: base, answer: raw };
+  const { schema, answer } =
+    record.answer_format === 'form' || record.answer_format === 'external'
+      ? applyVisibility(base, raw)
+      : { schema: base, answer: raw };
   const violation = firstViolation(schema, answer);
   if (violation) throw invalidAnswer(violation.path, violation.reason);
   return answer;

@@ -1,7 +1,14 @@
 import { invalid } from './errors.js';
 import { parseMedia } from './media.js';
 import { compileOrExplain } from './schema-validator.js';
-import { ANSWER_FORMATS, type AnswerFormat, type JsonSchema, type MediaItem, type RunSpec, type VerifierBinding } from './types.js';
+import {
+  ANSWER_FORMATS,
+  type AnswerFormat,
+  type JsonSchema,
+  type MediaItem,
+  type RunSpec,
+  type VerifierBinding,
+} from './types.js';
 import { checkChannelFormSubset } from '../../forms/subset.js';
 
 /** A validated ask: every field of the contract's ask body, defaults applied. */
@@ -43,8 +50,23 @@ export interface AskContext {
 }
 
 const KNOWN_FIELDS = new Set([
-  'question', 'answer_format', 'choices', 'schema', 'group_id', 'timeout', 'mode', 'expiry_at', 'on_expiry',
-  'channel', 'recipient', 'media', 'link', 'verifier', 'to', 'payload', 'run',
+  'question',
+  'answer_format',
+  'choices',
+  'schema',
+  'group_id',
+  'timeout',
+  'mode',
+  'expiry_at',
+  'on_expiry',
+  'channel',
+  'recipient',
+  'media',
+  'link',
+  'verifier',
+  'to',
+  'payload',
+  'run',
 ]);
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -61,10 +83,16 @@ function str(body: Record<string, unknown>, field: string, max: number, required
   return v;
 }
 
-function oneOf<T extends string>(body: Record<string, unknown>, field: string, allowed: readonly T[], fallback: T | null): T {
+function oneOf<T extends string>(
+  body: Record<string, unknown>,
+  field: string,
+  allowed: readonly T[],
+  fallback: T | null,
+): T {
   const v = body[field];
   if (v === undefined || v === null) {
-    if (fallback === null) throw invalid(field, `${field} is required; use one of ${allowed.map((a) => `"${a}"`).join(', ')}.`);
+    if (fallback === null)
+      throw invalid(field, `${field} is required; use one of ${allowed.map((a) => `"${a}"`).join(', ')}.`);
     return fallback;
   }
   if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) {
@@ -75,10 +103,12 @@ function oneOf<T extends string>(body: Record<string, unknown>, field: string, a
 
 function parseChoices(raw: unknown): string[] {
   if (!Array.isArray(raw)) throw invalid('choices', 'choices must be a list of 1..100 strings for a select.');
-  if (raw.length < 1 || raw.length > 100) throw invalid('choices', `choices has ${raw.length} items; a select takes 1..100.`);
+  if (raw.length < 1 || raw.length > 100)
+    throw invalid('choices', `choices has ${raw.length} items; a select takes 1..100.`);
   const seen = new Set<string>();
   raw.forEach((c, i) => {
-    if (typeof c !== 'string' || c.length < 1 || c.length > 200) throw invalid(`choices[${i}]`, `choices[${i}] must be a string of 1..200 characters.`);
+    if (typeof c !== 'string' || c.length < 1 || c.length > 200)
+      throw invalid(`choices[${i}]`, `choices[${i}] must be a string of 1..200 characters.`);
     if (seen.has(c)) throw invalid(`choices[${i}]`, `choices[${i}] repeats "${c}"; choices must be unique.`);
     seen.add(c);
   });
@@ -86,7 +116,8 @@ function parseChoices(raw: unknown): string[] {
 }
 
 function parseSchema(raw: unknown): JsonSchema {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw invalid('schema', 'schema must be a JSON Schema object.');
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw invalid('schema', 'schema must be a JSON Schema object.');
   const schema = raw as JsonSchema;
   const why = compileOrExplain(schema);
   if (why !== null) throw invalid('schema', `schema is not a valid JSON Schema: ${why}`);
@@ -94,32 +125,57 @@ function parseSchema(raw: unknown): JsonSchema {
 }
 
 function parseRun(raw: unknown): RunSpec {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw invalid('run', 'run must be an object {"run_id", "resume", "kind"?, "parent_run_id"?, "state"?}.');
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw invalid('run', 'run must be an object {"run_id", "resume", "kind"?, "parent_run_id"?, "state"?}.');
   const r = raw as Record<string, unknown>;
   const extra = Object.keys(r).find((k) => !['run_id', 'kind', 'parent_run_id', 'state', 'resume'].includes(k));
-  if (extra !== undefined) throw invalid(`run.${extra}`, `run.${extra} is not a run field; use run_id, kind, parent_run_id, state and resume.`);
-  if (typeof r['run_id'] !== 'string' || r['run_id'] === '' || r['run_id'].length > 200) throw invalid('run.run_id', 'run.run_id must be a string of 1..200 characters.');
+  if (extra !== undefined)
+    throw invalid(
+      `run.${extra}`,
+      `run.${extra} is not a run field; use run_id, kind, parent_run_id, state and resume.`,
+    );
+  if (typeof r['run_id'] !== 'string' || r['run_id'] === '' || r['run_id'].length > 200)
+    throw invalid('run.run_id', 'run.run_id must be a string of 1..200 characters.');
   const kind = r['kind'] ?? 'tool';
   if (kind !== 'tool' && kind !== 'agent') throw invalid('run.kind', 'run.kind must be "tool" or "agent".');
   const parent = r['parent_run_id'] ?? null;
-  if (parent !== null && (typeof parent !== 'string' || parent === '')) throw invalid('run.parent_run_id', 'run.parent_run_id must be a non-empty string.');
+  if (parent !== null && (typeof parent !== 'string' || parent === ''))
+    throw invalid('run.parent_run_id', 'run.parent_run_id must be a non-empty string.');
   const resume = r['resume'];
   let parsedResume: RunSpec['resume'];
-  if (resume !== null && typeof resume === 'object' && typeof (resume as Record<string, unknown>)['webhook'] === 'string') {
+  if (
+    resume !== null &&
+    typeof resume === 'object' &&
+    typeof (resume as Record<string, unknown>)['webhook'] === 'string'
+  ) {
     const url = (resume as Record<string, string>)['webhook'] as string;
-    if (!/^https?:\/\//.test(url)) throw invalid('run.resume.webhook', 'run.resume.webhook must be an absolute http(s):// URL.');
+    if (!/^https?:\/\//.test(url))
+      throw invalid('run.resume.webhook', 'run.resume.webhook must be an absolute http(s):// URL.');
     parsedResume = { webhook: url };
-  } else if (resume !== null && typeof resume === 'object' && typeof (resume as Record<string, unknown>)['handler'] === 'string') {
+  } else if (
+    resume !== null &&
+    typeof resume === 'object' &&
+    typeof (resume as Record<string, unknown>)['handler'] === 'string'
+  ) {
     parsedResume = { handler: (resume as Record<string, string>)['handler'] as string };
   } else {
     throw invalid('run.resume', 'run.resume is required: {"webhook": "<url>"} or {"handler": "<name>"}.');
   }
-  return { run_id: r['run_id'], kind, parent_run_id: parent as string | null, state: r['state'] ?? null, resume: parsedResume };
+  return {
+    run_id: r['run_id'],
+    kind,
+    parent_run_id: parent as string | null,
+    state: r['state'] ?? null,
+    resume: parsedResume,
+  };
 }
 
 function parseExpiry(raw: unknown, ctx: AskContext, run: RunSpec | null): Date {
   if (typeof raw !== 'string' || !RFC3339.test(raw)) {
-    throw invalid('expiry_at', 'expiry_at must be an RFC 3339 date-time with an offset, e.g. 2030-01-01T12:00:00Z or 2030-01-01T14:00:00+02:00.');
+    throw invalid(
+      'expiry_at',
+      'expiry_at must be an RFC 3339 date-time with an offset, e.g. 2030-01-01T12:00:00Z or 2030-01-01T14:00:00+02:00.',
+    );
   }
   const at = new Date(raw);
   if (Number.isNaN(at.getTime())) throw invalid('expiry_at', `expiry_at "${raw}" is not a real moment.`);
@@ -131,7 +187,10 @@ function parseExpiry(raw: unknown, ctx: AskContext, run: RunSpec | null): Date {
     const why = agent
       ? `an agent run's deadline must leave INTERACTIONS_IDLE_TTL_SECONDS (${ctx.idleTtlSeconds}s) of the checkpoint retention free`
       : 'the checkpoint retention would drop the parked run first';
-    throw invalid('expiry_at', `expiry_at is past the retention horizon (${new Date(limitMs).toISOString()}): ${why}; choose an earlier moment.`);
+    throw invalid(
+      'expiry_at',
+      `expiry_at is past the retention horizon (${new Date(limitMs).toISOString()}): ${why}; choose an earlier moment.`,
+    );
   }
   return at;
 }
@@ -141,25 +200,33 @@ function parseExpiry(raw: unknown, ctx: AskContext, run: RunSpec | null): Date {
  * Nothing is written here: the caller stores only what passed every rule.
  */
 export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw invalid('body', 'the body must be a JSON object.');
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw invalid('body', 'the body must be a JSON object.');
   const body = raw as Record<string, unknown>;
   if ('extensions' in body) throw invalid('extensions', 'extensions is not accepted; omit the field.');
   const unknown = Object.keys(body).find((k) => !KNOWN_FIELDS.has(k));
-  if (unknown !== undefined) throw invalid(unknown, `${unknown} is not an ask field; check its spelling (fields are snake_case, e.g. answer_format).`);
+  if (unknown !== undefined)
+    throw invalid(
+      unknown,
+      `${unknown} is not an ask field; check its spelling (fields are snake_case, e.g. answer_format).`,
+    );
 
   const question = str(body, 'question', 4096, true) as string;
   const answer_format = oneOf(body, 'answer_format', ANSWER_FORMATS, null);
   const to = oneOf(body, 'to', ['person', 'caller'] as const, 'person');
   const mode = to === 'caller' ? 'async' : oneOf(body, 'mode', ['sync', 'async'] as const, 'sync');
-  if (to === 'caller' && body['mode'] === 'sync') throw invalid('mode', 'an ask with to "caller" is always async; drop mode or set it to "async".');
+  if (to === 'caller' && body['mode'] === 'sync')
+    throw invalid('mode', 'an ask with to "caller" is always async; drop mode or set it to "async".');
 
   let choices: string[] | null = null;
   if (answer_format === 'select') choices = parseChoices(body['choices']);
-  else if (body['choices'] !== undefined) throw invalid('choices', 'choices apply to a select only; drop it or use answer_format "select".');
+  else if (body['choices'] !== undefined)
+    throw invalid('choices', 'choices apply to a select only; drop it or use answer_format "select".');
 
   let schema: JsonSchema | null = null;
   if (answer_format === 'form') {
-    if (body['schema'] === undefined) throw invalid('schema', 'schema is required for a form: a JSON Schema of type object.');
+    if (body['schema'] === undefined)
+      throw invalid('schema', 'schema is required for a form: a JSON Schema of type object.');
     schema = parseSchema(body['schema']);
     if (schema['type'] !== 'object') throw invalid('schema', 'schema of a form must have "type": "object".');
   } else if (answer_format === 'external') {
@@ -186,16 +253,21 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
   let run: RunSpec | null = null;
   if (body['run'] !== undefined) run = parseRun(body['run']);
   if (mode === 'sync') {
-    if (body['expiry_at'] !== undefined) throw invalid('expiry_at', 'expiry_at goes with mode "async" only; a sync ask takes timeout.');
+    if (body['expiry_at'] !== undefined)
+      throw invalid('expiry_at', 'expiry_at goes with mode "async" only; a sync ask takes timeout.');
     if (run !== null) throw invalid('run', 'run goes with mode "async" only.');
     const t = body['timeout'];
     if (t === undefined || t === null) timeout = ctx.defaultTimeoutSeconds;
-    else if (typeof t !== 'number' || !Number.isFinite(t) || t <= 0) throw invalid('timeout', 'timeout must be a number of seconds greater than 0.');
+    else if (typeof t !== 'number' || !Number.isFinite(t) || t <= 0)
+      throw invalid('timeout', 'timeout must be a number of seconds greater than 0.');
     else timeout = t;
   } else {
-    if (body['timeout'] !== undefined) throw invalid('timeout', 'timeout and expiry_at bound the same wait; an async ask takes expiry_at only.');
-    if (body['expiry_at'] === undefined) throw invalid('expiry_at', 'expiry_at is required for mode "async": an RFC 3339 moment with an offset.');
-    if (run === null) throw invalid('run', 'an async ask needs the resumable run that parks: run {"run_id", "resume"}.');
+    if (body['timeout'] !== undefined)
+      throw invalid('timeout', 'timeout and expiry_at bound the same wait; an async ask takes expiry_at only.');
+    if (body['expiry_at'] === undefined)
+      throw invalid('expiry_at', 'expiry_at is required for mode "async": an RFC 3339 moment with an offset.');
+    if (run === null)
+      throw invalid('run', 'an async ask needs the resumable run that parks: run {"run_id", "resume"}.');
     expiry_at = parseExpiry(body['expiry_at'], ctx, run);
   }
 
@@ -203,7 +275,12 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
   if (body['verifier'] !== undefined) {
     const v = body['verifier'];
     if (answer_format !== 'external') throw invalid('verifier', 'verifier applies to external asks only.');
-    if (v === null || typeof v !== 'object' || Array.isArray(v) || typeof (v as Record<string, unknown>)['name'] !== 'string') {
+    if (
+      v === null ||
+      typeof v !== 'object' ||
+      Array.isArray(v) ||
+      typeof (v as Record<string, unknown>)['name'] !== 'string'
+    ) {
       throw invalid('verifier', 'verifier must be an object with a "name", e.g. {"name": "shared_secret"}.');
     }
     verifier = v as VerifierBinding;
@@ -212,18 +289,33 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
   const channel = str(body, 'channel', 100, false);
   if (channel !== null) {
     if (to === 'caller') throw invalid('channel', 'an ask to the caller has no channel.');
-    if (verifier !== null) throw invalid('verifier', 'verifier is forbidden with channel: a channel reply is not signed by the verifier and would be refused.');
+    if (verifier !== null)
+      throw invalid(
+        'verifier',
+        'verifier is forbidden with channel: a channel reply is not signed by the verifier and would be refused.',
+      );
     const caps = ctx.channel(channel);
     if (caps === undefined) {
       const known = ctx.registeredChannels();
-      throw invalid('channel', `channel "${channel}" is not registered; ${known.length ? `registered: ${known.join(', ')}` : 'no channel is configured'}.`);
+      throw invalid(
+        'channel',
+        `channel "${channel}" is not registered; ${known.length ? `registered: ${known.join(', ')}` : 'no channel is configured'}.`,
+      );
     }
     if (answer_format === 'form') {
-      if (!caps.supportsFormDelivery) throw invalid('answer_format', `channel "${channel}" cannot deliver forms; ask the form on the inbox or another channel.`);
+      if (!caps.supportsFormDelivery)
+        throw invalid(
+          'answer_format',
+          `channel "${channel}" cannot deliver forms; ask the form on the inbox or another channel.`,
+        );
       const subset = checkChannelFormSubset(schema as JsonSchema);
       if (!subset.ok) {
-        if (subset.property === '(root)') throw invalid('schema', `schema cannot be delivered on a channel: ${subset.reason}.`);
-        throw invalid(`schema.properties.${subset.property}`, `schema property "${subset.property}" cannot be delivered on a channel: ${subset.reason}.`);
+        if (subset.property === '(root)')
+          throw invalid('schema', `schema cannot be delivered on a channel: ${subset.reason}.`);
+        throw invalid(
+          `schema.properties.${subset.property}`,
+          `schema property "${subset.property}" cannot be delivered on a channel: ${subset.reason}.`,
+        );
       }
     }
   } else if (recipient !== null) {
@@ -232,5 +324,23 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
   if (to === 'caller' && run?.parent_run_id == null) {
     throw invalid('run.parent_run_id', 'an ask to the caller needs run.parent_run_id: the run that answers it.');
   }
-  return { question, answer_format, choices, schema, group_id, timeout, mode, expiry_at, on_expiry, channel, recipient, media, link, verifier, to, payload, run };
+  return {
+    question,
+    answer_format,
+    choices,
+    schema,
+    group_id,
+    timeout,
+    mode,
+    expiry_at,
+    on_expiry,
+    channel,
+    recipient,
+    media,
+    link,
+    verifier,
+    to,
+    payload,
+    run,
+  };
 }

@@ -63,16 +63,28 @@ export class CallbackService {
     const binding = record.verifier_binding;
     if (binding === null) return;
     try {
-      await this.deps.verifiers.verify({ binding, rawBody: request.rawBody, headers: request.headers, now: this.now(), env: this.deps.env });
+      await this.deps.verifiers.verify({
+        binding,
+        rawBody: request.rawBody,
+        headers: request.headers,
+        now: this.now(),
+        env: this.deps.env,
+      });
     } catch (err) {
       if (err instanceof VerificationFailed) {
-        throw new AskgateError('verifier_refused', `the ${binding.name} verifier bound to this question refused the callback: ${err.message}`);
+        throw new AskgateError(
+          'verifier_refused',
+          `the ${binding.name} verifier bound to this question refused the callback: ${err.message}`,
+        );
       }
       this.deps.logger.error(
         { interaction: record.id, verifier: binding.name, err: err instanceof Error ? err.message : String(err) },
         'a bound verifier cannot run; the callback door answers 500 until an operator fixes it',
       );
-      throw new AskgateError('verifier_unavailable', 'the verifier bound to this question cannot run on this gateway; an operator must fix its configuration.');
+      throw new AskgateError(
+        'verifier_unavailable',
+        'the verifier bound to this question cannot run on this gateway; an operator must fix its configuration.',
+      );
     }
   }
 

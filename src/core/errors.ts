@@ -30,7 +30,11 @@ export class AskgateError extends Error {
   /** Extra members of the JSON error body. */
   readonly extra: Record<string, unknown>;
 
-  constructor(code: ErrorCode, message: string, options: { field?: string; extra?: Record<string, unknown>; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { field?: string; extra?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AskgateError';
     this.code = code;

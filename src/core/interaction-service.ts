@@ -5,7 +5,16 @@ import type { EventHub } from './event-hub.js';
 import { hashTicket, newInteractionId, newTicket } from './ids.js';
 import { toPublicRecord } from './record.js';
 import { EXPIRED_MARKER } from './types.js';
-import type { AskResult, Identity, InteractionRecord, InteractionStatus, ReplyTo, StoredInteraction, Surface, VerifierBinding } from './types.js';
+import type {
+  AskResult,
+  Identity,
+  InteractionRecord,
+  InteractionStatus,
+  ReplyTo,
+  StoredInteraction,
+  Surface,
+  VerifierBinding,
+} from './types.js';
 import type { ChannelRegistry } from '../../channels/registry.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../observability/logger.js';
@@ -143,10 +152,20 @@ export class InteractionService {
 
   /** Whether the ask needs a callback ticket (public for the park service, which builds records the same way). */
   needsTicket(request: AskRequest): boolean {
-    const why = request.answer_format === 'external' ? 'answer_format' : request.channel !== null ? 'channel' : request.link ? 'link' : null;
+    const why =
+      request.answer_format === 'external'
+        ? 'answer_format'
+        : request.channel !== null
+          ? 'channel'
+          : request.link
+            ? 'link'
+            : null;
     if (why === null) return false;
     if (this.deps.config.publicBaseUrl === null) {
-      throw invalid(why, `${why === 'answer_format' ? 'an external ask' : why === 'channel' ? 'a channel ask' : 'link'} needs a callback URL, and INTERACTIONS_PUBLIC_BASE_URL is not set on this gateway; an operator must set it.`);
+      throw invalid(
+        why,
+        `${why === 'answer_format' ? 'an external ask' : why === 'channel' ? 'a channel ask' : 'link'} needs a callback URL, and INTERACTIONS_PUBLIC_BASE_URL is not set on this gateway; an operator must set it.`,
+      );
     }
     return true;
   }
@@ -196,7 +215,11 @@ export class InteractionService {
       await this.store.setDelivery(stored.id, refs);
       stored.delivery = refs;
     } catch (err) {
-      await this.store.resolve(stored.id, { status: 'cancelled', result: null, resolvedAt: new Date(this.now()).toISOString() });
+      await this.store.resolve(stored.id, {
+        status: 'cancelled',
+        result: null,
+        resolvedAt: new Date(this.now()).toISOString(),
+      });
       const reason = err instanceof Error ? err.message : String(err);
       throw new AskgateError('channel_delivery_failed', `delivery on channel "${channelName}" failed: ${reason}`, {
         extra: { channel: channelName, interaction_id: stored.id },
@@ -215,7 +238,11 @@ export class InteractionService {
     return toPublicRecord(await this.getStored(id));
   }
 
-  async listPending(query: { limit: number; cursor: string | null; groupId: string | null }): Promise<{ items: InteractionRecord[]; next_cursor: string | null }> {
+  async listPending(query: {
+    limit: number;
+    cursor: string | null;
+    groupId: string | null;
+  }): Promise<{ items: InteractionRecord[]; next_cursor: string | null }> {
     const page = await this.store.listPending(query);
     return { items: page.items.map(toPublicRecord), next_cursor: page.nextCursor };
   }
@@ -227,13 +254,19 @@ export class InteractionService {
   async offerAnswer(offer: AnswerOffer): Promise<AnswerVerdict> {
     const store = this.store;
     const facts = store.claimAnswer === undefined ? null : answerFacts(offer.answer);
-    if (facts === null || store.claimAnswer === undefined) return this.answerRecord(await this.getStored(offer.interactionId), offer);
+    if (facts === null || store.claimAnswer === undefined)
+      return this.answerRecord(await this.getStored(offer.interactionId), offer);
     // One round trip in the common case: the store's claim checks a text / confirm / select answer itself.
     const answeredAt = new Date(this.now()).toISOString();
     const result = this.answerResult(offer, offer.answer, answeredAt);
-    const outcome = await store.claimAnswer(offer.interactionId, { status: 'answered', result, resolvedAt: answeredAt }, facts);
+    const outcome = await store.claimAnswer(
+      offer.interactionId,
+      { status: 'answered', result, resolvedAt: answeredAt },
+      facts,
+    );
     // The claim never resolves a bound question (it is external, which the claim does not check), but it reports one.
-    if (outcome.kind !== 'not_found' && outcome.kind !== 'resolved') refuseUnlessCallback(outcome.record, offer.surface);
+    if (outcome.kind !== 'not_found' && outcome.kind !== 'resolved')
+      refuseUnlessCallback(outcome.record, offer.surface);
     switch (outcome.kind) {
       case 'not_found':
         throw notFound(offer.interactionId);
@@ -294,24 +327,42 @@ export class InteractionService {
 
   private answered(stored: StoredInteraction, offer: AnswerOffer, answeredAt: string): void {
     this.deps.metrics.answers.inc({ format: stored.answer_format, surface: offer.surface });
-    this.deps.metrics.timeToAnswer.observe({ format: stored.answer_format, surface: offer.surface }, (Date.parse(answeredAt) - Date.parse(stored.created_at)) / 1000);
+    this.deps.metrics.timeToAnswer.observe(
+      { format: stored.answer_format, surface: offer.surface },
+      (Date.parse(answeredAt) - Date.parse(stored.created_at)) / 1000,
+    );
   }
 
   private refuseIfClosed(stored: Pick<StoredInteraction, 'id' | 'status'>): void {
-    if (stored.status === 'expired') throw new AskgateError('gone', `interaction ${stored.id} expired before it was answered.`, { extra: { status: 'expired' } });
-    if (stored.status === 'cancelled') throw new AskgateError('gone', `interaction ${stored.id} was cancelled by its asker.`, { extra: { status: 'cancelled' } });
+    if (stored.status === 'expired')
+      throw new AskgateError('gone', `interaction ${stored.id} expired before it was answered.`, {
+        extra: { status: 'expired' },
+      });
+    if (stored.status === 'cancelled')
+      throw new AskgateError('gone', `interaction ${stored.id} was cancelled by its asker.`, {
+        extra: { status: 'cancelled' },
+      });
   }
 
   /** The asker withdraws a pending question. */
   async cancel(id: string, identity: Identity): Promise<InteractionRecord> {
     const stored = await this.getStored(id);
-    if (stored.asked_by !== identity.name) throw new AskgateError('forbidden', `only the asker (${stored.asked_by}) may cancel interaction ${id}.`);
-    const outcome = await this.store.resolve(id, { status: 'cancelled', result: null, resolvedAt: new Date(this.now()).toISOString() });
+    if (stored.asked_by !== identity.name)
+      throw new AskgateError('forbidden', `only the asker (${stored.asked_by}) may cancel interaction ${id}.`);
+    const outcome = await this.store.resolve(id, {
+      status: 'cancelled',
+      result: null,
+      resolvedAt: new Date(this.now()).toISOString(),
+    });
     if (outcome.kind === 'not_found') throw new AskgateError('not_found', `interaction ${id} does not exist.`);
     if (outcome.kind === 'not_pending') {
-      throw new AskgateError('conflict', `interaction ${id} is already ${outcome.record.status}; only a pending question can be cancelled.`, {
-        extra: { status: outcome.record.status },
-      });
+      throw new AskgateError(
+        'conflict',
+        `interaction ${id} is already ${outcome.record.status}; only a pending question can be cancelled.`,
+        {
+          extra: { status: outcome.record.status },
+        },
+      );
     }
     this.deps.metrics.cancels.inc({ format: stored.answer_format });
     this.afterResolve(outcome.record, outcome.run);
@@ -350,7 +401,14 @@ export class InteractionService {
     // The record's result needs an answerer and a surface; the marker names askgate, and the inbox door's surface.
     const marker: AskResult | null =
       stored.mode === 'async' && stored.on_expiry === 'resume'
-        ? { answer: EXPIRED_MARKER, reply_to: null, params: null, answered_by: 'askgate', answered_at: resolvedAt, surface: 'inbox' }
+        ? {
+            answer: EXPIRED_MARKER,
+            reply_to: null,
+            params: null,
+            answered_by: 'askgate',
+            answered_at: resolvedAt,
+            surface: 'inbox',
+          }
         : null;
     const resolution: Resolution = { status: 'expired', result: marker, resolvedAt };
     const outcome = await this.store.resolve(stored.id, resolution);
@@ -366,7 +424,11 @@ export class InteractionService {
    * Idempotent: an ask that is no longer pending is left as it is.
    */
   async withdraw(id: string): Promise<void> {
-    const outcome = await this.store.resolve(id, { status: 'cancelled', result: null, resolvedAt: new Date(this.now()).toISOString() });
+    const outcome = await this.store.resolve(id, {
+      status: 'cancelled',
+      result: null,
+      resolvedAt: new Date(this.now()).toISOString(),
+    });
     if (outcome.kind === 'resolved') this.afterResolve(outcome.record, outcome.run);
   }
 
@@ -387,7 +449,10 @@ export class InteractionService {
     const channel = this.deps.channels.get(record.channel);
     if (channel?.showOutcome === undefined) return;
     channel.showOutcome(record).catch((err: unknown) => {
-      this.deps.logger.warn({ interaction: record.id, channel: record.channel, err: err instanceof Error ? err.message : String(err) }, 'outcome edit failed');
+      this.deps.logger.warn(
+        { interaction: record.id, channel: record.channel, err: err instanceof Error ? err.message : String(err) },
+        'outcome edit failed',
+      );
     });
   }
 }

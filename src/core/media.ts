@@ -28,14 +28,21 @@ function checkUrl(kind: MediaKind, url: string, field: string): void {
       const payload = data[1] ?? '';
       const bytes = Math.floor((payload.length * 3) / 4) - (payload.endsWith('==') ? 2 : payload.endsWith('=') ? 1 : 0);
       if (bytes > MEDIA_LIMITS.maxDataUriBytes) {
-        throw invalid(field, `${field} is a data URI of ${bytes} bytes; the limit is ${MEDIA_LIMITS.maxDataUriBytes} (256 KiB): host the image and pass its https:// URL.`);
+        throw invalid(
+          field,
+          `${field} is a data URI of ${bytes} bytes; the limit is ${MEDIA_LIMITS.maxDataUriBytes} (256 KiB): host the image and pass its https:// URL.`,
+        );
       }
       return;
     }
     if (url.startsWith('data:')) {
-      throw invalid(field, `${field} must be a base64 data:image/* URI (data:image/png;base64,...) or an absolute https:// URL.`);
+      throw invalid(
+        field,
+        `${field} must be a base64 data:image/* URI (data:image/png;base64,...) or an absolute https:// URL.`,
+      );
     }
-    if (!isAbsoluteUrl(url, ['https:'])) throw invalid(field, `${field} must be an absolute https:// URL or a data:image/* URI.`);
+    if (!isAbsoluteUrl(url, ['https:']))
+      throw invalid(field, `${field} must be an absolute https:// URL or a data:image/* URI.`);
     return;
   }
   if (kind === 'link') {
@@ -54,10 +61,12 @@ export function parseMedia(raw: unknown): MediaItem[] | null {
   }
   return raw.map((item: unknown, i): MediaItem => {
     const at = `media[${i}]`;
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw invalid(at, `${at} must be an object {kind, url, caption?}.`);
+    if (item === null || typeof item !== 'object' || Array.isArray(item))
+      throw invalid(at, `${at} must be an object {kind, url, caption?}.`);
     const { kind, url, caption, ...rest } = item as Record<string, unknown>;
     const extra = Object.keys(rest)[0];
-    if (extra !== undefined) throw invalid(`${at}.${extra}`, `${at}.${extra} is not a media field; use kind, url and caption.`);
+    if (extra !== undefined)
+      throw invalid(`${at}.${extra}`, `${at}.${extra} is not a media field; use kind, url and caption.`);
     if (typeof kind !== 'string' || !(MEDIA_KINDS as readonly string[]).includes(kind)) {
       throw invalid(`${at}.kind`, `${at}.kind must be one of ${MEDIA_KINDS.join(', ')}.`);
     }
@@ -66,7 +75,10 @@ export function parseMedia(raw: unknown): MediaItem[] | null {
     if (caption !== undefined) {
       if (typeof caption !== 'string') throw invalid(`${at}.caption`, `${at}.caption must be a string.`);
       if (caption.length > MEDIA_LIMITS.maxCaption) {
-        throw invalid(`${at}.caption`, `${at}.caption has ${caption.length} characters; at most ${MEDIA_LIMITS.maxCaption} are allowed.`);
+        throw invalid(
+          `${at}.caption`,
+          `${at}.caption has ${caption.length} characters; at most ${MEDIA_LIMITS.maxCaption} are allowed.`,
+        );
       }
     }
     return caption === undefined ? { kind: kind as MediaKind, url } : { kind: kind as MediaKind, url, caption };

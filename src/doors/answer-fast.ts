@@ -22,7 +22,11 @@ const JSON_TYPE = /^application\/json(\s*;\s*charset="?utf-8"?)?$/i;
  * under-scoped token (its 401 / 403), another content type, a compressed or chunked body, an id needing decoding,
  * a trailing slash or other spelling of the path, and every request while debug logging is on (the request log).
  */
-export function answerFastPath(service: InteractionService, auth: TokenAuthenticator, logger: Logger): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function answerFastPath(
+  service: InteractionService,
+  auth: TokenAuthenticator,
+  logger: Logger,
+): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
     if (req.method !== 'POST') return false;
     const url = req.url;
@@ -32,7 +36,12 @@ export function answerFastPath(service: InteractionService, auth: TokenAuthentic
     const type = headers['content-type'];
     const encoding = headers['content-encoding'];
     const length = Number(headers['content-length']);
-    if (type === undefined || !JSON_TYPE.test(type) || (encoding !== undefined && encoding.toLowerCase() !== 'identity')) return false;
+    if (
+      type === undefined ||
+      !JSON_TYPE.test(type) ||
+      (encoding !== undefined && encoding.toLowerCase() !== 'identity')
+    )
+      return false;
     if (!(length > 0 && length <= BODY_LIMIT) || headers['transfer-encoding'] !== undefined) return false;
     if (logger.isLevelEnabled('debug')) return false;
     const identity = auth.fromHeader(headers.authorization);
@@ -44,7 +53,11 @@ export function answerFastPath(service: InteractionService, auth: TokenAuthentic
     req.on('end', () => {
       const reply = (status: number, body: unknown, extra: Record<string, string> = {}): void => {
         const json = JSON.stringify(body);
-        res.writeHead(status, { ...extra, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(json) });
+        res.writeHead(status, {
+          ...extra,
+          'Content-Type': 'application/json; charset=utf-8',
+          'Content-Length': Buffer.byteLength(json),
+        });
         res.end(json);
       };
       const fail = (err: unknown): void => {

@@ -7,7 +7,8 @@ import { identityOf, type TokenAuthenticator } from './auth.js';
 
 function intParam(raw: unknown, field: string, min: number, max: number, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) throw invalid(field, `${field} must be a whole number from ${min} to ${max}.`);
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw))
+    throw invalid(field, `${field} must be a whole number from ${min} to ${max}.`);
   const n = Number(raw);
   if (n < min || n > max) throw invalid(field, `${field} must be a whole number from ${min} to ${max}.`);
   return n;
@@ -38,7 +39,12 @@ export function answerDoor(service: InteractionService, auth: TokenAuthenticator
 }
 
 /** The answer door's work once the caller is authenticated and the body parsed (shared with `answer-fast.ts`). */
-export async function answerWith(service: InteractionService, id: string, payload: unknown, identity: Identity): Promise<AnswerVerdict> {
+export async function answerWith(
+  service: InteractionService,
+  id: string,
+  payload: unknown,
+  identity: Identity,
+): Promise<AnswerVerdict> {
   return service.offerAnswer({
     interactionId: id,
     answer: unwrapAnswer(payload),
@@ -62,7 +68,11 @@ export function apiRouter(service: InteractionService, auth: TokenAuthenticator)
 
   router.get('/api/interactions', auth.require('read'), async (req, res) => {
     const status = stringParam(req.query['status'], 'status') ?? 'pending';
-    if (status !== 'pending') throw invalid('status', 'status must be "pending": the list holds pending questions; read a resolved one by its id.');
+    if (status !== 'pending')
+      throw invalid(
+        'status',
+        'status must be "pending": the list holds pending questions; read a resolved one by its id.',
+      );
     const page = await service.listPending({
       limit: intParam(req.query['limit'], 'limit', 1, 200, 50),
       cursor: stringParam(req.query['cursor'], 'cursor'),

@@ -57,7 +57,12 @@ export class TokenAuthenticator {
     return (req, _res, next) => {
       const token = bearerToken(req.headers.authorization);
       if (token === null) {
-        next(new AskgateError('unauthorized', 'send Authorization: Bearer <token>; the dev token is printed when askgate starts.'));
+        next(
+          new AskgateError(
+            'unauthorized',
+            'send Authorization: Bearer <token>; the dev token is printed when askgate starts.',
+          ),
+        );
         return;
       }
       const identity = this.identify(token);

@@ -1,7 +1,15 @@
 import { Router, raw, type NextFunction, type Request, type Response } from 'express';
 import { answerFromForm, answerFromJson, refusalOf, type Entries } from '../callback/answer-body.js';
 import {
-  alreadyAnsweredPage, answeredPage, CALLBACK_CSS, CALLBACK_CSS_PATH, errorPage, expiredPage, NOT_AVAILABLE_PAGE, PAGE_HEADERS, questionPage,
+  alreadyAnsweredPage,
+  answeredPage,
+  CALLBACK_CSS,
+  CALLBACK_CSS_PATH,
+  errorPage,
+  expiredPage,
+  NOT_AVAILABLE_PAGE,
+  PAGE_HEADERS,
+  questionPage,
 } from '../callback/pages.js';
 import { ticketNotFound, type CallbackService } from '../core/callback-service.js';
 import { AskgateError, invalid } from '../core/errors.js';
@@ -43,7 +51,8 @@ function sendNotAvailable(res: Response): void {
 
 function bodyText(req: Request): string {
   const body: unknown = req.body;
-  if (!Buffer.isBuffer(body) || body.length === 0) throw invalid('body', 'the body is empty; send the answer as JSON or form-encoded.');
+  if (!Buffer.isBuffer(body) || body.length === 0)
+    throw invalid('body', 'the body is empty; send the answer as JSON or form-encoded.');
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(body);
   } catch {
@@ -67,7 +76,13 @@ export function callbackRouter(deps: CallbackDoorDeps): Router {
   const rawBody = raw({ type: () => true, limit: '1mb', inflate: false });
 
   router.get(CALLBACK_CSS_PATH, (_req, res) => {
-    res.set({ 'Content-Type': 'text/css; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'public, max-age=300' }).send(CALLBACK_CSS);
+    res
+      .set({
+        'Content-Type': 'text/css; charset=utf-8',
+        'X-Content-Type-Options': 'nosniff',
+        'Cache-Control': 'public, max-age=300',
+      })
+      .send(CALLBACK_CSS);
   });
 
   router.get(PATH, markHtml, flood, async (req, res) => {
@@ -89,7 +104,10 @@ export function callbackRouter(deps: CallbackDoorDeps): Router {
       throw ticketNotFound();
     }
     const record = state.record;
-    await callbacks.verify(record, { rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0), headers: req.headers });
+    await callbacks.verify(record, {
+      rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
+      headers: req.headers,
+    });
     if (state.kind === 'answered') {
       if (html) return sendPage(res, 200, alreadyAnsweredPage(record));
       return res.status(200).json({ status: 'already_answered' });
@@ -100,7 +118,11 @@ export function callbackRouter(deps: CallbackDoorDeps): Router {
     }
     if (!html) {
       if (!req.is('json') && !req.is('+json')) {
-        throw new AskgateError('invalid_request', 'send the answer as application/json (or form-encoded from the callback page).', { field: 'content-type' });
+        throw new AskgateError(
+          'invalid_request',
+          'send the answer as application/json (or form-encoded from the callback page).',
+          { field: 'content-type' },
+        );
       }
       const verdict = await callbacks.answer(record, answerFromJson(record, parseJson(bodyText(req))));
       return res.status(200).json({ status: verdict });
@@ -110,8 +132,10 @@ export function callbackRouter(deps: CallbackDoorDeps): Router {
       const verdict = await callbacks.answer(record, answerFromForm(record, entries));
       sendPage(res, 200, verdict === 'answered' ? answeredPage(record) : alreadyAnsweredPage(record));
     } catch (err) {
-      if (err instanceof AskgateError && err.code === 'invalid_answer') return sendPage(res, 400, questionPage(record, refusalOf(record, err, entries)));
-      if (err instanceof AskgateError && err.code === 'not_found') return sendPage(res, 404, expiredPage({ ...record, status: 'expired' }));
+      if (err instanceof AskgateError && err.code === 'invalid_answer')
+        return sendPage(res, 400, questionPage(record, refusalOf(record, err, entries)));
+      if (err instanceof AskgateError && err.code === 'not_found')
+        return sendPage(res, 404, expiredPage({ ...record, status: 'expired' }));
       throw err;
     }
   });

@@ -30,7 +30,10 @@ interface BodyParserError {
 }
 
 /** The response an error becomes: status, JSON body, and headers beyond the content type. Unknown errors are logged. */
-export function errorResponse(err: unknown, logger: Logger): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {
+export function errorResponse(
+  err: unknown,
+  logger: Logger,
+): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {
   let error: AskgateError;
   const parser = err as BodyParserError;
   if (err instanceof AskgateError) {
@@ -40,9 +43,14 @@ export function errorResponse(err: unknown, logger: Logger): { status: number; b
   } else if (parser?.type === 'entity.parse.failed') {
     error = new AskgateError('invalid_json', 'the body is not valid JSON.', { field: 'body' });
   } else if (parser?.type === 'encoding.unsupported' || parser?.type === 'charset.unsupported') {
-    error = new AskgateError('invalid_request', 'the body encoding is not supported; send UTF-8 JSON.', { field: 'body' });
+    error = new AskgateError('invalid_request', 'the body encoding is not supported; send UTF-8 JSON.', {
+      field: 'body',
+    });
   } else {
-    logger.error({ err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) }, 'unhandled error in a door');
+    logger.error(
+      { err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) },
+      'unhandled error in a door',
+    );
     error = new AskgateError('store_unavailable', 'askgate could not complete the request; try again.');
     return { status: 500, body: error.toBody(), headers: {} };
   }

@@ -13,7 +13,9 @@ export function healthRouter(store: Store, metrics: Metrics): Router {
       await store.ping();
       res.json({ status: 'ready', store: store.kind });
     } catch {
-      res.status(503).json({ error: 'store_unavailable', message: `the ${store.kind} store does not answer.`, store: store.kind });
+      res
+        .status(503)
+        .json({ error: 'store_unavailable', message: `the ${store.kind} store does not answer.`, store: store.kind });
     }
   });
   router.get('/metrics', async (_req, res) => {

@@ -25,7 +25,8 @@ function packageRoot(): string {
       }
     }
     const parent = dirname(dir);
-    if (parent === dir) throw new Error('inbox: cannot find askgate\'s package.json above ' + fileURLToPath(import.meta.url));
+    if (parent === dir)
+      throw new Error(`inbox: cannot find askgate's package.json above ${fileURLToPath(import.meta.url)}`);
     dir = parent;
   }
 }

@@ -19,7 +19,12 @@ export function runsRouter(service: InteractionService, parks: ParkService | nul
 
   router.post('/api/runs', auth.require('write'), body, async (req, res) => {
     const requests = parseRunsBody(req.body, service);
-    if (parks === null) throw new AskgateError('conflict', 'an async park needs a durable store that survives a worker hop, and the in-memory store does not; set REDIS_URL.', { field: 'run' });
+    if (parks === null)
+      throw new AskgateError(
+        'conflict',
+        'an async park needs a durable store that survives a worker hop, and the in-memory store does not; set REDIS_URL.',
+        { field: 'run' },
+      );
     const identity = identityOf(req);
     const interactions = await parks.park(requests, identity);
     const run = await parks.view(requests[0]?.run?.run_id as string, identity);
@@ -27,7 +32,8 @@ export function runsRouter(service: InteractionService, parks: ParkService | nul
   });
 
   router.get('/api/runs/:id', auth.require('read'), async (req, res) => {
-    if (parks === null) throw new AskgateError('not_found', 'this gateway keeps no runs (the in-memory store parks nothing).');
+    if (parks === null)
+      throw new AskgateError('not_found', 'this gateway keeps no runs (the in-memory store parks nothing).');
     res.json(await parks.view(req.params['id'] as string, identityOf(req)));
   });
 
@@ -36,23 +42,35 @@ export function runsRouter(service: InteractionService, parks: ParkService | nul
 
 /** `{"run": {...}, "asks": [...]}` → validated async asks, each carrying the run; a refusal names `asks[i].<field>`. */
 function parseRunsBody(raw: unknown, service: InteractionService): AskRequest[] {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw invalid('body', 'the body must be {"run": {...}, "asks": [ask bodies]}.');
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw invalid('body', 'the body must be {"run": {...}, "asks": [ask bodies]}.');
   const b = raw as Record<string, unknown>;
   const extra = Object.keys(b).find((k) => k !== 'run' && k !== 'asks');
   if (extra !== undefined) throw invalid(extra, `${extra} is not a field of POST /api/runs; send {"run", "asks"}.`);
-  if (b['run'] === undefined) throw invalid('run', 'run is required: {"run_id", "resume", "kind"?, "parent_run_id"?, "state"?}.');
+  if (b['run'] === undefined)
+    throw invalid('run', 'run is required: {"run_id", "resume", "kind"?, "parent_run_id"?, "state"?}.');
   const asks = b['asks'];
-  if (!Array.isArray(asks) || asks.length < 1 || asks.length > MAX_ASKS) throw invalid('asks', `asks must be a list of 1..${MAX_ASKS} ask bodies.`);
+  if (!Array.isArray(asks) || asks.length < 1 || asks.length > MAX_ASKS)
+    throw invalid('asks', `asks must be a list of 1..${MAX_ASKS} ask bodies.`);
   return asks.map((ask: unknown, i) => {
-    if (ask === null || typeof ask !== 'object' || Array.isArray(ask)) throw invalid(`asks[${i}]`, `asks[${i}] must be an ask body object.`);
+    if (ask === null || typeof ask !== 'object' || Array.isArray(ask))
+      throw invalid(`asks[${i}]`, `asks[${i}] must be an ask body object.`);
     const a = ask as Record<string, unknown>;
-    if (a['run'] !== undefined) throw invalid(`asks[${i}].run`, `asks[${i}].run is not allowed: every ask of a fan-out parks the one run given beside them.`);
-    if (a['mode'] !== undefined && a['mode'] !== 'async') throw invalid(`asks[${i}].mode`, `asks[${i}].mode must be "async" (or omitted): a fan-out parks.`);
+    if (a['run'] !== undefined)
+      throw invalid(
+        `asks[${i}].run`,
+        `asks[${i}].run is not allowed: every ask of a fan-out parks the one run given beside them.`,
+      );
+    if (a['mode'] !== undefined && a['mode'] !== 'async')
+      throw invalid(`asks[${i}].mode`, `asks[${i}].mode must be "async" (or omitted): a fan-out parks.`);
     try {
       return service.validate({ ...a, mode: 'async', run: b['run'] });
     } catch (err) {
       if (err instanceof AskgateError && err.field !== undefined && !err.field.startsWith('run')) {
-        throw new AskgateError(err.code, `asks[${i}]: ${err.message}`, { field: `asks[${i}].${err.field}`, extra: err.extra });
+        throw new AskgateError(err.code, `asks[${i}]: ${err.message}`, {
+          field: `asks[${i}].${err.field}`,
+          extra: err.extra,
+        });
       }
       throw err;
     }

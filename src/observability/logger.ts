@@ -11,7 +11,16 @@ export function createLogger(level: string): Logger {
     level,
     base: { service: 'askgate' },
     redact: {
-      paths: ['token', 'ticket', 'authorization', 'headers.authorization', 'callback_url', '*.callback_url', 'secret', '*.secret'],
+      paths: [
+        'token',
+        'ticket',
+        'authorization',
+        'headers.authorization',
+        'callback_url',
+        '*.callback_url',
+        'secret',
+        '*.secret',
+      ],
       censor: '[redacted]',
     },
   });

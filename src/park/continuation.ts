@@ -31,13 +31,24 @@ export interface ContinuationPayload {
 
 export function continuationPayload(view: RunView, resumeId: string): ContinuationPayload {
   const base = { run_id: view.runId, identity: view.owner, kind: view.kind, state: view.state, resume_id: resumeId };
-  if (view.status === 'dying' || view.status === 'killed') return { type: 'run.killed', ...base, killed_by: view.killedBy };
+  if (view.status === 'dying' || view.status === 'killed')
+    return { type: 'run.killed', ...base, killed_by: view.killedBy };
   const results: Record<string, ContinuationAskResult> = {};
   for (const ask of view.asks) {
-    results[ask.interactionId] = { answer: ask.result?.answer ?? null, reply_to: ask.result?.reply_to ?? null, params: ask.result?.params ?? null };
+    results[ask.interactionId] = {
+      answer: ask.result?.answer ?? null,
+      reply_to: ask.result?.reply_to ?? null,
+      params: ask.result?.params ?? null,
+    };
   }
   const only = view.asks.length === 1 ? view.asks[0] : undefined;
-  if (only !== undefined) return { type: 'run.resumed', ...base, interaction_id: only.interactionId, ask_result: results[only.interactionId] as ContinuationAskResult };
+  if (only !== undefined)
+    return {
+      type: 'run.resumed',
+      ...base,
+      interaction_id: only.interactionId,
+      ask_result: results[only.interactionId] as ContinuationAskResult,
+    };
   return { type: 'run.resumed', ...base, results };
 }
 
@@ -70,5 +81,10 @@ export interface ConversationTurnPayload {
 
 /** The thread a turn came from: where the target's answer to it (and a late reply of a park under its run id) goes. */
 export function turnThread(payload: ConversationTurnPayload): ChatThread {
-  return { channel: payload.turn.channel, recipient: payload.turn.thread.recipient, replyToMessageId: payload.turn.thread.message_id, route: payload.route };
+  return {
+    channel: payload.turn.channel,
+    recipient: payload.turn.thread.recipient,
+    replyToMessageId: payload.turn.thread.message_id,
+    route: payload.route,
+  };
 }

@@ -25,7 +25,12 @@ export class ConversationService {
     const route = matchRoute(this.deps.routes, turn.channel, turn.recipient);
     if (route === null) return false;
     const runId = ConversationService.runIdOf(turn);
-    const thread: ChatThread = { channel: turn.channel, recipient: turn.recipient, replyToMessageId: turn.messageId, route: route.name };
+    const thread: ChatThread = {
+      channel: turn.channel,
+      recipient: turn.recipient,
+      replyToMessageId: turn.messageId,
+      route: route.name,
+    };
     if (!(await this.deps.runs.bindThread(runId, route.identity, thread))) {
       this.deps.logger.warn({ run: runId, route: route.name }, 'turn run id belongs to another identity; turn dropped');
       return true;

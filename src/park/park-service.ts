@@ -28,7 +28,8 @@ export class ParkService implements ParkPort {
 
   async park(requests: AskRequest[], identity: Identity, thread: ChatThread | null = null): Promise<ParkedAsk[]> {
     const run = requests[0]?.run;
-    if (run === undefined || run === null) throw invalid('run', 'an async ask needs the resumable run that parks: run {"run_id", "resume"}.');
+    if (run === undefined || run === null)
+      throw invalid('run', 'an async ask needs the resumable run that parks: run {"run_id", "resume"}.');
     await this.checkRun(run, identity, requests);
     const { service } = this.deps;
     const tickets = new Map<string, string>();
@@ -46,7 +47,8 @@ export class ParkService implements ParkPort {
       const callbackUrl = ticket === undefined ? undefined : service.callbackUrl(ticket);
       // A channel ask is delivered after the park is written (an answer can only come from a delivered message);
       // a failed delivery cancels that ask, which kills the run, and reaches the asker as the core's 502.
-      if (record.channel !== null && callbackUrl !== undefined) await service.deliver(record, record.channel, callbackUrl);
+      if (record.channel !== null && callbackUrl !== undefined)
+        await service.deliver(record, record.channel, callbackUrl);
       const response: ParkedAsk = { ...toPublicRecord(record), suspended: true };
       if (callbackUrl !== undefined) response.callback_url = callbackUrl;
       parked.push(response);
@@ -62,13 +64,19 @@ export class ParkService implements ParkPort {
       );
     }
     if ('handler' in run.resume && !HANDLER_NAME.test(run.resume.handler)) {
-      throw invalid('run.resume.handler', 'run.resume.handler must be 1..100 characters of letters, digits, "_", "." and "-".');
+      throw invalid(
+        'run.resume.handler',
+        'run.resume.handler must be 1..100 characters of letters, digits, "_", "." and "-".',
+      );
     }
     if (requests.some((r) => r.to === 'caller')) {
       const parentId = run.parent_run_id as string; // ask-request.ts requires it for a caller ask
       const parent = await this.deps.runs.get(parentId);
       if (parent === null) {
-        throw invalid('run.parent_run_id', `run.parent_run_id "${parentId}" names no run askgate knows; the parent run must have parked here (its identity is the one that answers).`);
+        throw invalid(
+          'run.parent_run_id',
+          `run.parent_run_id "${parentId}" names no run askgate knows; the parent run must have parked here (its identity is the one that answers).`,
+        );
       }
     }
   }
@@ -77,7 +85,10 @@ export class ParkService implements ParkPort {
     const enqueued = run.verdict === 'ready' ? this.resume(run) : this.deps.producer.enqueue(run.runId, run.generation);
     enqueued.catch((err: unknown) => {
       // The run sits in the ready-runs index; the worker's sweep enqueues it under the same id.
-      this.deps.logger.warn({ run: run.runId, err: err instanceof Error ? err.message : String(err) }, 'resume enqueue failed; the sweep retries it');
+      this.deps.logger.warn(
+        { run: run.runId, err: err instanceof Error ? err.message : String(err) },
+        'resume enqueue failed; the sweep retries it',
+      );
     });
   }
 
@@ -100,14 +111,18 @@ export class ParkService implements ParkPort {
     // Gone, re-parked or completed already: nothing to hand on (the sweep and the resume job re-check the same way).
     if (run === null || run.generation !== settled.generation || run.status !== 'ready') return;
     const resumeId = resumeJobId(settled.runId, settled.generation);
-    if ('handler' in run.resume) await producer.enqueueHandler(run.resume.handler, resumeId, continuationPayload(run, resumeId));
+    if ('handler' in run.resume)
+      await producer.enqueueHandler(run.resume.handler, resumeId, continuationPayload(run, resumeId));
     else await producer.enqueue(settled.runId, settled.generation);
   }
 
   async mayAnswer(stored: StoredInteraction, answeredBy: string): Promise<void> {
     const owner = await this.parentOwner(stored.run_id === null ? null : await this.deps.runs.get(stored.run_id));
     if (owner !== answeredBy) {
-      throw new AskgateError('forbidden', `interaction ${stored.id} asks the calling run; only its identity (${owner ?? 'unknown'}) may answer it.`);
+      throw new AskgateError(
+        'forbidden',
+        `interaction ${stored.id} asks the calling run; only its identity (${owner ?? 'unknown'}) may answer it.`,
+      );
     }
   }
 
@@ -121,7 +136,8 @@ export class ParkService implements ParkPort {
   async view(runId: string, identity: Identity): Promise<Record<string, unknown>> {
     const run = await this.deps.runs.get(runId);
     const visible = run !== null && (run.owner === identity.name || (await this.parentOwner(run)) === identity.name);
-    if (run === null || !visible) throw new AskgateError('not_found', `run ${runId} does not exist (or its retention passed).`);
+    if (run === null || !visible)
+      throw new AskgateError('not_found', `run ${runId} does not exist (or its retention passed).`);
     return publicRun(run);
   }
 }

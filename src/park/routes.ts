@@ -49,13 +49,19 @@ function parseTarget(raw: unknown, where: string, identity: Identity): RouteTarg
     } catch {
       url = null;
     }
-    if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:')) return fail(where, `"target.webhook" "${raw['webhook']}" is not an http(s) URL.`);
+    if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:'))
+      return fail(where, `"target.webhook" "${raw['webhook']}" is not an http(s) URL.`);
     // The turn is signed like a resume webhook, with the route identity's secret.
-    if (identity.webhookSecret === null) return fail(where, `a webhook target needs identity "${identity.name}" to have a "webhook_secret" in ASKGATE_TOKENS.`);
+    if (identity.webhookSecret === null)
+      return fail(
+        where,
+        `a webhook target needs identity "${identity.name}" to have a "webhook_secret" in ASKGATE_TOKENS.`,
+      );
     return { webhook: raw['webhook'] };
   }
   if (typeof raw['handler'] === 'string' && Object.keys(raw).length === 1) {
-    if (!HANDLER_NAME.test(raw['handler'])) return fail(where, '"target.handler" must be 1..100 letters, digits, "_", "." or "-".');
+    if (!HANDLER_NAME.test(raw['handler']))
+      return fail(where, '"target.handler" must be 1..100 letters, digits, "_", "." or "-".');
     return { handler: raw['handler'] };
   }
   return fail(where, '"target" must be {"webhook": "<https url>"} or {"handler": "<name>"}.');
@@ -76,22 +82,33 @@ export function parseRoutes(raw: string, tokens: ReadonlyMap<string, Identity>):
   try {
     parsed = JSON.parse(raw);
   } catch {
-    return fail(VARIABLE, 'is not valid JSON; set it to [{"channel": "telegram", "identity": "<name>", "target": {"webhook": "https://..."}}].');
+    return fail(
+      VARIABLE,
+      'is not valid JSON; set it to [{"channel": "telegram", "identity": "<name>", "target": {"webhook": "https://..."}}].',
+    );
   }
-  if (!Array.isArray(parsed)) return fail(VARIABLE, 'must be a JSON list of routes {"channel", "chat"?, "identity", "target", "reply"?, "name"?}.');
+  if (!Array.isArray(parsed))
+    return fail(
+      VARIABLE,
+      'must be a JSON list of routes {"channel", "chat"?, "identity", "target", "reply"?, "name"?}.',
+    );
   const identities = new Map([...tokens.values()].map((i) => [i.name, i]));
   const routes: Route[] = [];
-  parsed.forEach((entry: unknown, i) => {
+  for (const [i, entry] of (parsed as unknown[]).entries()) {
     const where = `${VARIABLE} route ${i + 1}`;
     if (!isObject(entry)) return fail(where, 'must be an object {"channel", "identity", "target", ...}.');
     const extra = Object.keys(entry).find((k) => !FIELDS.has(k));
-    if (extra !== undefined) fail(where, `"${extra}" is not a route field; use name, channel, chat, identity, target, reply.`);
+    if (extra !== undefined)
+      fail(where, `"${extra}" is not a route field; use name, channel, chat, identity, target, reply.`);
     const channel = entry['channel'];
-    if (typeof channel !== 'string' || !/^[a-z][a-z0-9_-]{0,31}$/.test(channel)) fail(where, '"channel" must name a channel, e.g. "telegram".');
+    if (typeof channel !== 'string' || !/^[a-z][a-z0-9_-]{0,31}$/.test(channel))
+      fail(where, '"channel" must name a channel, e.g. "telegram".');
     const chat = entry['chat'] === undefined ? null : entry['chat'];
-    if (chat !== null && (typeof chat !== 'string' || chat === '')) fail(where, '"chat" must be a non-empty string (the chat id, as a string).');
+    if (chat !== null && (typeof chat !== 'string' || chat === ''))
+      fail(where, '"chat" must be a non-empty string (the chat id, as a string).');
     const identity = identities.get(String(entry['identity']));
-    if (typeof entry['identity'] !== 'string' || identity === undefined) fail(where, `"identity" must name an identity of ASKGATE_TOKENS (the turn is delivered and parked under it).`);
+    if (typeof entry['identity'] !== 'string' || identity === undefined)
+      fail(where, `"identity" must name an identity of ASKGATE_TOKENS (the turn is delivered and parked under it).`);
     const name = entry['name'] ?? (chat === null ? channel : `${String(channel)}:${String(chat)}`);
     if (typeof name !== 'string' || name === '') fail(where, '"name" must be a non-empty string.');
     const route: Route = {
@@ -102,18 +119,26 @@ export function parseRoutes(raw: string, tokens: ReadonlyMap<string, Identity>):
       target: parseTarget(entry['target'], where, identity as Identity),
       reply: parseReply(entry['reply'], where),
     };
-    if (routes.some((r) => r.name === route.name)) fail(where, `the name "${route.name}" is used by another route; names must be unique.`);
+    if (routes.some((r) => r.name === route.name))
+      fail(where, `the name "${route.name}" is used by another route; names must be unique.`);
     if (routes.some((r) => r.channel === route.channel && r.chat === route.chat)) {
-      fail(where, `another route already takes ${route.chat === null ? `every chat of "${route.channel}"` : `chat "${route.chat}" of "${route.channel}"`}.`);
+      fail(
+        where,
+        `another route already takes ${route.chat === null ? `every chat of "${route.channel}"` : `chat "${route.chat}" of "${route.channel}"`}.`,
+      );
     }
     routes.push(route);
-  });
+  }
   return routes;
 }
 
 /** The route for a message: the one naming its chat wins over the channel-wide one; null when none matches. */
 export function matchRoute(routes: readonly Route[], channel: string, chat: string): Route | null {
-  return routes.find((r) => r.channel === channel && r.chat === chat) ?? routes.find((r) => r.channel === channel && r.chat === null) ?? null;
+  return (
+    routes.find((r) => r.channel === channel && r.chat === chat) ??
+    routes.find((r) => r.channel === channel && r.chat === null) ??
+    null
+  );
 }
 
 function at(value: unknown, path: string): unknown {
@@ -126,7 +151,8 @@ function at(value: unknown, path: string): unknown {
   return cur;
 }
 
-const asText = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v));
+const asText = (v: unknown): string =>
+  v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v);
 
 /**
  * The text a target's output becomes. `path` picks a value (a string as is, anything else as JSON; "" the whole
@@ -138,7 +164,11 @@ export function mapReply(mapping: ReplyMapping, output: unknown): string {
   // No output (an empty body, a handler returning nothing) is silence, even under a template with fixed words.
   if (output === null || output === undefined) return '';
   if ('template' in mapping) {
-    return mapping.template.replace(/\{\{\s*output(?:\.([^}\s]+))?\s*\}\}/g, (_m, path: string | undefined) => asText(at(output, path ?? ''))).trim();
+    return mapping.template
+      .replace(/\{\{\s*output(?:\.([^}\s]+))?\s*\}\}/g, (_m, path: string | undefined) =>
+        asText(at(output, path ?? '')),
+      )
+      .trim();
   }
   // A string has no fields to pick: it is the text whatever the path.
   if (typeof output === 'string') return output.trim();

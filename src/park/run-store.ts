@@ -105,8 +105,17 @@ export class RunStore {
     this.keys = new Keys(prefix);
   }
 
-  static async connect(options: { url: string; prefix?: string; retentionMs: number; idleTtlMs: number }): Promise<RunStore> {
-    const client = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 3, retryStrategy: (n: number) => Math.min(n * 100, 1000) });
+  static async connect(options: {
+    url: string;
+    prefix?: string;
+    retentionMs: number;
+    idleTtlMs: number;
+  }): Promise<RunStore> {
+    const client = new Redis(options.url, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 3,
+      retryStrategy: (n: number) => Math.min(n * 100, 1000),
+    });
     client.on('error', () => undefined); // reconnects are retried; commands fail as store_unavailable
     client.defineCommand('askgateParkRun', { lua: PARK_RUN, numberOfKeys: 4 });
     client.defineCommand('askgateRunComplete', { lua: RUN_COMPLETE, numberOfKeys: 2 });
@@ -149,11 +158,28 @@ export class RunStore {
       );
     }
     const code = await this.run(() =>
-      this.client.askgateParkRun(this.keys.run(input.run.run_id), this.keys.pending, this.keys.deadlines, this.keys.seq, ...args),
+      this.client.askgateParkRun(
+        this.keys.run(input.run.run_id),
+        this.keys.pending,
+        this.keys.deadlines,
+        this.keys.seq,
+        ...args,
+      ),
     );
-    if (code === -1 || code === -2) throw new AskgateError('conflict', 'an ask id or ticket is already in use; ask again.');
-    if (code === -3) throw new AskgateError('conflict', `run ${input.run.run_id} is parked already; a run parks on one set of asks at a time (use POST /api/runs for several).`, { field: 'run.run_id' });
-    if (code === -4) throw new AskgateError('conflict', `run ${input.run.run_id} belongs to another identity; run ids are per identity.`, { field: 'run.run_id' });
+    if (code === -1 || code === -2)
+      throw new AskgateError('conflict', 'an ask id or ticket is already in use; ask again.');
+    if (code === -3)
+      throw new AskgateError(
+        'conflict',
+        `run ${input.run.run_id} is parked already; a run parks on one set of asks at a time (use POST /api/runs for several).`,
+        { field: 'run.run_id' },
+      );
+    if (code === -4)
+      throw new AskgateError(
+        'conflict',
+        `run ${input.run.run_id} belongs to another identity; run ids are per identity.`,
+        { field: 'run.run_id' },
+      );
     return code;
   }
 
@@ -184,7 +210,14 @@ export class RunStore {
   /** Records that the continuation of park `generation` completed; 1 resumed, 2 killed, 0 nothing to do. */
   async complete(runId: string, generation: number): Promise<number> {
     return this.run(() =>
-      this.client.askgateRunComplete(this.keys.run(runId), this.keys.readyRuns, generation, runId, this.retentionMs, Date.now()),
+      this.client.askgateRunComplete(
+        this.keys.run(runId),
+        this.keys.readyRuns,
+        generation,
+        runId,
+        this.retentionMs,
+        Date.now(),
+      ),
     );
   }
 
@@ -208,7 +241,8 @@ export class RunStore {
     const gone: string[] = [];
     ids.forEach((runId, i) => {
       const [error, g] = generations?.[i] ?? [new Error('no reply')];
-      if (error) throw new AskgateError('store_unavailable', `Redis command failed: ${error.message}`, { cause: error });
+      if (error)
+        throw new AskgateError('store_unavailable', `Redis command failed: ${error.message}`, { cause: error });
       // A run hash that expired (retention passed) leaves nothing to resume; drop its index entry.
       if (g === null || g === undefined) gone.push(runId);
       else out.push({ runId, generation: Number(g) });
@@ -226,7 +260,11 @@ export class RunStore {
       return await call();
     } catch (error) {
       if (error instanceof AskgateError) throw error;
-      throw new AskgateError('store_unavailable', `Redis command failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new AskgateError(
+        'store_unavailable',
+        `Redis command failed: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
     }
   }
 }
@@ -289,7 +327,9 @@ export function runView(runId: string, h: Record<string, string>): RunView | nul
     owner: h['o'] ?? '',
     kind: h['k'] === 'agent' ? 'agent' : 'tool',
     parentRunId: h['p'] ? h['p'] : null,
-    resume: h['rs']?.startsWith('=') ? { handler: h['rs'].slice(1) } : (JSON.parse(h['rs'] ?? '{}') as RunSpec['resume']),
+    resume: h['rs']?.startsWith('=')
+      ? { handler: h['rs'].slice(1) }
+      : (JSON.parse(h['rs'] ?? '{}') as RunSpec['resume']),
     state: h['st'] ? (JSON.parse(h['st']) as unknown) : null,
     thread: h['th'] ? (JSON.parse(h['th']) as ChatThread) : null,
     outstanding: Number(h['n'] ?? 0),

@@ -31,7 +31,8 @@ export async function startParks(
   workers: boolean,
   channels: readonly ChannelPlugin[] = [],
 ): Promise<Parks> {
-  if (!store.durable || config.redisUrl === null) return { service: null, conversations: null, close: async () => undefined };
+  if (!store.durable || config.redisUrl === null)
+    return { service: null, conversations: null, close: async () => undefined };
   const runs = await RunStore.connect({
     url: config.redisUrl,
     prefix: config.redisPrefix,
@@ -51,8 +52,15 @@ export async function startParks(
     workerConnection = queueConnection(config.redisUrl);
     if (routed) {
       chatWorker = new ChatWorker({
-        connection: workerConnection, queuePrefix: runs.keys.queuePrefix, producer, routes: config.routes, channels,
-        tokens: config.tokens, logger, lockMs: config.resumeLockMs, backoffMs: config.resumeBackoffMs,
+        connection: workerConnection,
+        queuePrefix: runs.keys.queuePrefix,
+        producer,
+        routes: config.routes,
+        channels,
+        tokens: config.tokens,
+        logger,
+        lockMs: config.resumeLockMs,
+        backoffMs: config.resumeBackoffMs,
       });
     }
     worker = new ResumeWorker({
@@ -67,7 +75,8 @@ export async function startParks(
       backoffMs: config.resumeBackoffMs,
       // A webhook-resumed run reached over chat: its output becomes the reply of this park, posted by a reply job.
       onResumed: async (run, _payload, output) => {
-        if (run.thread !== null) await producer.enqueueReply({ runId: run.runId, generation: run.generation, thread: run.thread, output });
+        if (run.thread !== null)
+          await producer.enqueueReply({ runId: run.runId, generation: run.generation, thread: run.thread, output });
       },
     });
   }

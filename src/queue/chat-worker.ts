@@ -36,16 +36,29 @@ export class ChatWorker {
   constructor(private readonly options: ChatWorkerOptions) {
     const settings = {
       backoffStrategy: (attemptsMade: number, _type?: string, err?: Error) =>
-        err instanceof ChannelError && err.retryAfter !== null ? err.retryAfter * 1000 : backoffDelay(attemptsMade, options.backoffMs),
+        err instanceof ChannelError && err.retryAfter !== null
+          ? err.retryAfter * 1000
+          : backoffDelay(attemptsMade, options.backoffMs),
     };
-    const common = { connection: options.connection, prefix: options.queuePrefix, lockDuration: options.lockMs, stalledInterval: options.lockMs, settings };
+    const common = {
+      connection: options.connection,
+      prefix: options.queuePrefix,
+      lockDuration: options.lockMs,
+      stalledInterval: options.lockMs,
+      settings,
+    };
     this.workers = [
       new Worker<ConversationTurnPayload>(TURN_QUEUE, (job) => this.turn(job), { ...common, concurrency: 16 }),
       // Replies share one concurrency budget per process; the channel's own pacing spaces them per chat.
       new Worker<ReplyJobData>(REPLY_QUEUE, (job) => this.reply(job), { ...common, concurrency: 8 }),
     ];
     for (const w of this.workers) {
-      w.on('failed', (job, err) => options.logger.warn({ job: job?.id, attempt: job?.attemptsMade, err: err.message }, 'chat job failed; retrying with backoff'));
+      w.on('failed', (job, err) =>
+        options.logger.warn(
+          { job: job?.id, attempt: job?.attemptsMade, err: err.message },
+          'chat job failed; retrying with backoff',
+        ),
+      );
       w.on('error', (err) => options.logger.warn({ err: err.message }, 'chat worker error'));
     }
   }
@@ -61,10 +74,25 @@ export class ChatWorker {
       this.options.logger.warn({ route: payload.route }, 'turn for a route no longer configured as a webhook; dropped');
       return;
     }
-    const secret = [...this.options.tokens.values()].find((i) => i.name === payload.identity && i.webhookSecret !== null)?.webhookSecret;
-    if (secret == null) throw new Error(`identity "${payload.identity}" has no webhook_secret in ASKGATE_TOKENS; the turn cannot be signed.`);
-    const response = await postWebhook(route.target.webhook, secret, `msg_${payload.resume_id}`, JSON.stringify(payload));
-    await this.options.producer.enqueueReply({ runId: payload.run_id, generation: 0, thread: turnThread(payload), output: parseOutput(response) });
+    const secret = [...this.options.tokens.values()].find(
+      (i) => i.name === payload.identity && i.webhookSecret !== null,
+    )?.webhookSecret;
+    if (secret == null)
+      throw new Error(
+        `identity "${payload.identity}" has no webhook_secret in ASKGATE_TOKENS; the turn cannot be signed.`,
+      );
+    const response = await postWebhook(
+      route.target.webhook,
+      secret,
+      `msg_${payload.resume_id}`,
+      JSON.stringify(payload),
+    );
+    await this.options.producer.enqueueReply({
+      runId: payload.run_id,
+      generation: 0,
+      thread: turnThread(payload),
+      output: parseOutput(response),
+    });
   }
 
   private async reply(job: Job<ReplyJobData>): Promise<void> {
@@ -73,8 +101,14 @@ export class ChatWorker {
     const text = mapReply(this.route(thread.route)?.reply ?? { path: 'text' }, output);
     if (text === '') return; // the target chose silence (e.g. it parked, and will answer when it resumes)
     const channel = this.options.channels.find((c) => c.name === thread.channel);
-    if (channel?.postReply === undefined) throw new Error(`channel "${thread.channel}" is not configured in this worker (or cannot post replies).`);
-    await channel.postReply(thread.replyToMessageId === null ? { recipient: thread.recipient } : { recipient: thread.recipient, replyToMessageId: thread.replyToMessageId }, text);
+    if (channel?.postReply === undefined)
+      throw new Error(`channel "${thread.channel}" is not configured in this worker (or cannot post replies).`);
+    await channel.postReply(
+      thread.replyToMessageId === null
+        ? { recipient: thread.recipient }
+        : { recipient: thread.recipient, replyToMessageId: thread.replyToMessageId },
+      text,
+    );
   }
 
   async close(): Promise<void> {

@@ -61,7 +61,11 @@ export const REPLY_ATTEMPTS = 30;
 
 /** Adds a reply job under its deterministic id (a second add is a no-op); the gateway and the SDK worker both do. */
 export async function addReply(queue: Queue<ReplyJobData>, data: ReplyJobData): Promise<void> {
-  await queue.add('reply', data, { ...JOB_DEFAULTS, attempts: REPLY_ATTEMPTS, jobId: replyJobId(data.runId, data.generation) });
+  await queue.add('reply', data, {
+    ...JOB_DEFAULTS,
+    attempts: REPLY_ATTEMPTS,
+    jobId: replyJobId(data.runId, data.generation),
+  });
 }
 
 export interface ResumeJobData {
@@ -133,12 +137,19 @@ export class ResumeProducer {
 
   /** Queues a reply into a chat thread under its deterministic id (a second enqueue is a no-op). */
   async enqueueReply(data: ReplyJobData): Promise<void> {
-    this.replyQueue ??= new Queue<ReplyJobData>(REPLY_QUEUE, { connection: this.connection, prefix: this.keys.queuePrefix });
+    this.replyQueue ??= new Queue<ReplyJobData>(REPLY_QUEUE, {
+      connection: this.connection,
+      prefix: this.keys.queuePrefix,
+    });
     await addReply(this.replyQueue, data);
   }
 
   async close(): Promise<void> {
     const extra = [this.turnQueue, this.replyQueue].filter((q): q is Queue => q !== null);
-    await Promise.all([this.queue.close(), ...[...this.handlerQueues.values()].map((q) => q.close()), ...extra.map((q) => q.close())]);
+    await Promise.all([
+      this.queue.close(),
+      ...[...this.handlerQueues.values()].map((q) => q.close()),
+      ...extra.map((q) => q.close()),
+    ]);
   }
 }

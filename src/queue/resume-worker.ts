@@ -56,7 +56,10 @@ export class ResumeWorker {
       settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(attemptsMade, options.backoffMs) },
     });
     this.worker.on('failed', (job, err) => {
-      options.logger.warn({ job: job?.id, attempt: job?.attemptsMade, err: err.message }, 'continuation failed; retrying with backoff');
+      options.logger.warn(
+        { job: job?.id, attempt: job?.attemptsMade, err: err.message },
+        'continuation failed; retrying with backoff',
+      );
     });
     this.worker.on('error', (err) => options.logger.warn({ err: err.message }, 'resume worker error'));
     this.sweeper = setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS);
@@ -76,12 +79,18 @@ export class ResumeWorker {
       return;
     }
     await runs.recordAttempt(runId);
-    const secret = [...this.options.tokens.values()].find((i) => i.name === run.owner && i.webhookSecret !== null)?.webhookSecret;
-    if (secret == null) throw new Error(`identity "${run.owner}" has no webhook_secret in ASKGATE_TOKENS; the resume webhook cannot be signed.`);
+    const secret = [...this.options.tokens.values()].find(
+      (i) => i.name === run.owner && i.webhookSecret !== null,
+    )?.webhookSecret;
+    if (secret == null)
+      throw new Error(
+        `identity "${run.owner}" has no webhook_secret in ASKGATE_TOKENS; the resume webhook cannot be signed.`,
+      );
     const response = await postWebhook(run.resume.webhook, secret, `msg_${resumeId}`, JSON.stringify(payload));
     // The reply is queued before completion is recorded: a crash between the two reruns the continuation, and the
     // reply's fixed job id keeps the second enqueue a no-op; the other order could lose the reply for good.
-    if (run.thread !== null && payload.type === 'run.resumed') await this.options.onResumed?.(run, payload, parseOutput(response));
+    if (run.thread !== null && payload.type === 'run.resumed')
+      await this.options.onResumed?.(run, payload, parseOutput(response));
     await runs.complete(runId, generation);
   }
 

@@ -30,7 +30,13 @@ export class WebhookDeliveryError extends Error {
  * it before can drop the duplicate; the timestamp is fresh on each attempt, as receivers reject stale ones.
  * Resolves with the response body text on 2xx; throws WebhookDeliveryError otherwise.
  */
-export async function postWebhook(url: string, secret: string, msgId: string, body: string, timeoutMs = 10_000): Promise<string> {
+export async function postWebhook(
+  url: string,
+  secret: string,
+  msgId: string,
+  body: string,
+  timeoutMs = 10_000,
+): Promise<string> {
   const timestamp = Math.floor(Date.now() / 1000);
   let response: Response;
   try {
@@ -46,11 +52,19 @@ export async function postWebhook(url: string, secret: string, msgId: string, bo
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
-    throw new WebhookDeliveryError(url, null, `resume webhook ${url} unreachable: ${error instanceof Error ? error.message : String(error)}`);
+    throw new WebhookDeliveryError(
+      url,
+      null,
+      `resume webhook ${url} unreachable: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const text = await response.text().catch(() => '');
   if (response.status < 200 || response.status > 299) {
-    throw new WebhookDeliveryError(url, response.status, `resume webhook ${url} answered ${response.status}; it is retried until 2xx.`);
+    throw new WebhookDeliveryError(
+      url,
+      response.status,
+      `resume webhook ${url} answered ${response.status}; it is retried until 2xx.`,
+    );
   }
   return text;
 }

@@ -1,5 +1,11 @@
 import type { InteractionRecord } from '../core/types.js';
-import { AskCancelledError, AskgateHttpError, AskgateNetworkError, AskgateSdkError, AskTimeoutError } from './errors.js';
+import {
+  AskCancelledError,
+  AskgateHttpError,
+  AskgateNetworkError,
+  AskgateSdkError,
+  AskTimeoutError,
+} from './errors.js';
 import { askExternal, type AskExternalOptions, type ExternalAnswer } from './external.js';
 import { TailStream } from './tail.js';
 import type { AnswerStatus, AskAnswer, AskBody, AskOutcome, InteractionPage, ListOptions } from './types.js';
@@ -59,17 +65,23 @@ export class AskgateClient {
     try {
       parsed = new URL(options.url);
     } catch {
-      throw new AskgateSdkError(`url "${options.url}" is not a URL; pass the gateway's base URL, e.g. http://127.0.0.1:8080.`);
+      throw new AskgateSdkError(
+        `url "${options.url}" is not a URL; pass the gateway's base URL, e.g. http://127.0.0.1:8080.`,
+      );
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
       throw new AskgateSdkError(`url "${options.url}" must be http:// or https://, e.g. http://127.0.0.1:8080.`);
     }
     if (typeof options.token !== 'string' || options.token.trim() === '') {
-      throw new AskgateSdkError('token is empty; pass a token from ASKGATE_TOKENS (or the dev token printed by `npm start`).');
+      throw new AskgateSdkError(
+        'token is empty; pass a token from ASKGATE_TOKENS (or the dev token printed by `npm start`).',
+      );
     }
     const maxWait = options.maxWaitSeconds ?? 60;
     if (!Number.isInteger(maxWait) || maxWait < 1 || maxWait > 60) {
-      throw new AskgateSdkError(`maxWaitSeconds ${maxWait} is outside 1..60; the gateway holds a result request at most 60 s.`);
+      throw new AskgateSdkError(
+        `maxWaitSeconds ${maxWait} is outside 1..60; the gateway holds a result request at most 60 s.`,
+      );
     }
     this.url = options.url.replace(/\/+$/, '');
     this.#token = options.token;
@@ -140,7 +152,10 @@ export class AskgateClient {
    * Parks a run on several async asks at once (`POST /api/runs`, a fan-out): all are written, or none. The run
    * resumes once, when the last resolves, with every answer (`results` keyed by interaction id).
    */
-  async park(body: { run: Record<string, unknown>; asks: Array<Record<string, unknown>> }, options: RequestOptions = {}): Promise<{ run: Record<string, unknown>; interactions: InteractionRecord[] }> {
+  async park(
+    body: { run: Record<string, unknown>; asks: Array<Record<string, unknown>> },
+    options: RequestOptions = {},
+  ): Promise<{ run: Record<string, unknown>; interactions: InteractionRecord[] }> {
     return this.#json('POST', '/api/runs', { ...options, body });
   }
 
@@ -160,7 +175,9 @@ export class AskgateClient {
    */
   async result(id: string, waitSeconds = 0, options: RequestOptions = {}): Promise<InteractionRecord> {
     if (!Number.isFinite(waitSeconds) || waitSeconds < 0 || waitSeconds > 60) {
-      throw new AskgateSdkError(`waitSeconds ${waitSeconds} is outside 0..60; loop over shorter waits, or use wait(id).`);
+      throw new AskgateSdkError(
+        `waitSeconds ${waitSeconds} is outside 0..60; loop over shorter waits, or use wait(id).`,
+      );
     }
     const path = `/api/interactions/${encodeURIComponent(id)}/result?wait=${Math.floor(waitSeconds)}`;
     return this.#json<InteractionRecord>('GET', path, options);
@@ -191,7 +208,9 @@ export class AskgateClient {
       body: { answer: value },
     });
     if (body.status !== 'answered' && body.status !== 'already_answered') {
-      throw new AskgateSdkError(`the gateway answered POST /api/interactions/{id}/answer with status ${JSON.stringify(body.status)}; expected answered or already_answered.`);
+      throw new AskgateSdkError(
+        `the gateway answered POST /api/interactions/{id}/answer with status ${JSON.stringify(body.status)}; expected answered or already_answered.`,
+      );
     }
     return body.status;
   }
@@ -225,7 +244,10 @@ export class AskgateClient {
     );
   }
 
-  async #create(body: AskBody, signal: AbortSignal | undefined): Promise<{ record: InteractionRecord; suspended: boolean }> {
+  async #create(
+    body: AskBody,
+    signal: AbortSignal | undefined,
+  ): Promise<{ record: InteractionRecord; suspended: boolean }> {
     const created = await this.#json<Record<string, unknown>>('POST', '/api/interactions', { body, signal });
     // The contract says an async ask returns "the record and suspended: true"; accept it beside the record's
     // fields or as a wrapper `{suspended, interaction}`, so either reading of it works.
@@ -256,7 +278,9 @@ export class AskgateClient {
         lastFailure = null;
         failures = 0;
       } catch (error) {
-        const transient = error instanceof AskgateNetworkError || (error instanceof AskgateHttpError && TRANSIENT_STATUSES.has(error.status));
+        const transient =
+          error instanceof AskgateNetworkError ||
+          (error instanceof AskgateHttpError && TRANSIENT_STATUSES.has(error.status));
         if (!transient || signal?.aborted === true) throw error;
         lastFailure = error;
         failures += 1;
@@ -271,12 +295,18 @@ export class AskgateClient {
     try {
       return JSON.parse(text) as T;
     } catch {
-      throw new AskgateSdkError(`the gateway answered ${method} ${pathOnly(path)} with ${response.status} but a body that is not JSON.`);
+      throw new AskgateSdkError(
+        `the gateway answered ${method} ${pathOnly(path)} with ${response.status} but a body that is not JSON.`,
+      );
     }
   }
 
   /** Sends one request; resolves with a 2xx response, rejects with AskgateHttpError / AskgateNetworkError / the abort reason. */
-  async #send(method: string, path: string, init: RequestOptions & { body?: unknown; accept?: string }): Promise<Response> {
+  async #send(
+    method: string,
+    path: string,
+    init: RequestOptions & { body?: unknown; accept?: string },
+  ): Promise<Response> {
     const request = `${method} ${pathOnly(path)}`;
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.#token}`,
@@ -304,13 +334,16 @@ export class AskgateClient {
     let body: Record<string, unknown> | null = null;
     try {
       const parsed: unknown = JSON.parse(text);
-      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
+      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+        body = parsed as Record<string, unknown>;
     } catch {
       // Not JSON (a proxy's HTML page, say): fall back to the status line below.
     }
     const code = typeof body?.['error'] === 'string' ? body['error'] : `http_${response.status}`;
     const message =
-      typeof body?.['message'] === 'string' ? body['message'] : `${request} answered ${response.status} ${response.statusText}`.trim();
+      typeof body?.['message'] === 'string'
+        ? body['message']
+        : `${request} answered ${response.status} ${response.statusText}`.trim();
     const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN);
     return new AskgateHttpError({
       status: response.status,
@@ -342,7 +375,11 @@ function settle(record: InteractionRecord): AskAnswer {
   if (record.result === null || record.result === undefined) {
     throw new AskgateSdkError(`interaction ${record.id} is ${record.status} but its record carries no result.`);
   }
-  return { answer: record.result.answer, reply_to: record.result.reply_to ?? null, params: record.result.params ?? null };
+  return {
+    answer: record.result.answer,
+    reply_to: record.result.reply_to ?? null,
+    params: record.result.params ?? null,
+  };
 }
 
 function pathOnly(path: string): string {

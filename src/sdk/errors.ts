@@ -56,7 +56,10 @@ export class AskgateNetworkError extends AskgateSdkError {
 
   constructor(request: string, baseUrl: string, cause: unknown) {
     const reason = cause instanceof Error ? describeCause(cause) : String(cause);
-    super(`${request} could not reach the gateway at ${baseUrl}: ${reason}; check that askgate is running there (ASKGATE_URL).`, { cause });
+    super(
+      `${request} could not reach the gateway at ${baseUrl}: ${reason}; check that askgate is running there (ASKGATE_URL).`,
+      { cause },
+    );
     this.request = request;
   }
 }

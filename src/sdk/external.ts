@@ -43,8 +43,12 @@ export interface ExternalAskDriver {
  * build the outside resource around it, then block until the outside system POSTs the (verified, schema-checked)
  * payload to the callback door or a person completes its confirm page.
  */
-export async function askExternal<T = unknown>(driver: ExternalAskDriver, options: AskExternalOptions): Promise<ExternalAnswer<T>> {
-  if (typeof options.build !== 'function') throw new AskgateSdkError('build is required: (callbackUrl) => the URL to visit.');
+export async function askExternal<T = unknown>(
+  driver: ExternalAskDriver,
+  options: AskExternalOptions,
+): Promise<ExternalAnswer<T>> {
+  if (typeof options.build !== 'function')
+    throw new AskgateSdkError('build is required: (callbackUrl) => the URL to visit.');
   const body: Record<string, unknown> = { question: options.question, answer_format: 'external' };
   if (options.schema !== undefined) body['schema'] = options.schema;
   if (options.verifier !== undefined) body['verifier'] = options.verifier;

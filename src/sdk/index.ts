@@ -11,7 +11,13 @@ export { AskgateClient } from './client.js';
 export type { AskgateClientOptions, AskOptions, RequestOptions } from './client.js';
 export { TailStream } from './tail.js';
 export type { AskExternalOptions, ExternalAnswer } from './external.js';
-export { AskCancelledError, AskgateHttpError, AskgateNetworkError, AskgateSdkError, AskTimeoutError } from './errors.js';
+export {
+  AskCancelledError,
+  AskgateHttpError,
+  AskgateNetworkError,
+  AskgateSdkError,
+  AskTimeoutError,
+} from './errors.js';
 export type {
   AnswerFormat,
   AnswerOf,
@@ -43,7 +49,9 @@ export type { Continuation, ContinuationHandler, ContinuationWorker, Continuatio
  * Starts a continuation worker for `{"handler": "<name>"}` resumes (see `./worker.ts`). Loaded on first use, so a
  * program that only asks does not load BullMQ.
  */
-export async function startWorker(options: import('./worker.js').ContinuationWorkerOptions): Promise<import('./worker.js').ContinuationWorker> {
+export async function startWorker(
+  options: import('./worker.js').ContinuationWorkerOptions,
+): Promise<import('./worker.js').ContinuationWorker> {
   const { startWorker: start } = await import('./worker.js');
   return start(options);
 }

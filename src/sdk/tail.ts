@@ -32,7 +32,11 @@ export class TailStream implements AsyncIterable<TailEvent> {
   #iterated = false;
 
   /** @internal Made by `AskgateClient.tail()`. */
-  constructor(open: (signal: AbortSignal) => Promise<Response>, wrapReadError: (error: unknown) => Error, signal?: AbortSignal) {
+  constructor(
+    open: (signal: AbortSignal) => Promise<Response>,
+    wrapReadError: (error: unknown) => Error,
+    signal?: AbortSignal,
+  ) {
     if (signal?.aborted === true) this.#controller.abort(signal.reason);
     else signal?.addEventListener('abort', () => this.close(), { once: true });
     this.#wrapReadError = wrapReadError;
@@ -48,7 +52,8 @@ export class TailStream implements AsyncIterable<TailEvent> {
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<TailEvent, void, undefined> {
-    if (this.#iterated) throw new AskgateSdkError('a tail stream can be iterated once; call client.tail() again for a new one.');
+    if (this.#iterated)
+      throw new AskgateSdkError('a tail stream can be iterated once; call client.tail() again for a new one.');
     this.#iterated = true;
     try {
       let response: Response;
@@ -80,7 +85,9 @@ function parseRecord(event: string, data: string): InteractionRecord {
   try {
     parsed = JSON.parse(data);
   } catch {
-    throw new AskgateSdkError(`the gateway sent a ${event} event whose data is not JSON; the stream's data must be the interaction record.`);
+    throw new AskgateSdkError(
+      `the gateway sent a ${event} event whose data is not JSON; the stream's data must be the interaction record.`,
+    );
   }
   if (parsed === null || typeof parsed !== 'object' || typeof (parsed as { id?: unknown }).id !== 'string') {
     throw new AskgateSdkError(`the gateway sent a ${event} event whose data is not an interaction record.`);

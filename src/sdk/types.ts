@@ -48,7 +48,7 @@ interface AskBase {
 /** The per-format part of an ask body. */
 export type AskFormatPart =
   | { answer_format: 'text' | 'confirm' }
-  | { answer_format: 'select'; /** 1..100 unique choices, each 1..200 characters. */ choices: readonly string[] }
+  | { answer_format: 'select' /** 1..100 unique choices, each 1..200 characters. */; choices: readonly string[] }
   | { answer_format: 'form'; schema: JsonSchema }
   | {
       answer_format: 'external';
@@ -139,4 +139,12 @@ export interface TailEvent {
 /** What `answer` reports: this answer won, or an earlier one had (and nothing changed). */
 export type AnswerStatus = 'answered' | 'already_answered';
 
-export type { AnswerFormat, InteractionRecord, InteractionStatus, InteractionEventType, JsonSchema, MediaItem, ReplyTo };
+export type {
+  AnswerFormat,
+  InteractionRecord,
+  InteractionStatus,
+  InteractionEventType,
+  JsonSchema,
+  MediaItem,
+  ReplyTo,
+};

@@ -1,7 +1,14 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { turnThread, type ContinuationPayload, type ConversationTurnPayload } from '../park/continuation.js';
-import { HANDLER_NAME, REPLY_QUEUE, addReply, backoffDelay, handlerQueueName, type ReplyJobData } from '../queue/queues.js';
+import {
+  HANDLER_NAME,
+  REPLY_QUEUE,
+  addReply,
+  backoffDelay,
+  handlerQueueName,
+  type ReplyJobData,
+} from '../queue/queues.js';
 import { DEFAULT_KEY_PREFIX, Keys } from '../store/keys.js';
 import { RUN_ATTEMPT, RUN_COMPLETE } from '../store/redis/scripts/run-transition.js';
 import { AskgateSdkError } from './errors.js';
@@ -64,9 +71,15 @@ export interface ContinuationWorker {
  */
 export async function startWorker(options: ContinuationWorkerOptions): Promise<ContinuationWorker> {
   const names = Object.keys(options.handlers ?? {});
-  if (names.length === 0) throw new AskgateSdkError('handlers is empty; register at least one continuation, e.g. { handlers: { deploy: async (c) => {...} } }.');
+  if (names.length === 0)
+    throw new AskgateSdkError(
+      'handlers is empty; register at least one continuation, e.g. { handlers: { deploy: async (c) => {...} } }.',
+    );
   const bad = names.find((n) => !HANDLER_NAME.test(n));
-  if (bad !== undefined) throw new AskgateSdkError(`handler name "${bad}" must be 1..100 letters, digits, "_", "." or "-" (as in run.resume.handler).`);
+  if (bad !== undefined)
+    throw new AskgateSdkError(
+      `handler name "${bad}" must be 1..100 letters, digits, "_", "." or "-" (as in run.resume.handler).`,
+    );
   const keys = new Keys(options.prefix ?? DEFAULT_KEY_PREFIX);
   const lockDuration = options.lockDurationMs ?? 30_000;
   const backoffMs = options.backoffMs ?? 1000;
@@ -88,7 +101,10 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
     await addReply(replies, data);
   };
 
-  const run = async (handler: ContinuationHandler, job: Job<ContinuationPayload | ConversationTurnPayload>): Promise<unknown> => {
+  const run = async (
+    handler: ContinuationHandler,
+    job: Job<ContinuationPayload | ConversationTurnPayload>,
+  ): Promise<unknown> => {
     const payload = job.data;
     if (payload.type === 'conversation.turn') {
       // The immediate answer to a chat turn; its reply job id (generation 0) makes a rerun's second answer a no-op.
@@ -107,7 +123,12 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
     // A run reached over chat: its reply is queued before completion is recorded, so a crash between the two
     // reruns the handler and the fixed reply id drops the second enqueue, instead of losing the reply.
     if (thread && payload.type === 'run.resumed') {
-      await reply({ runId: payload.run_id, generation, thread: JSON.parse(thread) as ReplyJobData['thread'], output: output ?? null });
+      await reply({
+        runId: payload.run_id,
+        generation,
+        thread: JSON.parse(thread) as ReplyJobData['thread'],
+        output: output ?? null,
+      });
     }
     await client.askgateRunComplete(runKey, keys.readyRuns, generation, payload.run_id, retentionMs, Date.now());
     return output ?? null;
@@ -115,14 +136,18 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
 
   const workers = names.map(
     (name) =>
-      new Worker<ContinuationPayload | ConversationTurnPayload>(handlerQueueName(name), (job) => run(options.handlers[name] as ContinuationHandler, job), {
-        connection,
-        prefix: keys.queuePrefix,
-        concurrency: options.concurrency ?? 8,
-        lockDuration,
-        stalledInterval: lockDuration,
-        settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(attemptsMade, backoffMs) },
-      }),
+      new Worker<ContinuationPayload | ConversationTurnPayload>(
+        handlerQueueName(name),
+        (job) => run(options.handlers[name] as ContinuationHandler, job),
+        {
+          connection,
+          prefix: keys.queuePrefix,
+          concurrency: options.concurrency ?? 8,
+          lockDuration,
+          stalledInterval: lockDuration,
+          settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(attemptsMade, backoffMs) },
+        },
+      ),
   );
   for (const w of workers) w.on('error', () => undefined); // connection blips; BullMQ retries
   await Promise.all(workers.map((w) => w.waitUntilReady()));

@@ -104,7 +104,8 @@ export class MemoryStore implements Store {
     if (entry === undefined) throw new AskgateError('not_found', `interaction ${id} does not exist (or was pruned).`);
     entry.record.delivery = { ...delivery };
     const ref = delivery['ref'];
-    if (ref !== undefined && entry.record.channel !== null) this.deliveries.set(deliveryKey(entry.record.channel, ref), id);
+    if (ref !== undefined && entry.record.channel !== null)
+      this.deliveries.set(deliveryKey(entry.record.channel, ref), id);
   }
 
   async findByDelivery(channel: string, ref: string): Promise<StoredInteraction | null> {

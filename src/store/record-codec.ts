@@ -92,7 +92,9 @@ export const STATUS_CODES: Readonly<Record<InteractionStatus, string>> = {
   expired: 'e',
   cancelled: 'c',
 };
-const STATUS_BY_CODE = new Map(Object.entries(STATUS_CODES).map(([status, code]) => [code, status as InteractionStatus]));
+const STATUS_BY_CODE = new Map(
+  Object.entries(STATUS_CODES).map(([status, code]) => [code, status as InteractionStatus]),
+);
 
 /** Encodes `record` as an envelope. `callback_url` is never stored: only the ticket's hash is. */
 export function encodeRecord(record: StoredInteraction): EncodedRecord {

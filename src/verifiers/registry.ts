@@ -16,7 +16,8 @@ export class VerifierRegistry {
 
   /** Adds (or replaces) a verifier. Call it at start, before the doors take traffic. */
   register(name: string, verifier: Verifier): this {
-    if (!/^[a-z][a-z0-9_-]{0,63}$/.test(name)) throw new Error(`verifier name "${name}" must be lower-case letters, digits, _ or -.`);
+    if (!/^[a-z][a-z0-9_-]{0,63}$/.test(name))
+      throw new Error(`verifier name "${name}" must be lower-case letters, digits, _ or -.`);
     this.verifiers.set(name, verifier);
     return this;
   }
@@ -55,4 +56,3 @@ export class VerifierRegistry {
 export function defaultVerifiers(): VerifierRegistry {
   return new VerifierRegistry().register('shared_secret', sharedSecretVerifier).register('stripe', stripeVerifier);
 }
-

@@ -33,6 +33,7 @@ export const sharedSecretVerifier: Verifier = {
     }
     const given = singleHeader(headers, BRIDGE_SECRET_HEADER);
     if (given === null) throw new VerificationFailed(`the ${BRIDGE_SECRET_HEADER} header is missing.`);
-    if (!secretsEqual(given, expected)) throw new VerificationFailed(`the ${BRIDGE_SECRET_HEADER} header does not match.`);
+    if (!secretsEqual(given, expected))
+      throw new VerificationFailed(`the ${BRIDGE_SECRET_HEADER} header does not match.`);
   },
 };

@@ -6,7 +6,8 @@ import { singleHeader, VerificationFailed, type Verifier } from './types.js';
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 /** Variables a binding may never name: askgate's own configuration is not a webhook signing secret. */
-const FORBIDDEN_SECRET_ENVS = /^(ASKGATE_|REDIS_URL$|TAI_BRIDGE_CALLBACK_SECRET$|INTERACTIONS_|TELEGRAM_|SLACK_|WHATSAPP_|TWILIO_|PATH$|HOME$|HOST$|PORT$)/;
+const FORBIDDEN_SECRET_ENVS =
+  /^(ASKGATE_|REDIS_URL$|TAI_BRIDGE_CALLBACK_SECRET$|INTERACTIONS_|TELEGRAM_|SLACK_|WHATSAPP_|TWILIO_|PATH$|HOME$|HOST$|PORT$)/;
 
 interface StripeBinding {
   secretEnv: string;
@@ -15,13 +16,15 @@ interface StripeBinding {
 
 function readBinding(binding: VerifierBinding): StripeBinding | string {
   const extra = Object.keys(binding).find((k) => !['name', 'secret_env', 'tolerance_seconds'].includes(k));
-  if (extra !== undefined) return `the stripe verifier takes secret_env and tolerance_seconds; "${extra}" is not one of them.`;
+  if (extra !== undefined)
+    return `the stripe verifier takes secret_env and tolerance_seconds; "${extra}" is not one of them.`;
   const secretEnv = binding['secret_env'];
   if (typeof secretEnv !== 'string' || !/^[A-Z][A-Z0-9_]{0,127}$/.test(secretEnv)) {
     return 'the stripe verifier needs secret_env: the name of the variable holding the endpoint signing secret, e.g. "STRIPE_WEBHOOK_SECRET".';
   }
   // Naming askgate's own variables would let an asker probe them through signatures it chooses.
-  if (FORBIDDEN_SECRET_ENVS.test(secretEnv)) return `secret_env "${secretEnv}" names one of askgate's own variables; name the Stripe signing secret's variable.`;
+  if (FORBIDDEN_SECRET_ENVS.test(secretEnv))
+    return `secret_env "${secretEnv}" names one of askgate's own variables; name the Stripe signing secret's variable.`;
   const tolerance = binding['tolerance_seconds'] ?? DEFAULT_TOLERANCE_SECONDS;
   if (typeof tolerance !== 'number' || !Number.isInteger(tolerance) || tolerance < 1 || tolerance > 3600) {
     return 'tolerance_seconds must be a whole number of seconds from 1 to 3600.';
@@ -68,7 +71,9 @@ export const stripeVerifier: Verifier = {
     if (header === null) throw new VerificationFailed('the Stripe-Signature header is missing.');
     const { timestamp, signatures } = parseHeader(header);
     if (Math.abs(now / 1000 - timestamp) > parsed.toleranceSeconds) {
-      throw new VerificationFailed(`the Stripe-Signature timestamp is outside the ${parsed.toleranceSeconds} s tolerance.`);
+      throw new VerificationFailed(
+        `the Stripe-Signature timestamp is outside the ${parsed.toleranceSeconds} s tolerance.`,
+      );
     }
     const expected = createHmac('sha256', secret).update(`${timestamp}.`, 'utf8').update(rawBody).digest();
     // Check every candidate without stopping early, so the position of a match does not show in the timing.

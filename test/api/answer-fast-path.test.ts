@@ -55,7 +55,11 @@ async function post(path: string, raw: string, options: { fast: boolean; token?:
     body: raw,
   });
   const text = await res.text();
-  const reply: Reply = { status: res.status, body: text === '' ? null : (JSON.parse(text) as unknown), type: res.headers.get('content-type') };
+  const reply: Reply = {
+    status: res.status,
+    body: text === '' ? null : (JSON.parse(text) as unknown),
+    type: res.headers.get('content-type'),
+  };
   if (res.headers.has('etag')) reply.etag = true;
   return reply;
 }
@@ -71,7 +75,12 @@ async function read(id: string): Promise<Record<string, unknown>> {
   return (await res.json()) as Record<string, unknown>;
 }
 
-const SELECT = { question: 'Which one?', answer_format: 'select', choices: ['alpha', 'beta', 'ünïcode ✓'], timeout: 3600 };
+const SELECT = {
+  question: 'Which one?',
+  answer_format: 'select',
+  choices: ['alpha', 'beta', 'ünïcode ✓'],
+  timeout: 3600,
+};
 const CONFIRM = { question: 'Go?', answer_format: 'confirm', timeout: 3600 };
 const TEXT = { question: 'Why?', answer_format: 'text', timeout: 3600 };
 const FORM = {
@@ -93,8 +102,18 @@ const CASES: Array<{ name: string; ask: Record<string, unknown>; raw: string; st
   { name: 'a confirm string', ask: CONFIRM, raw: '{"answer":"yes"}', status: 400 },
   { name: 'a text answer', ask: TEXT, raw: '{"answer":"because"}', status: 200 },
   { name: 'an empty text answer', ask: TEXT, raw: '{"answer":""}', status: 400 },
-  { name: 'a text answer one character too long', ask: TEXT, raw: JSON.stringify({ answer: 'x'.repeat(16_385) }), status: 400 },
-  { name: 'a long text of astral characters within the limit', ask: TEXT, raw: JSON.stringify({ answer: ASTRAL }), status: 200 },
+  {
+    name: 'a text answer one character too long',
+    ask: TEXT,
+    raw: JSON.stringify({ answer: 'x'.repeat(16_385) }),
+    status: 400,
+  },
+  {
+    name: 'a long text of astral characters within the limit',
+    ask: TEXT,
+    raw: JSON.stringify({ answer: ASTRAL }),
+    status: 200,
+  },
   { name: 'a valid form', ask: FORM, raw: '{"answer":{"name":"Ada"}}', status: 200 },
   { name: 'an invalid form', ask: FORM, raw: '{"answer":{"name":"A"}}', status: 400 },
   { name: 'a body without an answer', ask: SELECT, raw: '{"choice":"beta"}', status: 400 },
@@ -122,7 +141,9 @@ describe('the answer door on Redis: fast path and express path agree', () => {
       expect({ ...viaFast, etag: true }).toEqual(viaExpress);
       const [a, b] = records as [Record<string, unknown>, Record<string, unknown>];
       expect(a['status']).toBe(b['status']);
-      expect((a['result'] as { answer?: unknown } | null)?.answer).toEqual((b['result'] as { answer?: unknown } | null)?.answer);
+      expect((a['result'] as { answer?: unknown } | null)?.answer).toEqual(
+        (b['result'] as { answer?: unknown } | null)?.answer,
+      );
       if (c.status === 200) expect(a['status']).toBe('answered');
       else expect(a['status']).toBe('pending'); // a refused answer writes nothing
     });
@@ -131,17 +152,28 @@ describe('the answer door on Redis: fast path and express path agree', () => {
   it('reports already_answered, not_found and gone the same way on both paths', async () => {
     for (const fast of [true, false]) {
       const id = await ask(SELECT);
-      expect(await post(`/api/interactions/${id}/answer`, '{"answer":"alpha"}', { fast })).toMatchObject({ status: 200, body: { status: 'answered' } });
-      expect(await post(`/api/interactions/${id}/answer`, '{"answer":"omega"}', { fast })).toMatchObject({ status: 200, body: { status: 'already_answered' } });
+      expect(await post(`/api/interactions/${id}/answer`, '{"answer":"alpha"}', { fast })).toMatchObject({
+        status: 200,
+        body: { status: 'answered' },
+      });
+      expect(await post(`/api/interactions/${id}/answer`, '{"answer":"omega"}', { fast })).toMatchObject({
+        status: 200,
+        body: { status: 'already_answered' },
+      });
       expect((await read(id))['result']).toMatchObject({ answer: 'alpha' });
     }
-    const missing = await Promise.all([true, false].map((fast) => post('/api/interactions/AAAAAAAAAAAAAAAA/answer', '{"answer":"alpha"}', { fast })));
+    const missing = await Promise.all(
+      [true, false].map((fast) => post('/api/interactions/AAAAAAAAAAAAAAAA/answer', '{"answer":"alpha"}', { fast })),
+    );
     expect(missing[0]?.status).toBe(404);
     expect({ ...missing[0], etag: true }).toEqual(missing[1]);
     const cancelled: Reply[] = [];
     for (const fast of [true, false]) {
       const id = await ask(SELECT);
-      const res = await fetch(`${gw.url}/api/interactions/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${WRITER}` } });
+      const res = await fetch(`${gw.url}/api/interactions/${id}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${WRITER}` },
+      });
       expect(res.status).toBe(200);
       const reply = await post(`/api/interactions/${id}/answer`, '{"answer":"alpha"}', { fast });
       cancelled.push({ ...reply, body: JSON.parse(JSON.stringify(reply.body).replaceAll(id, '<id>')) as unknown });
@@ -169,7 +201,10 @@ describe('the answer door on Redis: fast path and express path agree', () => {
 
   it('leaves an unknown token and a token without the answer scope to the express door (401, 403)', async () => {
     const id = await ask(SELECT);
-    const unknown = await post(`/api/interactions/${id}/answer`, '{"answer":"beta"}', { fast: true, token: 'not-a-known-token-at-all-0000' });
+    const unknown = await post(`/api/interactions/${id}/answer`, '{"answer":"beta"}', {
+      fast: true,
+      token: 'not-a-known-token-at-all-0000',
+    });
     expect(unknown.status).toBe(401);
     expect(unknown.body).toMatchObject({ error: 'unauthorized' });
     const reader = await post(`/api/interactions/${id}/answer`, '{"answer":"beta"}', { fast: true, token: READER });
@@ -181,7 +216,11 @@ describe('the answer door on Redis: fast path and express path agree', () => {
   it('lets exactly one of many racing answers win', async () => {
     const id = await ask(SELECT);
     const replies = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => post(`/api/interactions/${id}/answer`, JSON.stringify({ answer: i % 2 === 0 ? 'alpha' : 'beta' }), { fast: i % 3 !== 0 })),
+      Array.from({ length: 20 }, (_, i) =>
+        post(`/api/interactions/${id}/answer`, JSON.stringify({ answer: i % 2 === 0 ? 'alpha' : 'beta' }), {
+          fast: i % 3 !== 0,
+        }),
+      ),
     );
     expect(replies.filter((r) => (r.body as { status?: string }).status === 'answered')).toHaveLength(1);
     expect(replies.filter((r) => (r.body as { status?: string }).status === 'already_answered')).toHaveLength(19);
@@ -191,21 +230,39 @@ describe('the answer door on Redis: fast path and express path agree', () => {
 describe('a handler run resumed straight from the claim', () => {
   it('runs the continuation once, with no resume job, and a later resume job (the sweep) hands on nothing new', async () => {
     const seen: Continuation[] = [];
-    const worker = await startWorker({ redisUrl: redis.url, prefix: PREFIX, handlers: { direct: (c) => void seen.push(c) } });
+    const worker = await startWorker({
+      redisUrl: redis.url,
+      prefix: PREFIX,
+      handlers: { direct: (c) => void seen.push(c) },
+    });
     const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
     const resumeQueue = new Queue('resume', { connection, prefix: QUEUE_PREFIX });
     const handlerQueue = new Queue('handler-direct', { connection, prefix: QUEUE_PREFIX });
     try {
       const runId = 'run-direct';
       const id = await ask({
-        question: 'Resume?', answer_format: 'confirm', mode: 'async', expiry_at: new Date(Date.now() + 3_600_000).toISOString(),
+        question: 'Resume?',
+        answer_format: 'confirm',
+        mode: 'async',
+        expiry_at: new Date(Date.now() + 3_600_000).toISOString(),
         run: { run_id: runId, resume: { handler: 'direct' }, state: { step: 1 } },
       });
-      expect(await post(`/api/interactions/${id}/answer`, '{"answer":true}', { fast: true })).toMatchObject({ status: 200, body: { status: 'answered' } });
+      expect(await post(`/api/interactions/${id}/answer`, '{"answer":true}', { fast: true })).toMatchObject({
+        status: 200,
+        body: { status: 'answered' },
+      });
       const jobId = resumeJobId(runId, 1);
       await until(async () => (await handlerQueue.getJobState(jobId)) === 'completed');
       expect(seen).toHaveLength(1);
-      expect(seen[0]).toMatchObject({ type: 'run.resumed', run_id: runId, interaction_id: id, ask_result: { answer: true }, state: { step: 1 }, attempt: 1, resume_id: jobId });
+      expect(seen[0]).toMatchObject({
+        type: 'run.resumed',
+        run_id: runId,
+        interaction_id: id,
+        ask_result: { answer: true },
+        state: { step: 1 },
+        attempt: 1,
+        resume_id: jobId,
+      });
       // One hop: the askgate worker's resume queue never saw this park.
       expect(await resumeQueue.getJobState(jobId)).toBe('unknown');
       const run = await fetch(`${gw.url}/api/runs/${runId}`, { headers: { authorization: `Bearer ${WRITER}` } });

@@ -16,7 +16,9 @@ for (const storeKind of ['memory', 'redis'] as const) {
     let gw: TestGateway;
     let http: Api;
     beforeAll(async () => {
-      gw = await startTestGateway(storeKind === 'redis' ? { REDIS_URL: redis.url, ASKGATE_REDIS_PREFIX: `{t${Date.now()}}:` } : {});
+      gw = await startTestGateway(
+        storeKind === 'redis' ? { REDIS_URL: redis.url, ASKGATE_REDIS_PREFIX: `{t${Date.now()}}:` } : {},
+      );
       http = api(gw.url, gw.token);
     });
     afterAll(async () => gw.close());
@@ -29,19 +31,33 @@ for (const storeKind of ['memory', 'redis'] as const) {
 
     it('answers a confirm once and reports already_answered after, keeping the first answer', async () => {
       const id = await ask({ question: 'Ship it?', answer_format: 'confirm' });
-      expect((await http.post(`/api/interactions/${id}/answer`, { answer: true })).json).toEqual({ status: 'answered' });
-      expect((await http.post(`/api/interactions/${id}/answer`, { answer: false })).json).toEqual({ status: 'already_answered' });
-      expect((await http.post(`/api/interactions/${id}/answer`, { answer: 'not even a boolean' })).json).toEqual({ status: 'already_answered' });
+      expect((await http.post(`/api/interactions/${id}/answer`, { answer: true })).json).toEqual({
+        status: 'answered',
+      });
+      expect((await http.post(`/api/interactions/${id}/answer`, { answer: false })).json).toEqual({
+        status: 'already_answered',
+      });
+      expect((await http.post(`/api/interactions/${id}/answer`, { answer: 'not even a boolean' })).json).toEqual({
+        status: 'already_answered',
+      });
       const record = (await http.get(`/api/interactions/${id}`)).json;
       expect(record['status']).toBe('answered');
-      expect(record['result']).toMatchObject({ answer: true, reply_to: null, params: null, surface: 'inbox', answered_by: 'dev' });
+      expect(record['result']).toMatchObject({
+        answer: true,
+        reply_to: null,
+        params: null,
+        surface: 'inbox',
+        answered_by: 'dev',
+      });
     });
 
     it('lets exactly one of 50 concurrent answers of different values win', async () => {
       const choices = Array.from({ length: 50 }, (_, i) => `choice-${i}`);
       const id = await ask({ question: 'Which?', answer_format: 'select', choices });
       const results = await Promise.all(choices.map((c) => http.post(`/api/interactions/${id}/answer`, { answer: c })));
-      const winners = results.map((r, i) => ({ status: r.json['status'], choice: choices[i] })).filter((r) => r.status === 'answered');
+      const winners = results
+        .map((r, i) => ({ status: r.json['status'], choice: choices[i] }))
+        .filter((r) => r.status === 'answered');
       expect(winners).toHaveLength(1);
       expect(results.filter((r) => r.json['status'] === 'already_answered')).toHaveLength(49);
       const record = (await http.get(`/api/interactions/${id}`)).json;
@@ -51,7 +67,10 @@ for (const storeKind of ['memory', 'redis'] as const) {
     it('refuses an answer that does not match the schema, naming the path, and stays pending', async () => {
       const schema = {
         type: 'object',
-        properties: { count: { type: 'integer', maximum: 10 }, address: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+        properties: {
+          count: { type: 'integer', maximum: 10 },
+          address: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
         required: ['count'],
       };
       const id = await ask({ question: 'How many?', answer_format: 'form', schema });
@@ -62,7 +81,9 @@ for (const storeKind of ['memory', 'redis'] as const) {
       const missing = await http.post(`/api/interactions/${id}/answer`, { answer: { count: 1, address: {} } });
       expect(missing.json).toMatchObject({ error: 'invalid_answer', field: 'address.city' });
       expect((await http.get(`/api/interactions/${id}`)).json['status']).toBe('pending');
-      expect((await http.post(`/api/interactions/${id}/answer`, { answer: { count: 3 } })).json).toEqual({ status: 'answered' });
+      expect((await http.post(`/api/interactions/${id}/answer`, { answer: { count: 3 } })).json).toEqual({
+        status: 'answered',
+      });
     });
 
     it('checks each format: text is a non-empty string, select one of the choices, confirm a boolean', async () => {
@@ -75,7 +96,9 @@ for (const storeKind of ['memory', 'redis'] as const) {
       expect(wrong.json['message']).toMatch(/"red", "blue"/);
       const confirm = await ask({ question: 'OK?', answer_format: 'confirm' });
       expect((await http.post(`/api/interactions/${confirm}/answer`, { answer: 'yes' })).status).toBe(400);
-      expect((await http.post(`/api/interactions/${text}/answer`, { answer: 'because' })).json['status']).toBe('answered');
+      expect((await http.post(`/api/interactions/${text}/answer`, { answer: 'because' })).json['status']).toBe(
+        'answered',
+      );
     });
 
     it('drops a field hidden by visibleWhen from the requirement and from the stored answer', async () => {
@@ -88,8 +111,14 @@ for (const storeKind of ['memory', 'redis'] as const) {
         required: ['ship', 'address'],
       };
       const id = await ask({ question: 'Ship?', answer_format: 'form', schema });
-      expect((await http.post(`/api/interactions/${id}/answer`, { answer: { ship: true } })).json['field']).toBe('address');
-      expect((await http.post(`/api/interactions/${id}/answer`, { answer: { ship: false, address: 'ignored' } })).json['status']).toBe('answered');
+      expect((await http.post(`/api/interactions/${id}/answer`, { answer: { ship: true } })).json['field']).toBe(
+        'address',
+      );
+      expect(
+        (await http.post(`/api/interactions/${id}/answer`, { answer: { ship: false, address: 'ignored' } })).json[
+          'status'
+        ],
+      ).toBe('answered');
       const record = (await http.get(`/api/interactions/${id}`)).json;
       expect((record['result'] as Record<string, unknown>)['answer']).toEqual({ ship: false });
     });

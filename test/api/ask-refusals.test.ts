@@ -19,7 +19,10 @@ beforeAll(async () => {
 });
 afterAll(async () => gw.close());
 
-async function post(body: string, contentType = 'application/json'): Promise<{ status: number; json: Record<string, unknown> }> {
+async function post(
+  body: string,
+  contentType = 'application/json',
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await fetch(`${gw.url}/api/interactions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${gw.token}`, 'content-type': contentType },
@@ -29,7 +32,9 @@ async function post(body: string, contentType = 'application/json'): Promise<{ s
 }
 
 async function pendingCount(): Promise<number> {
-  const res = await fetch(`${gw.url}/api/interactions?status=pending`, { headers: { authorization: `Bearer ${gw.token}` } });
+  const res = await fetch(`${gw.url}/api/interactions?status=pending`, {
+    headers: { authorization: `Bearer ${gw.token}` },
+  });
   return ((await res.json()) as { items: unknown[] }).items.length;
 }
 
@@ -51,7 +56,12 @@ const cases: Array<[string, Record<string, unknown>, number, string, RegExp?]> =
   ['choices on a text ask', { question: 'q', answer_format: 'text', choices: ['a'] }, 400, 'choices'],
   ['a form without schema', form, 400, 'schema'],
   ['a form schema not of type object', { ...form, schema: { type: 'string' } }, 400, 'schema'],
-  ['a schema that is not JSON Schema', { ...form, schema: { type: 'object', properties: { a: { type: 12 } } } }, 400, 'schema'],
+  [
+    'a schema that is not JSON Schema',
+    { ...form, schema: { type: 'object', properties: { a: { type: 12 } } } },
+    400,
+    'schema',
+  ],
   ['a schema on a confirm', { ...base, schema: { type: 'object' } }, 400, 'schema'],
   ['a group_id over 200 characters', { ...base, group_id: 'g'.repeat(201) }, 400, 'group_id'],
   ['a zero timeout', { ...base, timeout: 0 }, 400, 'timeout'],
@@ -60,34 +70,119 @@ const cases: Array<[string, Record<string, unknown>, number, string, RegExp?]> =
   ['timeout with expiry_at', { ...base, mode: 'async', timeout: 10, expiry_at: future(10), run }, 400, 'timeout'],
   ['expiry_at without mode async', { ...base, expiry_at: future(10) }, 400, 'expiry_at'],
   ['mode async without expiry_at', { ...base, mode: 'async', run }, 400, 'expiry_at'],
-  ['an expiry_at without an offset', { ...base, mode: 'async', expiry_at: '2030-01-01T12:00:00', run }, 400, 'expiry_at', /offset/],
-  ['an expiry_at in the past', { ...base, mode: 'async', expiry_at: '2020-01-01T12:00:00Z', run }, 400, 'expiry_at', /past/],
-  ['an expiry_at past the retention horizon', { ...base, mode: 'async', expiry_at: future(10_081), run }, 400, 'expiry_at', /retention/],
+  [
+    'an expiry_at without an offset',
+    { ...base, mode: 'async', expiry_at: '2030-01-01T12:00:00', run },
+    400,
+    'expiry_at',
+    /offset/,
+  ],
+  [
+    'an expiry_at in the past',
+    { ...base, mode: 'async', expiry_at: '2020-01-01T12:00:00Z', run },
+    400,
+    'expiry_at',
+    /past/,
+  ],
+  [
+    'an expiry_at past the retention horizon',
+    { ...base, mode: 'async', expiry_at: future(10_081), run },
+    400,
+    'expiry_at',
+    /retention/,
+  ],
   [
     'an agent expiry_at past the horizon less the idle TTL',
     { ...base, mode: 'async', expiry_at: future(10_080 - 60), run: { ...run, kind: 'agent' } },
-    400, 'expiry_at', /INTERACTIONS_IDLE_TTL_SECONDS/,
+    400,
+    'expiry_at',
+    /INTERACTIONS_IDLE_TTL_SECONDS/,
   ],
   ['an async ask without a run', { ...base, mode: 'async', expiry_at: future(10) }, 400, 'run'],
-  ['an unknown on_expiry', { ...base, mode: 'async', expiry_at: future(10), run, on_expiry: 'ignore' }, 400, 'on_expiry'],
-  ['an unknown channel (named)', { ...base, channel: 'carrier-pigeon', recipient: 'x' }, 400, 'channel', /carrier-pigeon/],
-  ['a form to a channel without form delivery (named)', { ...form, schema: { type: 'object' }, channel: 'plain' }, 400, 'answer_format', /plain/],
+  [
+    'an unknown on_expiry',
+    { ...base, mode: 'async', expiry_at: future(10), run, on_expiry: 'ignore' },
+    400,
+    'on_expiry',
+  ],
+  [
+    'an unknown channel (named)',
+    { ...base, channel: 'carrier-pigeon', recipient: 'x' },
+    400,
+    'channel',
+    /carrier-pigeon/,
+  ],
+  [
+    'a form to a channel without form delivery (named)',
+    { ...form, schema: { type: 'object' }, channel: 'plain' },
+    400,
+    'answer_format',
+    /plain/,
+  ],
   [
     'a channel form schema outside the subset (property named)',
-    { ...form, channel: 'formy', schema: { type: 'object', properties: { items: { type: 'array', items: { type: 'object' } } } } },
-    400, 'schema.properties.items', /items/,
+    {
+      ...form,
+      channel: 'formy',
+      schema: { type: 'object', properties: { items: { type: 'array', items: { type: 'object' } } } },
+    },
+    400,
+    'schema.properties.items',
+    /items/,
   ],
-  ['a verifier with a channel', { question: 'q', answer_format: 'external', verifier: { name: 'shared_secret' }, channel: 'plain' }, 400, 'verifier'],
+  [
+    'a verifier with a channel',
+    { question: 'q', answer_format: 'external', verifier: { name: 'shared_secret' }, channel: 'plain' },
+    400,
+    'verifier',
+  ],
   ['a verifier on a non-external ask', { ...base, verifier: { name: 'shared_secret' } }, 400, 'verifier'],
   ['media that is not a list', { ...base, media: 'x' }, 400, 'media'],
-  ['too many media items', { ...base, media: Array.from({ length: 11 }, () => ({ kind: 'link', url: 'https://a.test' })) }, 400, 'media'],
-  ['a media item of unknown kind', { ...base, media: [{ kind: 'link', url: 'https://a.test' }, { kind: 'gif', url: 'https://a.test' }] }, 400, 'media[1].kind'],
+  [
+    'too many media items',
+    { ...base, media: Array.from({ length: 11 }, () => ({ kind: 'link', url: 'https://a.test' })) },
+    400,
+    'media',
+  ],
+  [
+    'a media item of unknown kind',
+    {
+      ...base,
+      media: [
+        { kind: 'link', url: 'https://a.test' },
+        { kind: 'gif', url: 'https://a.test' },
+      ],
+    },
+    400,
+    'media[1].kind',
+  ],
   ['an http image', { ...base, media: [{ kind: 'image', url: 'http://a.test/x.png' }] }, 400, 'media[0].url'],
   ['a relative link', { ...base, media: [{ kind: 'link', url: '/x' }] }, 400, 'media[0].url'],
-  ['a data URI over 256 KiB', { ...base, media: [{ kind: 'image', url: `data:image/png;base64,${'A'.repeat(350_000)}` }] }, 400, 'media[0].url', /256 KiB/],
-  ['a non-image data URI', { ...base, media: [{ kind: 'image', url: 'data:text/html;base64,PGI+' }] }, 400, 'media[0].url'],
-  ['a caption over 1024 characters', { ...base, media: [{ kind: 'link', url: 'https://a.test', caption: 'c'.repeat(1025) }] }, 400, 'media[0].caption'],
-  ['an unknown media field', { ...base, media: [{ kind: 'link', url: 'https://a.test', alt: 'x' }] }, 400, 'media[0].alt'],
+  [
+    'a data URI over 256 KiB',
+    { ...base, media: [{ kind: 'image', url: `data:image/png;base64,${'A'.repeat(350_000)}` }] },
+    400,
+    'media[0].url',
+    /256 KiB/,
+  ],
+  [
+    'a non-image data URI',
+    { ...base, media: [{ kind: 'image', url: 'data:text/html;base64,PGI+' }] },
+    400,
+    'media[0].url',
+  ],
+  [
+    'a caption over 1024 characters',
+    { ...base, media: [{ kind: 'link', url: 'https://a.test', caption: 'c'.repeat(1025) }] },
+    400,
+    'media[0].caption',
+  ],
+  [
+    'an unknown media field',
+    { ...base, media: [{ kind: 'link', url: 'https://a.test', alt: 'x' }] },
+    400,
+    'media[0].alt',
+  ],
   ['"extensions": []', { ...base, extensions: [] }, 400, 'extensions'],
   ['a misspelt field (answerFormat)', { question: 'q', answerFormat: 'confirm' }, 400, 'answerFormat', /answerFormat/],
   ['a payload without to caller', { ...base, payload: { a: 1 } }, 400, 'payload'],

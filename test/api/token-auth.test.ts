@@ -6,7 +6,12 @@ import { TokenAuthenticator } from '../../src/doors/auth.js';
 describe('TokenAuthenticator', () => {
   const ada: Identity = { name: 'ada', scopes: new Set(['read']), webhookSecret: null } as Identity;
   const bob: Identity = { name: 'bob', scopes: new Set(['answer']), webhookSecret: null } as Identity;
-  const auth = new TokenAuthenticator(new Map([['ada-token-0123456789abcdef', ada], ['bob-token-0123456789abcdef', bob]]));
+  const auth = new TokenAuthenticator(
+    new Map([
+      ['ada-token-0123456789abcdef', ada],
+      ['bob-token-0123456789abcdef', bob],
+    ]),
+  );
 
   it('finds the identity of a known token, and nothing for an unknown one, a prefix or an extension', () => {
     expect(auth.identify('ada-token-0123456789abcdef')).toBe(ada);

@@ -82,10 +82,14 @@ const BENCHES: Array<{ name: string; bench: Bench; timeoutMs: number; counts(r: 
 
 describe('benchmarks run at a tiny size and report well-formed figures', () => {
   for (const b of BENCHES) {
-    it(b.name, async () => {
-      const r = await b.bench({ tiny: true });
-      wellFormed(r);
-      b.counts(r);
-    }, b.timeoutMs);
+    it(
+      b.name,
+      async () => {
+        const r = await b.bench({ tiny: true });
+        wellFormed(r);
+        b.counts(r);
+      },
+      b.timeoutMs,
+    );
   }
 });

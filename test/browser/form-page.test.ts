@@ -25,9 +25,19 @@ const schema = {
     at: { type: 'string', format: 'date-time', title: 'Call at' },
     seats: { type: 'integer', title: 'Seats', minimum: 1 },
     contact: { type: 'string', enum: ['email', 'phone'], title: 'Contact by' },
-    phone: { type: 'string', title: 'Phone', visibleWhen: { field: 'contact', equals: 'phone' }, errorMessages: { required: 'Give a number' } },
+    phone: {
+      type: 'string',
+      title: 'Phone',
+      visibleWhen: { field: 'contact', equals: 'phone' },
+      errorMessages: { required: 'Give a number' },
+    },
     extra: { type: 'array', items: { type: 'object' }, title: 'Extra' },
-    address: { type: 'object', title: 'Address', required: ['city'], properties: { city: { type: 'string', title: 'City' } } },
+    address: {
+      type: 'object',
+      title: 'Address',
+      required: ['city'],
+      properties: { city: { type: 'string', title: 'City' } },
+    },
   },
 };
 
@@ -52,7 +62,10 @@ beforeEach(async () => {
   await page.route(`${gw.url}/test-form`, (route) =>
     route.fulfill({
       status: 200,
-      headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'self'; script-src 'self'; img-src 'self' data:" },
+      headers: {
+        'content-type': 'text/html; charset=utf-8',
+        'content-security-policy': "default-src 'self'; script-src 'self'; img-src 'self' data:",
+      },
       body: pageHtml(),
     }),
   );
@@ -105,7 +118,14 @@ describe('a server-rendered form page with enhance-auto', () => {
     const entries = [...new URLSearchParams(posts[0])];
     expect(entries.map(([k]) => k)).not.toContain('phone');
     const answer = decodeFormFields(schema, entries);
-    expect(answer).toMatchObject({ email: 'ada@example.com', day: '2025-06-01', seats: 3, contact: 'email', extra: [{ a: 1 }], address: { city: 'Lyon' } });
+    expect(answer).toMatchObject({
+      email: 'ada@example.com',
+      day: '2025-06-01',
+      seats: 3,
+      contact: 'email',
+      extra: [{ a: 1 }],
+      address: { city: 'Lyon' },
+    });
     expect(answer['at']).toMatch(/^2025-06-01T09:30:00(Z|[+-]\d{2}:\d{2})$/);
   });
 });

@@ -99,16 +99,25 @@ describe('the web inbox', () => {
     expect((await record(text))['result']).toMatchObject({ answer: 'Because <b>it</b> is late' });
   });
 
-  it('keeps a broken email on the page with the sender\'s sentence, then answers the valid form', async () => {
+  it("keeps a broken email on the page with the sender's sentence, then answers the valid form", async () => {
     const schema = {
       type: 'object',
       required: ['name', 'email'],
       properties: {
         name: { type: 'string', title: 'Full name' },
-        email: { type: 'string', format: 'email', title: 'Email', errorMessages: { invalid: 'Enter your full address', required: 'Enter an address first' } },
+        email: {
+          type: 'string',
+          format: 'email',
+          title: 'Email',
+          errorMessages: { invalid: 'Enter your full address', required: 'Enter an address first' },
+        },
         seats: { type: 'integer', minimum: 1, maximum: 9 },
         newsletter: { type: 'boolean' },
-        topics: { type: 'array', items: { type: 'string', enum: ['ops', 'dev'] }, visibleWhen: { field: 'newsletter', equals: true } },
+        topics: {
+          type: 'array',
+          items: { type: 'string', enum: ['ops', 'dev'] },
+          visibleWhen: { field: 'newsletter', equals: true },
+        },
       },
     };
     const id = await ask({ question: 'Book a seat', answer_format: 'form', schema });
@@ -121,11 +130,15 @@ describe('the web inbox', () => {
 
     await form.getByLabel('Full name').fill('Ada Lovelace');
     await form.getByRole('button', { name: 'Send' }).click();
-    await expect.poll(() => form.locator('[data-field="email"] .field-error').textContent()).toBe('Enter an address first');
+    await expect
+      .poll(() => form.locator('[data-field="email"] .field-error').textContent())
+      .toBe('Enter an address first');
 
     await form.getByLabel('Email').fill('ada@');
     await form.getByRole('button', { name: 'Send' }).click();
-    await expect.poll(() => form.locator('[data-field="email"] .field-error').textContent()).toBe('Enter your full address');
+    await expect
+      .poll(() => form.locator('[data-field="email"] .field-error').textContent())
+      .toBe('Enter your full address');
     expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('email');
     expect(answers).toEqual([]);
     expect((await record(id))['status']).toBe('pending');
@@ -147,7 +160,7 @@ describe('the web inbox', () => {
     });
   });
 
-  it('shows the server\'s refusal beside the field, and the question stays pending', async () => {
+  it("shows the server's refusal beside the field, and the question stays pending", async () => {
     const schema = {
       type: 'object',
       required: ['code'],
@@ -165,7 +178,8 @@ describe('the web inbox', () => {
   });
 
   it('shows media above the answer controls', async () => {
-    const pixel = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    const pixel =
+      'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
     const id = await ask({
       question: 'Which logo?',
       answer_format: 'select',
@@ -186,7 +200,11 @@ describe('the web inbox', () => {
     const order = await c.evaluate((el) => {
       const media = el.querySelector('.media');
       const controls = el.querySelector('.controls');
-      return media !== null && controls !== null && (media.compareDocumentPosition(controls) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0;
+      return (
+        media !== null &&
+        controls !== null &&
+        (media.compareDocumentPosition(controls) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0
+      );
     });
     expect(order).toBe(true);
   });
@@ -199,7 +217,9 @@ describe('the web inbox', () => {
     await page.locator(card(later)).waitFor();
     expect(await page.locator(`${card(later)} .question`).textContent()).toBe('Asked <i>later</i>?');
     // Oldest first.
-    expect(await page.locator('li.card').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset['id']))).toEqual([first, later]);
+    expect(
+      await page.locator('li.card').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset['id'])),
+    ).toEqual([first, later]);
 
     expect((await http.post(`/api/interactions/${first}/answer`, { answer: false })).status).toBe(200);
     await page.locator(card(first)).waitFor({ state: 'detached' });

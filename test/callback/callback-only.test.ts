@@ -48,11 +48,14 @@ for (const storeKind of ['memory', 'redis'] as const) {
   describe(`a verifier-bound question on the ${storeKind} store`, () => {
     let gw: TestGateway;
     beforeAll(async () => {
-      gw = await startCallbackGateway(storeKind === 'redis' ? { REDIS_URL: redis.url, ASKGATE_REDIS_PREFIX: `{co${Date.now()}}:` } : {});
+      gw = await startCallbackGateway(
+        storeKind === 'redis' ? { REDIS_URL: redis.url, ASKGATE_REDIS_PREFIX: `{co${Date.now()}}:` } : {},
+      );
     });
     afterAll(async () => gw?.close());
 
-    const bound = () => askFor(gw, { question: 'Paid?', answer_format: 'external', schema: pin, verifier: { name: 'shared_secret' } });
+    const bound = () =>
+      askFor(gw, { question: 'Paid?', answer_format: 'external', schema: pin, verifier: { name: 'shared_secret' } });
 
     /** Every door but the callback, each tried with the exact answer the verifier would accept. */
     async function expectEveryOtherDoorRefused(id: string): Promise<void> {
@@ -88,7 +91,11 @@ for (const storeKind of ['memory', 'redis'] as const) {
       expect(signed.json()).toEqual({ status: 'answered' });
       await expectEveryOtherDoorRefused(id);
       const record = await recordOf(gw, id);
-      expect(record['result']).toMatchObject({ answer: confirmed, surface: 'callback', answered_by: 'verifier:shared_secret' });
+      expect(record['result']).toMatchObject({
+        answer: confirmed,
+        surface: 'callback',
+        answered_by: 'verifier:shared_secret',
+      });
     });
 
     it('leaves an unbound external question answerable at the answer door', async () => {

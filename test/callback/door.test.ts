@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AskgateClient } from '../../src/sdk/index.js';
 import { api } from '../helpers/http.js';
 import type { TestGateway } from '../helpers/gateway.js';
-import { askFor, BRIDGE_SECRET, door, postJson, recordOf, startCallbackGateway, STRIPE_SECRET, stripeHeader } from './helpers.js';
+import {
+  askFor,
+  BRIDGE_SECRET,
+  door,
+  postJson,
+  recordOf,
+  startCallbackGateway,
+  STRIPE_SECRET,
+  stripeHeader,
+} from './helpers.js';
 
 /** Every verdict of the public callback door (CONTRACT.md "Answering"), for a plain ticket and a verifier-bound one. */
 
@@ -18,7 +27,9 @@ const pin = {
   properties: { reference: { const: 'ord_42' }, decision: { const: 'confirmed' } },
 };
 const stripeBinding = { name: 'stripe', secret_env: 'STRIPE_WEBHOOK_SECRET' };
-const signed = (payload: string, secret = STRIPE_SECRET, t?: number) => ({ 'stripe-signature': stripeHeader(payload, secret, t) });
+const signed = (payload: string, secret = STRIPE_SECRET, t?: number) => ({
+  'stripe-signature': stripeHeader(payload, secret, t),
+});
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('a plain (unbound) ticket', () => {
@@ -31,14 +42,19 @@ describe('a plain (unbound) ticket', () => {
     const right = await postJson(gw, path, { reference: 'ord_42', decision: 'confirmed' });
     expect(right.status).toBe(200);
     expect(right.json()).toEqual({ status: 'answered' });
-    expect(await recordOf(gw, id)).toMatchObject({ status: 'answered', result: { answer: { reference: 'ord_42', decision: 'confirmed' }, surface: 'callback' } });
-    expect((await postJson(gw, path, { reference: 'ord_42', decision: 'confirmed' })).json()).toEqual({ status: 'already_answered' });
+    expect(await recordOf(gw, id)).toMatchObject({
+      status: 'answered',
+      result: { answer: { reference: 'ord_42', decision: 'confirmed' }, surface: 'callback' },
+    });
+    expect((await postJson(gw, path, { reference: 'ord_42', decision: 'confirmed' })).json()).toEqual({
+      status: 'already_answered',
+    });
     // Any later payload is already_answered too, and changes nothing.
     expect((await postJson(gw, path, { anything: true })).json()).toEqual({ status: 'already_answered' });
   });
 
   it('404s an unknown ticket and a garbage one', async () => {
-    expect((await postJson(gw, '/api/interactions/callback/' + 'A'.repeat(43), {})).status).toBe(404);
+    expect((await postJson(gw, `/api/interactions/callback/${'A'.repeat(43)}`, {})).status).toBe(404);
     expect((await postJson(gw, '/api/interactions/callback/..%2F..', {})).status).toBe(404);
   });
 
@@ -62,14 +78,20 @@ describe('a plain (unbound) ticket', () => {
     const { id, path } = await askFor(gw, { question: 'Ship?', answer_format: 'confirm', link: true });
     expect((await postJson(gw, path, true)).status).toBe(400);
     expect((await postJson(gw, path, { answer: true })).json()).toEqual({ status: 'answered' });
-    expect((await recordOf(gw, id))['result']).toMatchObject({ answer: true, surface: 'callback', answered_by: 'callback' });
+    expect((await recordOf(gw, id))['result']).toMatchObject({
+      answer: true,
+      surface: 'callback',
+      answered_by: 'callback',
+    });
   });
 
   it('caps the body at 1 MiB and refuses a body that is not JSON', async () => {
     const { path } = await askFor(gw, { question: 'Big', answer_format: 'external' });
     expect((await postJson(gw, path, JSON.stringify({ x: 'a'.repeat(1024 * 1024) }))).status).toBe(413);
     expect((await postJson(gw, path, '{nope')).status).toBe(400);
-    expect((await door(gw, path, { method: 'POST', body: 'x', headers: { 'content-type': 'text/plain' } })).status).toBe(400);
+    expect(
+      (await door(gw, path, { method: 'POST', body: 'x', headers: { 'content-type': 'text/plain' } })).status,
+    ).toBe(400);
   });
 
   it('the confirm page of an external question answers {"confirmed": true} with a form post', async () => {
@@ -80,7 +102,11 @@ describe('a plain (unbound) ticket', () => {
     expect(page.headers.get('referrer-policy')).toBe('no-referrer');
     expect(page.body).toContain('Did you &lt;b&gt;sign&lt;/b&gt;?');
     expect(page.body).not.toContain('<b>sign');
-    const posted = await door(gw, path, { method: 'POST', body: 'confirmed=true', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const posted = await door(gw, path, {
+      method: 'POST',
+      body: 'confirmed=true',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(posted.status).toBe(200);
     expect(posted.body).toContain('your answer was sent');
     expect((await recordOf(gw, id))['result']).toMatchObject({ answer: { confirmed: true } });
@@ -90,7 +116,12 @@ describe('a plain (unbound) ticket', () => {
 
 describe('a verifier-bound ticket', () => {
   it('stripe: a signed delivery answers; wrong secret, stale timestamp and no signature are 401; a replay is already_answered', async () => {
-    const { id, path } = await askFor(gw, { question: 'Pay', answer_format: 'external', schema: pin, verifier: stripeBinding });
+    const { id, path } = await askFor(gw, {
+      question: 'Pay',
+      answer_format: 'external',
+      schema: pin,
+      verifier: stripeBinding,
+    });
     const payload = JSON.stringify({ reference: 'ord_42', decision: 'confirmed' });
     expect((await postJson(gw, path, payload, signed(payload, 'whsec_wrong'))).status).toBe(401);
     const stale = Math.floor(Date.now() / 1000) - 400;
@@ -110,7 +141,12 @@ describe('a verifier-bound ticket', () => {
   });
 
   it('stripe: a signed const-pin mismatch is 400 and leaves the ticket live; the correct answer then wins', async () => {
-    const { id, path } = await askFor(gw, { question: 'Pay', answer_format: 'external', schema: pin, verifier: stripeBinding });
+    const { id, path } = await askFor(gw, {
+      question: 'Pay',
+      answer_format: 'external',
+      schema: pin,
+      verifier: stripeBinding,
+    });
     const forged = JSON.stringify({ reference: 'ord_1', decision: 'confirmed' });
     const res = await postJson(gw, path, forged, signed(forged));
     expect(res.status).toBe(400);
@@ -143,13 +179,25 @@ describe('a verifier-bound ticket', () => {
   });
 
   it('shared_secret: the bridge secret answers; a wrong one is 401; unset on the gateway it is 500', async () => {
-    const { path } = await askFor(gw, { question: 'Bridge', answer_format: 'external', verifier: { name: 'shared_secret' } });
+    const { path } = await askFor(gw, {
+      question: 'Bridge',
+      answer_format: 'external',
+      verifier: { name: 'shared_secret' },
+    });
     expect((await postJson(gw, path, { ok: 1 }, { 'x-tai-bridge-secret': 'nope' })).status).toBe(401);
-    expect((await postJson(gw, path, { ok: 1 }, { 'x-tai-bridge-secret': BRIDGE_SECRET })).json()).toEqual({ status: 'answered' });
-    expect((await postJson(gw, path, { ok: 1 }, { 'x-tai-bridge-secret': BRIDGE_SECRET })).json()).toEqual({ status: 'already_answered' });
+    expect((await postJson(gw, path, { ok: 1 }, { 'x-tai-bridge-secret': BRIDGE_SECRET })).json()).toEqual({
+      status: 'answered',
+    });
+    expect((await postJson(gw, path, { ok: 1 }, { 'x-tai-bridge-secret': BRIDGE_SECRET })).json()).toEqual({
+      status: 'already_answered',
+    });
     const bare = await startCallbackGateway({ TAI_BRIDGE_CALLBACK_SECRET: '' });
     try {
-      const other = await askFor(bare, { question: 'Bridge', answer_format: 'external', verifier: { name: 'shared_secret' } });
+      const other = await askFor(bare, {
+        question: 'Bridge',
+        answer_format: 'external',
+        verifier: { name: 'shared_secret' },
+      });
       expect((await postJson(bare, other.path, { ok: 1 }, { 'x-tai-bridge-secret': BRIDGE_SECRET })).status).toBe(500);
     } finally {
       await bare.close();
@@ -158,17 +206,31 @@ describe('a verifier-bound ticket', () => {
 
   it('an unknown ticket is 404 whatever the headers', async () => {
     const payload = '{}';
-    expect((await postJson(gw, '/api/interactions/callback/' + 'B'.repeat(43), payload, signed(payload))).status).toBe(404);
+    expect((await postJson(gw, `/api/interactions/callback/${'B'.repeat(43)}`, payload, signed(payload))).status).toBe(
+      404,
+    );
   });
 
   it('the binding is checked at ask time and never shown', async () => {
     const client = api(gw.url, gw.token);
-    const unknown = await client.post('/api/interactions', { question: 'x', answer_format: 'external', verifier: { name: 'nope' } });
+    const unknown = await client.post('/api/interactions', {
+      question: 'x',
+      answer_format: 'external',
+      verifier: { name: 'nope' },
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.json['field']).toBe('verifier');
-    const malformed = await client.post('/api/interactions', { question: 'x', answer_format: 'external', verifier: { name: 'stripe' } });
+    const malformed = await client.post('/api/interactions', {
+      question: 'x',
+      answer_format: 'external',
+      verifier: { name: 'stripe' },
+    });
     expect(malformed.status).toBe(400);
-    const ok = await client.post('/api/interactions', { question: 'x', answer_format: 'external', verifier: stripeBinding });
+    const ok = await client.post('/api/interactions', {
+      question: 'x',
+      answer_format: 'external',
+      verifier: stripeBinding,
+    });
     expect(ok.json['verifier']).toEqual({ name: 'stripe' });
   });
 });
@@ -181,7 +243,7 @@ describe('the ticket-state oracle', () => {
     await postJson(gw, answered.path, { ok: 1 }, { 'x-tai-bridge-secret': BRIDGE_SECRET });
     const expired = await askFor(gw, { question: 'expired', ...bound, timeout: 0.2 });
     await sleep(500);
-    const paths = ['/api/interactions/callback/' + 'C'.repeat(43), live.path, answered.path, expired.path];
+    const paths = [`/api/interactions/callback/${'C'.repeat(43)}`, live.path, answered.path, expired.path];
     const responses = await Promise.all(paths.map((p) => door(gw, p)));
     const shape = (r: Awaited<ReturnType<typeof door>>) => ({
       status: r.status,

@@ -7,7 +7,7 @@ import { startRedisServer, type RedisServerHandle } from '../helpers/redis-serve
 
 const WINDOW = 30;
 const LIMIT = 5;
-const unknownTicket = '/api/interactions/callback/' + 'D'.repeat(43);
+const unknownTicket = `/api/interactions/callback/${'D'.repeat(43)}`;
 
 /** Waits out the tail of a window so a test's burst lands inside one window. */
 async function freshWindow(windowSeconds: number): Promise<void> {
@@ -38,7 +38,11 @@ describe('flood control across two server processes on one Redis', () => {
     const statuses: number[] = [];
     const retryAfter: number[] = [];
     for (let i = 0; i < 8; i++) {
-      const res = await fetch(`${procs[i % 2]!.url}${unknownTicket}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const res = await fetch(`${procs[i % 2]!.url}${unknownTicket}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       statuses.push(res.status);
       if (res.status === 429) {
         retryAfter.push(Number(res.headers.get('retry-after')));
@@ -66,11 +70,20 @@ describe('the client address', () => {
     const plain = await startTestGateway({ INTERACTIONS_CALLBACK_RATE: '2/60' });
     const proxied = await startTestGateway({ INTERACTIONS_CALLBACK_RATE: '2/60', ASKGATE_TRUST_PROXY: 'loopback' });
     try {
-      const hit = (url: string, xff: string) => fetch(`${url}${unknownTicket}`, { headers: { 'x-forwarded-for': xff } }).then((r) => r.status);
+      const hit = (url: string, xff: string) =>
+        fetch(`${url}${unknownTicket}`, { headers: { 'x-forwarded-for': xff } }).then((r) => r.status);
       // Forged addresses do not buy a client new buckets...
-      expect([await hit(plain.url, '10.0.0.1'), await hit(plain.url, '10.0.0.2'), await hit(plain.url, '10.0.0.3')]).toEqual([404, 404, 429]);
+      expect([
+        await hit(plain.url, '10.0.0.1'),
+        await hit(plain.url, '10.0.0.2'),
+        await hit(plain.url, '10.0.0.3'),
+      ]).toEqual([404, 404, 429]);
       // ...but behind the configured proxy each forwarded client has its own.
-      expect([await hit(proxied.url, '10.0.0.1'), await hit(proxied.url, '10.0.0.1'), await hit(proxied.url, '10.0.0.1')]).toEqual([404, 404, 429]);
+      expect([
+        await hit(proxied.url, '10.0.0.1'),
+        await hit(proxied.url, '10.0.0.1'),
+        await hit(proxied.url, '10.0.0.1'),
+      ]).toEqual([404, 404, 429]);
       expect(await hit(proxied.url, '10.0.0.2')).toBe(404);
     } finally {
       await plain.close();

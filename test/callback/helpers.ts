@@ -7,7 +7,11 @@ const stripe = new Stripe('sk_test_askgate');
 export const STRIPE_SECRET = 'whsec_test_askgate_signing_secret';
 export const BRIDGE_SECRET = 'bridge-secret-for-tests-0123456789';
 
-export function stripeHeader(payload: string, secret = STRIPE_SECRET, timestamp = Math.floor(Date.now() / 1000)): string {
+export function stripeHeader(
+  payload: string,
+  secret = STRIPE_SECRET,
+  timestamp = Math.floor(Date.now() / 1000),
+): string {
   return stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp });
 }
 
@@ -23,7 +27,10 @@ export function startCallbackGateway(env: Record<string, string> = {}): Promise<
 }
 
 /** Asks (without waiting) and returns the id and the door path of its ticket on this gateway. */
-export async function askFor(gw: TestGateway, body: Record<string, unknown>): Promise<{ id: string; path: string; ticket: string }> {
+export async function askFor(
+  gw: TestGateway,
+  body: Record<string, unknown>,
+): Promise<{ id: string; path: string; ticket: string }> {
   const res = await api(gw.url, gw.token).post('/api/interactions', { timeout: 60, ...body });
   if (res.status !== 201) throw new Error(`ask refused: ${res.status} ${JSON.stringify(res.json)}`);
   const url = new URL(res.json['callback_url'] as string);
@@ -38,13 +45,26 @@ export interface Raw {
 }
 
 /** A tokenless request at the callback door, as an outside system or a browser makes it. */
-export async function door(gw: TestGateway, path: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<Raw> {
-  const res = await fetch(`${gw.url}${path}`, { method: init.method ?? 'GET', headers: init.headers ?? {}, body: init.body ?? null });
+export async function door(
+  gw: TestGateway,
+  path: string,
+  init: { method?: string; body?: string; headers?: Record<string, string> } = {},
+): Promise<Raw> {
+  const res = await fetch(`${gw.url}${path}`, {
+    method: init.method ?? 'GET',
+    headers: init.headers ?? {},
+    body: init.body ?? null,
+  });
   const body = await res.text();
   return { status: res.status, body, headers: res.headers, json: () => JSON.parse(body) as Record<string, unknown> };
 }
 
-export function postJson(gw: TestGateway, path: string, payload: unknown, headers: Record<string, string> = {}): Promise<Raw> {
+export function postJson(
+  gw: TestGateway,
+  path: string,
+  payload: unknown,
+  headers: Record<string, string> = {},
+): Promise<Raw> {
   const body = typeof payload === 'string' ? payload : JSON.stringify(payload);
   return door(gw, path, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
 }

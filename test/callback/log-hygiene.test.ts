@@ -52,16 +52,42 @@ describe('log hygiene', () => {
       return ticket;
     };
     const plain = await ask({ question: 'Sign?', answer_format: 'external' });
-    const stripeBound = await ask({ question: 'Pay?', answer_format: 'external', verifier: { name: 'stripe', secret_env: 'STRIPE_WEBHOOK_SECRET' } });
-    const broken = await ask({ question: 'Broken?', answer_format: 'external', verifier: { name: 'stripe', secret_env: 'UNSET_SECRET_FOR_TEST' } });
+    const stripeBound = await ask({
+      question: 'Pay?',
+      answer_format: 'external',
+      verifier: { name: 'stripe', secret_env: 'STRIPE_WEBHOOK_SECRET' },
+    });
+    const broken = await ask({
+      question: 'Broken?',
+      answer_format: 'external',
+      verifier: { name: 'stripe', secret_env: 'UNSET_SECRET_FOR_TEST' },
+    });
     const linked = await ask({ question: 'Link?', answer_format: 'confirm', link: true });
 
     await door(gw, `/api/interactions/callback/${plain}`);
     expect((await postJson(gw, `/api/interactions/callback/${plain}`, { ok: true })).status).toBe(200);
     const payload = JSON.stringify({ id: 'evt_1', type: 'payment.completed' });
-    expect((await postJson(gw, `/api/interactions/callback/${stripeBound}`, payload, { 'stripe-signature': stripeHeader(payload, 'whsec_wrong') })).status).toBe(401);
-    expect((await postJson(gw, `/api/interactions/callback/${stripeBound}`, payload, { 'stripe-signature': stripeHeader(payload) })).status).toBe(200);
-    expect((await postJson(gw, `/api/interactions/callback/${broken}`, payload, { 'stripe-signature': stripeHeader(payload) })).status).toBe(500);
+    expect(
+      (
+        await postJson(gw, `/api/interactions/callback/${stripeBound}`, payload, {
+          'stripe-signature': stripeHeader(payload, 'whsec_wrong'),
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await postJson(gw, `/api/interactions/callback/${stripeBound}`, payload, {
+          'stripe-signature': stripeHeader(payload),
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await postJson(gw, `/api/interactions/callback/${broken}`, payload, {
+          'stripe-signature': stripeHeader(payload),
+        })
+      ).status,
+    ).toBe(500);
     expect((await postJson(gw, `/api/interactions/callback/${linked}`, { answer: 'not a boolean' })).status).toBe(400);
     expect((await api(url, `${TOKEN}-wrong`).get('/api/interactions')).status).toBe(401);
 

@@ -15,7 +15,12 @@ const schema = {
   type: 'object',
   required: ['email', 'backup', 'contact'],
   properties: {
-    email: { type: 'string', format: 'email', title: 'Email', errorMessages: { invalid: 'Enter your full address', required: 'Enter an address first' } },
+    email: {
+      type: 'string',
+      format: 'email',
+      title: 'Email',
+      errorMessages: { invalid: 'Enter your full address', required: 'Enter an address first' },
+    },
     backup: { type: 'string', format: 'email', title: 'Backup email' },
     contact: { type: 'string', enum: ['email', 'phone'], title: 'Contact by' },
     phone: { type: 'string', title: 'Phone', minLength: 3, visibleWhen: { field: 'contact', equals: 'phone' } },
@@ -85,7 +90,10 @@ describe('the callback form page', () => {
     await page.getByText('your answer was sent').waitFor();
     expect(await recordOf(gw, id)).toMatchObject({
       status: 'answered',
-      result: { answer: { email: 'ada@example.com', backup: 'ada2@example.com', contact: 'email' }, surface: 'callback' },
+      result: {
+        answer: { email: 'ada@example.com', backup: 'ada2@example.com', contact: 'email' },
+        surface: 'callback',
+      },
     });
     // The person goes back and sends again.
     await page.goBack();
@@ -118,7 +126,10 @@ describe('the callback form page', () => {
   });
 
   it('a refusal by the server re-renders the form with the message under the field', async () => {
-    const strict = { ...schema, properties: { ...schema.properties, email: { ...schema.properties.email, pattern: '@example\\.org$' } } };
+    const strict = {
+      ...schema,
+      properties: { ...schema.properties, email: { ...schema.properties.email, pattern: '@example\\.org$' } },
+    };
     const { path } = await askFor(gw, { question: 'Org address', answer_format: 'form', schema: strict, link: true });
     await open(path);
     await page.locator('input[name="email"]').fill('ada@example.com');

@@ -8,7 +8,10 @@ const binding = { name: 'stripe', secret_env: 'STRIPE_WEBHOOK_SECRET' };
 const payload = '{"id":"evt_1","type":"checkout.session.completed"}';
 const now = Date.now();
 
-function run(headers: Record<string, string>, overrides: Partial<{ binding: Record<string, unknown>; env: Record<string, string>; now: number; body: string }> = {}) {
+function run(
+  headers: Record<string, string>,
+  overrides: Partial<{ binding: Record<string, unknown>; env: Record<string, string>; now: number; body: string }> = {},
+) {
   return registry.verify({
     binding: { ...(overrides.binding ?? binding) } as { name: string },
     rawBody: Buffer.from(overrides.body ?? payload),
@@ -23,13 +26,24 @@ describe('the stripe verifier', () => {
     await expect(run({ 'stripe-signature': stripeHeader(payload) })).resolves.toBeUndefined();
   });
   it('refuses a wrong secret, a changed body, a stale and a future timestamp', async () => {
-    await expect(run({ 'stripe-signature': stripeHeader(payload, 'whsec_other') })).rejects.toBeInstanceOf(VerificationFailed);
-    await expect(run({ 'stripe-signature': stripeHeader(payload) }, { body: payload + ' ' })).rejects.toBeInstanceOf(VerificationFailed);
+    await expect(run({ 'stripe-signature': stripeHeader(payload, 'whsec_other') })).rejects.toBeInstanceOf(
+      VerificationFailed,
+    );
+    await expect(run({ 'stripe-signature': stripeHeader(payload) }, { body: `${payload} ` })).rejects.toBeInstanceOf(
+      VerificationFailed,
+    );
     const stale = Math.floor(now / 1000) - 301;
     await expect(run({ 'stripe-signature': stripeHeader(payload, STRIPE_SECRET, stale) })).rejects.toThrow(/tolerance/);
-    await expect(run({ 'stripe-signature': stripeHeader(payload, STRIPE_SECRET, stale + 602) })).rejects.toThrow(/tolerance/);
+    await expect(run({ 'stripe-signature': stripeHeader(payload, STRIPE_SECRET, stale + 602) })).rejects.toThrow(
+      /tolerance/,
+    );
     // A binding's own tolerance widens the window.
-    await expect(run({ 'stripe-signature': stripeHeader(payload, STRIPE_SECRET, stale) }, { binding: { ...binding, tolerance_seconds: 600 } })).resolves.toBeUndefined();
+    await expect(
+      run(
+        { 'stripe-signature': stripeHeader(payload, STRIPE_SECRET, stale) },
+        { binding: { ...binding, tolerance_seconds: 600 } },
+      ),
+    ).resolves.toBeUndefined();
   });
   it('accepts any of several v1 signatures (a secret being rolled)', async () => {
     const t = Math.floor(now / 1000);
@@ -47,13 +61,16 @@ describe('the stripe verifier', () => {
     await expect(missing).rejects.toThrow(/STRIPE_WEBHOOK_SECRET is not set/);
     await expect(missing).rejects.not.toBeInstanceOf(VerificationFailed);
     await expect(run({}, { binding: { name: 'stripe' } })).rejects.not.toBeInstanceOf(VerificationFailed);
-    await expect(run({}, { binding: { name: 'stripe', secret_env: 'ASKGATE_TOKENS' } })).rejects.toThrow(/askgate's own/);
+    await expect(run({}, { binding: { name: 'stripe', secret_env: 'ASKGATE_TOKENS' } })).rejects.toThrow(
+      /askgate's own/,
+    );
     await expect(run({}, { binding: { name: 'nope' } })).rejects.toThrow(/not registered/);
   });
 });
 
 describe('the shared_secret verifier', () => {
-  const shared = (headers: Record<string, string>, e: Record<string, string> = env) => run(headers, { binding: { name: 'shared_secret' }, env: e });
+  const shared = (headers: Record<string, string>, e: Record<string, string> = env) =>
+    run(headers, { binding: { name: 'shared_secret' }, env: e });
   it('accepts the bridge secret and refuses anything else', async () => {
     await expect(shared({ 'x-tai-bridge-secret': 'bridge' })).resolves.toBeUndefined();
     await expect(shared({ 'x-tai-bridge-secret': 'bridgf' })).rejects.toBeInstanceOf(VerificationFailed);
@@ -70,6 +87,14 @@ describe('the shared_secret verifier', () => {
       },
     });
     expect(mine.explain({ name: 'header_token' })).toBeNull();
-    await expect(mine.verify({ binding: { name: 'header_token' }, rawBody: Buffer.alloc(0), headers: { 'x-token': 'ok' }, now, env })).resolves.toBeUndefined();
+    await expect(
+      mine.verify({
+        binding: { name: 'header_token' },
+        rawBody: Buffer.alloc(0),
+        headers: { 'x-token': 'ok' },
+        now,
+        env,
+      }),
+    ).resolves.toBeUndefined();
   });
 });

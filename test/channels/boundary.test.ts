@@ -7,7 +7,13 @@ import { describe, expect, it } from 'vitest';
  * core (src/), the SDK, or a vendor SDK, so the verification can be read and trusted alone.
  */
 const CHANNELS = join(import.meta.dirname, '..', '..', 'channels');
-const FORBIDDEN = [/from ['"][./]*src\//, /from ['"]grammy/, /from ['"]@slack\//, /from ['"]twilio/, /from ['"]express/];
+const FORBIDDEN = [
+  /from ['"][./]*src\//,
+  /from ['"]grammy/,
+  /from ['"]@slack\//,
+  /from ['"]twilio/,
+  /from ['"]express/,
+];
 
 describe('channel webhook modules', () => {
   const webhooks = readdirSync(CHANNELS, { withFileTypes: true })
@@ -21,8 +27,11 @@ describe('channel webhook modules', () => {
 
   for (const path of webhooks) {
     it(`${path.slice(CHANNELS.length + 1)} imports neither the core nor a vendor SDK`, () => {
-      const imports = readFileSync(path, 'utf8').split('\n').filter((line) => /^\s*import\b/.test(line) || /\bfrom ['"]/.test(line));
-      for (const line of imports) for (const rule of FORBIDDEN) expect(line, `forbidden import in ${path}`).not.toMatch(rule);
+      const imports = readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((line) => /^\s*import\b/.test(line) || /\bfrom ['"]/.test(line));
+      for (const line of imports)
+        for (const rule of FORBIDDEN) expect(line, `forbidden import in ${path}`).not.toMatch(rule);
     });
   }
 });

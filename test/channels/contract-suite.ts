@@ -44,9 +44,10 @@ export function runChannelContract(name: string, start: () => Promise<ChannelHar
     });
     afterAll(async () => h.close());
 
-    const record = async (id: string): Promise<Record<string, unknown>> => (await h.http.get(`/api/interactions/${id}`)).json;
+    const record = async (id: string): Promise<Record<string, unknown>> =>
+      (await h.http.get(`/api/interactions/${id}`)).json;
 
-    it('render limits: a question of the contract\'s longest text and a select of 100 long choices are delivered within the platform\'s limits', async () => {
+    it("render limits: a question of the contract's longest text and a select of 100 long choices are delivered within the platform's limits", async () => {
       const long = await h.ask({ question: 'Q'.repeat(4096), answer_format: 'confirm' });
       expect([...long.text()].length).toBeLessThanOrEqual(h.maxTextLength);
       expect(long.text()).toContain('QQQQ');
@@ -84,14 +85,21 @@ export function runChannelContract(name: string, start: () => Promise<ChannelHar
     it('outcome edit: an answer from another surface shows on the question, which loses its controls', async () => {
       const q = await h.ask({ question: 'Outcome?', answer_format: 'confirm' });
       expect(q.controls()).toBeGreaterThan(0);
-      expect((await h.http.post(`/api/interactions/${q.id}/answer`, { answer: true })).json).toEqual({ status: 'answered' });
+      expect((await h.http.post(`/api/interactions/${q.id}/answer`, { answer: true })).json).toEqual({
+        status: 'answered',
+      });
       await h.outcomeShown(q);
       expect(q.text()).toMatch(/Answered/);
       expect(q.controls()).toBe(0);
     });
 
     it('delivery failure: the asker gets a 502 naming the channel before anything waits', async () => {
-      const res = await h.http.post('/api/interactions', { question: 'Fail?', answer_format: 'confirm', channel: h.channel, ...h.failingAsk() });
+      const res = await h.http.post('/api/interactions', {
+        question: 'Fail?',
+        answer_format: 'confirm',
+        channel: h.channel,
+        ...h.failingAsk(),
+      });
       expect(res.status).toBe(502);
       expect(res.json).toMatchObject({ error: 'channel_delivery_failed', channel: h.channel });
       expect(res.json['message']).toContain(`"${h.channel}"`);
@@ -124,7 +132,11 @@ export function threadedAsks<M>(
       const q = { message, to };
       asked.set(id, q);
       const ended = (): boolean => followUps(q).some((m) => /Answered|Expired|Cancelled/.test(bodyOf(m)));
-      return { id, text: () => [message, ...followUps(q)].map(bodyOf).join('\n'), controls: () => (ended() ? 0 : controlsOf(message)) };
+      return {
+        id,
+        text: () => [message, ...followUps(q)].map(bodyOf).join('\n'),
+        controls: () => (ended() ? 0 : controlsOf(message)),
+      };
     },
     sent(id) {
       const q = asked.get(id);

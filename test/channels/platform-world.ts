@@ -17,11 +17,17 @@ export interface PlatformWorldBase<Fake> extends PlatformWorld<Fake> {
    * Asks through the API (which must create it) and finds the message the fake received, by the delivery entries
    * the channel stored; a question with no delivered message fails the test here rather than later.
    */
-  askDelivered<Message>(body: Record<string, unknown>, find: (delivery: Record<string, string>) => Message | undefined): Promise<{ id: string; message: Message; callbackUrl: string }>;
+  askDelivered<Message>(
+    body: Record<string, unknown>,
+    find: (delivery: Record<string, string>) => Message | undefined,
+  ): Promise<{ id: string; message: Message; callbackUrl: string }>;
 }
 
 /** Starts a gateway with `env` beside an already started `fake`; closing the world closes both. */
-export async function startPlatformWorld<Fake extends { close(): Promise<void> }>(fake: Fake, env: Record<string, string>): Promise<PlatformWorldBase<Fake>> {
+export async function startPlatformWorld<Fake extends { close(): Promise<void> }>(
+  fake: Fake,
+  env: Record<string, string>,
+): Promise<PlatformWorldBase<Fake>> {
   const gw = await startTestGateway(env);
   const http = api(gw.url, gw.token);
   return {

@@ -7,7 +7,9 @@ import { startRedisServer, type RedisServerHandle } from '../helpers/redis-serve
 /** The text of the message's section and context blocks: what a person reads. */
 function readable(message: FakeSlackMessage): string {
   return message.blocks
-    .flatMap((b) => (b['type'] === 'section' ? [b['text']] : b['type'] === 'context' ? (b['elements'] as unknown[]) : []))
+    .flatMap((b) =>
+      b['type'] === 'section' ? [b['text']] : b['type'] === 'context' ? (b['elements'] as unknown[]) : [],
+    )
     .map((t) => String((t as Record<string, unknown>)['text']))
     .join('\n');
 }
@@ -17,7 +19,9 @@ for (const storeKind of ['memory', 'redis'] as const) {
   let redis: RedisServerHandle | null = null;
   runChannelContract(`slack (${storeKind} store)`, async () => {
     if (storeKind === 'redis') redis = await startRedisServer();
-    const w = await startSlackWorld(redis === null ? {} : { REDIS_URL: redis.url, ASKGATE_REDIS_PREFIX: `{sl${Date.now()}}:` });
+    const w = await startSlackWorld(
+      redis === null ? {} : { REDIS_URL: redis.url, ASKGATE_REDIS_PREFIX: `{sl${Date.now()}}:` },
+    );
     const messages = new Map<string, FakeSlackMessage>();
     return {
       channel: 'slack',
@@ -41,7 +45,8 @@ for (const storeKind of ['memory', 'redis'] as const) {
         if (status === 200) await w.eventually(async () => (await w.gw.gateway.store.get(q.id))?.status !== 'pending');
         return status;
       },
-      replyUnsigned: async (q, text) => (await w.event(threadReply(messages.get(q.id) as FakeSlackMessage, text), { signature: 'v0=deadbeef' })).status,
+      replyUnsigned: async (q, text) =>
+        (await w.event(threadReply(messages.get(q.id) as FakeSlackMessage, text), { signature: 'v0=deadbeef' })).status,
       async outcomeShown(q) {
         await w.edited(messages.get(q.id) as FakeSlackMessage);
       },

@@ -43,7 +43,10 @@ export async function startSlackWorld(env: Record<string, string> = {}): Promise
   return {
     ...world,
     async ask(body) {
-      const { id, message } = await world.askDelivered({ channel: 'slack', recipient: freshChannel(), ...body }, (delivery) => fake.message(delivery['channel'] ?? '', delivery['ts'] ?? ''));
+      const { id, message } = await world.askDelivered(
+        { channel: 'slack', recipient: freshChannel(), ...body },
+        (delivery) => fake.message(delivery['channel'] ?? '', delivery['ts'] ?? ''),
+      );
       return { id, message };
     },
     event: (body, options) => postEvent(world.gw.url, SIGNING_SECRET, body, options),

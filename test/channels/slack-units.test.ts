@@ -14,20 +14,38 @@ const NOW = 1_531_420_618;
 
 describe('verifySlackRequest', () => {
   const body = 'token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&command=%2Fweather';
-  const headers = (timestamp: number, signature = signSlackRequest(SECRET, timestamp, body)) => ({ 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature });
+  const headers = (timestamp: number, signature = signSlackRequest(SECRET, timestamp, body)) => ({
+    'x-slack-request-timestamp': String(timestamp),
+    'x-slack-signature': signature,
+  });
 
   it('accepts a body signed with the secret inside the five-minute window', () => {
-    expect(verifySlackRequest({ signingSecret: SECRET, rawBody: body, headers: headers(NOW), nowSeconds: NOW + 299 })).toEqual({ ok: true });
+    expect(
+      verifySlackRequest({ signingSecret: SECRET, rawBody: body, headers: headers(NOW), nowSeconds: NOW + 299 }),
+    ).toEqual({ ok: true });
   });
 
   it('refuses a stale request (6 minutes old) even with a correct signature', () => {
-    expect(verifySlackRequest({ signingSecret: SECRET, rawBody: body, headers: headers(NOW), nowSeconds: NOW + 360 })).toMatchObject({ ok: false, reason: expect.stringMatching(/five minutes/) });
+    expect(
+      verifySlackRequest({ signingSecret: SECRET, rawBody: body, headers: headers(NOW), nowSeconds: NOW + 360 }),
+    ).toMatchObject({ ok: false, reason: expect.stringMatching(/five minutes/) });
   });
 
   it('refuses a wrong signature, a changed body, and missing headers', () => {
-    expect(verifySlackRequest({ signingSecret: SECRET, rawBody: body, headers: headers(NOW, `v0=${'a'.repeat(64)}`), nowSeconds: NOW }).ok).toBe(false);
-    expect(verifySlackRequest({ signingSecret: SECRET, rawBody: `${body}&x=1`, headers: headers(NOW), nowSeconds: NOW }).ok).toBe(false);
-    expect(verifySlackRequest({ signingSecret: 'other', rawBody: body, headers: headers(NOW), nowSeconds: NOW }).ok).toBe(false);
+    expect(
+      verifySlackRequest({
+        signingSecret: SECRET,
+        rawBody: body,
+        headers: headers(NOW, `v0=${'a'.repeat(64)}`),
+        nowSeconds: NOW,
+      }).ok,
+    ).toBe(false);
+    expect(
+      verifySlackRequest({ signingSecret: SECRET, rawBody: `${body}&x=1`, headers: headers(NOW), nowSeconds: NOW }).ok,
+    ).toBe(false);
+    expect(
+      verifySlackRequest({ signingSecret: 'other', rawBody: body, headers: headers(NOW), nowSeconds: NOW }).ok,
+    ).toBe(false);
     expect(verifySlackRequest({ signingSecret: SECRET, rawBody: body, headers: {}, nowSeconds: NOW }).ok).toBe(false);
   });
 
@@ -39,7 +57,16 @@ describe('verifySlackRequest', () => {
 });
 
 const interaction = (over: Partial<StoredInteraction>): StoredInteraction =>
-  ({ id: 'AbCdEfGhIjKlMnOp', question: 'Q?', answer_format: 'form', choices: null, schema: null, status: 'pending', result: null, ...over }) as StoredInteraction;
+  ({
+    id: 'AbCdEfGhIjKlMnOp',
+    question: 'Q?',
+    answer_format: 'form',
+    choices: null,
+    schema: null,
+    status: 'pending',
+    result: null,
+    ...over,
+  }) as StoredInteraction;
 
 describe('slack render limits', () => {
   it('a select of 100 long choices becomes one static_select with labels cut to 75 characters', () => {
@@ -52,32 +79,71 @@ describe('slack render limits', () => {
     expect(Math.max(...options.map((o) => [...o.text.text].length))).toBe(75);
   });
 
-  it('an enum past static_select\'s 100 options fails at render time, naming the limit', () => {
-    const schema = { type: 'object', properties: { pick: { type: 'string', enum: Array.from({ length: 101 }, (_, i) => `v${i}`) } } };
-    expect(() => buildFormView(interaction({ schema }), { interactionId: 'x', channel: null, ts: null })).toThrow(SlackLimitError);
-    expect(() => buildFormView(interaction({ schema }), { interactionId: 'x', channel: null, ts: null })).toThrow(/SELECT_OPTIONS_MAX/);
+  it("an enum past static_select's 100 options fails at render time, naming the limit", () => {
+    const schema = {
+      type: 'object',
+      properties: { pick: { type: 'string', enum: Array.from({ length: 101 }, (_, i) => `v${i}`) } },
+    };
+    expect(() => buildFormView(interaction({ schema }), { interactionId: 'x', channel: null, ts: null })).toThrow(
+      SlackLimitError,
+    );
+    expect(() => buildFormView(interaction({ schema }), { interactionId: 'x', channel: null, ts: null })).toThrow(
+      /SELECT_OPTIONS_MAX/,
+    );
   });
 
   it('a form of more fields than a modal holds fails at render time, naming VIEW_BLOCKS_MAX', () => {
     const properties = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`f${i}`, { type: 'string' }]));
-    expect(() => buildFormView(interaction({ schema: { type: 'object', properties } }), { interactionId: 'x', channel: null, ts: null })).toThrow(/VIEW_BLOCKS_MAX/);
+    expect(() =>
+      buildFormView(interaction({ schema: { type: 'object', properties } }), {
+        interactionId: 'x',
+        channel: null,
+        ts: null,
+      }),
+    ).toThrow(/VIEW_BLOCKS_MAX/);
   });
 
   it('private_metadata past 3000 characters fails at render time, naming the limit', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } } };
-    expect(() => buildFormView(interaction({ schema }), { interactionId: 'x'.repeat(3000), channel: null, ts: null })).toThrow(/PRIVATE_METADATA_MAX/);
+    expect(() =>
+      buildFormView(interaction({ schema }), { interactionId: 'x'.repeat(3000), channel: null, ts: null }),
+    ).toThrow(/PRIVATE_METADATA_MAX/);
   });
 
-  it('a required field without the sender\'s words is left to Slack; with them it is checked on submit in those words', () => {
-    const schema = { type: 'object', required: ['a', 'b'], properties: { a: { type: 'string' }, b: { type: 'string', errorMessages: { required: 'Enter an address first' } } } };
+  it("a required field without the sender's words is left to Slack; with them it is checked on submit in those words", () => {
+    const schema = {
+      type: 'object',
+      required: ['a', 'b'],
+      properties: {
+        a: { type: 'string' },
+        b: { type: 'string', errorMessages: { required: 'Enter an address first' } },
+      },
+    };
     const view = buildFormView(interaction({ schema }), { interactionId: 'x', channel: null, ts: null });
-    expect((view['blocks'] as Array<Record<string, unknown>>).slice(1).map((b) => b['optional'])).toEqual([false, true]);
-    expect(checkSubmission(schema, { 'f:a': { value: { type: 'plain_text_input', value: 'x' } } })).toEqual({ ok: false, errors: { 'f:b': 'Enter an address first' } });
+    expect((view['blocks'] as Array<Record<string, unknown>>).slice(1).map((b) => b['optional'])).toEqual([
+      false,
+      true,
+    ]);
+    expect(checkSubmission(schema, { 'f:a': { value: { type: 'plain_text_input', value: 'x' } } })).toEqual({
+      ok: false,
+      errors: { 'f:b': 'Enter an address first' },
+    });
   });
 
   it('files become media_* params: the first described in full, the count and every id', () => {
-    expect(filesParams([{ id: 'F1', name: 'a.pdf', mimetype: 'application/pdf', size: 10 }, { id: 'F2', name: 'b.mp4', mimetype: 'video/mp4' }])).toEqual({
-      media_kind: 'document', media_count: '2', media_file_id: 'F1', media_file_name: 'a.pdf', media_mime_type: 'application/pdf', media_file_size: '10', media_file_ids: 'F1,F2',
+    expect(
+      filesParams([
+        { id: 'F1', name: 'a.pdf', mimetype: 'application/pdf', size: 10 },
+        { id: 'F2', name: 'b.mp4', mimetype: 'video/mp4' },
+      ]),
+    ).toEqual({
+      media_kind: 'document',
+      media_count: '2',
+      media_file_id: 'F1',
+      media_file_name: 'a.pdf',
+      media_mime_type: 'application/pdf',
+      media_file_size: '10',
+      media_file_ids: 'F1,F2',
     });
   });
 });
@@ -91,7 +157,9 @@ describe('slack pacing', () => {
 
   const channel = (waits: number[]): SlackChannel =>
     new SlackChannel({
-      botToken: 'xoxb-unit', signingSecret: 's', apiUrl: fake.apiUrl,
+      botToken: 'xoxb-unit',
+      signingSecret: 's',
+      apiUrl: fake.apiUrl,
       pacing: { sleep: async (ms) => void waits.push(ms) },
     });
   const confirm = (recipient: string) => interaction({ answer_format: 'confirm', recipient });
@@ -108,7 +176,11 @@ describe('slack pacing', () => {
   it('a Retry-After past the longest wait fails the delivery with retryAfter, without waiting', async () => {
     const waits: number[] = [];
     fake.tooManyRequests('chat.postMessage', 120);
-    await expect(channel(waits).deliver(confirm('C0PACE2'))).rejects.toMatchObject({ name: 'ChannelError', kind: 'refused', retryAfter: 120 });
+    await expect(channel(waits).deliver(confirm('C0PACE2'))).rejects.toMatchObject({
+      name: 'ChannelError',
+      kind: 'refused',
+      retryAfter: 120,
+    });
     expect(waits).toEqual([]);
   });
 
@@ -122,9 +194,11 @@ describe('slack pacing', () => {
     expect(waits).toHaveLength(1);
   });
 
-  it('a refusal names the method and Slack\'s error, and never the token', async () => {
+  it("a refusal names the method and Slack's error, and never the token", async () => {
     fake.forgetChannel('C0GONE');
-    const err = await channel([]).deliver(confirm('C0GONE')).catch((e: unknown) => e as Error);
+    const err = await channel([])
+      .deliver(confirm('C0GONE'))
+      .catch((e: unknown) => e as Error);
     expect(err.message).toBe('Slack refused chat.postMessage: channel_not_found');
     expect(err.message).not.toContain('xoxb');
   });

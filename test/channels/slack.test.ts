@@ -26,7 +26,10 @@ describe('slack channel', () => {
 
   it('confirm: Yes/No buttons; a tap answers true, and the outcome replaces the buttons with who answered', async () => {
     const { id, message } = await w.ask({ question: 'Deploy now?', answer_format: 'confirm' });
-    expect(message.blocks.find((b) => b['type'] === 'actions')?.['elements']).toMatchObject([{ text: { text: 'Yes' } }, { text: { text: 'No' } }]);
+    expect(message.blocks.find((b) => b['type'] === 'actions')?.['elements']).toMatchObject([
+      { text: { text: 'Yes' } },
+      { text: { text: 'No' } },
+    ]);
     const res = await w.interact(blockActions(message, 'askgate_yes'));
     expect(res.status).toBe(200);
     const r = await result(id);
@@ -38,7 +41,11 @@ describe('slack channel', () => {
   });
 
   it('select: a few short choices are buttons; a tap answers that choice', async () => {
-    const { id, message } = await w.ask({ question: 'Which region?', answer_format: 'select', choices: ['eu-west', 'us-east', 'ap-south'] });
+    const { id, message } = await w.ask({
+      question: 'Which region?',
+      answer_format: 'select',
+      choices: ['eu-west', 'us-east', 'ap-south'],
+    });
     expect(controls(message)).toBe(3);
     await w.interact(blockActions(message, 'askgate_choice_1'));
     expect((await result(id))['answer']).toBe('us-east');
@@ -55,17 +62,25 @@ describe('slack channel', () => {
     expect((await result(id))['answer']).toBe('option 7');
   });
 
-  it('text: a reply in the thread answers it, reply_to the question message, params the files\' media_* entries', async () => {
+  it("text: a reply in the thread answers it, reply_to the question message, params the files' media_* entries", async () => {
     const { id, message } = await w.ask({ question: 'What went wrong?', answer_format: 'text' });
     expect(JSON.stringify(message.blocks)).toContain('Reply in this thread');
-    const res = await w.event(threadReply(message, 'the disk filled up', { files: [{ name: 'df.png', mimetype: 'image/png', size: 1234 }] }));
+    const res = await w.event(
+      threadReply(message, 'the disk filled up', { files: [{ name: 'df.png', mimetype: 'image/png', size: 1234 }] }),
+    );
     expect(res.status).toBe(200);
     const r = await result(id);
     expect(r['answer']).toBe('the disk filled up');
     expect(r['reply_to']).toEqual({ message_id: message.ts, status: 'pending', text: 'What went wrong?' });
     expect(r['params']).toMatchObject({
-      media_kind: 'image', media_file_name: 'df.png', media_mime_type: 'image/png', media_file_size: '1234', media_count: '1',
-      user_id: PERSON.id, channel_id: message.channel, thread_ts: message.ts,
+      media_kind: 'image',
+      media_file_name: 'df.png',
+      media_mime_type: 'image/png',
+      media_file_size: '1234',
+      media_count: '1',
+      user_id: PERSON.id,
+      channel_id: message.channel,
+      thread_ts: message.ts,
     });
     expect((r['params'] as Record<string, string>)['media_url_private']).toMatch(/^https:\/\/files\.slack\.com\//);
   });
@@ -104,7 +119,9 @@ describe('slack channel', () => {
     const sixMinutesAgo = Math.floor(Date.now() / 1000) - 6 * 60;
     expect((await w.interact(blockActions(message, 'askgate_yes'), { timestamp: sixMinutesAgo })).status).toBe(401);
     expect((await w.event(threadReply(message, 'yes'), { timestamp: sixMinutesAgo })).status).toBe(401);
-    expect((await w.interact(blockActions(message, 'askgate_yes'), { signature: `v0=${'0'.repeat(64)}` })).status).toBe(401);
+    expect((await w.interact(blockActions(message, 'askgate_yes'), { signature: `v0=${'0'.repeat(64)}` })).status).toBe(
+      401,
+    );
     expect((await w.event(threadReply(message, 'yes'), { signature: 'v0=nope' })).status).toBe(401);
     expect((await w.record(id))['status']).toBe('pending');
   });
@@ -112,11 +129,15 @@ describe('slack channel', () => {
   it('a tap on an answered question tells the person, to them alone', async () => {
     const { message } = await w.ask({ question: 'Twice?', answer_format: 'confirm' });
     // Bob's client still shows the buttons: his tap is built before the outcome edit reaches it.
-    const bobsTap = blockActions(message, 'askgate_yes', { user: { ...PERSON, id: 'UBOB0002', username: 'bob', name: 'bob' } });
+    const bobsTap = blockActions(message, 'askgate_yes', {
+      user: { ...PERSON, id: 'UBOB0002', username: 'bob', name: 'bob' },
+    });
     await w.interact(blockActions(message, 'askgate_no'));
     await w.edited(message);
     await w.interact(bobsTap);
-    const note = await w.eventually(() => w.fake.callsTo('chat.postEphemeral').find((c) => c.args['user'] === 'UBOB0002'));
+    const note = await w.eventually(() =>
+      w.fake.callsTo('chat.postEphemeral').find((c) => c.args['user'] === 'UBOB0002'),
+    );
     expect(note.args['text']).toBe('This question is already answered.');
   });
 });

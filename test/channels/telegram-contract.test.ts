@@ -9,7 +9,9 @@ for (const storeKind of ['memory', 'redis'] as const) {
   let redis: RedisServerHandle | null = null;
   runChannelContract(`telegram (${storeKind} store)`, async () => {
     if (storeKind === 'redis') redis = await startRedisServer();
-    const w = await startTelegramWorld(redis === null ? {} : { REDIS_URL: redis.url, ASKGATE_REDIS_PREFIX: `{tg${Date.now()}}:` });
+    const w = await startTelegramWorld(
+      redis === null ? {} : { REDIS_URL: redis.url, ASKGATE_REDIS_PREFIX: `{tg${Date.now()}}:` },
+    );
     const messages = new Map<string, FakeMessage>();
     const controls = (m: FakeMessage): number => {
       const markup = m.reply_markup;

@@ -28,7 +28,10 @@ export async function startTelegramWorld(env: Record<string, string> = {}): Prom
   });
   return {
     ...world,
-    ask: (body) => world.askDelivered({ channel: 'telegram', ...body }, (delivery) => fake.message(delivery['chat_id'] ?? '', delivery['message_id'] ?? '')),
+    ask: (body) =>
+      world.askDelivered({ channel: 'telegram', ...body }, (delivery) =>
+        fake.message(delivery['chat_id'] ?? '', delivery['message_id'] ?? ''),
+      ),
     send: (update, secret = WEBHOOK_SECRET) => postUpdate(world.gw.url, secret, update),
     async edited(message) {
       const deadline = Date.now() + 5000;

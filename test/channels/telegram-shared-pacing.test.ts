@@ -51,7 +51,8 @@ afterAll(async () => {
   await redis.stop();
 });
 
-const ask = (http: Api, recipient: string, question = 'Go?') => http.post('/api/interactions', { question, answer_format: 'confirm', channel: 'telegram', recipient });
+const ask = (http: Api, recipient: string, question = 'Go?') =>
+  http.post('/api/interactions', { question, answer_format: 'confirm', channel: 'telegram', recipient });
 
 /** Polls until `probe` yields a value (the fake's record, a Redis key): no fixed sleeps. */
 async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
@@ -65,7 +66,10 @@ async function until<T>(what: string, probe: () => Promise<T | undefined> | T | 
 }
 
 const sendsTo = (calls: FakeCall[], chat: string): number[] =>
-  calls.filter((c) => c.method === 'sendMessage' && c.payload['chat_id'] === chat && c.status === 200).map((c) => c.at).sort((x, y) => x - y);
+  calls
+    .filter((c) => c.method === 'sendMessage' && c.payload['chat_id'] === chat && c.status === 200)
+    .map((c) => c.at)
+    .sort((x, y) => x - y);
 
 const tooMany = (calls: FakeCall[]): FakeCall[] => calls.filter((c) => c.status === 429);
 
@@ -73,7 +77,9 @@ describe('Telegram pacing shared over Redis by two gateways', () => {
   it('keeps each chat to about one message a second when both gateways send to it at once', async () => {
     const from = fake.calls.length;
     const chats = [freshChat(), freshChat(), freshChat()];
-    const asks = chats.flatMap((chat) => [a, b, a, b].map((http, i) => ask(http, chat, `Chat ${chat}, question ${i}?`)));
+    const asks = chats.flatMap((chat) =>
+      [a, b, a, b].map((http, i) => ask(http, chat, `Chat ${chat}, question ${i}?`)),
+    );
     for (const res of await Promise.all(asks)) expect(res.status, JSON.stringify(res.json)).toBe(201);
     const calls = fake.calls.slice(from);
     expect(tooMany(calls)).toEqual([]);
@@ -91,7 +97,10 @@ describe('Telegram pacing shared over Redis by two gateways', () => {
     for (const res of await Promise.all(asks)) expect(res.status, JSON.stringify(res.json)).toBe(201);
     const calls = fake.calls.slice(from);
     expect(tooMany(calls)).toEqual([]);
-    const at = calls.filter((c) => c.method === 'sendMessage').map((c) => c.at).sort((x, y) => x - y);
+    const at = calls
+      .filter((c) => c.method === 'sendMessage')
+      .map((c) => c.at)
+      .sort((x, y) => x - y);
     expect(at).toHaveLength(n);
     // One slot every 1000/30 ms for the whole bot: 80 sends span at least 79 slots (less a little jitter). Each
     // gateway pacing only itself would have sent them at 60/s.
@@ -103,9 +112,13 @@ describe('Telegram pacing shared over Redis by two gateways', () => {
     const from = fake.calls.length;
     fake.tooManyRequests('sendMessage', 2);
     const first = ask(a, chat, 'First?');
-    const refused = await until('the injected 429', () => fake.calls.slice(from).find((c) => c.status === 429 && c.payload['chat_id'] === chat));
+    const refused = await until('the injected 429', () =>
+      fake.calls.slice(from).find((c) => c.status === 429 && c.payload['chat_id'] === chat),
+    );
     // Gateway A pushed the chat back in Redis (its 429 handling), before gateway B asks.
-    await until('the push-back', async () => (Number(await peek.get(keys.telegramChat(BOT, chat))) >= refused.at + 1500 ? true : undefined));
+    await until('the push-back', async () =>
+      Number(await peek.get(keys.telegramChat(BOT, chat))) >= refused.at + 1500 ? true : undefined,
+    );
     const second = ask(b, chat, 'Second?');
     expect((await first).status).toBe(201);
     expect((await second).status).toBe(201);
@@ -128,7 +141,9 @@ describe('Telegram pacing shared over Redis by two gateways', () => {
     fake.tooManyRequests('answerCallbackQuery', 2);
     const tap = postUpdate(gateways[0]!.url, WEBHOOK_SECRET, tapUpdate(message, { label: 'Yes' }));
     const refused = await until('the injected 429', () => fake.calls.slice(from).find((c) => c.status === 429));
-    await until('the bot-wide push-back', async () => (Number(await peek.get(keys.telegramPause(BOT))) >= refused.at + 1500 ? true : undefined));
+    await until('the bot-wide push-back', async () =>
+      Number(await peek.get(keys.telegramPause(BOT))) >= refused.at + 1500 ? true : undefined,
+    );
     const elsewhere = freshChat();
     expect((await ask(b, elsewhere, 'Meanwhile?')).status).toBe(201);
     expect(await tap).toBe(200);

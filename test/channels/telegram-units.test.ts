@@ -7,7 +7,8 @@ import { answerFromText } from '../../channels/replies.js';
 import { parseUpdate, verify } from '../../channels/telegram/webhook.js';
 
 describe('telegram webhook verify', () => {
-  const headers = (v?: string): Record<string, string> => (v === undefined ? {} : { 'x-telegram-bot-api-secret-token': v });
+  const headers = (v?: string): Record<string, string> =>
+    v === undefined ? {} : { 'x-telegram-bot-api-secret-token': v };
   it('accepts the exact secret only', () => {
     expect(verify({ secret: 's3cret', rawBody: '{}', headers: headers('s3cret') })).toBe(true);
     expect(verify({ secret: 's3cret', rawBody: '{}', headers: headers('s3cre') })).toBe(false);
@@ -16,10 +17,24 @@ describe('telegram webhook verify', () => {
     expect(verify({ secret: '', rawBody: '{}', headers: headers('') })).toBe(false);
   });
   it('reads a message that quotes nothing as a possible conversation turn, ignores service messages, and refuses non-updates', () => {
-    expect(parseUpdate(JSON.stringify({ update_id: 1, message: { message_id: 1, chat: { id: 1 }, from: { id: 1 }, text: 'hi' } }))).toEqual({
-      kind: 'message', updateId: 1, chatId: '1', messageId: '1', text: 'hi', media: {}, from: { id: '1', username: null },
+    expect(
+      parseUpdate(
+        JSON.stringify({ update_id: 1, message: { message_id: 1, chat: { id: 1 }, from: { id: 1 }, text: 'hi' } }),
+      ),
+    ).toEqual({
+      kind: 'message',
+      updateId: 1,
+      chatId: '1',
+      messageId: '1',
+      text: 'hi',
+      media: {},
+      from: { id: '1', username: null },
     });
-    expect(parseUpdate(JSON.stringify({ update_id: 2, message: { message_id: 2, chat: { id: 1 }, new_chat_title: 'Team' } }))).toEqual({ kind: 'ignored', updateId: 2 });
+    expect(
+      parseUpdate(
+        JSON.stringify({ update_id: 2, message: { message_id: 2, chat: { id: 1 }, new_chat_title: 'Team' } }),
+      ),
+    ).toEqual({ kind: 'ignored', updateId: 2 });
     expect(() => parseUpdate('[]')).toThrow(/update_id/);
     expect(() => parseUpdate('nope')).toThrow(/JSON/);
   });
@@ -28,7 +43,11 @@ describe('telegram webhook verify', () => {
 describe('telegram render', () => {
   it('round-trips callback actions and keeps them far under 64 bytes', () => {
     const id = 'AbCdEfGhIjKlMnOp';
-    for (const action of [{ kind: 'confirm', value: true }, { kind: 'select', index: 99 }, { kind: 'page', page: 12 }] as const) {
+    for (const action of [
+      { kind: 'confirm', value: true },
+      { kind: 'select', index: 99 },
+      { kind: 'page', page: 12 },
+    ] as const) {
       const data = encodeAction(id, action);
       expect(Buffer.byteLength(data)).toBeLessThanOrEqual(24);
       expect(decodeAction(data)).toEqual({ interactionId: id, action });
@@ -70,7 +89,7 @@ describe('telegram pacing', () => {
     now = 10_000;
     expect(bucket.idle).toBe(true);
   });
-  it('makes a chat wait out its 429, and everyone wait out the bot\'s', async () => {
+  it("makes a chat wait out its 429, and everyone wait out the bot's", async () => {
     let now = 0;
     const pacer = new LocalPacer({ perChatBurst: 1 }, () => now);
     expect(await pacer.reserve('1')).toBe(0);

@@ -34,10 +34,18 @@ afterAll(async () => {
 it('answers a Telegram form through the webview page and edits the outcome into the question', async () => {
   const schema = {
     type: 'object',
-    properties: { name: { type: 'string', title: 'Full name', minLength: 1 }, seats: { type: 'integer', title: 'Seats', minimum: 1, maximum: 4 } },
+    properties: {
+      name: { type: 'string', title: 'Full name', minLength: 1 },
+      seats: { type: 'integer', title: 'Seats', minimum: 1, maximum: 4 },
+    },
     required: ['name', 'seats'],
   };
-  const { id, message } = await w.ask({ question: 'Book the table?', answer_format: 'form', schema, recipient: freshChat() });
+  const { id, message } = await w.ask({
+    question: 'Book the table?',
+    answer_format: 'form',
+    schema,
+    recipient: freshChat(),
+  });
   const button = (message.reply_markup?.['inline_keyboard'] as Array<Array<{ web_app?: { url: string } }>>)[0]?.[0];
   const url = button?.web_app?.url;
   expect(url).toMatch(/\/api\/interactions\/callback\//);

@@ -9,13 +9,19 @@ import type { FakeSms } from '../fakes/twilio-server.js';
  */
 runChannelContract('twilio', async () => {
   const w = await startTwilioWorld();
-  const later = (q: SentQuestion<FakeSms>): FakeSms[] => w.fake.sentTo(q.to).filter((m) => m.sid !== q.message.sid && m.body.startsWith(q.message.body.slice(0, 7)));
+  const later = (q: SentQuestion<FakeSms>): FakeSms[] =>
+    w.fake.sentTo(q.to).filter((m) => m.sid !== q.message.sid && m.body.startsWith(q.message.body.slice(0, 7)));
   const controls = (body: string): number => {
     if (/Reply YES or NO/.test(body)) return 2;
     const numbered = (body.match(/^\d+\. /gm) ?? []).length;
     return numbered > 0 ? numbered : /Reply with/.test(body) ? 1 : 0;
   };
-  const { ask, sent } = threadedAsks((body) => w.ask(body), later, (m) => m.body, (m) => controls(m.body));
+  const { ask, sent } = threadedAsks(
+    (body) => w.ask(body),
+    later,
+    (m) => m.body,
+    (m) => controls(m.body),
+  );
   return {
     channel: 'twilio',
     gateway: w.gw.gateway,
@@ -31,7 +37,8 @@ runChannelContract('twilio', async () => {
     replyUnsigned: async (q, text) => (await w.text(sent(q.id).to, text, {}, 'bm90LWEtc2lnbmF0dXJl')).status,
     async outcomeShown(q) {
       const entry = sent(q.id);
-      for (let i = 0; i < 250 && !later(entry).some((m) => /Answered/.test(m.body)); i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 250 && !later(entry).some((m) => /Answered/.test(m.body)); i++)
+        await new Promise((r) => setTimeout(r, 20));
     },
     close: () => w.close(),
   };

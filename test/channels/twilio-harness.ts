@@ -1,4 +1,11 @@
-import { ACCOUNT_SID, AUTH_TOKEN, postTwilio, startFakeTwilio, type FakeSms, type FakeTwilio } from '../fakes/twilio-server.js';
+import {
+  ACCOUNT_SID,
+  AUTH_TOKEN,
+  postTwilio,
+  startFakeTwilio,
+  type FakeSms,
+  type FakeTwilio,
+} from '../fakes/twilio-server.js';
 import { startPlatformWorld, type PlatformWorld } from './platform-world.js';
 
 export const PUBLIC_BASE = 'https://askgate.example.com';
@@ -8,7 +15,12 @@ export const WA_FROM = 'whatsapp:+14155238886';
 export interface TwilioWorld extends PlatformWorld<FakeTwilio> {
   ask(body: Record<string, unknown>): Promise<{ id: string; message: FakeSms; to: string }>;
   /** The person texts `body` (plus any extra params); resolves with the status and the TwiML answer. */
-  text(from: string, body: string, extra?: Record<string, string>, signed?: boolean | string): Promise<{ status: number; body: string }>;
+  text(
+    from: string,
+    body: string,
+    extra?: Record<string, string>,
+    signed?: boolean | string,
+  ): Promise<{ status: number; body: string }>;
   status(sid: string, status: string, signed?: boolean | string): Promise<number>;
 }
 
@@ -31,13 +43,37 @@ export async function startTwilioWorld(): Promise<TwilioWorld> {
     ...world,
     async ask(body) {
       const to = typeof body['recipient'] === 'string' ? (body['recipient'] as string) : freshPhone();
-      const { id, message } = await world.askDelivered({ channel: 'twilio', ...body, recipient: to }, (delivery) => fake.sent.find((m) => m.sid === delivery['message_sid']));
+      const { id, message } = await world.askDelivered({ channel: 'twilio', ...body, recipient: to }, (delivery) =>
+        fake.sent.find((m) => m.sid === delivery['message_sid']),
+      );
       return { id, message, to };
     },
     text: (from, body, extra = {}, signed = true) =>
-      postTwilio(gw.url, PUBLIC_BASE, '/channels/twilio/sms', { MessageSid: `SMin${String(++smsSeq).padStart(28, '0')}`, AccountSid: ACCOUNT_SID, From: from, To: SMS_FROM, Body: body, NumMedia: '0', ...extra }, signed),
+      postTwilio(
+        gw.url,
+        PUBLIC_BASE,
+        '/channels/twilio/sms',
+        {
+          MessageSid: `SMin${String(++smsSeq).padStart(28, '0')}`,
+          AccountSid: ACCOUNT_SID,
+          From: from,
+          To: SMS_FROM,
+          Body: body,
+          NumMedia: '0',
+          ...extra,
+        },
+        signed,
+      ),
     async status(sid, status, signed = true) {
-      return (await postTwilio(gw.url, PUBLIC_BASE, '/channels/twilio/status', { MessageSid: sid, MessageStatus: status, AccountSid: ACCOUNT_SID }, signed)).status;
+      return (
+        await postTwilio(
+          gw.url,
+          PUBLIC_BASE,
+          '/channels/twilio/status',
+          { MessageSid: sid, MessageStatus: status, AccountSid: ACCOUNT_SID },
+          signed,
+        )
+      ).status;
     },
   };
 }

@@ -23,11 +23,20 @@ describe('twilio channel over the fake Twilio API', () => {
     expect(res.status).toBe(200);
     expect(res.body).toContain('<Response><Message>');
     expect(res.body).toContain('Answer recorded');
-    expect(result(await w.record(q.id))).toMatchObject({ answer: true, surface: 'twilio', answered_by: `twilio:${q.to}`, reply_to: { message_id: q.message.sid, text: 'Restart the primary database?' } });
+    expect(result(await w.record(q.id))).toMatchObject({
+      answer: true,
+      surface: 'twilio',
+      answered_by: `twilio:${q.to}`,
+      reply_to: { message_id: q.message.sid, text: 'Restart the primary database?' },
+    });
   });
 
   it('SMS select: numbered choices, answered by the number', async () => {
-    const q = await w.ask({ question: 'Which region?', answer_format: 'select', choices: ['eu-west-1', 'us-east-1', 'ap-south-1'] });
+    const q = await w.ask({
+      question: 'Which region?',
+      answer_format: 'select',
+      choices: ['eu-west-1', 'us-east-1', 'ap-south-1'],
+    });
     expect(q.message.body).toContain('\n2. us-east-1');
     await w.text(q.to, '2');
     expect(result(await w.record(q.id))['answer']).toBe('us-east-1');
@@ -55,13 +64,19 @@ describe('twilio channel over the fake Twilio API', () => {
   });
 
   it('a long question stays within the SMS segment limit and links the callback page', async () => {
-    const q = await w.ask({ question: 'Please review: ' + 'the deployment plan '.repeat(60), answer_format: 'text' });
+    const q = await w.ask({ question: `Please review: ${'the deployment plan '.repeat(60)}`, answer_format: 'text' });
     expect(segments(q.message.body)).toBeLessThanOrEqual(3);
     expect(q.message.body).toMatch(/Full question: https:\/\/askgate\.example\.com\/api\/interactions\/callback\//);
   });
 
   it('a form is refused at ask time: Twilio advertises no form delivery', async () => {
-    const res = await w.http.post('/api/interactions', { question: 'Form?', answer_format: 'form', channel: 'twilio', recipient: freshPhone(), schema: { type: 'object', properties: { a: { type: 'string' } } } });
+    const res = await w.http.post('/api/interactions', {
+      question: 'Form?',
+      answer_format: 'form',
+      channel: 'twilio',
+      recipient: freshPhone(),
+      schema: { type: 'object', properties: { a: { type: 'string' } } },
+    });
     expect(res.status).toBe(400);
     expect(res.json['message']).toContain('channel "twilio" cannot deliver forms');
     expect(w.fake.sent.filter((m) => m.body.includes('Form?'))).toHaveLength(0);
@@ -74,7 +89,12 @@ describe('twilio channel over the fake Twilio API', () => {
     expect(res.body).not.toContain('<Message>');
     expect((await w.record(q.id))['status']).toBe('pending');
     w.fake.optOut(q.to); // what Twilio does on STOP
-    const refused = await w.http.post('/api/interactions', { question: 'Still there?', answer_format: 'confirm', channel: 'twilio', recipient: q.to });
+    const refused = await w.http.post('/api/interactions', {
+      question: 'Still there?',
+      answer_format: 'confirm',
+      channel: 'twilio',
+      recipient: q.to,
+    });
     expect(refused.status).toBe(502);
     expect(refused.json['message']).toMatch(/21610 Attempt to send to unsubscribed recipient.*START/);
     // START opts back in (Twilio's side) and is not an answer either.
@@ -98,11 +118,23 @@ describe('twilio channel over the fake Twilio API', () => {
     const first = await w.ask({ question: 'Photo of the rack?', answer_format: 'text', recipient: to });
     await w.ask({ question: 'Later question', answer_format: 'text', recipient: to });
     expect(first.message.from).toBe(WA_FROM);
-    await w.text(to, 'rack A', { OriginalRepliedMessageSid: first.message.sid, NumMedia: '1', MediaUrl0: 'https://api.twilio.com/2010-04-01/Accounts/AC/Messages/MM1/Media/ME1', MediaContentType0: 'image/jpeg', ProfileName: 'Ada' });
+    await w.text(to, 'rack A', {
+      OriginalRepliedMessageSid: first.message.sid,
+      NumMedia: '1',
+      MediaUrl0: 'https://api.twilio.com/2010-04-01/Accounts/AC/Messages/MM1/Media/ME1',
+      MediaContentType0: 'image/jpeg',
+      ProfileName: 'Ada',
+    });
     const r = result(await w.record(first.id));
     expect(r['answer']).toBe('rack A');
     expect(r['reply_to']).toMatchObject({ message_id: first.message.sid, text: 'Photo of the rack?' });
-    expect(r['params']).toMatchObject({ media_kind: 'image', media_content_type: 'image/jpeg', media_count: '1', media_url: expect.stringContaining('/Media/ME1'), profile_name: 'Ada' });
+    expect(r['params']).toMatchObject({
+      media_kind: 'image',
+      media_content_type: 'image/jpeg',
+      media_count: '1',
+      media_url: expect.stringContaining('/Media/ME1'),
+      profile_name: 'Ada',
+    });
   });
 
   it('WhatsApp via Twilio: a quick-reply ButtonPayload answers the question it names', async () => {
@@ -120,14 +152,18 @@ describe('twilio channel over the fake Twilio API', () => {
   });
 });
 
-describe('twilio signature verification (the package\'s validateRequest over the public URL)', () => {
+describe("twilio signature verification (the package's validateRequest over the public URL)", () => {
   const params = { From: '+15550001', Body: 'yes', MessageSid: 'SM1' };
   const url = 'https://askgate.example.com/channels/twilio/sms';
   it('accepts the signature over the public URL and refuses one over the internal address', () => {
     const headers = { 'x-twilio-signature': signTwilio(url, params) };
     expect(verifyTwilio({ authToken: AUTH_TOKEN, publicUrl: url, params, headers })).toBe(true);
-    expect(verifyTwilio({ authToken: AUTH_TOKEN, publicUrl: 'http://127.0.0.1:8080/channels/twilio/sms', params, headers })).toBe(false);
-    expect(verifyTwilio({ authToken: AUTH_TOKEN, publicUrl: url, params: { ...params, Body: 'no' }, headers })).toBe(false);
+    expect(
+      verifyTwilio({ authToken: AUTH_TOKEN, publicUrl: 'http://127.0.0.1:8080/channels/twilio/sms', params, headers }),
+    ).toBe(false);
+    expect(verifyTwilio({ authToken: AUTH_TOKEN, publicUrl: url, params: { ...params, Body: 'no' }, headers })).toBe(
+      false,
+    );
     expect(verifyTwilio({ authToken: AUTH_TOKEN, publicUrl: url, params, headers: {} })).toBe(false);
   });
 });

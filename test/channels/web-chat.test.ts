@@ -37,16 +37,27 @@ describe('web chat doors', () => {
     const ada = freshRecipient();
     const bob = freshRecipient();
     const id = await ask({ question: 'Colour?', answer_format: 'select', choices: ['red', 'green'], recipient: ada });
-    expect(((await w.chatAs(ada).get('/chat/api/questions')).json['items'] as Array<{ id: string }>).map((i) => i.id)).toEqual([id]);
+    expect(
+      ((await w.chatAs(ada).get('/chat/api/questions')).json['items'] as Array<{ id: string }>).map((i) => i.id),
+    ).toEqual([id]);
     expect((await w.chatAs(bob).get('/chat/api/questions')).json['items']).toEqual([]);
     expect((await w.chatAs(bob).post(`/chat/api/questions/${id}/answer`, { answer: 'red' })).status).toBe(404);
     const refused = await w.chatAs(ada).post(`/chat/api/questions/${id}/answer`, { answer: 'blue' });
     expect(refused.status).toBe(400);
     expect(refused.json['error']).toBe('invalid_answer');
-    expect((await w.chatAs(ada).post(`/chat/api/questions/${id}/answer`, { answer: 'red' })).json).toEqual({ status: 'answered' });
-    expect((await w.chatAs(ada).post(`/chat/api/questions/${id}/answer`, { answer: 'green' })).json).toEqual({ status: 'already_answered' });
+    expect((await w.chatAs(ada).post(`/chat/api/questions/${id}/answer`, { answer: 'red' })).json).toEqual({
+      status: 'answered',
+    });
+    expect((await w.chatAs(ada).post(`/chat/api/questions/${id}/answer`, { answer: 'green' })).json).toEqual({
+      status: 'already_answered',
+    });
     const record = (await w.http.get(`/api/interactions/${id}`)).json;
-    expect(record['result']).toMatchObject({ answer: 'red', surface: 'web', answered_by: `web:${ada}`, reply_to: null });
+    expect(record['result']).toMatchObject({
+      answer: 'red',
+      surface: 'web',
+      answered_by: `web:${ada}`,
+      reply_to: null,
+    });
   });
 });
 
@@ -57,7 +68,12 @@ describe('web chat in Chromium', () => {
       type: 'object',
       properties: {
         name: { type: 'string', title: 'Full name', minLength: 1 },
-        email: { type: 'string', format: 'email', title: 'Email', errorMessages: { invalid: 'Enter your full address', required: 'Enter an address first' } },
+        email: {
+          type: 'string',
+          format: 'email',
+          title: 'Email',
+          errorMessages: { invalid: 'Enter your full address', required: 'Enter an address first' },
+        },
       },
       required: ['name', 'email'],
     };
@@ -72,13 +88,18 @@ describe('web chat in Chromium', () => {
       await form.getByLabel('Full name').fill('Ada Lovelace');
       await form.getByLabel('Email').fill('ada@');
       await form.getByRole('button', { name: 'Send' }).click();
-      await expect.poll(() => form.locator('[data-field="email"] .field-error').textContent()).toBe('Enter your full address');
+      await expect
+        .poll(() => form.locator('[data-field="email"] .field-error').textContent())
+        .toBe('Enter your full address');
       expect((await w.http.get(`/api/interactions/${id}`)).json['status']).toBe('pending');
       await form.getByLabel('Email').fill('ada@example.com');
       await form.getByRole('button', { name: 'Send' }).click();
       await card.locator('.chat-outcome').waitFor();
       expect(await card.locator('.chat-outcome').textContent()).toContain('✅ Answered: form submitted');
-      expect((await w.http.get(`/api/interactions/${id}`)).json['result']).toMatchObject({ answer: { name: 'Ada Lovelace', email: 'ada@example.com' }, surface: 'web' });
+      expect((await w.http.get(`/api/interactions/${id}`)).json['result']).toMatchObject({
+        answer: { name: 'Ada Lovelace', email: 'ada@example.com' },
+        surface: 'web',
+      });
     } finally {
       await page.close();
     }

@@ -31,7 +31,8 @@ runChannelContract('web', async () => {
     },
     failingAsk: () => ({}), // no recipient: nobody could ever see it
     async reply(q, text) {
-      return (await w.chatAs(recipients.get(q.id) as string).post(`/chat/api/questions/${q.id}/reply`, { text })).status;
+      return (await w.chatAs(recipients.get(q.id) as string).post(`/chat/api/questions/${q.id}/reply`, { text }))
+        .status;
     },
     async replyUnsigned(q, text) {
       const recipient = recipients.get(q.id) as string;

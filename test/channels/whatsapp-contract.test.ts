@@ -11,7 +11,9 @@ import { textReply } from '../fakes/whatsapp-webhooks.js';
 runChannelContract('whatsapp', async () => {
   const w = await startWhatsAppWorld();
   const notes = (q: SentQuestion<SentMessage>): SentMessage[] =>
-    w.fake.sentTo(q.to).filter((m) => (m.payload['context'] as { message_id?: string } | undefined)?.message_id === q.message.id);
+    w.fake
+      .sentTo(q.to)
+      .filter((m) => (m.payload['context'] as { message_id?: string } | undefined)?.message_id === q.message.id);
   const { ask, sent } = threadedAsks((body) => w.ask(body), notes, bodyOf, controlsOf);
   return {
     channel: 'whatsapp',
@@ -30,7 +32,7 @@ runChannelContract('whatsapp', async () => {
     },
     replyUnsigned: (q, text) => {
       const { message, to } = sent(q.id);
-      return w.send(textReply(to, text, message.id), 'sha256=' + '0'.repeat(64));
+      return w.send(textReply(to, text, message.id), `sha256=${'0'.repeat(64)}`);
     },
     async outcomeShown(q) {
       const { message, to } = sent(q.id);

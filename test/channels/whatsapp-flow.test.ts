@@ -10,7 +10,11 @@ const schema = {
   title: 'Leave request',
   required: ['email', 'start', 'days', 'kind'],
   properties: {
-    email: { type: 'string', format: 'email', errorMessages: { invalid: 'Use your work email, e.g. ada@example.com.' } },
+    email: {
+      type: 'string',
+      format: 'email',
+      errorMessages: { invalid: 'Use your work email, e.g. ada@example.com.' },
+    },
     start: { type: 'string', format: 'date', formatMinimum: '2025-01-01', formatMaximum: '2030-12-31' },
     days: { type: 'integer', minimum: 1, maximum: 30, errorMessages: { invalid: 'Between 1 and 30 days, please.' } },
     kind: { type: 'string', enum: ['holiday', 'sick', 'parental', 'unpaid', 'other'] },
@@ -20,7 +24,8 @@ const schema = {
   },
 };
 
-const flowParams = (m: { payload: Rec }): Rec => (((m.payload['interactive'] as Rec)['action'] as Rec)['parameters'] as Rec);
+const flowParams = (m: { payload: Rec }): Rec =>
+  ((m.payload['interactive'] as Rec)['action'] as Rec)['parameters'] as Rec;
 
 describe('whatsapp form as a Flow', () => {
   let w: WhatsAppWorld;
@@ -36,7 +41,16 @@ describe('whatsapp form as a Flow', () => {
     const flow = w.fake.flows.get(params['flow_id'] as string);
     expect(flow?.status).toBe('PUBLISHED');
     const children = ((flow?.json?.['screens'] as Rec[])[0]!['layout'] as Rec)['children'] as Rec[];
-    expect(children.map((c) => c['type'])).toEqual(['TextInput', 'DatePicker', 'TextInput', 'Dropdown', 'TextInput', 'CheckboxGroup', 'OptIn', 'Footer']);
+    expect(children.map((c) => c['type'])).toEqual([
+      'TextInput',
+      'DatePicker',
+      'TextInput',
+      'Dropdown',
+      'TextInput',
+      'CheckboxGroup',
+      'OptIn',
+      'Footer',
+    ]);
     expect(children[0]).toMatchObject({ 'input-type': 'email', required: true, 'error-message': '${data.e0}' });
     expect(children[1]).toMatchObject({ 'min-date': '2025-01-01', 'max-date': '2030-12-31' });
     expect(children[2]).toMatchObject({ 'input-type': 'number' });
@@ -48,33 +62,86 @@ describe('whatsapp form as a Flow', () => {
     expect(flowParams(again.message)['flow_id']).toBe(params['flow_id']);
     expect(w.fake.calls.filter((c) => c.method === 'POST' && c.path.endsWith('/publish'))).toHaveLength(1);
 
-    expect(await w.send(nfmReply(q.to, q.message.id, { flow_token: `askgate:${q.id}`, f0: 'ada@example.com', f1: '2026-03-02', f2: '5', f3: 'o0', f4: '', f5: ['o1'], f6: true }))).toBe(200);
+    expect(
+      await w.send(
+        nfmReply(q.to, q.message.id, {
+          flow_token: `askgate:${q.id}`,
+          f0: 'ada@example.com',
+          f1: '2026-03-02',
+          f2: '5',
+          f3: 'o0',
+          f4: '',
+          f5: ['o1'],
+          f6: true,
+        }),
+      ),
+    ).toBe(200);
     const r = (await w.record(q.id))['result'] as Rec;
-    expect(r['answer']).toEqual({ email: 'ada@example.com', start: '2026-03-02', days: 5, kind: 'holiday', tags: ['remote'], agree: true });
+    expect(r['answer']).toEqual({
+      email: 'ada@example.com',
+      start: '2026-03-02',
+      days: 5,
+      kind: 'holiday',
+      tags: ['remote'],
+      agree: true,
+    });
     expect(r['reply_to']).toMatchObject({ message_id: q.message.id, text: 'Request leave' });
     expect(r['params']).toMatchObject({ flow_token: `askgate:${q.id}`, from: q.to });
   });
 
-  it('a refused submission is answered in the chat with the field\'s words and a fresh form; the next one answers', async () => {
+  it("a refused submission is answered in the chat with the field's words and a fresh form; the next one answers", async () => {
     const q = await w.ask({ question: 'Request leave, again', answer_format: 'form', schema });
-    await w.send(nfmReply(q.to, q.message.id, { flow_token: `askgate:${q.id}`, f0: 'not-an-email', f1: '2026-03-02', f2: '45', f3: 'o1', f6: false }));
+    await w.send(
+      nfmReply(q.to, q.message.id, {
+        flow_token: `askgate:${q.id}`,
+        f0: 'not-an-email',
+        f1: '2026-03-02',
+        f2: '45',
+        f3: 'o1',
+        f6: false,
+      }),
+    );
     expect((await w.record(q.id))['status']).toBe('pending');
     const fresh = w.fake.sentTo(q.to).at(-1)!;
     expect((fresh.payload['interactive'] as Rec)['type']).toBe('flow');
     expect(bodyOf(fresh)).toContain('Use your work email, e.g. ada@example.com.');
     expect(bodyOf(fresh)).toContain('Between 1 and 30 days, please.');
     const data = flowParams(fresh)['flow_action_payload'] as Rec;
-    expect(data['data']).toMatchObject({ e0: 'Use your work email, e.g. ada@example.com.', e2: 'Between 1 and 30 days, please.', e1: '' });
+    expect(data['data']).toMatchObject({
+      e0: 'Use your work email, e.g. ada@example.com.',
+      e2: 'Between 1 and 30 days, please.',
+      e1: '',
+    });
 
-    await w.send(nfmReply(q.to, fresh.id, { flow_token: `askgate:${q.id}`, f0: 'ada@example.com', f1: '2026-03-02', f2: '3', f3: 'o4', f4: 'moving house', f6: false }));
+    await w.send(
+      nfmReply(q.to, fresh.id, {
+        flow_token: `askgate:${q.id}`,
+        f0: 'ada@example.com',
+        f1: '2026-03-02',
+        f2: '3',
+        f3: 'o4',
+        f4: 'moving house',
+        f6: false,
+      }),
+    );
     const r = (await w.record(q.id))['result'] as Rec;
-    expect(r['answer']).toEqual({ email: 'ada@example.com', start: '2026-03-02', days: 3, kind: 'other', reason: 'moving house', agree: false });
+    expect(r['answer']).toEqual({
+      email: 'ada@example.com',
+      start: '2026-03-02',
+      days: 3,
+      kind: 'other',
+      reason: 'moving house',
+      agree: false,
+    });
   });
 
-  it('a refusal only the core makes is mapped to its field, with the sender\'s invalid words', () => {
+  it("a refusal only the core makes is mapped to its field, with the sender's invalid words", () => {
     const words = fieldOfRefusal(schema, 'answer does not match schema at /days: must be <= 30');
     expect(words).toEqual({ field: 'days', words: 'Between 1 and 30 days, please.' });
-    expect(fieldOfRefusal(schema, 'answer does not match schema at /start: must match format "date"')).toEqual({ field: 'start', words: 'must match format "date"' });
+    expect(fieldOfRefusal(schema, 'answer does not match schema at /start: must match format "date"')).toEqual({
+      field: 'start',
+      words: 'must match format "date"',
+    });
     expect(fieldOfRefusal(schema, 'something else').field).toBeNull();
   });
 });

@@ -29,15 +29,20 @@ export async function startWhatsAppWorld(env: Record<string, string> = {}): Prom
   return {
     ...world,
     async ask(body) {
-      const to = typeof body['recipient'] === 'string' ? (body['recipient'] as string).replace(/\D/g, '') : freshNumber();
-      const asked = await world.askDelivered({ channel: 'whatsapp', recipient: `+${to}`, ...body }, (delivery) => fake.sent.find((m) => m.id === delivery['message_id']));
+      const to =
+        typeof body['recipient'] === 'string' ? (body['recipient'] as string).replace(/\D/g, '') : freshNumber();
+      const asked = await world.askDelivered({ channel: 'whatsapp', recipient: `+${to}`, ...body }, (delivery) =>
+        fake.sent.find((m) => m.id === delivery['message_id']),
+      );
       return { ...asked, to };
     },
     send: (body, signature) => postWebhook(world.gw.url, body, signature),
     async replyTo(to, contextId) {
       // Polls the fake for a message the gateway sends after answering the webhook (outcome notes are not awaited).
       for (let i = 0; i < 250; i++) {
-        const found = fake.sentTo(to).find((m) => (m.payload['context'] as { message_id?: string } | undefined)?.message_id === contextId);
+        const found = fake
+          .sentTo(to)
+          .find((m) => (m.payload['context'] as { message_id?: string } | undefined)?.message_id === contextId);
         if (found !== undefined) return found;
         await new Promise((r) => setTimeout(r, 20));
       }
@@ -50,7 +55,8 @@ export async function startWhatsAppWorld(env: Record<string, string> = {}): Prom
 export function bodyOf(m: SentMessage): string {
   const p = m.payload;
   if (p['type'] === 'text') return String((p['text'] as Record<string, unknown>)['body']);
-  if (p['type'] === 'interactive') return String(((p['interactive'] as Record<string, unknown>)['body'] as Record<string, unknown>)['text']);
+  if (p['type'] === 'interactive')
+    return String(((p['interactive'] as Record<string, unknown>)['body'] as Record<string, unknown>)['text']);
   return JSON.stringify(p['template']);
 }
 

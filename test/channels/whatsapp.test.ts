@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, startWhatsAppWorld, type WhatsAppWorld } from './whatsapp-harness.js';
 import { GraphClient, GraphError } from '../../channels/whatsapp/graph-client.js';
 import { GRAPH_TOKEN } from '../fakes/whatsapp-graph.js';
-import { PHONE_NUMBER_ID, VERIFY_TOKEN, buttonReply, imageReply, inboundId, listReply, nfmReply, statusUpdate, textReply } from '../fakes/whatsapp-webhooks.js';
+import {
+  PHONE_NUMBER_ID,
+  VERIFY_TOKEN,
+  buttonReply,
+  imageReply,
+  inboundId,
+  listReply,
+  statusUpdate,
+  textReply,
+} from '../fakes/whatsapp-webhooks.js';
 
 type Rec = Record<string, unknown>;
 const interactive = (m: { payload: Rec }): Rec => m.payload['interactive'] as Rec;
@@ -22,8 +31,18 @@ describe('whatsapp channel over the fake Graph API', () => {
     expect(buttons.map((b) => b.reply.title)).toEqual(['Yes', 'No']);
     expect(await w.send(buttonReply(q.to, q.message.id, buttons[0]!.reply.id, 'Yes'))).toBe(200);
     const r = await w.record(q.id);
-    expect(result(r)).toMatchObject({ answer: true, surface: 'whatsapp', answered_by: `whatsapp:+${q.to}`, reply_to: null });
-    expect(result(r)['params']).toMatchObject({ from: q.to, context_id: q.message.id, button_title: 'Yes', profile_name: 'Ada Person' });
+    expect(result(r)).toMatchObject({
+      answer: true,
+      surface: 'whatsapp',
+      answered_by: `whatsapp:+${q.to}`,
+      reply_to: null,
+    });
+    expect(result(r)['params']).toMatchObject({
+      from: q.to,
+      context_id: q.message.id,
+      button_title: 'Yes',
+      profile_name: 'Ada Person',
+    });
   });
 
   it('select of 3: reply buttons with titles cut to 20 characters; the tap gives back the whole choice', async () => {
@@ -98,7 +117,7 @@ describe('whatsapp channel over the fake Graph API', () => {
     expect(w.fake.sentTo(q.to).filter((m) => /already answered/.test(bodyOf(m)))).toHaveLength(0);
   });
 
-  it('a reply from another number does not answer someone else\'s question', async () => {
+  it("a reply from another number does not answer someone else's question", async () => {
     const q = await w.ask({ question: 'Yours?', answer_format: 'confirm' });
     await w.send(textReply('19990000000', 'yes', q.message.id));
     expect((await w.record(q.id))['status']).toBe('pending');
@@ -107,15 +126,19 @@ describe('whatsapp channel over the fake Graph API', () => {
   it('signature: a body signed with another secret, or not at all, is 401', async () => {
     const q = await w.ask({ question: 'Signed?', answer_format: 'confirm' });
     expect(await w.send(textReply(q.to, 'yes', q.message.id), null)).toBe(401);
-    expect(await w.send(textReply(q.to, 'yes', q.message.id), 'sha256=' + 'ab'.repeat(32))).toBe(401);
+    expect(await w.send(textReply(q.to, 'yes', q.message.id), `sha256=${'ab'.repeat(32)}`)).toBe(401);
     expect((await w.record(q.id))['status']).toBe('pending');
   });
 
   it('the verification handshake echoes hub.challenge for the right token and is 403 otherwise', async () => {
-    const ok = await fetch(`${w.gw.url}/channels/whatsapp/webhook?hub.mode=subscribe&hub.verify_token=${VERIFY_TOKEN}&hub.challenge=1158201444`);
+    const ok = await fetch(
+      `${w.gw.url}/channels/whatsapp/webhook?hub.mode=subscribe&hub.verify_token=${VERIFY_TOKEN}&hub.challenge=1158201444`,
+    );
     expect(ok.status).toBe(200);
     expect(await ok.text()).toBe('1158201444');
-    const bad = await fetch(`${w.gw.url}/channels/whatsapp/webhook?hub.mode=subscribe&hub.verify_token=nope&hub.challenge=1`);
+    const bad = await fetch(
+      `${w.gw.url}/channels/whatsapp/webhook?hub.mode=subscribe&hub.verify_token=nope&hub.challenge=1`,
+    );
     expect(bad.status).toBe(403);
   });
 
@@ -136,7 +159,12 @@ describe('whatsapp without a template', () => {
     const w = await startWhatsAppWorld();
     try {
       w.fake.outsideWindow('15557770002');
-      const res = await w.http.post('/api/interactions', { question: 'Hi?', answer_format: 'confirm', channel: 'whatsapp', recipient: '+15557770002' });
+      const res = await w.http.post('/api/interactions', {
+        question: 'Hi?',
+        answer_format: 'confirm',
+        channel: 'whatsapp',
+        recipient: '+15557770002',
+      });
       expect(res.status).toBe(502);
       expect(res.json['message']).toMatch(/24-hour customer-service window \(131047\).*WHATSAPP_TEMPLATE_NAME/);
     } finally {
@@ -146,7 +174,7 @@ describe('whatsapp without a template', () => {
 });
 
 describe('graph client', () => {
-  it('retries a throttled send (130429, 131056), then reports the refusal with Meta\'s code', async () => {
+  it("retries a throttled send (130429, 131056), then reports the refusal with Meta's code", async () => {
     const w = await startWhatsAppWorld();
     try {
       const client = new GraphClient({ apiUrl: w.fake.apiUrl, token: GRAPH_TOKEN, throttleDelayMs: 0 });
@@ -155,12 +183,18 @@ describe('graph client', () => {
       const sent = await client.sendMessage(PHONE_NUMBER_ID, { to: '15550001111', type: 'text', text: { body: 'hi' } });
       expect(sent.messageId).toMatch(/^wamid\./);
       w.fake.failNext(130429, 3);
-      const err = await client.sendMessage(PHONE_NUMBER_ID, { to: '15550001111', type: 'text', text: { body: 'hi' } }).catch((e: unknown) => e);
+      const err = await client
+        .sendMessage(PHONE_NUMBER_ID, { to: '15550001111', type: 'text', text: { body: 'hi' } })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(GraphError);
       expect(err).toMatchObject({ kind: 'refused', code: 130429 });
       expect(String((err as Error).message)).not.toContain(GRAPH_TOKEN);
       const offline = new GraphClient({ apiUrl: 'http://127.0.0.1:1/v21.0', token: GRAPH_TOKEN });
-      expect(await offline.sendMessage(PHONE_NUMBER_ID, { to: '1', type: 'text', text: { body: 'x' } }).catch((e: unknown) => e)).toMatchObject({ kind: 'network' });
+      expect(
+        await offline
+          .sendMessage(PHONE_NUMBER_ID, { to: '1', type: 'text', text: { body: 'x' } })
+          .catch((e: unknown) => e),
+      ).toMatchObject({ kind: 'network' });
     } finally {
       await w.close();
     }

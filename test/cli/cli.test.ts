@@ -18,7 +18,8 @@ let gw: TestGateway;
 let sdk: AskgateClient;
 
 beforeAll(async () => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npx tsc -p tsconfig.json\` (npm test does it in pretest).`);
+  if (!existsSync(CLI))
+    throw new Error(`${CLI} is missing: run \`npx tsc -p tsconfig.json\` (npm test does it in pretest).`);
   gw = await startTestGateway();
   sdk = new AskgateClient({ url: gw.url, token: gw.token });
 });
@@ -35,12 +36,21 @@ interface Run {
 
 /** The environment of a CLI run: the test gateway, and nothing inherited that could point elsewhere. */
 function cliEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ASKGATE_URL: gw.url, ASKGATE_TOKEN: gw.token, NO_COLOR: '1', ...extra };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ASKGATE_URL: gw.url,
+    ASKGATE_TOKEN: gw.token,
+    NO_COLOR: '1',
+    ...extra,
+  };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
   return env;
 }
 
-function start(args: readonly string[], extra: Record<string, string | undefined> = {}): { child: ChildProcess; done: Promise<Run>; stdout: () => string; stderr: () => string } {
+function start(
+  args: readonly string[],
+  extra: Record<string, string | undefined> = {},
+): { child: ChildProcess; done: Promise<Run>; stdout: () => string; stderr: () => string } {
   const child = spawn(process.execPath, [CLI, ...args], { env: cliEnv(extra), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -50,7 +60,8 @@ function start(args: readonly string[], extra: Record<string, string | undefined
   return { child, done, stdout: () => stdout, stderr: () => stderr };
 }
 
-const run = (args: readonly string[], extra: Record<string, string | undefined> = {}): Promise<Run> => start(args, extra).done;
+const run = (args: readonly string[], extra: Record<string, string | undefined> = {}): Promise<Run> =>
+  start(args, extra).done;
 
 async function until<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, ms = 10_000): Promise<T> {
   const stopAt = Date.now() + ms;
@@ -69,7 +80,18 @@ const pendingIn = (group: string): Promise<InteractionRecord> =>
 describe('askgate interactions ask', () => {
   it('--wait blocks, then prints the answer as JSON and exits 0', async () => {
     const group = `cli-${randomUUID()}`;
-    const asking = start(['interactions', 'ask', 'Ship it?', '--format', 'confirm', '--wait', '--group', group, '--timeout', '30']);
+    const asking = start([
+      'interactions',
+      'ask',
+      'Ship it?',
+      '--format',
+      'confirm',
+      '--wait',
+      '--group',
+      group,
+      '--timeout',
+      '30',
+    ]);
     const record = await pendingIn(group);
     expect(record.question).toBe('Ship it?');
     expect(await sdk.answer(record.id, true)).toBe('answered');
@@ -95,7 +117,10 @@ describe('askgate interactions ask', () => {
     writeFileSync(schemaFile, JSON.stringify({ type: 'object', properties: { n: { type: 'integer' } } }));
     const json = await run(['interactions', 'ask', 'Count?', '--format', 'form', '--schema', schemaFile, '--json']);
     expect(json.code).toBe(0);
-    expect((JSON.parse(json.stdout) as InteractionRecord).schema).toEqual({ type: 'object', properties: { n: { type: 'integer' } } });
+    expect((JSON.parse(json.stdout) as InteractionRecord).schema).toEqual({
+      type: 'object',
+      properties: { n: { type: 'integer' } },
+    });
   });
 
   it('prints the gateway refusal with its field and exits 1', async () => {
@@ -126,7 +151,9 @@ describe('askgate interactions answer', () => {
     const result = await run(['interactions', 'answer', record.id, '{"count": "three"}']);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^askgate: answer does not match schema at \S*count\S*: .* \(field: \S*count\S*\) \[400 invalid_answer\]$/m);
+    expect(result.stderr).toMatch(
+      /^askgate: answer does not match schema at \S*count\S*: .* \(field: \S*count\S*\) \[400 invalid_answer\]$/m,
+    );
     expect((await sdk.get(record.id)).status).toBe('pending');
   });
 });
@@ -134,7 +161,12 @@ describe('askgate interactions answer', () => {
 describe('askgate interactions list and show', () => {
   it('list --json parses and holds the pending ask; the table has headers', async () => {
     const group = `list-${randomUUID()}`;
-    const record = await sdk.create({ question: 'Listed?\nsecond line', answer_format: 'confirm', group_id: group, timeout: 30 });
+    const record = await sdk.create({
+      question: 'Listed?\nsecond line',
+      answer_format: 'confirm',
+      group_id: group,
+      timeout: 30,
+    });
     const json = await run(['interactions', 'list', '--json', '--group', group]);
     expect(json.code).toBe(0);
     const page = JSON.parse(json.stdout) as { items: InteractionRecord[]; next_cursor: string | null };
@@ -148,7 +180,8 @@ describe('askgate interactions list and show', () => {
 
   it('list pages with --limit and says how to get the next page', async () => {
     const group = `page-${randomUUID()}`;
-    for (const n of [1, 2]) await sdk.create({ question: `P${n}`, answer_format: 'confirm', group_id: group, timeout: 30 });
+    for (const n of [1, 2])
+      await sdk.create({ question: `P${n}`, answer_format: 'confirm', group_id: group, timeout: 30 });
     const first = await run(['interactions', 'list', '--group', group, '--limit', '1']);
     expect(first.stdout).toMatch(/P1/);
     const cursor = /--cursor (\S+)/.exec(first.stderr)?.[1];
@@ -178,7 +211,14 @@ describe('askgate interactions tail', () => {
     const tail = start(['interactions', 'tail']);
     await until(() => (tail.stderr().includes('tailing') ? true : undefined), 'the tail to connect');
     const record = await sdk.create({ question: 'Tailed?', answer_format: 'confirm', timeout: 30 });
-    const line = await until(() => tail.stdout().split('\n').find((l) => l.includes(record.id)), 'the created line');
+    const line = await until(
+      () =>
+        tail
+          .stdout()
+          .split('\n')
+          .find((l) => l.includes(record.id)),
+      'the created line',
+    );
     expect(line).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d  created\\s+${record.id}  confirm\\s+Tailed\\?$`));
     tail.child.kill('SIGTERM');
     expect((await tail.done).code).toBe(0);
@@ -190,7 +230,10 @@ describe('askgate interactions tail', () => {
     const record = await sdk.create({ question: 'Tailed JSON?', answer_format: 'confirm', timeout: 30 });
     await sdk.answer(record.id, true);
     const lines = await until(() => {
-      const mine = tail.stdout().split('\n').filter((l) => l.includes(record.id));
+      const mine = tail
+        .stdout()
+        .split('\n')
+        .filter((l) => l.includes(record.id));
       return mine.length >= 2 ? mine : undefined;
     }, 'two events');
     const events = lines.map((l) => JSON.parse(l) as { type: string; record: InteractionRecord });
@@ -202,8 +245,17 @@ describe('askgate interactions tail', () => {
 
 describe('askgate start', () => {
   it('prints where it listens and the dev token, serves the CLI, and stops on SIGINT', async () => {
-    const server = start(['start'], { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ASKGATE_TOKENS: undefined, REDIS_URL: undefined });
-    const url = await until(() => /askgate listening on (http:\/\/\S+)/.exec(server.stdout())?.[1], 'the listening line');
+    const server = start(['start'], {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      ASKGATE_TOKENS: undefined,
+      REDIS_URL: undefined,
+    });
+    const url = await until(
+      () => /askgate listening on (http:\/\/\S+)/.exec(server.stdout())?.[1],
+      'the listening line',
+    );
     const token = await until(() => /ASKGATE_TOKEN=(\S+)/.exec(server.stdout())?.[1], 'the dev token');
     const list = await run(['interactions', 'list', '--json'], { ASKGATE_URL: url, ASKGATE_TOKEN: token });
     expect(JSON.parse(list.stdout)).toEqual({ items: [], next_cursor: null });
@@ -216,11 +268,16 @@ describe('askgate configuration and help', () => {
   it('a missing token is one clear line', async () => {
     const result = await run(['interactions', 'list'], { ASKGATE_TOKEN: undefined });
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('askgate: no token: set ASKGATE_TOKEN (the dev token is printed by `npm start`), or pass --token.\n');
+    expect(result.stderr).toBe(
+      'askgate: no token: set ASKGATE_TOKEN (the dev token is printed by `npm start`), or pass --token.\n',
+    );
   });
 
   it('--url and --token override the environment, before or after the subcommand', async () => {
-    const result = await run(['--url', gw.url, 'interactions', 'list', '--json', '--token', gw.token], { ASKGATE_URL: 'http://127.0.0.1:1', ASKGATE_TOKEN: 'wrong' });
+    const result = await run(['--url', gw.url, 'interactions', 'list', '--json', '--token', gw.token], {
+      ASKGATE_URL: 'http://127.0.0.1:1',
+      ASKGATE_TOKEN: 'wrong',
+    });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toHaveProperty('items');
   });
@@ -253,6 +310,8 @@ describe('askgate configuration and help', () => {
   it('answer --help says a bare word is taken as a string', async () => {
     const result = await run(['interactions', 'answer', '--help']);
     // Commander wraps help text to the terminal width; compare it as one line.
-    expect(result.stdout.replace(/\s+/g, ' ')).toMatch(/A bare word that is not JSON \(yes, Friday\) is taken as a string\./);
+    expect(result.stdout.replace(/\s+/g, ' ')).toMatch(
+      /A bare word that is not JSON \(yes, Friday\) is taken as a string\./,
+    );
   });
 });

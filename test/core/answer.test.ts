@@ -20,7 +20,10 @@ describe('checkAnswer', () => {
       address: {
         type: 'object',
         visibleWhen: { field: 'ship', equals: true },
-        properties: { city: { type: 'string' }, floor: { type: 'integer', visibleWhen: { field: 'address.city', equals: 'Berlin' } } },
+        properties: {
+          city: { type: 'string' },
+          floor: { type: 'integer', visibleWhen: { field: 'address.city', equals: 'Berlin' } },
+        },
         required: ['city', 'floor'],
       },
     },
@@ -28,13 +31,27 @@ describe('checkAnswer', () => {
   };
 
   it('does not require a nested group hidden by visibleWhen, and drops its values', () => {
-    expect(checkAnswer({ answer_format: 'form', choices: null, schema: nested }, { ship: false, address: { city: 'x' } })).toEqual({ ship: false });
+    expect(
+      checkAnswer({ answer_format: 'form', choices: null, schema: nested }, { ship: false, address: { city: 'x' } }),
+    ).toEqual({ ship: false });
   });
 
   it('requires a nested field only while its chain of conditions holds', () => {
-    expect(refusal(() => checkAnswer({ answer_format: 'form', choices: null, schema: nested }, { ship: true, address: {} })).field).toBe('address.city');
-    expect(checkAnswer({ answer_format: 'form', choices: null, schema: nested }, { ship: true, address: { city: 'Paris' } })).toEqual({ ship: true, address: { city: 'Paris' } });
-    expect(refusal(() => checkAnswer({ answer_format: 'form', choices: null, schema: nested }, { ship: true, address: { city: 'Berlin' } })).field).toBe('address.floor');
+    expect(
+      refusal(() => checkAnswer({ answer_format: 'form', choices: null, schema: nested }, { ship: true, address: {} }))
+        .field,
+    ).toBe('address.city');
+    expect(
+      checkAnswer({ answer_format: 'form', choices: null, schema: nested }, { ship: true, address: { city: 'Paris' } }),
+    ).toEqual({ ship: true, address: { city: 'Paris' } });
+    expect(
+      refusal(() =>
+        checkAnswer(
+          { answer_format: 'form', choices: null, schema: nested },
+          { ship: true, address: { city: 'Berlin' } },
+        ),
+      ).field,
+    ).toBe('address.floor');
   });
 
   it('names array items by index and reports the reason', () => {
@@ -46,12 +63,27 @@ describe('checkAnswer', () => {
 
   it('checks formats such as email with ajv-formats', () => {
     const schema = { type: 'object', properties: { email: { type: 'string', format: 'email' } } };
-    expect(refusal(() => checkAnswer({ answer_format: 'form', choices: null, schema }, { email: 'nope' })).field).toBe('email');
+    expect(refusal(() => checkAnswer({ answer_format: 'form', choices: null, schema }, { email: 'nope' })).field).toBe(
+      'email',
+    );
   });
 
   it('takes any payload for an external question without a schema, and checks a const pin when there is one', () => {
-    expect(checkAnswer({ answer_format: 'external', choices: null, schema: null }, { anything: [1] })).toEqual({ anything: [1] });
-    const pinned = { type: 'object', properties: { reference: { const: 'INV-7' }, decision: { const: 'confirmed' } }, required: ['reference', 'decision'] };
-    expect(refusal(() => checkAnswer({ answer_format: 'external', choices: null, schema: pinned }, { reference: 'INV-8', decision: 'confirmed' })).field).toBe('reference');
+    expect(checkAnswer({ answer_format: 'external', choices: null, schema: null }, { anything: [1] })).toEqual({
+      anything: [1],
+    });
+    const pinned = {
+      type: 'object',
+      properties: { reference: { const: 'INV-7' }, decision: { const: 'confirmed' } },
+      required: ['reference', 'decision'],
+    };
+    expect(
+      refusal(() =>
+        checkAnswer(
+          { answer_format: 'external', choices: null, schema: pinned },
+          { reference: 'INV-8', decision: 'confirmed' },
+        ),
+      ).field,
+    ).toBe('reference');
   });
 });

@@ -17,7 +17,10 @@ beforeAll(async () => {
 });
 afterAll(async () => browser?.close());
 
-function cliAsk(url: string, token: string): { done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
+function cliAsk(
+  url: string,
+  token: string,
+): { done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
   const child = spawn(process.execPath, [CLI, 'interactions', 'ask', 'Ship it?', '--format', 'confirm', '--wait'], {
     env: { PATH: process.env['PATH'] ?? '', ASKGATE_URL: url, ASKGATE_TOKEN: token },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -63,8 +66,16 @@ describe('the one-minute tour', () => {
   it('across two serve processes and a worker on one Redis: asked on one, answered in the inbox of the other', async () => {
     const redis: RedisServerHandle = await startRedisServer();
     const token = 'tour-token-0123456789abcdef';
-    const env = { REDIS_URL: redis.url, ASKGATE_REDIS_PREFIX: '{tour}:', ASKGATE_TOKENS: JSON.stringify({ [token]: { identity: 'me', scopes: ['read', 'write', 'answer'] } }) };
-    const [a, b, worker] = await Promise.all([spawnGateway('serve', env), spawnGateway('serve', env), spawnGateway('worker', env)]);
+    const env = {
+      REDIS_URL: redis.url,
+      ASKGATE_REDIS_PREFIX: '{tour}:',
+      ASKGATE_TOKENS: JSON.stringify({ [token]: { identity: 'me', scopes: ['read', 'write', 'answer'] } }),
+    };
+    const [a, b, worker] = await Promise.all([
+      spawnGateway('serve', env),
+      spawnGateway('serve', env),
+      spawnGateway('worker', env),
+    ]);
     try {
       const ask = cliAsk(a.url as string, token);
       await clickYesInInbox(b.url as string, token);

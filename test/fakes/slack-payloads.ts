@@ -28,7 +28,13 @@ function signature(secret: string, timestamp: number, body: string): string {
   return `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
 }
 
-async function send(url: string, secret: string, body: string, contentType: string, options: SendOptions): Promise<SlackResponse> {
+async function send(
+  url: string,
+  secret: string,
+  body: string,
+  contentType: string,
+  options: SendOptions,
+): Promise<SlackResponse> {
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
   const headers: Record<string, string> = {
     'content-type': contentType,
@@ -50,14 +56,33 @@ async function send(url: string, secret: string, body: string, contentType: stri
   return { status: res.status, text, json };
 }
 
-export const postEvent = (gatewayUrl: string, secret: string, body: unknown, options: SendOptions = {}): Promise<SlackResponse> =>
+export const postEvent = (
+  gatewayUrl: string,
+  secret: string,
+  body: unknown,
+  options: SendOptions = {},
+): Promise<SlackResponse> =>
   send(`${gatewayUrl}/channels/slack/events`, secret, JSON.stringify(body), 'application/json', options);
 
-export const postInteraction = (gatewayUrl: string, secret: string, payload: unknown, options: SendOptions = {}): Promise<SlackResponse> =>
-  send(`${gatewayUrl}/channels/slack/interactions`, secret, new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded', options);
+export const postInteraction = (
+  gatewayUrl: string,
+  secret: string,
+  payload: unknown,
+  options: SendOptions = {},
+): Promise<SlackResponse> =>
+  send(
+    `${gatewayUrl}/channels/slack/interactions`,
+    secret,
+    new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
+    'application/x-www-form-urlencoded',
+    options,
+  );
 
 /** The actions block of a question message and the element whose action_id is `actionId`. */
-function findAction(message: FakeSlackMessage, actionId: string): { blockId: string; element: Record<string, unknown> } {
+function findAction(
+  message: FakeSlackMessage,
+  actionId: string,
+): { blockId: string; element: Record<string, unknown> } {
   for (const block of message.blocks) {
     if (block['type'] !== 'actions') continue;
     const element = (block['elements'] as Array<Record<string, unknown>>).find((e) => e['action_id'] === actionId);
@@ -67,11 +92,23 @@ function findAction(message: FakeSlackMessage, actionId: string): { blockId: str
 }
 
 /** A tap on a question message's control: a button, or an option picked in its static_select (`selected`). */
-export function blockActions(message: FakeSlackMessage, actionId: string, opts: { triggerId?: string; selected?: string; user?: typeof PERSON } = {}): Record<string, unknown> {
+export function blockActions(
+  message: FakeSlackMessage,
+  actionId: string,
+  opts: { triggerId?: string; selected?: string; user?: typeof PERSON } = {},
+): Record<string, unknown> {
   const { blockId, element } = findAction(message, actionId);
-  const action: Record<string, unknown> = { type: element['type'], action_id: actionId, block_id: blockId, action_ts: `${Date.now() / 1000}` };
+  const action: Record<string, unknown> = {
+    type: element['type'],
+    action_id: actionId,
+    block_id: blockId,
+    action_ts: `${Date.now() / 1000}`,
+  };
   if (element['type'] === 'button') action['value'] = element['value'];
-  if (opts.selected !== undefined) action['selected_option'] = (element['options'] as Array<Record<string, unknown>>).find((o) => o['value'] === opts.selected);
+  if (opts.selected !== undefined)
+    action['selected_option'] = (element['options'] as Array<Record<string, unknown>>).find(
+      (o) => o['value'] === opts.selected,
+    );
   return {
     type: 'block_actions',
     user: opts.user ?? PERSON,
@@ -96,15 +133,36 @@ export function state(fields: Record<string, Record<string, unknown>>): StateVal
 }
 
 function viewPayload(view: FakeView, values: StateValues): Record<string, unknown> {
-  return { ...view.view, id: view.id, hash: view.hash, team_id: BOT.team_id, app_id: 'AASKGATE', bot_id: BOT.bot_id, state: { values } };
+  return {
+    ...view.view,
+    id: view.id,
+    hash: view.hash,
+    team_id: BOT.team_id,
+    app_id: 'AASKGATE',
+    bot_id: BOT.bot_id,
+    state: { values },
+  };
 }
 
 export function viewSubmission(view: FakeView, values: StateValues, user = PERSON): Record<string, unknown> {
-  return { type: 'view_submission', team: { id: BOT.team_id }, user, api_app_id: 'AASKGATE', trigger_id: `${++seq}.submit.trigger`, view: viewPayload(view, values) };
+  return {
+    type: 'view_submission',
+    team: { id: BOT.team_id },
+    user,
+    api_app_id: 'AASKGATE',
+    trigger_id: `${++seq}.submit.trigger`,
+    view: viewPayload(view, values),
+  };
 }
 
 /** A change of a dispatching input inside a modal (the controller of a visibleWhen). */
-export function viewBlockAction(view: FakeView, field: string, element: Record<string, unknown>, values: StateValues, user = PERSON): Record<string, unknown> {
+export function viewBlockAction(
+  view: FakeView,
+  field: string,
+  element: Record<string, unknown>,
+  values: StateValues,
+  user = PERSON,
+): Record<string, unknown> {
   return {
     type: 'block_actions',
     user,
@@ -125,7 +183,11 @@ export interface ReplyFile {
 }
 
 /** An Events API callback: a person's message in the question's thread, optionally with files. */
-export function threadReply(question: FakeSlackMessage, text: string, opts: { files?: ReplyFile[]; eventId?: string; user?: string } = {}): Record<string, unknown> {
+export function threadReply(
+  question: FakeSlackMessage,
+  text: string,
+  opts: { files?: ReplyFile[]; eventId?: string; user?: string } = {},
+): Record<string, unknown> {
   const ts = `${1_800_000_000 + ++seq}.000100`;
   const event: Record<string, unknown> = {
     type: 'message',

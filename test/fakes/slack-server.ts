@@ -63,7 +63,8 @@ class Refusal extends Error {
 }
 
 type Json = Record<string, unknown>;
-const text = (v: unknown): string => (typeof v === 'object' && v !== null && typeof (v as Json)['text'] === 'string' ? ((v as Json)['text'] as string) : '');
+const text = (v: unknown): string =>
+  typeof v === 'object' && v !== null && typeof (v as Json)['text'] === 'string' ? ((v as Json)['text'] as string) : '';
 const len = (s: string): number => [...s].length;
 
 /** The Block Kit limits Slack checks (a subset: the ones askgate's renderer has to respect). */
@@ -73,15 +74,22 @@ function checkBlocks(blocks: unknown, max: number, where: 'message' | 'view'): J
   for (const block of blocks as Json[]) {
     if (block['type'] === 'section' && len(text(block['text'])) > 3000) throw new Refusal('invalid_blocks');
     if (block['type'] === 'input' && len(text(block['label'])) > 2000) throw new Refusal('invalid_blocks');
-    const elements = block['type'] === 'actions' ? (block['elements'] as Json[]) : block['type'] === 'input' ? [block['element'] as Json] : [];
+    const elements =
+      block['type'] === 'actions'
+        ? (block['elements'] as Json[])
+        : block['type'] === 'input'
+          ? [block['element'] as Json]
+          : [];
     if (block['type'] === 'actions' && elements.length > 25) throw new Refusal('invalid_blocks');
     for (const el of elements) {
-      if (el['type'] === 'button' && (len(text(el['text'])) > 75 || String(el['value'] ?? '').length > 2000)) throw new Refusal('invalid_blocks');
+      if (el['type'] === 'button' && (len(text(el['text'])) > 75 || String(el['value'] ?? '').length > 2000))
+        throw new Refusal('invalid_blocks');
       const options = el['options'];
       if (Array.isArray(options)) {
         const cap = el['type'] === 'radio_buttons' || el['type'] === 'checkboxes' ? 10 : 100;
         if (options.length > cap) throw new Refusal('invalid_blocks');
-        for (const o of options as Json[]) if (len(text(o['text'])) > 75 || String(o['value']).length > 150) throw new Refusal('invalid_blocks');
+        for (const o of options as Json[])
+          if (len(text(o['text'])) > 75 || String(o['value']).length > 150) throw new Refusal('invalid_blocks');
       }
     }
   }
@@ -91,8 +99,10 @@ function checkBlocks(blocks: unknown, max: number, where: 'message' | 'view'): J
 function checkView(view: unknown): Json {
   if (typeof view !== 'object' || view === null) throw new Refusal('invalid_arguments');
   const v = view as Json;
-  if (len(text(v['title'])) > 24 || len(text(v['submit'])) > 24 || len(text(v['close'])) > 24) throw new Refusal('invalid_arguments');
-  if (typeof v['private_metadata'] === 'string' && len(v['private_metadata']) > 3000) throw new Refusal('invalid_arguments');
+  if (len(text(v['title'])) > 24 || len(text(v['submit'])) > 24 || len(text(v['close'])) > 24)
+    throw new Refusal('invalid_arguments');
+  if (typeof v['private_metadata'] === 'string' && len(v['private_metadata']) > 3000)
+    throw new Refusal('invalid_arguments');
   checkBlocks(v['blocks'], 100, 'view');
   return v;
 }
@@ -141,7 +151,14 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       if (typeof args['text'] !== 'string' && blocks.length === 0) throw new Refusal('no_text');
       const ts = nextTs();
       const body = String(args['text'] ?? '');
-      const m: FakeSlackMessage = { channel, ts, text: body, blocks, thread_ts: typeof args['thread_ts'] === 'string' ? args['thread_ts'] : null, history: [body] };
+      const m: FakeSlackMessage = {
+        channel,
+        ts,
+        text: body,
+        blocks,
+        thread_ts: typeof args['thread_ts'] === 'string' ? args['thread_ts'] : null,
+        history: [body],
+      };
       messages.set(`${channel}:${ts}`, m);
       return { ok: true, channel, ts, message: { type: 'message', text: body, ts, bot_id: BOT.bot_id, blocks } };
     },
@@ -186,14 +203,16 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     const m = /^\/api\/([\w.]+)$/.exec(req.url ?? '');
     if (m === null) return reply(res, 404, { ok: false, error: 'unknown_method' });
     const method = m[1] as string;
-    if (!/^Bearer xoxb-/.test(req.headers.authorization ?? '')) return reply(res, 200, { ok: false, error: 'not_authed' });
+    if (!/^Bearer xoxb-/.test(req.headers.authorization ?? ''))
+      return reply(res, 200, { ok: false, error: 'not_authed' });
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const args = parseArgs(Buffer.concat(chunks).toString('utf8'), req.headers['content-type'] ?? '');
     calls.push({ method, args, at: Date.now() });
     const failure = failures.get(method)?.shift();
     if (failure !== undefined) {
-      if ('retryAfter' in failure) return reply(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(failure.retryAfter) });
+      if ('retryAfter' in failure)
+        return reply(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(failure.retryAfter) });
       return reply(res, 200, { ok: false, error: failure.error });
     }
     const handler = handlers[method];
@@ -211,7 +230,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const queue = (method: string, item: { status: 429; retryAfter: number } | { error: string }, times: number): void => {
+  const queue = (
+    method: string,
+    item: { status: 429; retryAfter: number } | { error: string },
+    times: number,
+  ): void => {
     const list = failures.get(method) ?? [];
     for (let i = 0; i < times; i++) list.push(item);
     failures.set(method, list);

@@ -66,7 +66,10 @@ export const BOT_USER = { id: 777000111, is_bot: true, first_name: 'askgate', us
 const isPrivate = (chatId: string): boolean => /^\d+$/.test(chatId);
 
 class ApiRefusal extends Error {
-  constructor(readonly code: number, readonly description: string) {
+  constructor(
+    readonly code: number,
+    readonly description: string,
+  ) {
     super(description);
   }
 }
@@ -80,9 +83,12 @@ function checkMarkup(markup: unknown, chatId: string): void {
     for (const button of row as Record<string, unknown>[]) {
       count++;
       const data = button['callback_data'];
-      if (typeof data === 'string' && (Buffer.byteLength(data) > 64 || data.length === 0)) throw new ApiRefusal(400, 'Bad Request: BUTTON_DATA_INVALID');
-      if (button['web_app'] !== undefined && !isPrivate(chatId)) throw new ApiRefusal(400, 'Bad Request: BUTTON_TYPE_INVALID');
-      if (typeof button['text'] !== 'string' || button['text'] === '') throw new ApiRefusal(400, 'Bad Request: text buttons are unallowed in the inline keyboard');
+      if (typeof data === 'string' && (Buffer.byteLength(data) > 64 || data.length === 0))
+        throw new ApiRefusal(400, 'Bad Request: BUTTON_DATA_INVALID');
+      if (button['web_app'] !== undefined && !isPrivate(chatId))
+        throw new ApiRefusal(400, 'Bad Request: BUTTON_TYPE_INVALID');
+      if (typeof button['text'] !== 'string' || button['text'] === '')
+        throw new ApiRefusal(400, 'Bad Request: text buttons are unallowed in the inline keyboard');
     }
   }
   if (count > 100) throw new ApiRefusal(400, 'Bad Request: REPLY_MARKUP_TOO_LONG');
@@ -120,7 +126,9 @@ export async function startFakeTelegram(options: { limits?: FakeLimits } = {}): 
   const messageObject = (m: FakeMessage): Record<string, unknown> => ({
     message_id: m.message_id,
     date: Math.floor(Date.now() / 1000),
-    chat: isPrivate(m.chat_id) ? { id: Number(m.chat_id), type: 'private', first_name: 'Person' } : { id: Number(m.chat_id), type: 'supergroup', title: 'Team' },
+    chat: isPrivate(m.chat_id)
+      ? { id: Number(m.chat_id), type: 'private', first_name: 'Person' }
+      : { id: Number(m.chat_id), type: 'supergroup', title: 'Team' },
     from: BOT_USER,
     text: m.text,
     ...(m.reply_markup !== null && 'inline_keyboard' in m.reply_markup ? { reply_markup: m.reply_markup } : {}),
@@ -141,7 +149,13 @@ export async function startFakeTelegram(options: { limits?: FakeLimits } = {}): 
       checkMarkup(p['reply_markup'], chatId);
       const id = (nextId.get(chatId) ?? 100) + 1;
       nextId.set(chatId, id);
-      const m: FakeMessage = { chat_id: chatId, message_id: id, text, reply_markup: (p['reply_markup'] as Record<string, unknown>) ?? null, history: [text] };
+      const m: FakeMessage = {
+        chat_id: chatId,
+        message_id: id,
+        text,
+        reply_markup: (p['reply_markup'] as Record<string, unknown>) ?? null,
+        history: [text],
+      };
       messages.set(`${chatId}:${id}`, m);
       return messageObject(m);
     },
@@ -151,7 +165,10 @@ export async function startFakeTelegram(options: { limits?: FakeLimits } = {}): 
       checkMarkup(p['reply_markup'], m.chat_id);
       const markup = (p['reply_markup'] as Record<string, unknown>) ?? null;
       if (text === m.text && JSON.stringify(markup) === JSON.stringify(m.reply_markup)) {
-        throw new ApiRefusal(400, 'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message');
+        throw new ApiRefusal(
+          400,
+          'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
+        );
       }
       // Like Telegram: an edit without reply_markup removes the inline keyboard.
       m.text = text;
@@ -166,8 +183,10 @@ export async function startFakeTelegram(options: { limits?: FakeLimits } = {}): 
       return messageObject(m);
     },
     answerCallbackQuery(p) {
-      if (typeof p['callback_query_id'] !== 'string') throw new ApiRefusal(400, 'Bad Request: query is too old and response timeout expired or query ID is invalid');
-      if (typeof p['text'] === 'string' && [...p['text']].length > 200) throw new ApiRefusal(400, 'Bad Request: MESSAGE_TOO_LONG');
+      if (typeof p['callback_query_id'] !== 'string')
+        throw new ApiRefusal(400, 'Bad Request: query is too old and response timeout expired or query ID is invalid');
+      if (typeof p['text'] === 'string' && [...p['text']].length > 200)
+        throw new ApiRefusal(400, 'Bad Request: MESSAGE_TOO_LONG');
       return true;
     },
     setWebhook: () => true,
@@ -200,7 +219,8 @@ export async function startFakeTelegram(options: { limits?: FakeLimits } = {}): 
       });
     }
     const handler = handlers[method];
-    if (handler === undefined) return reply(res, 404, { ok: false, error_code: 404, description: 'Not Found: method not found' });
+    if (handler === undefined)
+      return reply(res, 404, { ok: false, error_code: 404, description: 'Not Found: method not found' });
     try {
       reply(res, 200, { ok: true, result: handler(payload) });
     } catch (err) {
@@ -230,7 +250,16 @@ export async function startFakeTelegram(options: { limits?: FakeLimits } = {}): 
     messagesIn: (chatId) => [...messages.values()].filter((x) => x.chat_id === chatId),
     failNext,
     tooManyRequests(method, retryAfter, times = 1) {
-      failNext(method, { status: 429, error_code: 429, description: `Too Many Requests: retry after ${retryAfter}`, retry_after: retryAfter }, times);
+      failNext(
+        method,
+        {
+          status: 429,
+          error_code: 429,
+          description: `Too Many Requests: retry after ${retryAfter}`,
+          retry_after: retryAfter,
+        },
+        times,
+      );
     },
     forgetChat: (chatId) => unknownChats.add(chatId),
     close: () =>

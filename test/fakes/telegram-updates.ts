@@ -11,11 +11,19 @@ let messageSeq = 9_000;
 export const PERSON = { id: 424242, is_bot: false, first_name: 'Ada', username: 'ada' };
 
 function chatOf(chatId: string): Record<string, unknown> {
-  return /^\d+$/.test(chatId) ? { id: Number(chatId), type: 'private', first_name: 'Ada', username: 'ada' } : { id: Number(chatId), type: 'supergroup', title: 'Team' };
+  return /^\d+$/.test(chatId)
+    ? { id: Number(chatId), type: 'private', first_name: 'Ada', username: 'ada' }
+    : { id: Number(chatId), type: 'supergroup', title: 'Team' };
 }
 
 function quoted(question: FakeMessage): Record<string, unknown> {
-  return { message_id: question.message_id, date: 1_700_000_000, chat: chatOf(question.chat_id), from: BOT_USER, text: question.text };
+  return {
+    message_id: question.message_id,
+    date: 1_700_000_000,
+    chat: chatOf(question.chat_id),
+    from: BOT_USER,
+    text: question.text,
+  };
 }
 
 export function nextUpdateId(): number {
@@ -23,10 +31,16 @@ export function nextUpdateId(): number {
 }
 
 /** A tap on the button of `question` whose label is `label` (or whose callback_data is `data`). */
-export function tapUpdate(question: FakeMessage, pick: { label?: string; data?: string }, from = PERSON): Record<string, unknown> {
+export function tapUpdate(
+  question: FakeMessage,
+  pick: { label?: string; data?: string },
+  from = PERSON,
+): Record<string, unknown> {
   let data = pick.data;
   if (data === undefined) {
-    const rows = (question.reply_markup?.['inline_keyboard'] ?? []) as Array<Array<{ text: string; callback_data?: string }>>;
+    const rows = (question.reply_markup?.['inline_keyboard'] ?? []) as Array<
+      Array<{ text: string; callback_data?: string }>
+    >;
     data = rows.flat().find((b) => b.text === pick.label)?.callback_data;
     if (data === undefined) throw new Error(`no button "${pick.label}" on message ${question.message_id}`);
   }
@@ -36,7 +50,13 @@ export function tapUpdate(question: FakeMessage, pick: { label?: string; data?: 
       id: `cbq-${updateSeq}`,
       from,
       chat_instance: '-1234567890',
-      message: { message_id: question.message_id, date: 1_700_000_000, chat: chatOf(question.chat_id), from: BOT_USER, text: question.text },
+      message: {
+        message_id: question.message_id,
+        date: 1_700_000_000,
+        chat: chatOf(question.chat_id),
+        from: BOT_USER,
+        text: question.text,
+      },
       data,
     },
   };
@@ -66,7 +86,13 @@ export function replyUpdate(question: FakeMessage, attachment: Attachment, from 
     if (attachment.photo.caption !== undefined) message['caption'] = attachment.photo.caption;
   }
   if ('document' in attachment) {
-    message['document'] = { file_id: 'BQACAgQAAxkBAAIBdoc', file_unique_id: 'AgADdoc', file_name: attachment.document.fileName, mime_type: attachment.document.mimeType, file_size: 20480 };
+    message['document'] = {
+      file_id: 'BQACAgQAAxkBAAIBdoc',
+      file_unique_id: 'AgADdoc',
+      file_name: attachment.document.fileName,
+      mime_type: attachment.document.mimeType,
+      file_size: 20480,
+    };
     if (attachment.document.caption !== undefined) message['caption'] = attachment.document.caption;
   }
   return { update_id: nextUpdateId(), message };
@@ -76,7 +102,11 @@ export function replyUpdate(question: FakeMessage, attachment: Attachment, from 
 export async function postUpdate(gatewayUrl: string, secret: string | null, update: unknown): Promise<number> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (secret !== null) headers['x-telegram-bot-api-secret-token'] = secret;
-  const res = await fetch(`${gatewayUrl}/channels/telegram/webhook`, { method: 'POST', headers, body: JSON.stringify(update) });
+  const res = await fetch(`${gatewayUrl}/channels/telegram/webhook`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(update),
+  });
   await res.arrayBuffer();
   return res.status;
 }

@@ -8,7 +8,7 @@ import twilio from 'twilio';
  * that replied STOP — and signed status callbacks to a message's StatusCallback.
  */
 
-export const ACCOUNT_SID = 'AC' + '0123456789abcdef'.repeat(2);
+export const ACCOUNT_SID = `AC${'0123456789abcdef'.repeat(2)}`;
 export const AUTH_TOKEN = 'twilio-auth-token-0123456789abcd';
 
 export interface FakeSms {
@@ -35,11 +35,21 @@ export function signTwilio(publicUrl: string, params: Record<string, string>, to
 }
 
 /** POSTs form params to `gatewayUrl + path`, signed for `publicBase + path` (null: unsigned). Resolves status and body. */
-export async function postTwilio(gatewayUrl: string, publicBase: string, path: string, params: Record<string, string>, signed: boolean | string = true): Promise<{ status: number; body: string }> {
+export async function postTwilio(
+  gatewayUrl: string,
+  publicBase: string,
+  path: string,
+  params: Record<string, string>,
+  signed: boolean | string = true,
+): Promise<{ status: number; body: string }> {
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
   if (signed === true) headers['x-twilio-signature'] = signTwilio(`${publicBase}${path}`, params);
   else if (typeof signed === 'string') headers['x-twilio-signature'] = signed;
-  const res = await fetch(`${gatewayUrl}${path}`, { method: 'POST', headers, body: new URLSearchParams(params).toString() });
+  const res = await fetch(`${gatewayUrl}${path}`, {
+    method: 'POST',
+    headers,
+    body: new URLSearchParams(params).toString(),
+  });
   return { status: res.status, body: await res.text() };
 }
 
@@ -65,20 +75,31 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
       const expected = `Basic ${Buffer.from(`${ACCOUNT_SID}:${AUTH_TOKEN}`).toString('base64')}`;
       if (req.headers.authorization !== expected) return refuse(res, 401, 20003, 'Authenticate');
       const path = new URL(req.url ?? '/', 'http://fake').pathname;
-      if (req.method !== 'POST' || path !== `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages.json`) return refuse(res, 404, 20404, 'The requested resource was not found');
+      if (req.method !== 'POST' || path !== `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages.json`)
+        return refuse(res, 404, 20404, 'The requested resource was not found');
       const p = Object.fromEntries(new URLSearchParams(await readBody(req)));
       const to = p['To'] ?? '';
       const from = p['From'] ?? '';
       const body = p['Body'] ?? '';
       if (to === '') return refuse(res, 400, 21604, "A 'To' phone number is required.");
       if (from === '') return refuse(res, 400, 21603, "A 'From' phone number is required.");
-      if (body.length > 1600) return refuse(res, 400, 21617, 'The concatenated message body exceeds the 1600 character limit.');
+      if (body.length > 1600)
+        return refuse(res, 400, 21617, 'The concatenated message body exceeds the 1600 character limit.');
       if (optedOut.has(to)) return refuse(res, 400, 21610, 'Attempt to send to unsubscribed recipient');
       const sid = `SM${String(++seq).padStart(32, '0')}`;
       sent.push({ sid, to, from, body, statusCallback: p['StatusCallback'] ?? null });
       reply(res, 201, {
-        sid, account_sid: ACCOUNT_SID, to, from, body, status: 'queued', num_segments: '1', direction: 'outbound-api',
-        date_created: new Date().toUTCString(), api_version: '2010-04-01', uri: `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages/${sid}.json`,
+        sid,
+        account_sid: ACCOUNT_SID,
+        to,
+        from,
+        body,
+        status: 'queued',
+        num_segments: '1',
+        direction: 'outbound-api',
+        date_created: new Date().toUTCString(),
+        api_version: '2010-04-01',
+        uri: `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages/${sid}.json`,
       });
     })().catch((err: unknown) => refuse(res, 500, 20500, String(err)));
   });

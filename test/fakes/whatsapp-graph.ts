@@ -41,15 +41,28 @@ export interface FakeGraph {
 }
 
 const ERRORS: Record<number, { message: string; details: string; status: number }> = {
-  131047: { message: 'Re-engagement message', details: 'Message failed to send because more than 24 hours have passed since the customer last replied to this number.', status: 400 },
+  131047: {
+    message: 'Re-engagement message',
+    details:
+      'Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
+    status: 400,
+  },
   130429: { message: 'Rate limit hit', details: 'Cloud API message throughput has been reached.', status: 400 },
-  131056: { message: '(Business Account, Consumer Account) pair rate limit hit', details: 'Too many messages sent from the sender phone number to the same recipient phone number in a short period of time.', status: 400 },
+  131056: {
+    message: '(Business Account, Consumer Account) pair rate limit hit',
+    details:
+      'Too many messages sent from the sender phone number to the same recipient phone number in a short period of time.',
+    status: 400,
+  },
   131009: { message: 'Parameter value is not valid', details: '', status: 400 },
   100: { message: 'Invalid parameter', details: '', status: 400 },
 };
 
 class Refusal extends Error {
-  constructor(readonly code: number, readonly details: string) {
+  constructor(
+    readonly code: number,
+    readonly details: string,
+  ) {
     super(details);
   }
 }
@@ -68,20 +81,26 @@ function checkMessage(p: Record<string, unknown>): void {
   if (type !== 'interactive') throw new Refusal(100, `unsupported type ${String(type)}`);
   const i = p['interactive'] as Record<string, unknown>;
   const body = (i['body'] as Record<string, unknown> | undefined)?.['text'];
-  if (typeof body !== 'string' || body === '' || len(body) > 1024) throw new Refusal(131009, 'interactive.body.text must be 1..1024 characters');
+  if (typeof body !== 'string' || body === '' || len(body) > 1024)
+    throw new Refusal(131009, 'interactive.body.text must be 1..1024 characters');
   const action = i['action'] as Record<string, unknown>;
   if (i['type'] === 'button') {
     const buttons = action['buttons'] as Array<{ reply: { id: string; title: string } }>;
     if (buttons.length < 1 || buttons.length > 3) throw new Refusal(131009, 'action.buttons must have 1..3 buttons');
-    for (const b of buttons) if (len(b.reply.title) > 20 || len(b.reply.id) > 256) throw new Refusal(131009, 'button title is too long (max 20)');
+    for (const b of buttons)
+      if (len(b.reply.title) > 20 || len(b.reply.id) > 256)
+        throw new Refusal(131009, 'button title is too long (max 20)');
   } else if (i['type'] === 'list') {
     const rows = (action['sections'] as Array<{ rows: Array<Record<string, string>> }>).flatMap((s) => s.rows);
     if (rows.length < 1 || rows.length > 10) throw new Refusal(131009, 'a list has 1..10 rows');
-    for (const r of rows) if (len(r['title']) > 24 || len(r['description']) > 72 || len(r['id']) > 200) throw new Refusal(131009, 'row title is too long (max 24)');
+    for (const r of rows)
+      if (len(r['title']) > 24 || len(r['description']) > 72 || len(r['id']) > 200)
+        throw new Refusal(131009, 'row title is too long (max 24)');
     if (len(action['button']) > 20) throw new Refusal(131009, 'list button is too long (max 20)');
   } else if (i['type'] === 'flow') {
     const params = action['parameters'] as Record<string, unknown>;
-    if (typeof params['flow_token'] !== 'string' || typeof params['flow_id'] !== 'string') throw new Refusal(100, 'flow_token and flow_id are required');
+    if (typeof params['flow_token'] !== 'string' || typeof params['flow_id'] !== 'string')
+      throw new Refusal(100, 'flow_token and flow_id are required');
   } else throw new Refusal(100, `unsupported interactive type ${String(i['type'])}`);
 }
 
@@ -106,7 +125,15 @@ export async function startFakeGraph(): Promise<FakeGraph> {
   };
   const refuse = (res: ServerResponse, code: number, details?: string): void => {
     const e = ERRORS[code] ?? { message: 'Error', details: '', status: 400 };
-    reply(res, e.status, { error: { message: e.message, type: 'OAuthException', code, error_data: { messaging_product: 'whatsapp', details: details ?? e.details }, fbtrace_id: `trace${++seq}` } });
+    reply(res, e.status, {
+      error: {
+        message: e.message,
+        type: 'OAuthException',
+        code,
+        error_data: { messaging_product: 'whatsapp', details: details ?? e.details },
+        fbtrace_id: `trace${++seq}`,
+      },
+    });
   };
 
   const server = createServer((req, res) => {
@@ -115,7 +142,14 @@ export async function startFakeGraph(): Promise<FakeGraph> {
       const path = url.pathname.replace(/^\/v\d+\.\d+/, '');
       calls.push({ method: req.method ?? 'GET', path });
       if (req.headers.authorization !== `Bearer ${GRAPH_TOKEN}`) {
-        reply(res, 401, { error: { message: 'Invalid OAuth access token - Cannot parse access token', type: 'OAuthException', code: 190, fbtrace_id: 'x' } });
+        reply(res, 401, {
+          error: {
+            message: 'Invalid OAuth access token - Cannot parse access token',
+            type: 'OAuthException',
+            code: 190,
+            fbtrace_id: 'x',
+          },
+        });
         return;
       }
       const raw = await readBody(req);
@@ -135,26 +169,40 @@ export async function startFakeGraph(): Promise<FakeGraph> {
         }
         const id = `wamid.HBgL${String(++seq).padStart(8, '0')}`;
         sent.push({ id, to, payload: p });
-        return reply(res, 200, { messaging_product: 'whatsapp', contacts: [{ input: to, wa_id: to }], messages: [{ id, message_status: 'accepted' }] });
+        return reply(res, 200, {
+          messaging_product: 'whatsapp',
+          contacts: [{ input: to, wa_id: to }],
+          messages: [{ id, message_status: 'accepted' }],
+        });
       }
       if (parts[1] === 'flows' && req.method === 'GET') {
-        return reply(res, 200, { data: [...flows.values()].map((f) => ({ id: f.id, name: f.name, status: f.status })), paging: { cursors: { before: 'b', after: 'a' } } });
+        return reply(res, 200, {
+          data: [...flows.values()].map((f) => ({ id: f.id, name: f.name, status: f.status })),
+          paging: { cursors: { before: 'b', after: 'a' } },
+        });
       }
       if (parts[1] === 'flows' && req.method === 'POST') {
         const p = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
-        if (typeof p['name'] !== 'string' || !Array.isArray(p['categories'])) return refuse(res, 100, 'name and categories are required');
+        if (typeof p['name'] !== 'string' || !Array.isArray(p['categories']))
+          return refuse(res, 100, 'name and categories are required');
         const id = String(900000 + ++seq);
         flows.set(id, { id, name: p['name'], status: 'DRAFT', json: null });
         return reply(res, 200, { id });
       }
       const flow = flows.get(parts[0] ?? '');
       if (flow !== undefined && parts[1] === 'assets' && req.method === 'POST') {
-        const form = await new Response(new Uint8Array(raw), { headers: { 'content-type': req.headers['content-type'] ?? '' } }).formData();
+        const form = await new Response(new Uint8Array(raw), {
+          headers: { 'content-type': req.headers['content-type'] ?? '' },
+        }).formData();
         const file = form.get('file');
-        if (form.get('asset_type') !== 'FLOW_JSON' || !(file instanceof Blob)) return refuse(res, 100, 'asset_type FLOW_JSON and file are required');
+        if (form.get('asset_type') !== 'FLOW_JSON' || !(file instanceof Blob))
+          return refuse(res, 100, 'asset_type FLOW_JSON and file are required');
         if (flow.status === 'PUBLISHED') return refuse(res, 139001, 'a published flow cannot be changed');
         const json = JSON.parse(await file.text()) as Record<string, unknown>;
-        const errors = typeof json['version'] === 'string' && Array.isArray(json['screens']) ? [] : [{ error: 'INVALID', message: 'version and screens are required' }];
+        const errors =
+          typeof json['version'] === 'string' && Array.isArray(json['screens'])
+            ? []
+            : [{ error: 'INVALID', message: 'version and screens are required' }];
         if (errors.length === 0) flow.json = json;
         return reply(res, 200, { success: true, validation_errors: errors });
       }
@@ -165,9 +213,21 @@ export async function startFakeGraph(): Promise<FakeGraph> {
       }
       const m = media.get(parts[0] ?? '');
       if (m !== undefined && req.method === 'GET' && parts.length === 1) {
-        return reply(res, 200, { messaging_product: 'whatsapp', url: `https://lookaside.fbsbx.com/whatsapp_business/attachments/?mid=${parts[0]}`, ...m, id: parts[0] });
+        return reply(res, 200, {
+          messaging_product: 'whatsapp',
+          url: `https://lookaside.fbsbx.com/whatsapp_business/attachments/?mid=${parts[0]}`,
+          ...m,
+          id: parts[0],
+        });
       }
-      reply(res, 400, { error: { message: `Unsupported ${req.method} request. Object with ID '${parts[0]}' does not exist`, type: 'GraphMethodException', code: 100, fbtrace_id: 'x' } });
+      reply(res, 400, {
+        error: {
+          message: `Unsupported ${req.method} request. Object with ID '${parts[0]}' does not exist`,
+          type: 'GraphMethodException',
+          code: 100,
+          fbtrace_id: 'x',
+        },
+      });
     })().catch((err: unknown) => reply(res, 500, { error: { message: String(err), code: 1 } }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

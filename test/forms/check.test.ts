@@ -3,19 +3,28 @@ import { checkField, ruleAttributes, ruleFromAttributes } from '../../forms/chec
 import type { FieldRule } from '../../forms/fields.js';
 import { MESSAGES } from '../../forms/messages.js';
 
-const text = (extra: Partial<FieldRule> = {}): FieldRule => ({ kind: 'text', type: 'string', required: false, ...extra });
+const text = (extra: Partial<FieldRule> = {}): FieldRule => ({
+  kind: 'text',
+  type: 'string',
+  required: false,
+  ...extra,
+});
 
 describe('checkField', () => {
-  it('says a required field is missing, in the sender\'s words first', () => {
+  it("says a required field is missing, in the sender's words first", () => {
     expect(checkField(text({ required: true }), '')).toBe('This field is required.');
     expect(checkField(text({ required: true }), '   ')).toBe(MESSAGES.required);
-    expect(checkField(text({ required: true, errorRequired: 'Enter an address first' }), '')).toBe('Enter an address first');
+    expect(checkField(text({ required: true, errorRequired: 'Enter an address first' }), '')).toBe(
+      'Enter an address first',
+    );
     expect(checkField(text(), '')).toBeNull();
   });
 
-  it('checks emails with the platform sentence or the sender\'s', () => {
+  it("checks emails with the platform sentence or the sender's", () => {
     expect(checkField(text({ format: 'email' }), 'not-an-email')).toBe('Enter a valid email address');
-    expect(checkField(text({ format: 'email', errorInvalid: 'Enter your full address' }), 'a@')).toBe('Enter your full address');
+    expect(checkField(text({ format: 'email', errorInvalid: 'Enter your full address' }), 'a@')).toBe(
+      'Enter your full address',
+    );
     expect(checkField(text({ format: 'email' }), 'ada@example.com')).toBeNull();
     expect(checkField(text({ format: 'email' }), ' ada@example.com ')).toBeNull();
   });
@@ -59,8 +68,16 @@ describe('checkField', () => {
 
   it('round-trips a rule through data attributes', () => {
     const rule: FieldRule = {
-      kind: 'text', type: 'string', required: true, format: 'date', min: '2025-01-01', max: '2025-12-31',
-      minLength: 1, maxLength: 10, errorRequired: 'r', errorInvalid: 'i',
+      kind: 'text',
+      type: 'string',
+      required: true,
+      format: 'date',
+      min: '2025-01-01',
+      max: '2025-12-31',
+      minLength: 1,
+      maxLength: 10,
+      errorRequired: 'r',
+      errorInvalid: 'i',
     };
     const attrs = new Map(ruleAttributes(rule));
     expect(ruleFromAttributes((n) => attrs.get(n))).toEqual(rule);

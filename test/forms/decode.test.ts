@@ -57,11 +57,23 @@ describe('decodeFormFields', () => {
   });
 
   it('reads an unchecked checkbox as false and drops empty fields', () => {
-    expect(decodeFormFields(schema, [['name', ''], ['seats', ''], ['address.city', ''], ['at', '']])).toEqual({ agree: false });
+    expect(
+      decodeFormFields(schema, [
+        ['name', ''],
+        ['seats', ''],
+        ['address.city', ''],
+        ['at', ''],
+      ]),
+    ).toEqual({ agree: false });
   });
 
   it('keeps values that cannot be typed as strings, for the server to refuse by name', () => {
-    expect(decodeFormFields(schema, [['seats', 'many'], ['people', '[{']])).toMatchObject({ seats: 'many', people: '[{' });
+    expect(
+      decodeFormFields(schema, [
+        ['seats', 'many'],
+        ['people', '[{'],
+      ]),
+    ).toMatchObject({ seats: 'many', people: '[{' });
   });
 
   it('takes a wall-clock date-time as UTC without an offset', () => {
@@ -97,7 +109,9 @@ describe('decodeFormFields', () => {
       email: 'a@b.co',
       shipping: { method: 'pickup' },
     });
-    expect(visibleFields(s, { contact: true, how: 'phone' })).toEqual(new Set(['contact', 'how', 'shipping', 'shipping.method']));
+    expect(visibleFields(s, { contact: true, how: 'phone' })).toEqual(
+      new Set(['contact', 'how', 'shipping', 'shipping.method']),
+    );
   });
 
   it('keeps a required nested object and array even when empty, and a const pin', () => {

@@ -10,14 +10,17 @@ function tagWith(html: string, attribute: string): string {
 
 describe('renderFormHtml', () => {
   it('escapes everything a sender wrote', () => {
-    const html = renderFormHtml({
-      type: 'object',
-      title: '<script>alert(1)</script>',
-      properties: {
-        '"><img src=x onerror=alert(1)>': { type: 'string', title: '<b>Name</b>', description: "it's <i>" },
-        pick: { type: 'string', enum: ['<a>', '"b"', "'c'"] },
+    const html = renderFormHtml(
+      {
+        type: 'object',
+        title: '<script>alert(1)</script>',
+        properties: {
+          '"><img src=x onerror=alert(1)>': { type: 'string', title: '<b>Name</b>', description: "it's <i>" },
+          pick: { type: 'string', enum: ['<a>', '"b"', "'c'"] },
+        },
       },
-    }, { values: { pick: '<a>' }, errors: { pick: '<em>no</em>' } });
+      { values: { pick: '<a>' }, errors: { pick: '<em>no</em>' } },
+    );
     expect(html).not.toMatch(/<script|<img|<b>|<i>|<em>|<a>/);
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).toContain('&lt;b&gt;Name&lt;/b&gt;');
@@ -31,7 +34,12 @@ describe('renderFormHtml', () => {
         type: 'object',
         required: ['email', 'day'],
         properties: {
-          email: { type: 'string', format: 'email', title: 'Email', errorMessages: { invalid: 'Enter your full address', required: 'Enter an address first' } },
+          email: {
+            type: 'string',
+            format: 'email',
+            title: 'Email',
+            errorMessages: { invalid: 'Enter your full address', required: 'Enter an address first' },
+          },
           day: { type: 'string', format: 'date', formatMinimum: '2025-01-01', formatMaximum: '2025-12-31' },
           at: { type: 'string', format: 'date-time' },
           site: { type: 'string', format: 'uri' },
@@ -85,7 +93,9 @@ describe('renderFormHtml', () => {
     };
     const hidden = renderFormHtml(schema);
     expect(tagWith(hidden, 'data-field="email"')).toMatch(/ hidden/);
-    expect(tagWith(hidden, 'data-field="email"')).toContain('data-visible-when="{&quot;field&quot;:&quot;contact&quot;,&quot;equals&quot;:true}"');
+    expect(tagWith(hidden, 'data-field="email"')).toContain(
+      'data-visible-when="{&quot;field&quot;:&quot;contact&quot;,&quot;equals&quot;:true}"',
+    );
     expect(tagWith(hidden, 'id="ag-email"')).toMatch(/ disabled/);
 
     const shown = renderFormHtml(schema, {

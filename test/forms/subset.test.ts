@@ -11,7 +11,13 @@ describe('checkChannelFormSubset', () => {
   it('accepts every shape the contract lists', () => {
     const schema = form(
       {
-        name: { type: 'string', title: 'Name', minLength: 2, maxLength: 80, errorMessages: { required: 'Your name first' } },
+        name: {
+          type: 'string',
+          title: 'Name',
+          minLength: 2,
+          maxLength: 80,
+          errorMessages: { required: 'Your name first' },
+        },
         email: { type: 'string', format: 'email', errorMessages: { invalid: 'Enter your full address' } },
         start: { type: 'string', format: 'date', formatMinimum: '2025-01-01', formatMaximum: '2025-12-31' },
         at: { type: 'string', format: 'date-time' },
@@ -30,7 +36,12 @@ describe('checkChannelFormSubset', () => {
   });
 
   it.each([
-    ['a nested object', { address: { type: 'object', properties: { city: { type: 'string' } } } }, 'address', /outside/],
+    [
+      'a nested object',
+      { address: { type: 'object', properties: { city: { type: 'string' } } } },
+      'address',
+      /outside/,
+    ],
     ['an array of objects', { people: { type: 'array', items: { type: 'object' } } }, 'people', /items/],
     ['an array without enum items', { tags: { type: 'array', items: { type: 'string' } } }, 'tags', /enum/],
     ['a oneOf', { pick: { oneOf: [{ type: 'string' }, { type: 'number' }] } }, 'pick', /type/],
@@ -40,9 +51,24 @@ describe('checkChannelFormSubset', () => {
     ['a number enum', { level: { type: 'number', enum: [1, 2] } }, 'level', /enum/],
     ['a nullable type list', { note: { type: ['string', 'null'] } }, 'note', /single "type"/],
     ['formatMinimum without a date format', { s: { type: 'string', formatMinimum: '2025-01-01' } }, 's', /date/],
-    ['a formatMinimum that is not a date', { d: { type: 'string', format: 'date', formatMinimum: 'soon' } }, 'd', /date string/],
-    ['visibleWhen to a missing field', { a: { type: 'string', visibleWhen: { field: 'ghost', equals: 'x' } } }, 'a', /ghost/],
-    ['visibleWhen without equals', { a: { type: 'boolean' }, b: { type: 'string', visibleWhen: { field: 'a' } } }, 'b', /visibleWhen/],
+    [
+      'a formatMinimum that is not a date',
+      { d: { type: 'string', format: 'date', formatMinimum: 'soon' } },
+      'd',
+      /date string/,
+    ],
+    [
+      'visibleWhen to a missing field',
+      { a: { type: 'string', visibleWhen: { field: 'ghost', equals: 'x' } } },
+      'a',
+      /ghost/,
+    ],
+    [
+      'visibleWhen without equals',
+      { a: { type: 'boolean' }, b: { type: 'string', visibleWhen: { field: 'a' } } },
+      'b',
+      /visibleWhen/,
+    ],
     ['visibleWhen to itself', { a: { type: 'string', visibleWhen: { field: 'a', equals: 'x' } } }, 'a', /itself/],
     ['unknown errorMessages words', { a: { type: 'string', errorMessages: { tooLong: 'no' } } }, 'a', /tooLong/],
     ['minimum on a string', { a: { type: 'string', minimum: 3 } }, 'a', /"minimum"/],
@@ -57,10 +83,16 @@ describe('checkChannelFormSubset', () => {
   it('refuses a schema that is not an object form', () => {
     expect(checkChannelFormSubset({ type: 'string' })).toMatchObject({ ok: false, property: '(root)' });
     expect(checkChannelFormSubset({ type: 'object', properties: {} })).toMatchObject({ ok: false, property: '(root)' });
-    expect(checkChannelFormSubset(form({ a: { type: 'string' } }, { oneOf: [] }))).toMatchObject({ ok: false, property: '(root)' });
+    expect(checkChannelFormSubset(form({ a: { type: 'string' } }, { oneOf: [] }))).toMatchObject({
+      ok: false,
+      property: '(root)',
+    });
   });
 
   it('refuses a required name that is not a property', () => {
-    expect(checkChannelFormSubset(form({ a: { type: 'string' } }, { required: ['b'] }))).toMatchObject({ ok: false, property: 'b' });
+    expect(checkChannelFormSubset(form({ a: { type: 'string' } }, { required: ['b'] }))).toMatchObject({
+      ok: false,
+      property: 'b',
+    });
   });
 });

@@ -15,7 +15,11 @@ export function api(baseUrl: string, token: string): Api {
   const call = async (method: string, path: string, body?: unknown): Promise<ApiResponse> => {
     const headers: Record<string, string> = { authorization: `Bearer ${token}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     let json: Record<string, unknown> = {};
     try {

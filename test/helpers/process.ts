@@ -18,7 +18,10 @@ export interface GatewayProcess {
  * Starts the built gateway as a real process (`askgate serve`, `askgate worker`, or `npm start`'s entry) and waits
  * until it says it is up. The suite's `pretest` builds dist/ first.
  */
-export async function spawnGateway(role: 'serve' | 'worker' | 'all', env: Record<string, string>): Promise<GatewayProcess> {
+export async function spawnGateway(
+  role: 'serve' | 'worker' | 'all',
+  env: Record<string, string>,
+): Promise<GatewayProcess> {
   const args = role === 'all' ? [MAIN] : [CLI, role];
   const child = spawn(process.execPath, args, {
     env: { PATH: process.env['PATH'] ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },

@@ -39,7 +39,9 @@ export async function startRedisServer(options: { own?: boolean } = {}): Promise
       port,
       stop: async () => undefined,
       restart: async () => {
-        throw new Error('this test restarts redis-server, which it cannot do to the server named by REDIS_URL; pass { own: true }');
+        throw new Error(
+          'this test restarts redis-server, which it cannot do to the server named by REDIS_URL; pass { own: true }',
+        );
       },
     };
   }
@@ -79,8 +81,12 @@ async function launch(port: number, dir: string): Promise<ChildProcess> {
     stderr += chunk.toString();
   });
   const exited = new Promise<never>((_, reject) => {
-    child.once('error', (error) => reject(new Error(`cannot start ${bin}: ${error.message}; install redis-server or set REDIS_SERVER_BIN`)));
-    child.once('exit', (code) => reject(new Error(`${bin} exited with code ${code} before answering PING: ${stderr.trim()}`)));
+    child.once('error', (error) =>
+      reject(new Error(`cannot start ${bin}: ${error.message}; install redis-server or set REDIS_SERVER_BIN`)),
+    );
+    child.once('exit', (code) =>
+      reject(new Error(`${bin} exited with code ${code} before answering PING: ${stderr.trim()}`)),
+    );
   });
   exited.catch(() => {}); // Observed below; after a successful start a later exit is expected (stop).
   await Promise.race([waitForPong(port), exited]);

@@ -19,7 +19,11 @@ beforeAll(async () => {
     ASKGATE_REDIS_PREFIX: '{mp}:',
     ASKGATE_TOKENS: JSON.stringify({ [TOKEN]: { identity: 'ops', scopes: ['read', 'write', 'answer'] } }),
   };
-  [a, b, worker] = await Promise.all([spawnGateway('serve', env), spawnGateway('serve', env), spawnGateway('worker', env)]);
+  [a, b, worker] = await Promise.all([
+    spawnGateway('serve', env),
+    spawnGateway('serve', env),
+    spawnGateway('worker', env),
+  ]);
 });
 
 afterAll(async () => {
@@ -27,13 +31,23 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-function openStream(url: string): { events: Array<{ type: string; data: Record<string, unknown> }>; opened: Promise<void>; close(): void } {
+function openStream(url: string): {
+  events: Array<{ type: string; data: Record<string, unknown> }>;
+  opened: Promise<void>;
+  close(): void;
+} {
   const events: Array<{ type: string; data: Record<string, unknown> }> = [];
   const source = new EventSource(`${url}/api/interactions/stream`, {
-    fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), authorization: `Bearer ${TOKEN}` } }),
+    fetch: (input, init) =>
+      fetch(input, {
+        ...init,
+        headers: { ...(init?.headers as Record<string, string>), authorization: `Bearer ${TOKEN}` },
+      }),
   });
   for (const type of ['interaction.created', 'interaction.answered', 'interaction.expired', 'interaction.cancelled']) {
-    source.addEventListener(type, (e) => events.push({ type, data: JSON.parse((e as MessageEvent<string>).data) as Record<string, unknown> }));
+    source.addEventListener(type, (e) =>
+      events.push({ type, data: JSON.parse((e as MessageEvent<string>).data) as Record<string, unknown> }),
+    );
   }
   const opened = new Promise<void>((resolve, reject) => {
     source.onopen = () => resolve();
@@ -55,21 +69,33 @@ describe('two serve processes and a worker on one Redis', () => {
     const onA = openStream(a.url as string);
     const onB = openStream(b.url as string);
     await Promise.all([onA.opened, onB.opened]);
-    const created = await api(a.url as string, TOKEN).post('/api/interactions', { question: 'Deploy?', answer_format: 'confirm' });
+    const created = await api(a.url as string, TOKEN).post('/api/interactions', {
+      question: 'Deploy?',
+      answer_format: 'confirm',
+    });
     const id = created.json['id'] as string;
     await api(b.url as string, TOKEN).post(`/api/interactions/${id}/answer`, { answer: true });
     for (const stream of [onA, onB]) {
-      await until(() => stream.events.some((e) => e.type === 'interaction.answered' && e.data['id'] === id), 'the answered event');
+      await until(
+        () => stream.events.some((e) => e.type === 'interaction.answered' && e.data['id'] === id),
+        'the answered event',
+      );
       const mine = stream.events.filter((e) => e.data['id'] === id).map((e) => e.type);
       expect(mine).toEqual(['interaction.created', 'interaction.answered']);
-      expect(stream.events.find((e) => e.type === 'interaction.answered')?.data['result']).toMatchObject({ answer: true });
+      expect(stream.events.find((e) => e.type === 'interaction.answered')?.data['result']).toMatchObject({
+        answer: true,
+      });
     }
     onA.close();
     onB.close();
   });
 
   it('wakes a result wait on one process when the answer lands on the other', async () => {
-    const created = await api(a.url as string, TOKEN).post('/api/interactions', { question: 'Which region?', answer_format: 'select', choices: ['eu', 'us'] });
+    const created = await api(a.url as string, TOKEN).post('/api/interactions', {
+      question: 'Which region?',
+      answer_format: 'select',
+      choices: ['eu', 'us'],
+    });
     const id = created.json['id'] as string;
     const waiting = api(a.url as string, TOKEN).get(`/api/interactions/${id}/result?wait=30`);
     await new Promise((r) => setTimeout(r, 300));
@@ -83,7 +109,11 @@ describe('two serve processes and a worker on one Redis', () => {
   });
 
   it('lets the worker expire a sync ask whose timeout passes, seen by both serve processes', async () => {
-    const created = await api(a.url as string, TOKEN).post('/api/interactions', { question: 'Fast?', answer_format: 'confirm', timeout: 0.5 });
+    const created = await api(a.url as string, TOKEN).post('/api/interactions', {
+      question: 'Fast?',
+      answer_format: 'confirm',
+      timeout: 0.5,
+    });
     const id = created.json['id'] as string;
     const result = await api(b.url as string, TOKEN).get(`/api/interactions/${id}/result?wait=10`);
     expect(result.json['status']).toBe('expired');
@@ -91,9 +121,14 @@ describe('two serve processes and a worker on one Redis', () => {
   });
 
   it('lets one of many concurrent answers spread over both processes win', async () => {
-    const created = await api(a.url as string, TOKEN).post('/api/interactions', { question: 'Name?', answer_format: 'text' });
+    const created = await api(a.url as string, TOKEN).post('/api/interactions', {
+      question: 'Name?',
+      answer_format: 'text',
+    });
     const id = created.json['id'] as string;
-    const answers = Array.from({ length: 40 }, (_, i) => api((i % 2 ? a.url : b.url) as string, TOKEN).post(`/api/interactions/${id}/answer`, { answer: `n${i}` }));
+    const answers = Array.from({ length: 40 }, (_, i) =>
+      api((i % 2 ? a.url : b.url) as string, TOKEN).post(`/api/interactions/${id}/answer`, { answer: `n${i}` }),
+    );
     const statuses = (await Promise.all(answers)).map((r) => r.json['status']);
     expect(statuses.filter((s) => s === 'answered')).toHaveLength(1);
     expect(statuses.filter((s) => s === 'already_answered')).toHaveLength(39);

@@ -24,8 +24,17 @@ beforeAll(async () => {
     [BOB]: { identity: 'bob', scopes: ['read', 'write', 'answer'], webhook_secret: SECRET },
     [NOSECRET]: { identity: 'carol', scopes: ['read', 'write', 'answer'] },
   });
-  const env = { REDIS_URL: redis.url, ASKGATE_REDIS_PREFIX: '{pe}:', ASKGATE_TOKENS: tokens, ASKGATE_RESUME_BACKOFF_MS: '100' };
-  [serve, worker, memory] = await Promise.all([spawnGateway('serve', env), spawnGateway('worker', env), spawnGateway('all', { ASKGATE_TOKENS: tokens })]);
+  const env = {
+    REDIS_URL: redis.url,
+    ASKGATE_REDIS_PREFIX: '{pe}:',
+    ASKGATE_TOKENS: tokens,
+    ASKGATE_RESUME_BACKOFF_MS: '100',
+  };
+  [serve, worker, memory] = await Promise.all([
+    spawnGateway('serve', env),
+    spawnGateway('worker', env),
+    spawnGateway('all', { ASKGATE_TOKENS: tokens }),
+  ]);
 });
 
 afterAll(async () => {
@@ -42,14 +51,20 @@ const runStatus = async (runId: string, token = ALICE) => (await as(token).get(`
 describe('expiry', () => {
   it('resumes an on_expiry "resume" park with the expired marker', async () => {
     const res = await as(ALICE).post('/api/interactions', {
-      question: 'Approve?', answer_format: 'confirm', mode: 'async', expiry_at: inMs(1000), on_expiry: 'resume',
+      question: 'Approve?',
+      answer_format: 'confirm',
+      mode: 'async',
+      expiry_at: inMs(1000),
+      on_expiry: 'resume',
       run: { run_id: 'run-expire-resume', resume: hook() },
     });
     expect(res.status).toBe(201);
     await until(async () => (await runStatus('run-expire-resume')) === 'resumed', 'the expired run to resume');
     expect(deliveriesFor('run-expire-resume')).toHaveLength(1);
     expect(deliveriesFor('run-expire-resume')[0]?.body).toMatchObject({
-      type: 'run.resumed', interaction_id: res.json['id'], ask_result: { answer: { $interaction: 'expired' }, reply_to: null, params: null },
+      type: 'run.resumed',
+      interaction_id: res.json['id'],
+      ask_result: { answer: { $interaction: 'expired' }, reply_to: null, params: null },
     });
   });
 
@@ -64,17 +79,24 @@ describe('expiry', () => {
     expect(parent.status).toBe(201);
     const parentAsks = (parent.json['interactions'] as Array<{ id: string }>).map((r) => r.id);
     const child = await as(ALICE).post('/api/interactions', {
-      question: 'Child?', answer_format: 'confirm', mode: 'async', expiry_at: inMs(1000),
+      question: 'Child?',
+      answer_format: 'confirm',
+      mode: 'async',
+      expiry_at: inMs(1000),
       run: { run_id: 'run-child', parent_run_id: 'run-parent', resume: hook() },
     });
     expect(child.status).toBe(201);
-    await until(async () => deliveriesFor('run-parent').length === 1 && deliveriesFor('run-child').length === 1, 'both kill notices');
+    await until(
+      async () => deliveriesFor('run-parent').length === 1 && deliveriesFor('run-child').length === 1,
+      'both kill notices',
+    );
     expect(deliveriesFor('run-child')[0]?.body).toMatchObject({ type: 'run.killed', killed_by: child.json['id'] });
     expect(deliveriesFor('run-parent')[0]?.body).toMatchObject({ type: 'run.killed', killed_by: 'run:run-child' });
     expect(await runStatus('run-child')).toBe('killed');
     expect(await runStatus('run-parent', BOB)).toBe('killed');
     expect((await as(ALICE).get(`/api/interactions/${child.json['id']}`)).json['status']).toBe('expired');
-    for (const id of parentAsks) expect((await as(BOB).get(`/api/interactions/${id}`)).json['status']).toBe('cancelled');
+    for (const id of parentAsks)
+      expect((await as(BOB).get(`/api/interactions/${id}`)).json['status']).toBe('cancelled');
   });
 
   it('tears a whole fan-out down when one of its kill asks lapses, without resuming it part-way', async () => {
@@ -88,30 +110,52 @@ describe('expiry', () => {
     });
     const [first, lapsing, third] = (res.json['interactions'] as Array<{ id: string }>).map((r) => r.id);
     await as(ALICE).post(`/api/interactions/${first}/answer`, { answer: true });
-    await until(async () => (await runStatus('run-fan-kill')) === 'killed' && deliveriesFor('run-fan-kill').length === 1, 'the fan-out kill');
+    await until(
+      async () => (await runStatus('run-fan-kill')) === 'killed' && deliveriesFor('run-fan-kill').length === 1,
+      'the fan-out kill',
+    );
     expect(deliveriesFor('run-fan-kill').map((d) => d.body['type'])).toEqual(['run.killed']);
     expect(deliveriesFor('run-fan-kill')[0]?.body['killed_by']).toBe(lapsing);
-    await until(async () => (await as(ALICE).get(`/api/interactions/${third}`)).json['status'] === 'cancelled', 'the sibling to be cancelled');
+    await until(
+      async () => (await as(ALICE).get(`/api/interactions/${third}`)).json['status'] === 'cancelled',
+      'the sibling to be cancelled',
+    );
   });
 });
 
 describe('asking the caller', () => {
-  it('parks the asking run, lets only the parent run\'s identity answer, and resumes the child', async () => {
+  it("parks the asking run, lets only the parent run's identity answer, and resumes the child", async () => {
     const parent = await as(BOB).post('/api/interactions', {
-      question: 'Outer?', answer_format: 'text', mode: 'async', expiry_at: inMs(3_600_000), run: { run_id: 'run-boss', resume: hook() },
+      question: 'Outer?',
+      answer_format: 'text',
+      mode: 'async',
+      expiry_at: inMs(3_600_000),
+      run: { run_id: 'run-boss', resume: hook() },
     });
     expect(parent.status).toBe(201);
     const ask = await as(ALICE).post('/api/interactions', {
-      question: 'Which table?', answer_format: 'text', to: 'caller', payload: { tables: ['a', 'b'] }, expiry_at: inMs(3_600_000),
+      question: 'Which table?',
+      answer_format: 'text',
+      to: 'caller',
+      payload: { tables: ['a', 'b'] },
+      expiry_at: inMs(3_600_000),
       run: { run_id: 'run-tool', parent_run_id: 'run-boss', resume: hook() },
     });
     expect(ask.status).toBe(201);
-    expect(ask.json).toMatchObject({ to: 'caller', mode: 'async', suspended: true, payload: { tables: ['a', 'b'] }, channel: null });
+    expect(ask.json).toMatchObject({
+      to: 'caller',
+      mode: 'async',
+      suspended: true,
+      payload: { tables: ['a', 'b'] },
+      channel: null,
+    });
     const id = ask.json['id'] as string;
     // No inbox: the pending list does not show it; the parent finds it on the child run.
     const pending = (await as(BOB).get('/api/interactions?limit=200')).json['items'] as Array<{ id: string }>;
     expect(pending.some((r) => r.id === id)).toBe(false);
-    expect((await as(BOB).get('/api/runs/run-tool')).json['asks']).toEqual([{ interaction_id: id, status: 'pending', result: null }]);
+    expect((await as(BOB).get('/api/runs/run-tool')).json['asks']).toEqual([
+      { interaction_id: id, status: 'pending', result: null },
+    ]);
     const wrong = await as(ALICE).post(`/api/interactions/${id}/answer`, { answer: 'a' });
     expect(wrong.status).toBe(403);
     expect((await as(BOB).post(`/api/interactions/${id}/answer`, { answer: 'b' })).json['status']).toBe('answered');
@@ -122,7 +166,11 @@ describe('asking the caller', () => {
 
   it('refuses a caller ask whose parent run askgate does not know', async () => {
     const res = await as(ALICE).post('/api/interactions', {
-      question: 'Hello?', answer_format: 'text', to: 'caller', expiry_at: inMs(60_000), run: { run_id: 'run-orphan', parent_run_id: 'nobody', resume: hook() },
+      question: 'Hello?',
+      answer_format: 'text',
+      to: 'caller',
+      expiry_at: inMs(60_000),
+      run: { run_id: 'run-orphan', parent_run_id: 'nobody', resume: hook() },
     });
     expect(res.status).toBe(400);
     expect(res.json['field']).toBe('run.parent_run_id');
@@ -133,7 +181,11 @@ describe('refusals of a park', () => {
   const day = 86_400_000;
   it('refuses a deadline past the retention horizon, and an agent deadline inside the idle-TTL margin', async () => {
     const body = (runId: string, kind: string, ms: number) => ({
-      question: 'Later?', answer_format: 'confirm', mode: 'async', expiry_at: inMs(ms), run: { run_id: runId, kind, resume: hook() },
+      question: 'Later?',
+      answer_format: 'confirm',
+      mode: 'async',
+      expiry_at: inMs(ms),
+      run: { run_id: runId, kind, resume: hook() },
     });
     const tool = await as(ALICE).post('/api/interactions', body('run-r1', 'tool', 7 * day + 60_000));
     expect(tool.status).toBe(400);
@@ -149,7 +201,11 @@ describe('refusals of a park', () => {
 
   it('refuses a webhook resume for an identity without a webhook_secret', async () => {
     const res = await as(NOSECRET).post('/api/interactions', {
-      question: 'Signed?', answer_format: 'confirm', mode: 'async', expiry_at: inMs(60_000), run: { run_id: 'run-unsigned', resume: hook() },
+      question: 'Signed?',
+      answer_format: 'confirm',
+      mode: 'async',
+      expiry_at: inMs(60_000),
+      run: { run_id: 'run-unsigned', resume: hook() },
     });
     expect(res.status).toBe(400);
     expect(res.json['field']).toBe('run.resume.webhook');
@@ -159,11 +215,18 @@ describe('refusals of a park', () => {
   it('refuses a park on the in-memory store with 409 before writing anything', async () => {
     const mem = api(memory.url as string, ALICE);
     const single = await mem.post('/api/interactions', {
-      question: 'Park?', answer_format: 'confirm', mode: 'async', expiry_at: inMs(60_000), run: { run_id: 'run-mem', resume: hook() },
+      question: 'Park?',
+      answer_format: 'confirm',
+      mode: 'async',
+      expiry_at: inMs(60_000),
+      run: { run_id: 'run-mem', resume: hook() },
     });
     expect(single.status).toBe(409);
     expect(single.json['message']).toMatch(/in-memory store/);
-    const fan = await mem.post('/api/runs', { run: { run_id: 'run-mem', resume: hook() }, asks: [{ question: 'Park?', answer_format: 'confirm', expiry_at: inMs(60_000) }] });
+    const fan = await mem.post('/api/runs', {
+      run: { run_id: 'run-mem', resume: hook() },
+      asks: [{ question: 'Park?', answer_format: 'confirm', expiry_at: inMs(60_000) }],
+    });
     expect(fan.status).toBe(409);
     expect((await mem.get('/api/interactions')).json['items']).toEqual([]);
   });

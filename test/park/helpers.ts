@@ -56,7 +56,10 @@ export async function startVerifyingServer(
         res.writeHead(401).end();
         return;
       }
-      onDelivery({ path: req.url ?? '', id: headers['webhook-id'] as string, body: JSON.parse(raw) as Record<string, unknown> }, res);
+      onDelivery(
+        { path: req.url ?? '', id: headers['webhook-id'] as string, body: JSON.parse(raw) as Record<string, unknown> },
+        res,
+      );
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -108,7 +111,10 @@ const FIXTURE = fileURLToPath(new URL('../fixtures/continuation-worker.mjs', imp
 
 /** Spawns an SDK continuation worker fixture (by default continuation-worker.mjs) as its own process; waits until it consumes. */
 export async function spawnContinuationWorker(env: Record<string, string>, fixture = FIXTURE): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [fixture], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [fixture], {
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`continuation worker did not start:\n${out}`)), 15_000);
@@ -172,10 +178,17 @@ export async function startParkWorld(options: {
     LOG_LEVEL: 'silent',
     LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES: String(retentionMinutes),
     INTERACTIONS_IDLE_TTL_SECONDS: '600',
-    ASKGATE_TOKENS: JSON.stringify({ [token]: { identity: options.identity, scopes: ['read', 'write', 'answer'], ...options.tokenFields } }),
+    ASKGATE_TOKENS: JSON.stringify({
+      [token]: { identity: options.identity, scopes: ['read', 'write', 'answer'], ...options.tokenFields },
+    }),
   });
   const gateway = await createGateway(config, { workers: false });
-  const runs = await RunStore.connect({ url: redis.url, prefix, retentionMs: retentionMinutes * 60_000, idleTtlMs: 600_000 });
+  const runs = await RunStore.connect({
+    url: redis.url,
+    prefix,
+    retentionMs: retentionMinutes * 60_000,
+    idleTtlMs: 600_000,
+  });
   return {
     redis,
     raw,

@@ -3,7 +3,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../helpers/http.js';
 import { spawnGateway, type GatewayProcess } from '../helpers/process.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
-import { inMs, spawnContinuationWorker, startReceiver, startRecorder, stopChild, until, webhookSecret, type Receiver, type Recorder } from './helpers.js';
+import {
+  inMs,
+  spawnContinuationWorker,
+  startReceiver,
+  startRecorder,
+  stopChild,
+  until,
+  webhookSecret,
+  type Receiver,
+  type Recorder,
+} from './helpers.js';
 
 /**
  * Parks made through one `askgate serve`, answered through another, resumed by `askgate worker` processes or by
@@ -28,10 +38,17 @@ beforeAll(async () => {
   env = {
     REDIS_URL: redis.url,
     ASKGATE_REDIS_PREFIX: PREFIX,
-    ASKGATE_TOKENS: JSON.stringify({ [TOKEN]: { identity: 'alice', scopes: ['read', 'write', 'answer'], webhook_secret: SECRET } }),
+    ASKGATE_TOKENS: JSON.stringify({
+      [TOKEN]: { identity: 'alice', scopes: ['read', 'write', 'answer'], webhook_secret: SECRET },
+    }),
     ASKGATE_RESUME_BACKOFF_MS: '100',
   };
-  [a, b, ...workers] = await Promise.all([spawnGateway('serve', env), spawnGateway('serve', env), spawnGateway('worker', env), spawnGateway('worker', env)]);
+  [a, b, ...workers] = await Promise.all([
+    spawnGateway('serve', env),
+    spawnGateway('serve', env),
+    spawnGateway('worker', env),
+    spawnGateway('worker', env),
+  ]);
 });
 
 afterAll(async () => {
@@ -44,12 +61,21 @@ afterAll(async () => {
 const onA = () => api(a.url as string, TOKEN);
 const onB = () => api(b.url as string, TOKEN);
 const deliveriesFor = (runId: string) => receiver.deliveries.filter((d) => d.body['run_id'] === runId);
-const eventsFor = (runId: string, event: string) => recorder.events.filter((e) => e.event === event && e.continuation['run_id'] === runId);
+const eventsFor = (runId: string, event: string) =>
+  recorder.events.filter((e) => e.event === event && e.continuation['run_id'] === runId);
 
-async function park(runId: string, resume: Record<string, string>, extra: Record<string, unknown> = {}): Promise<string> {
+async function park(
+  runId: string,
+  resume: Record<string, string>,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
   const res = await onA().post('/api/interactions', {
-    question: 'Ship it?', answer_format: 'confirm', mode: 'async', expiry_at: inMs(3_600_000),
-    run: { run_id: runId, resume, state: { step: 3 } }, ...extra,
+    question: 'Ship it?',
+    answer_format: 'confirm',
+    mode: 'async',
+    expiry_at: inMs(3_600_000),
+    run: { run_id: runId, resume, state: { step: 3 } },
+    ...extra,
   });
   expect(res.status).toBe(201);
   expect(res.json['suspended']).toBe(true);
@@ -59,14 +85,25 @@ async function park(runId: string, resume: Record<string, string>, extra: Record
 describe('an async park resumes exactly once', () => {
   it('parks through one gateway, is answered on another, and is resumed by a worker with a signed, retried webhook', async () => {
     const id = await park('run-webhook', { webhook: `${receiver.url}/fail-first/hook` });
-    expect((await onB().get('/api/runs/run-webhook')).json).toMatchObject({ status: 'parked', identity: 'alice', outstanding: 1 });
+    expect((await onB().get('/api/runs/run-webhook')).json).toMatchObject({
+      status: 'parked',
+      identity: 'alice',
+      outstanding: 1,
+    });
     expect((await onB().post(`/api/interactions/${id}/answer`, { answer: true })).json['status']).toBe('answered');
-    await until(async () => (await onA().get('/api/runs/run-webhook')).json['status'] === 'resumed', 'the run to resume');
+    await until(
+      async () => (await onA().get('/api/runs/run-webhook')).json['status'] === 'resumed',
+      'the run to resume',
+    );
     const [delivery] = deliveriesFor('run-webhook');
     expect(deliveriesFor('run-webhook')).toHaveLength(1);
     expect(delivery?.body).toMatchObject({
-      type: 'run.resumed', run_id: 'run-webhook', identity: 'alice', interaction_id: id,
-      ask_result: { answer: true, reply_to: null, params: null }, state: { step: 3 },
+      type: 'run.resumed',
+      run_id: 'run-webhook',
+      identity: 'alice',
+      interaction_id: id,
+      ask_result: { answer: true, reply_to: null, params: null },
+      state: { step: 3 },
     });
     // The first attempt was refused with 500 and retried under the same webhook-id.
     expect(receiver.refused).toContain(delivery?.id);
@@ -77,7 +114,9 @@ describe('an async park resumes exactly once', () => {
   it('gives one resume for 100 concurrent duplicate answers spread over two gateways', async () => {
     const id = await park('run-dupes', { webhook: `${receiver.url}/hook` });
     const answers = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => (i % 2 ? onA() : onB()).post(`/api/interactions/${id}/answer`, { answer: i % 3 === 0 })),
+      Array.from({ length: 100 }, (_, i) =>
+        (i % 2 ? onA() : onB()).post(`/api/interactions/${id}/answer`, { answer: i % 3 === 0 }),
+      ),
     );
     const statuses = answers.map((r) => r.json['status']);
     expect(statuses.filter((s) => s === 'answered')).toHaveLength(1);
@@ -88,28 +127,54 @@ describe('an async park resumes exactly once', () => {
   });
 
   it('resumes a handler continuation registered through the SDK in another process', async () => {
-    const worker = await spawnContinuationWorker({ REDIS_URL: redis.url, ASKGATE_REDIS_PREFIX: PREFIX, RECORDER: recorder.url });
+    const worker = await spawnContinuationWorker({
+      REDIS_URL: redis.url,
+      ASKGATE_REDIS_PREFIX: PREFIX,
+      RECORDER: recorder.url,
+    });
     children.push(worker);
     const id = await park('run-handler', { handler: 'note' });
     await onB().post(`/api/interactions/${id}/answer`, { answer: false });
-    await until(async () => (await onA().get('/api/runs/run-handler')).json['status'] === 'resumed', 'the handler run to resume');
+    await until(
+      async () => (await onA().get('/api/runs/run-handler')).json['status'] === 'resumed',
+      'the handler run to resume',
+    );
     expect(eventsFor('run-handler', 'completed')).toHaveLength(1);
     expect(eventsFor('run-handler', 'completed')[0]?.continuation).toMatchObject({
-      type: 'run.resumed', identity: 'alice', interaction_id: id, ask_result: { answer: false }, state: { step: 3 }, attempt: 1,
+      type: 'run.resumed',
+      identity: 'alice',
+      interaction_id: id,
+      ask_result: { answer: false },
+      state: { step: 3 },
+      attempt: 1,
     });
     await stopChild(worker);
   });
 
   it('reruns a continuation once, on another worker, when its worker is SIGKILLed mid-continuation', async () => {
-    const doomed = await spawnContinuationWorker({ REDIS_URL: redis.url, ASKGATE_REDIS_PREFIX: PREFIX, RECORDER: recorder.url, HANG: '1', LOCK_MS: '1500' });
+    const doomed = await spawnContinuationWorker({
+      REDIS_URL: redis.url,
+      ASKGATE_REDIS_PREFIX: PREFIX,
+      RECORDER: recorder.url,
+      HANG: '1',
+      LOCK_MS: '1500',
+    });
     children.push(doomed);
     const id = await park('run-sigkill', { handler: 'note' });
     await onB().post(`/api/interactions/${id}/answer`, { answer: true });
     await until(() => eventsFor('run-sigkill', 'started').length === 1, 'the doomed worker to start the continuation');
-    const survivor = await spawnContinuationWorker({ REDIS_URL: redis.url, ASKGATE_REDIS_PREFIX: PREFIX, RECORDER: recorder.url, LOCK_MS: '1500' });
+    const survivor = await spawnContinuationWorker({
+      REDIS_URL: redis.url,
+      ASKGATE_REDIS_PREFIX: PREFIX,
+      RECORDER: recorder.url,
+      LOCK_MS: '1500',
+    });
     children.push(survivor);
     await stopChild(doomed, 'SIGKILL');
-    await until(async () => (await onA().get('/api/runs/run-sigkill')).json['status'] === 'resumed', 'the rerun to complete');
+    await until(
+      async () => (await onA().get('/api/runs/run-sigkill')).json['status'] === 'resumed',
+      'the rerun to complete',
+    );
     const started = eventsFor('run-sigkill', 'started');
     const completed = eventsFor('run-sigkill', 'completed');
     expect(started.map((e) => e.pid)).toEqual([doomed.pid, survivor.pid]);
@@ -131,13 +196,20 @@ describe('an async park resumes exactly once', () => {
     expect(res.status).toBe(201);
     const ids = (res.json['interactions'] as Array<{ id: string }>).map((r) => r.id);
     expect(ids).toHaveLength(3);
-    const answers: Record<string, unknown> = { [ids[0] as string]: 'us', [ids[1] as string]: 'nightly', [ids[2] as string]: true };
+    const answers: Record<string, unknown> = {
+      [ids[0] as string]: 'us',
+      [ids[1] as string]: 'nightly',
+      [ids[2] as string]: true,
+    };
     // Last ask first, on alternating gateways; the run stays parked until the last one.
     await onB().post(`/api/interactions/${ids[2]}/answer`, { answer: true });
     await onA().post(`/api/interactions/${ids[0]}/answer`, { answer: 'us' });
     expect((await onA().get('/api/runs/run-fanout')).json).toMatchObject({ status: 'parked', outstanding: 1 });
     await onB().post(`/api/interactions/${ids[1]}/answer`, { answer: 'nightly' });
-    await until(async () => (await onA().get('/api/runs/run-fanout')).json['status'] === 'resumed', 'the fan-out to resume');
+    await until(
+      async () => (await onA().get('/api/runs/run-fanout')).json['status'] === 'resumed',
+      'the fan-out to resume',
+    );
     expect(deliveriesFor('run-fanout')).toHaveLength(1);
     const results = deliveriesFor('run-fanout')[0]?.body['results'] as Record<string, { answer: unknown }>;
     expect(Object.keys(results).sort()).toEqual([...ids].sort());

@@ -49,18 +49,33 @@ interface Target {
 async function startTarget(): Promise<Target> {
   const t: Omit<Target, 'url' | 'close'> = { turns: [], resumes: [], refused: [], unverified: 0 };
   const send = (res: ServerResponse, status: number, body?: unknown): void => {
-    res.writeHead(status, { 'content-type': 'application/json' }).end(body === undefined ? undefined : JSON.stringify(body));
+    res
+      .writeHead(status, { 'content-type': 'application/json' })
+      .end(body === undefined ? undefined : JSON.stringify(body));
   };
-  const handle = async (path: string, id: string, body: Record<string, unknown>, res: ServerResponse): Promise<void> => {
+  const handle = async (
+    path: string,
+    id: string,
+    body: Record<string, unknown>,
+    res: ServerResponse,
+  ): Promise<void> => {
     if (path === '/turn') {
       t.turns.push({ id, body });
       const turn = body['turn'] as { text: string; thread: { recipient: string } };
       if (turn.text === 'ping') return send(res, 200, { text: 'pong' });
       // Park: a confirm ask in the same chat, under the turn's run id, so the run remembers its thread.
       const parked = await api(serve.url as string, TOKEN).post('/api/interactions', {
-        question: `Run "${turn.text}"?`, answer_format: 'confirm', mode: 'async', expiry_at: inMs(3_600_000),
-        channel: 'telegram', recipient: turn.thread.recipient,
-        run: { run_id: body['run_id'], resume: { webhook: `${server.url}/fail-first/resume` }, state: { asked: turn.text } },
+        question: `Run "${turn.text}"?`,
+        answer_format: 'confirm',
+        mode: 'async',
+        expiry_at: inMs(3_600_000),
+        channel: 'telegram',
+        recipient: turn.thread.recipient,
+        run: {
+          run_id: body['run_id'],
+          resume: { webhook: `${server.url}/fail-first/resume` },
+          state: { asked: turn.text },
+        },
       });
       return send(res, parked.status === 201 ? 204 : 500);
     }
@@ -88,15 +103,29 @@ beforeAll(async () => {
   const env = {
     REDIS_URL: redis.url,
     ASKGATE_REDIS_PREFIX: PREFIX,
-    ASKGATE_TOKENS: JSON.stringify({ [TOKEN]: { identity: 'concierge', scopes: ['read', 'write', 'answer'], webhook_secret: SECRET } }),
+    ASKGATE_TOKENS: JSON.stringify({
+      [TOKEN]: { identity: 'concierge', scopes: ['read', 'write', 'answer'], webhook_secret: SECRET },
+    }),
     ASKGATE_RESUME_BACKOFF_MS: '100',
     TELEGRAM_BOT_TOKEN: '123456:ROUTE-token-for-the-fake',
     TELEGRAM_WEBHOOK_SECRET: TG_SECRET,
     TELEGRAM_API_ROOT: fake.apiRoot,
     INTERACTIONS_PUBLIC_BASE_URL: 'http://127.0.0.1:1',
     ASKGATE_ROUTES: JSON.stringify([
-      { name: 'desk', channel: 'telegram', chat: HANDLER_CHAT, identity: 'concierge', target: { handler: 'concierge' } },
-      { name: 'ops', channel: 'telegram', identity: 'concierge', target: { webhook: `${target.url}/turn` }, reply: { template: 'bot: {{output.text}}' } },
+      {
+        name: 'desk',
+        channel: 'telegram',
+        chat: HANDLER_CHAT,
+        identity: 'concierge',
+        target: { handler: 'concierge' },
+      },
+      {
+        name: 'ops',
+        channel: 'telegram',
+        identity: 'concierge',
+        target: { webhook: `${target.url}/turn` },
+        reply: { template: 'bot: {{output.text}}' },
+      },
     ]),
   };
   [serve, worker] = await Promise.all([spawnGateway('serve', env), spawnGateway('worker', env)]);
@@ -112,23 +141,42 @@ afterAll(async () => {
 /** A person writes `text` in `chatId`, quoting nothing; returns the message id. */
 async function say(chatId: string, text: string): Promise<string> {
   const messageId = ++messageSeq;
-  const update = { update_id: nextUpdateId(), message: { message_id: messageId, date: 1_700_000_200, chat: { id: Number(chatId), type: 'private', first_name: 'Ada' }, from: PERSON, text } };
+  const update = {
+    update_id: nextUpdateId(),
+    message: {
+      message_id: messageId,
+      date: 1_700_000_200,
+      chat: { id: Number(chatId), type: 'private', first_name: 'Ada' },
+      from: PERSON,
+      text,
+    },
+  };
   expect(await postUpdate(serve.url as string, TG_SECRET, update)).toBe(200);
   return String(messageId);
 }
 
 /** The bot's messages in `chatId` that quote message `messageId`: the replies into that thread. */
 const repliesTo = (chatId: string, messageId: string): FakeCall[] =>
-  fake.callsTo('sendMessage').filter((c) => String(c.payload['chat_id']) === chatId && (c.payload['reply_parameters'] as { message_id?: number } | undefined)?.message_id === Number(messageId));
+  fake
+    .callsTo('sendMessage')
+    .filter(
+      (c) =>
+        String(c.payload['chat_id']) === chatId &&
+        (c.payload['reply_parameters'] as { message_id?: number } | undefined)?.message_id === Number(messageId),
+    );
 
 async function questionIn(chatId: string): Promise<FakeMessage> {
   let question: FakeMessage | undefined;
-  await until(() => (question = fake.messagesIn(chatId).find((m) => m.reply_markup !== null)) !== undefined, `a question in chat ${chatId}`);
+  await until(
+    () => (question = fake.messagesIn(chatId).find((m) => m.reply_markup !== null)) !== undefined,
+    `a question in chat ${chatId}`,
+  );
   return question as FakeMessage;
 }
 
 const runOf = (chatId: string, messageId: string): string => `turn:telegram:${chatId}:${messageId}`;
-const runView = async (runId: string) => (await api(serve.url as string, TOKEN).get(`/api/runs/${encodeURIComponent(runId)}`)).json;
+const runView = async (runId: string) =>
+  (await api(serve.url as string, TOKEN).get(`/api/runs/${encodeURIComponent(runId)}`)).json;
 
 describe('runs reached over chat', () => {
   it('hands a message that answers no question to the route webhook, and posts its immediate reply into the chat', async () => {
@@ -138,14 +186,23 @@ describe('runs reached over chat', () => {
     expect(repliesTo(chat, messageId)[0]?.payload['text']).toBe('bot: pong');
     const turn = target.turns.find((t) => t.body['run_id'] === runOf(chat, messageId));
     expect(turn?.body).toMatchObject({
-      type: 'conversation.turn', identity: 'concierge', route: 'ops',
-      turn: { channel: 'telegram', thread: { recipient: chat, message_id: messageId }, text: 'ping', reply_to: null, from: 'telegram:@ada', params: { chat_id: chat, from_username: 'ada' } },
+      type: 'conversation.turn',
+      identity: 'concierge',
+      route: 'ops',
+      turn: {
+        channel: 'telegram',
+        thread: { recipient: chat, message_id: messageId },
+        text: 'ping',
+        reply_to: null,
+        from: 'telegram:@ada',
+        params: { chat_id: chat, from_username: 'ada' },
+      },
     });
     expect(turn?.id).toBe(`msg_${turn?.body['resume_id'] as string}`);
     expect(target.unverified).toBe(0);
   });
 
-  it('posts a parked run\'s late reply into the originating thread once, after a tap in the same chat resumes it', async () => {
+  it("posts a parked run's late reply into the originating thread once, after a tap in the same chat resumes it", async () => {
     const chat = freshChat();
     const messageId = await say(chat, 'deploy v2');
     const question = await questionIn(chat);
@@ -164,12 +221,19 @@ describe('runs reached over chat', () => {
 
     // A duplicate resume attempt (the sweep, a second gateway) and a duplicate reply enqueue find their jobs done.
     const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
-    const queues = [new Queue('resume', { connection, prefix: '{rt}' }), new Queue('reply', { connection, prefix: '{rt}' })];
+    const queues = [
+      new Queue('resume', { connection, prefix: '{rt}' }),
+      new Queue('reply', { connection, prefix: '{rt}' }),
+    ];
     try {
       const [resumeQueue, replyQueue] = queues as [Queue, Queue];
       await resumeQueue.add('resume', { runId, generation: 1 }, { jobId: resumeJobId(runId, 1) });
       const thread = { channel: 'telegram', recipient: chat, replyToMessageId: messageId, route: 'ops' };
-      await replyQueue.add('reply', { runId, generation: 1, thread, output: { text: 'again' } }, { jobId: replyJobId(runId, 1) });
+      await replyQueue.add(
+        'reply',
+        { runId, generation: 1, thread, output: { text: 'again' } },
+        { jobId: replyJobId(runId, 1) },
+      );
       expect(await resumeQueue.getJobState(resumeJobId(runId, 1))).toBe('completed');
       expect(await replyQueue.getJobState(replyJobId(runId, 1))).toBe('completed');
     } finally {
@@ -180,15 +244,25 @@ describe('runs reached over chat', () => {
   });
 
   it('runs a handler route on an SDK worker: the turn parks, and the resumed return value lands in the thread', async () => {
-    children.push(await spawnContinuationWorker({ REDIS_URL: redis.url, ASKGATE_REDIS_PREFIX: PREFIX, GATEWAY_URL: serve.url as string, TOKEN }, ROUTE_WORKER));
+    children.push(
+      await spawnContinuationWorker(
+        { REDIS_URL: redis.url, ASKGATE_REDIS_PREFIX: PREFIX, GATEWAY_URL: serve.url as string, TOKEN },
+        ROUTE_WORKER,
+      ),
+    );
     const messageId = await say(HANDLER_CHAT, 'rollback');
     const question = await questionIn(HANDLER_CHAT);
     expect(question.text).toContain('Approve "rollback"?');
     // The most specific route took it: the webhook target never saw this chat.
-    expect(target.turns.some((t) => (t.body['turn'] as { thread: { recipient: string } }).thread.recipient === HANDLER_CHAT)).toBe(false);
+    expect(
+      target.turns.some((t) => (t.body['turn'] as { thread: { recipient: string } }).thread.recipient === HANDLER_CHAT),
+    ).toBe(false);
     expect(await postUpdate(serve.url as string, TG_SECRET, tapUpdate(question, { label: 'No' }))).toBe(200);
     await until(() => repliesTo(HANDLER_CHAT, messageId).length === 1, 'the late reply from the handler');
     expect(repliesTo(HANDLER_CHAT, messageId)[0]?.payload['text']).toBe('rollback: declined');
-    await until(async () => (await runView(runOf(HANDLER_CHAT, messageId)))['status'] === 'resumed', 'the handler run to complete');
+    await until(
+      async () => (await runView(runOf(HANDLER_CHAT, messageId)))['status'] === 'resumed',
+      'the handler run to complete',
+    );
   });
 });

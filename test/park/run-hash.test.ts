@@ -20,7 +20,12 @@ const LONG_IDENTITY = 'deployment-approvals-agent-of-the-payments-platform-team-
 const LONG_WEBHOOK = 'https://hooks.example-tenant.com/askgate/resume/agent-deployments?team=payments&region=eu-west-1';
 const LONG_PARENT = `orchestrator:${'p'.repeat(90)}`;
 // Multi-byte characters placed so that 64-byte pieces split some of them.
-const LONG_STATE = { step: 3, plan: ['build', 'test', 'deploy'], note: 'Grüße, 設計 ✓ 🚀 '.repeat(12), target: 'payments-api' };
+const LONG_STATE = {
+  step: 3,
+  plan: ['build', 'test', 'deploy'],
+  note: 'Grüße, 設計 ✓ 🚀 '.repeat(12),
+  target: 'payments-api',
+};
 
 let raw: Redis;
 let gateway: Gateway;
@@ -29,7 +34,13 @@ let runs: RunStore;
 let world: ParkWorld | undefined;
 
 beforeAll(async () => {
-  world = await startParkWorld({ prefix: PREFIX, token: TOKEN, identity: LONG_IDENTITY, retentionMinutes: RETENTION_MINUTES, tokenFields: { webhook_secret: webhookSecret() } });
+  world = await startParkWorld({
+    prefix: PREFIX,
+    token: TOKEN,
+    identity: LONG_IDENTITY,
+    retentionMinutes: RETENTION_MINUTES,
+    tokenFields: { webhook_secret: webhookSecret() },
+  });
   ({ raw, gateway, identity, runs } = world);
 });
 
@@ -41,7 +52,13 @@ const runKey = (runId: string) => `${PREFIX}r:${runId}`;
 
 async function park(runId: string, run: Record<string, unknown>): Promise<string> {
   const record = await gateway.service.ask(
-    { question: 'Ship it?', answer_format: 'confirm', mode: 'async', expiry_at: inMs(3_600_000), run: { run_id: runId, ...run } },
+    {
+      question: 'Ship it?',
+      answer_format: 'confirm',
+      mode: 'async',
+      expiry_at: inMs(3_600_000),
+      run: { run_id: runId, ...run },
+    },
     identity,
   );
   return record.id;
@@ -65,27 +82,58 @@ describe('the run hash stays compact', () => {
     await expectCompact('typical');
     const view = await runs.get('typical');
     expect(view).toMatchObject({
-      status: 'parked', generation: 1, owner: LONG_IDENTITY, kind: 'tool', parentRunId: null, resume: { handler: 'deploy' },
-      state: null, thread: null, outstanding: 1, killedBy: null, attempts: 0, completedAt: null,
+      status: 'parked',
+      generation: 1,
+      owner: LONG_IDENTITY,
+      kind: 'tool',
+      parentRunId: null,
+      resume: { handler: 'deploy' },
+      state: null,
+      thread: null,
+      outstanding: 1,
+      killedBy: null,
+      attempts: 0,
+      completedAt: null,
     });
     expect(view?.asks).toEqual([{ interactionId: id, status: 'pending', result: null }]);
   });
 
   it('keeps a park with a long webhook URL, identity, parent and multi-byte state listpack-encoded, and reads them back exactly', async () => {
-    await park('long', { resume: { webhook: LONG_WEBHOOK }, kind: 'agent', parent_run_id: LONG_PARENT, state: LONG_STATE });
+    await park('long', {
+      resume: { webhook: LONG_WEBHOOK },
+      kind: 'agent',
+      parent_run_id: LONG_PARENT,
+      state: LONG_STATE,
+    });
     await expectCompact('long');
     expect(await raw.hexists(runKey('long'), 'st.3')).toBe(1); // the state really is in pieces
     const view = await runs.get('long');
-    expect(view).toMatchObject({ owner: LONG_IDENTITY, kind: 'agent', parentRunId: LONG_PARENT, resume: { webhook: LONG_WEBHOOK }, state: LONG_STATE });
+    expect(view).toMatchObject({
+      owner: LONG_IDENTITY,
+      kind: 'agent',
+      parentRunId: LONG_PARENT,
+      resume: { webhook: LONG_WEBHOOK },
+      state: LONG_STATE,
+    });
     // Retention from the park, as before.
     const ttl = await raw.pttl(runKey('long'));
     expect(ttl).toBeGreaterThan(RETENTION_MINUTES * 60_000 - 60_000);
     expect(ttl).toBeLessThanOrEqual(RETENTION_MINUTES * 60_000);
   });
 
-  it('drops the previous park\'s pieces and defaults when the run parks again with shorter values', async () => {
-    const first = await park('again', { resume: { webhook: LONG_WEBHOOK }, kind: 'agent', parent_run_id: LONG_PARENT, state: LONG_STATE });
-    await gateway.service.offerAnswer({ interactionId: first, answer: true, surface: 'inbox', answeredBy: LONG_IDENTITY });
+  it("drops the previous park's pieces and defaults when the run parks again with shorter values", async () => {
+    const first = await park('again', {
+      resume: { webhook: LONG_WEBHOOK },
+      kind: 'agent',
+      parent_run_id: LONG_PARENT,
+      state: LONG_STATE,
+    });
+    await gateway.service.offerAnswer({
+      interactionId: first,
+      answer: true,
+      surface: 'inbox',
+      answeredBy: LONG_IDENTITY,
+    });
     expect((await runs.get('again'))?.status).toBe('ready');
     await runs.recordAttempt('again');
     expect(await runs.complete('again', 1)).toBe(1);
@@ -96,7 +144,14 @@ describe('the run hash stays compact', () => {
     // ra (completed at) is kept from the previous park, as it always was; nothing else of it remains.
     expect(fields).toEqual([`a:${second}`, 'ca', 'g', 'n', 'o', 'o.1', 'ra', 'rs', 's']);
     expect(await runs.get('again')).toMatchObject({
-      status: 'parked', generation: 2, kind: 'tool', parentRunId: null, resume: { handler: 'next' }, state: null, attempts: 0, killedBy: null,
+      status: 'parked',
+      generation: 2,
+      kind: 'tool',
+      parentRunId: null,
+      resume: { handler: 'next' },
+      state: null,
+      attempts: 0,
+      killedBy: null,
     });
   });
 
@@ -122,7 +177,12 @@ describe('the run hash stays compact', () => {
   });
 
   it('binds a long chat thread in pieces, refuses another owner, and keeps the thread through the park', async () => {
-    const thread = { channel: 'telegram', recipient: '-1001234567890', replyToMessageId: '812', route: `desk-${'r'.repeat(80)}` };
+    const thread = {
+      channel: 'telegram',
+      recipient: '-1001234567890',
+      replyToMessageId: '812',
+      route: `desk-${'r'.repeat(80)}`,
+    };
     expect(await runs.bindThread('turn:telegram:-1001234567890:812', LONG_IDENTITY, thread)).toBe(true);
     expect(await runs.bindThread('turn:telegram:-1001234567890:812', 'someone-else', thread)).toBe(false);
     await expectCompact('turn:telegram:-1001234567890:812');
@@ -131,11 +191,23 @@ describe('the run hash stays compact', () => {
 
     const id = await park('turn:telegram:-1001234567890:812', { resume: { handler: 'desk' }, state: LONG_STATE });
     await expectCompact('turn:telegram:-1001234567890:812');
-    expect(await runs.get('turn:telegram:-1001234567890:812')).toMatchObject({ owner: LONG_IDENTITY, thread, state: LONG_STATE });
+    expect(await runs.get('turn:telegram:-1001234567890:812')).toMatchObject({
+      owner: LONG_IDENTITY,
+      thread,
+      state: LONG_STATE,
+    });
 
     // The SDK worker's check-and-count hands back the whole thread, joined from its pieces.
-    await gateway.service.offerAnswer({ interactionId: id, answer: true, surface: 'telegram', answeredBy: 'telegram:@ada' });
-    const due = (await raw.eval(RUN_ATTEMPT, 1, runKey('turn:telegram:-1001234567890:812'), 1, 'ready', 60_000)) as [number, string];
+    await gateway.service.offerAnswer({
+      interactionId: id,
+      answer: true,
+      surface: 'telegram',
+      answeredBy: 'telegram:@ada',
+    });
+    const due = (await raw.eval(RUN_ATTEMPT, 1, runKey('turn:telegram:-1001234567890:812'), 1, 'ready', 60_000)) as [
+      number,
+      string,
+    ];
     expect(due[0]).toBe(1);
     expect(JSON.parse(due[1])).toEqual(thread);
   });

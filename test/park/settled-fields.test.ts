@@ -35,7 +35,13 @@ afterAll(async () => {
 
 async function park(runId: string): Promise<string> {
   const record = await gateway.service.ask(
-    { question: 'Ship it?', answer_format: 'confirm', mode: 'async', expiry_at: inMs(3_600_000), run: { run_id: runId, resume: { handler: 'deploy' }, state: LONG_STATE } },
+    {
+      question: 'Ship it?',
+      answer_format: 'confirm',
+      mode: 'async',
+      expiry_at: inMs(3_600_000),
+      run: { run_id: runId, resume: { handler: 'deploy' }, state: LONG_STATE },
+    },
     identity,
   );
   return record.id;
@@ -43,7 +49,14 @@ async function park(runId: string): Promise<string> {
 
 const answer = (answeredBy: string) => ({
   status: 'answered' as const,
-  result: { answer: true, reply_to: null, params: null, answered_by: answeredBy, answered_at: new Date().toISOString(), surface: 'inbox' as const },
+  result: {
+    answer: true,
+    reply_to: null,
+    params: null,
+    answered_by: answeredBy,
+    answered_at: new Date().toISOString(),
+    surface: 'inbox' as const,
+  },
   resolvedAt: new Date().toISOString(),
 });
 
@@ -67,7 +80,11 @@ describe('a resolve that settles a run ready returns the run', () => {
 
   it('returns no run fields for a kill', async () => {
     const id = await park('killed-1');
-    const outcome = await gateway.store.resolve(id, { status: 'cancelled', result: null, resolvedAt: new Date().toISOString() });
+    const outcome = await gateway.store.resolve(id, {
+      status: 'cancelled',
+      result: null,
+      resolvedAt: new Date().toISOString(),
+    });
     const run = outcome.kind === 'resolved' ? outcome.run : undefined;
     expect(run?.verdict).toBe('kill');
     expect(run?.fields).toBeUndefined();
@@ -91,10 +108,21 @@ describe('a resolve that settles a run ready returns the run', () => {
     await vi.waitFor(() => expect(enqueueHandler).toHaveBeenCalledTimes(1));
     expect(get).not.toHaveBeenCalled();
     expect(enqueue).not.toHaveBeenCalled();
-    const [handler, jobId, payload] = enqueueHandler.mock.calls[0] as unknown as [string, string, Record<string, unknown>];
+    const [handler, jobId, payload] = enqueueHandler.mock.calls[0] as unknown as [
+      string,
+      string,
+      Record<string, unknown>,
+    ];
     expect(handler).toBe('deploy');
     expect(jobId).toBe(`resume-${Buffer.from('ready-2').toString('base64url')}-1`);
-    expect(payload).toMatchObject({ type: 'run.resumed', run_id: 'ready-2', identity: LONG_IDENTITY, state: LONG_STATE, interaction_id: id, resume_id: jobId });
+    expect(payload).toMatchObject({
+      type: 'run.resumed',
+      run_id: 'ready-2',
+      identity: LONG_IDENTITY,
+      state: LONG_STATE,
+      interaction_id: id,
+      resume_id: jobId,
+    });
     expect(logger.warn).not.toHaveBeenCalled();
     get.mockRestore();
   });

@@ -41,11 +41,17 @@ function created(): { onCreated: (r: InteractionRecord) => void; record: Promise
 describe('ask', () => {
   it('blocks until another client answers, then returns {answer, reply_to, params}', async () => {
     const seen = created();
-    const asking = asker.ask({ question: 'Ship it?', answer_format: 'confirm', timeout: 30 }, { onCreated: seen.onCreated });
+    const asking = asker.ask(
+      { question: 'Ship it?', answer_format: 'confirm', timeout: 30 },
+      { onCreated: seen.onCreated },
+    );
     const record = await seen.record;
     expect(record.status).toBe('pending');
     // Still blocked after a moment: nobody answered yet.
-    const early = await Promise.race([asking.then(() => 'resolved'), new Promise((r) => setTimeout(() => r('blocked'), 300))]);
+    const early = await Promise.race([
+      asking.then(() => 'resolved'),
+      new Promise((r) => setTimeout(() => r('blocked'), 300)),
+    ]);
     expect(early).toBe('blocked');
     expect(await answerer.answer(record.id, true)).toBe('answered');
     const result = await asking;
@@ -57,7 +63,10 @@ describe('ask', () => {
 
   it('returns a select answer typed as one of the choices', async () => {
     const seen = created();
-    const asking = asker.ask({ question: 'Region?', answer_format: 'select', choices: ['eu', 'us'], timeout: 30 }, { onCreated: seen.onCreated });
+    const asking = asker.ask(
+      { question: 'Region?', answer_format: 'select', choices: ['eu', 'us'], timeout: 30 },
+      { onCreated: seen.onCreated },
+    );
     await answerer.answer((await seen.record).id, 'eu');
     const { answer } = await asking;
     const region: 'eu' | 'us' = answer;
@@ -67,7 +76,9 @@ describe('ask', () => {
   it('throws AskTimeoutError past the deadline, and the record is expired', async () => {
     const seen = created();
     const started = Date.now();
-    const error = await asker.ask({ question: 'Too slow?', answer_format: 'text', timeout: 1 }, { onCreated: seen.onCreated }).catch((e: unknown) => e);
+    const error = await asker
+      .ask({ question: 'Too slow?', answer_format: 'text', timeout: 1 }, { onCreated: seen.onCreated })
+      .catch((e: unknown) => e);
     const record = await seen.record;
     expect(error).toBeInstanceOf(AskTimeoutError);
     const timeout = error as AskTimeoutError;
@@ -79,7 +90,9 @@ describe('ask', () => {
 
   it('throws AskCancelledError when the asker cancels', async () => {
     const seen = created();
-    const asking = asker.ask({ question: 'Cancel me?', answer_format: 'confirm', timeout: 30 }, { onCreated: seen.onCreated }).catch((e: unknown) => e);
+    const asking = asker
+      .ask({ question: 'Cancel me?', answer_format: 'confirm', timeout: 30 }, { onCreated: seen.onCreated })
+      .catch((e: unknown) => e);
     const record = await seen.record;
     const cancelled = await asker.cancel(record.id);
     expect(cancelled?.status).toBe('cancelled');
@@ -92,7 +105,10 @@ describe('ask', () => {
     const abort = new AbortController();
     const seen = created();
     const asking = asker
-      .ask({ question: 'Abort me?', answer_format: 'confirm', timeout: 30 }, { onCreated: seen.onCreated, signal: abort.signal })
+      .ask(
+        { question: 'Abort me?', answer_format: 'confirm', timeout: 30 },
+        { onCreated: seen.onCreated, signal: abort.signal },
+      )
       .catch((e: unknown) => e);
     await seen.record;
     const reason = new Error('caller gave up');
@@ -117,7 +133,8 @@ describe('list', () => {
   it('pages oldest first with next_cursor, filtered by group', async () => {
     const group = `g-${randomUUID()}`;
     const ids: string[] = [];
-    for (const n of [1, 2, 3]) ids.push((await asker.create({ question: `Q${n}`, answer_format: 'confirm', group_id: group, timeout: 60 })).id);
+    for (const n of [1, 2, 3])
+      ids.push((await asker.create({ question: `Q${n}`, answer_format: 'confirm', group_id: group, timeout: 60 })).id);
     const first = await asker.list({ groupId: group, limit: 2 });
     expect(first.items.map((r) => r.id)).toEqual(ids.slice(0, 2));
     expect(first.next_cursor).not.toBeNull();
@@ -199,14 +216,20 @@ describe('errors', () => {
     // An async park on the in-memory store is refused loudly.
     const expiry = new Date(Date.now() + 3_600_000).toISOString();
     const park = (await asker
-      .ask({ question: 'Park?', answer_format: 'confirm', mode: 'async', expiry_at: expiry, run: { run_id: randomUUID(), resume: { handler: 'h' } } })
+      .ask({
+        question: 'Park?',
+        answer_format: 'confirm',
+        mode: 'async',
+        expiry_at: expiry,
+        run: { run_id: randomUUID(), resume: { handler: 'h' } },
+      })
       .catch((e: unknown) => e)) as AskgateHttpError;
     expect(park).toBeInstanceOf(AskgateHttpError);
     expect(park.status).toBe(409);
   });
 
   it('never puts the token in an error or in the client', async () => {
-    const secret = 'tok_' + randomUUID().replace(/-/g, '');
+    const secret = `tok_${randomUUID().replace(/-/g, '')}`;
     const wrong = new AskgateClient({ url: gw.url, token: secret });
     const unauthorized = (await wrong.list().catch((e: unknown) => e)) as AskgateHttpError;
     expect(unauthorized.status).toBe(401);
@@ -214,7 +237,12 @@ describe('errors', () => {
     const network = (await offline.get('x').catch((e: unknown) => e)) as AskgateNetworkError;
     expect(network).toBeInstanceOf(AskgateNetworkError);
     expect(network.message).toMatch(/could not reach the gateway at http:\/\/127\.0\.0\.1:1/);
-    for (const shown of [inspect(unauthorized, { depth: 5 }), inspect(network, { depth: 5 }), inspect(wrong, { depth: 5 }), JSON.stringify(wrong)]) {
+    for (const shown of [
+      inspect(unauthorized, { depth: 5 }),
+      inspect(network, { depth: 5 }),
+      inspect(wrong, { depth: 5 }),
+      JSON.stringify(wrong),
+    ]) {
       expect(shown).not.toContain(secret);
     }
   });

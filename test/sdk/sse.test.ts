@@ -21,7 +21,12 @@ async function collect(chunks: readonly string[]): Promise<SseMessage[]> {
 
 describe('parseSse', () => {
   it('reads events, skips comments and heartbeats, joins multi-line data', async () => {
-    const messages = await collect([': connected\n\n', 'event: interaction.created\nid: a\ndata: {"id":"a"}\n\n', ': ping\n\n', 'data: one\ndata: two\n\n']);
+    const messages = await collect([
+      ': connected\n\n',
+      'event: interaction.created\nid: a\ndata: {"id":"a"}\n\n',
+      ': ping\n\n',
+      'data: one\ndata: two\n\n',
+    ]);
     expect(messages).toEqual([
       { event: 'interaction.created', data: '{"id":"a"}', id: 'a' },
       { event: 'message', data: 'one\ntwo', id: 'a' },

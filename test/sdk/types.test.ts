@@ -12,29 +12,54 @@ declare const client: AskgateClient;
 const typeOnly = (check: () => void): void => void check;
 
 describe('ask types', () => {
-  it('types the answer from the format', () => typeOnly(() => {
-    expectTypeOf(client.ask({ question: 'q', answer_format: 'confirm' })).resolves.toEqualTypeOf<AskAnswer<boolean>>();
-    expectTypeOf(client.ask({ question: 'q', answer_format: 'text' })).resolves.toEqualTypeOf<AskAnswer<string>>();
-    expectTypeOf(client.ask({ question: 'q', answer_format: 'select', choices: ['a', 'b'] })).resolves.toEqualTypeOf<AskAnswer<'a' | 'b'>>();
-    expectTypeOf(client.ask({ question: 'q', answer_format: 'form', schema: { type: 'object' } })).resolves.toEqualTypeOf<
-      AskAnswer<Record<string, unknown>>
-    >();
-    expectTypeOf(client.ask({ question: 'q', answer_format: 'external' })).resolves.toEqualTypeOf<AskAnswer<unknown>>();
-  }));
+  it('types the answer from the format', () =>
+    typeOnly(() => {
+      expectTypeOf(client.ask({ question: 'q', answer_format: 'confirm' })).resolves.toEqualTypeOf<
+        AskAnswer<boolean>
+      >();
+      expectTypeOf(client.ask({ question: 'q', answer_format: 'text' })).resolves.toEqualTypeOf<AskAnswer<string>>();
+      expectTypeOf(client.ask({ question: 'q', answer_format: 'select', choices: ['a', 'b'] })).resolves.toEqualTypeOf<
+        AskAnswer<'a' | 'b'>
+      >();
+      expectTypeOf(
+        client.ask({ question: 'q', answer_format: 'form', schema: { type: 'object' } }),
+      ).resolves.toEqualTypeOf<AskAnswer<Record<string, unknown>>>();
+      expectTypeOf(client.ask({ question: 'q', answer_format: 'external' })).resolves.toEqualTypeOf<
+        AskAnswer<unknown>
+      >();
+    }));
 
-  it('suspends async asks', () => typeOnly(() => {
-    expectTypeOf(client.ask({ question: 'q', answer_format: 'confirm', mode: 'async', expiry_at: '2030-01-01T00:00:00Z' })).resolves.toEqualTypeOf<SuspendedAsk>();
-    expectTypeOf(client.ask({ question: 'q', answer_format: 'text', to: 'caller', mode: 'async', expiry_at: '2030-01-01T00:00:00Z' })).resolves.toEqualTypeOf<SuspendedAsk>();
-  }));
+  it('suspends async asks', () =>
+    typeOnly(() => {
+      expectTypeOf(
+        client.ask({ question: 'q', answer_format: 'confirm', mode: 'async', expiry_at: '2030-01-01T00:00:00Z' }),
+      ).resolves.toEqualTypeOf<SuspendedAsk>();
+      expectTypeOf(
+        client.ask({
+          question: 'q',
+          answer_format: 'text',
+          to: 'caller',
+          mode: 'async',
+          expiry_at: '2030-01-01T00:00:00Z',
+        }),
+      ).resolves.toEqualTypeOf<SuspendedAsk>();
+    }));
 
-  it('refuses contradictory bodies', () => typeOnly(() => {
-    // @ts-expect-error select needs choices
-    void client.ask({ question: 'q', answer_format: 'select' });
-    // @ts-expect-error form needs schema
-    void client.ask({ question: 'q', answer_format: 'form' });
-    // @ts-expect-error timeout and expiry_at bound the same wait two ways
-    void client.ask({ question: 'q', answer_format: 'text', mode: 'async', expiry_at: '2030-01-01T00:00:00Z', timeout: 5 });
-    // @ts-expect-error async needs expiry_at
-    void client.ask({ question: 'q', answer_format: 'text', mode: 'async' });
-  }));
+  it('refuses contradictory bodies', () =>
+    typeOnly(() => {
+      // @ts-expect-error select needs choices
+      void client.ask({ question: 'q', answer_format: 'select' });
+      // @ts-expect-error form needs schema
+      void client.ask({ question: 'q', answer_format: 'form' });
+      // @ts-expect-error timeout and expiry_at bound the same wait two ways
+      void client.ask({
+        question: 'q',
+        answer_format: 'text',
+        mode: 'async',
+        expiry_at: '2030-01-01T00:00:00Z',
+        timeout: 5,
+      });
+      // @ts-expect-error async needs expiry_at
+      void client.ask({ question: 'q', answer_format: 'text', mode: 'async' });
+    }));
 });

@@ -84,7 +84,10 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       });
 
       it('keeps a timestamp with an offset exactly as written', async () => {
-        const record = makeInteraction({ created_at: '2030-01-01T10:00:00+02:00', deadline_at: '2030-01-01T10:05:00.5+02:00' });
+        const record = makeInteraction({
+          created_at: '2030-01-01T10:00:00+02:00',
+          deadline_at: '2030-01-01T10:05:00.5+02:00',
+        });
         await store.create(record);
         const read = await store.get(record.id);
         expect(read?.created_at).toBe('2030-01-01T10:00:00+02:00');
@@ -92,7 +95,10 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       });
 
       it('does not keep the callback URL (only the ticket hash)', async () => {
-        const record = makeInteraction({ ticket_hash: ticketHash(), callback_url: 'https://askgate.example/cb/secret' });
+        const record = makeInteraction({
+          ticket_hash: ticketHash(),
+          callback_url: 'https://askgate.example/cb/secret',
+        });
         await store.create(record);
         const read = await store.get(record.id);
         expect(read).not.toHaveProperty('callback_url');
@@ -185,29 +191,43 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       });
 
       it('returns not_found for an unknown id', async () => {
-        const outcome = await store.resolve('int_missing', { status: 'cancelled', result: null, resolvedAt: new Date().toISOString() });
+        const outcome = await store.resolve('int_missing', {
+          status: 'cancelled',
+          result: null,
+          resolvedAt: new Date().toISOString(),
+        });
         expect(outcome).toEqual({ kind: 'not_found' });
       });
 
-      it.each(['expired', 'cancelled'] as const)('leaves a %s record unchanged and reports not_pending', async (status) => {
-        const record = makeInteraction();
-        const events = collect();
-        await store.create(record);
-        const first = status === 'expired' ? answer(EXPIRED_MARKER, 'askgate') : null;
-        await store.resolve(record.id, { status, result: first, resolvedAt: '2030-01-01T00:00:00.000Z' });
-        await eventually(() => expect(events).toHaveLength(2));
-        const before = await store.get(record.id);
-        const outcome = await store.resolve(record.id, { status: 'answered', result: answer('late'), resolvedAt: new Date().toISOString() });
-        expect(outcome).toEqual({ kind: 'not_pending', record: before });
-        expect(await store.get(record.id)).toEqual(before);
-        expect(before?.status).toBe(status);
-        await sleep(50);
-        expect(events).toHaveLength(2);
-      });
+      it.each(['expired', 'cancelled'] as const)(
+        'leaves a %s record unchanged and reports not_pending',
+        async (status) => {
+          const record = makeInteraction();
+          const events = collect();
+          await store.create(record);
+          const first = status === 'expired' ? answer(EXPIRED_MARKER, 'askgate') : null;
+          await store.resolve(record.id, { status, result: first, resolvedAt: '2030-01-01T00:00:00.000Z' });
+          await eventually(() => expect(events).toHaveLength(2));
+          const before = await store.get(record.id);
+          const outcome = await store.resolve(record.id, {
+            status: 'answered',
+            result: answer('late'),
+            resolvedAt: new Date().toISOString(),
+          });
+          expect(outcome).toEqual({ kind: 'not_pending', record: before });
+          expect(await store.get(record.id)).toEqual(before);
+          expect(before?.status).toBe(status);
+          await sleep(50);
+          expect(events).toHaveLength(2);
+        },
+      );
     });
 
     describe('listPending', () => {
-      async function createMany(count: number, overrides: Partial<StoredInteraction> = {}): Promise<StoredInteraction[]> {
+      async function createMany(
+        count: number,
+        overrides: Partial<StoredInteraction> = {},
+      ): Promise<StoredInteraction[]> {
         const records: StoredInteraction[] = [];
         for (let i = 0; i < count; i++) {
           const record = makeInteraction({ question: `q${i}`, ...overrides });
@@ -264,7 +284,11 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
 
       it('drops resolved interactions from the list and its group', async () => {
         const records = await createMany(3, { group_id: 'g1' });
-        await store.resolve(records[1]!.id, { status: 'answered', result: answer('ok'), resolvedAt: new Date().toISOString() });
+        await store.resolve(records[1]!.id, {
+          status: 'answered',
+          result: answer('ok'),
+          resolvedAt: new Date().toISOString(),
+        });
         const all = await store.listPending({ limit: 10, cursor: null, groupId: null });
         expect(ids(all.items)).toEqual([records[0]!.id, records[2]!.id]);
         const group = await store.listPending({ limit: 10, cursor: null, groupId: 'g1' });
@@ -312,7 +336,11 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       it('no longer returns an interaction once it is resolved', async () => {
         const record = makeInteraction({ deadline_at: new Date(Date.now() - 1000).toISOString() });
         await store.create(record);
-        await store.resolve(record.id, { status: 'answered', result: answer('y'), resolvedAt: new Date().toISOString() });
+        await store.resolve(record.id, {
+          status: 'answered',
+          result: answer('y'),
+          resolvedAt: new Date().toISOString(),
+        });
         expect(await store.popDue(Date.now(), 10)).toEqual([]);
       });
     });
@@ -322,7 +350,11 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         const record = makeInteraction({ ticket_hash: ticketHash() });
         await store.create(record);
         expect(await store.findByTicketHash(record.ticket_hash!)).toEqual(record);
-        await store.resolve(record.id, { status: 'answered', result: answer('x'), resolvedAt: new Date().toISOString() });
+        await store.resolve(record.id, {
+          status: 'answered',
+          result: answer('x'),
+          resolvedAt: new Date().toISOString(),
+        });
         expect((await store.findByTicketHash(record.ticket_hash!))?.status).toBe('answered');
         expect(await store.findByTicketHash(ticketHash())).toBeNull();
       });
@@ -334,13 +366,23 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         const untouched = makeInteraction();
         await short.store.create(record);
         await short.store.create(untouched);
-        await short.store.resolve(record.id, { status: 'answered', result: answer('x'), resolvedAt: new Date().toISOString() });
+        await short.store.resolve(record.id, {
+          status: 'answered',
+          result: answer('x'),
+          resolvedAt: new Date().toISOString(),
+        });
         await sleep(400);
         expect((await short.store.findByTicketHash(record.ticket_hash!))?.id).toBe(record.id);
         await sleep(1100);
         expect(await short.store.findByTicketHash(record.ticket_hash!)).toBeNull();
         expect(await short.store.get(record.id)).toBeNull();
-        expect(await short.store.resolve(record.id, { status: 'cancelled', result: null, resolvedAt: new Date().toISOString() })).toEqual({
+        expect(
+          await short.store.resolve(record.id, {
+            status: 'cancelled',
+            result: null,
+            resolvedAt: new Date().toISOString(),
+          }),
+        ).toEqual({
           kind: 'not_found',
         });
         // A pending record is not subject to the idle TTL.

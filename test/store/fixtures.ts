@@ -38,7 +38,14 @@ export function makeInteraction(overrides: Partial<StoredInteraction> = {}): Sto
 }
 
 export function answer(value: unknown, by = 'alice'): AskResult {
-  return { answer: value, reply_to: null, params: null, answered_by: by, answered_at: new Date().toISOString(), surface: 'inbox' };
+  return {
+    answer: value,
+    reply_to: null,
+    params: null,
+    answered_by: by,
+    answered_at: new Date().toISOString(),
+    surface: 'inbox',
+  };
 }
 
 export function ticketHash(): string {

@@ -33,14 +33,21 @@ afterEach(async () => {
   }
 });
 
-async function open(idleTtlSeconds = 60, prefix = `{b${randomBytes(6).toString('hex')}}:`): Promise<{ store: RedisStore; keys: Keys; prefix: string }> {
+async function open(
+  idleTtlSeconds = 60,
+  prefix = `{b${randomBytes(6).toString('hex')}}:`,
+): Promise<{ store: RedisStore; keys: Keys; prefix: string }> {
   const store = await RedisStore.connect({ url: server.url, prefix, idleTtlSeconds });
   stores.push(store);
   prefixes.push(prefix);
   return { store, keys: new Keys(prefix), prefix };
 }
 
-async function createMany(store: RedisStore, count: number, make: (i: number) => Partial<StoredInteraction> = () => ({})): Promise<StoredInteraction[]> {
+async function createMany(
+  store: RedisStore,
+  count: number,
+  make: (i: number) => Partial<StoredInteraction> = () => ({}),
+): Promise<StoredInteraction[]> {
   const records: StoredInteraction[] = [];
   // One after another: creation order is sequence order, which the paging test checks the list against.
   for (let i = 0; i < count; i++) {
@@ -139,7 +146,9 @@ describe('RedisStore buckets', () => {
     }
     // The rest are due later, in order.
     const rest = await store.popDue(now + 100_000, 1000);
-    expect(rest.map((id) => deadlineOf.get(id)!)).toEqual([...rest.map((id) => deadlineOf.get(id)!)].sort((a, b) => a - b));
+    expect(rest.map((id) => deadlineOf.get(id)!)).toEqual(
+      [...rest.map((id) => deadlineOf.get(id)!)].sort((a, b) => a - b),
+    );
     expect(rest.length).toBe(640 - due.size);
     // Popped asks stay pending and listed until resolved.
     const page = await store.listPending({ limit: 1000, cursor: null, groupId: null });
@@ -167,8 +176,12 @@ describe('RedisStore buckets', () => {
     const due = await store.popDue(now, 1000);
     expect(due.length).toBe(80);
     const order = [...records].sort(() => Math.random() - 0.5);
-    await Promise.all(order.map((r) => store.resolve(r.id, { status: 'expired', result: null, resolvedAt: resolvedAt() })));
-    expect(await raw.exists(keys.pending, keys.deadlines, keys.group('grp-0'), keys.group('grp-1'), keys.group('grp-2'))).toBe(0);
+    await Promise.all(
+      order.map((r) => store.resolve(r.id, { status: 'expired', result: null, resolvedAt: resolvedAt() })),
+    );
+    expect(
+      await raw.exists(keys.pending, keys.deadlines, keys.group('grp-0'), keys.group('grp-1'), keys.group('grp-2')),
+    ).toBe(0);
     await sleep(1200);
     expect(await keysUnder(raw, prefix)).toEqual(baseline);
   });
@@ -182,7 +195,9 @@ describe('RedisStore buckets: migration of the index layout written before them'
     // Write through a store, then rewrite its indexes and records into the legacy form (one member per ask).
     const { store: writer } = await open(1, prefix);
     const now = Date.now();
-    const records = await createMany(writer, 70, (i) => ({ deadline_at: new Date(now + (i < 10 ? -1000 : 60_000) + i).toISOString() }));
+    const records = await createMany(writer, 70, (i) => ({
+      deadline_at: new Date(now + (i < 10 ? -1000 : 60_000) + i).toISOString(),
+    }));
     await writer.close();
     stores.splice(stores.indexOf(writer), 1);
     const legacyBody = (text: string) => text.replace(/,"pb":\d+}/, '}');
@@ -207,8 +222,15 @@ describe('RedisStore buckets: migration of the index layout written before them'
     const page = await store.listPending({ limit: 100, cursor: null, groupId: null });
     expect(page.items.map((r) => r.id)).toEqual(records.slice(0, 69).map((r) => r.id));
     expect(page.items[0]).toEqual(records[0]);
-    expect((await store.popDue(now, 100)).sort()).toEqual(records.slice(0, 10).map((r) => r.id).sort());
-    await Promise.all(records.map((r) => store.resolve(r.id, { status: 'cancelled', result: null, resolvedAt: resolvedAt() })));
+    expect((await store.popDue(now, 100)).sort()).toEqual(
+      records
+        .slice(0, 10)
+        .map((r) => r.id)
+        .sort(),
+    );
+    await Promise.all(
+      records.map((r) => store.resolve(r.id, { status: 'cancelled', result: null, resolvedAt: resolvedAt() })),
+    );
     expect(await raw.exists(keys.pending, keys.deadlines)).toBe(0);
     await sleep(1200);
     expect(await keysUnder(raw, prefix)).toEqual([keys.seq]);

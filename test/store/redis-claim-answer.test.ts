@@ -15,7 +15,11 @@ const events: InteractionEvent[] = [];
 
 beforeAll(async () => {
   server = await startRedisServer();
-  store = await RedisStore.connect({ url: server.url, prefix: `{c${randomBytes(6).toString('hex')}}:`, idleTtlSeconds: 60 });
+  store = await RedisStore.connect({
+    url: server.url,
+    prefix: `{c${randomBytes(6).toString('hex')}}:`,
+    idleTtlSeconds: 60,
+  });
   store.subscribe((e) => events.push(e));
 });
 afterAll(async () => {
@@ -23,7 +27,11 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const answered = (value: unknown): Resolution => ({ status: 'answered', result: answer(value), resolvedAt: new Date().toISOString() });
+const answered = (value: unknown): Resolution => ({
+  status: 'answered',
+  result: answer(value),
+  resolvedAt: new Date().toISOString(),
+});
 const facts = (value: unknown): AnswerFacts => answerFacts(value) as AnswerFacts;
 
 describe('RedisStore.claimAnswer', () => {

@@ -35,7 +35,11 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const answered = (value: unknown): Resolution => ({ status: 'answered', result: answer(value), resolvedAt: new Date().toISOString() });
+const answered = (value: unknown): Resolution => ({
+  status: 'answered',
+  result: answer(value),
+  resolvedAt: new Date().toISOString(),
+});
 const facts = (value: unknown): AnswerFacts => answerFacts(value) as AnswerFacts;
 const bodyOf = (envelope: string) => JSON.parse(envelope.split('\n')[1] as string) as Record<string, unknown>;
 
@@ -48,10 +52,19 @@ describe('the compact record body', () => {
     expect(body['da']).toBeUndefined();
     expect(body['dd']).toBe(Date.parse(record.deadline_at) - Date.parse(record.created_at));
     const read = await store.get(record.id);
-    expect(read).toMatchObject({ answer_format: 'select', choices: ['staging', 'canary', 'production'], deadline_at: record.deadline_at, created_at: record.created_at });
+    expect(read).toMatchObject({
+      answer_format: 'select',
+      choices: ['staging', 'canary', 'production'],
+      deadline_at: record.deadline_at,
+      created_at: record.created_at,
+    });
     await eventually(() => expect(events.some((e) => e.record.id === record.id)).toBe(true));
     const event = events.find((e) => e.record.id === record.id);
-    expect(event?.record).toMatchObject({ answer_format: 'select', choices: ['staging', 'canary', 'production'], deadline_at: record.deadline_at });
+    expect(event?.record).toMatchObject({
+      answer_format: 'select',
+      choices: ['staging', 'canary', 'production'],
+      deadline_at: record.deadline_at,
+    });
     // The answer check reads the format from the choices and the deadline from ca + dd.
     expect((await store.claimAnswer(record.id, answered('nope'), facts('nope'))).kind).toBe('invalid');
     expect((await store.claimAnswer(record.id, answered('canary'), facts('canary'))).kind).toBe('resolved');
@@ -60,8 +73,10 @@ describe('the compact record body', () => {
   it('leaves a passed deadline in dd form to the full path, as before', async () => {
     const now = Date.now();
     const record = makeInteraction({
-      answer_format: 'select', choices: ['a', 'b'],
-      created_at: new Date(now - 60_000).toISOString(), deadline_at: new Date(now - 1_000).toISOString(),
+      answer_format: 'select',
+      choices: ['a', 'b'],
+      created_at: new Date(now - 60_000).toISOString(),
+      deadline_at: new Date(now - 1_000).toISOString(),
     });
     await store.create(record);
     expect((await store.claimAnswer(record.id, answered('a'), facts('a'))).kind).toBe('unchecked');
@@ -82,10 +97,20 @@ describe('the compact record body', () => {
     const key = keys.interaction(record.id);
     const [status, body, ...rest] = ((await raw.get(key)) as string).split('\n');
     const b = JSON.parse(body as string) as Record<string, unknown>;
-    const older: Record<string, unknown> = { q: b['q'], f: 'select', ca: b['ca'], da: (b['ca'] as number) + (b['dd'] as number), ...b };
+    const older: Record<string, unknown> = {
+      q: b['q'],
+      f: 'select',
+      ca: b['ca'],
+      da: (b['ca'] as number) + (b['dd'] as number),
+      ...b,
+    };
     delete older['dd'];
     await raw.set(key, [status, JSON.stringify(older), ...rest].join('\n'), 'KEEPTTL');
-    expect(await store.get(record.id)).toMatchObject({ answer_format: 'select', choices: ['a', 'b'], deadline_at: record.deadline_at });
+    expect(await store.get(record.id)).toMatchObject({
+      answer_format: 'select',
+      choices: ['a', 'b'],
+      deadline_at: record.deadline_at,
+    });
     expect((await store.claimAnswer(record.id, answered('c'), facts('c'))).kind).toBe('invalid');
     expect((await store.claimAnswer(record.id, answered('b'), facts('b'))).kind).toBe('resolved');
   });

@@ -6,7 +6,15 @@ import { Keys } from '../../src/store/keys.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import type { StoreOptions } from '../../src/store/store.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
-import { answer, eventually, makeInteraction, runStoreContract, sleep, ticketHash, type StoreHandle } from './contract.js';
+import {
+  answer,
+  eventually,
+  makeInteraction,
+  runStoreContract,
+  sleep,
+  ticketHash,
+  type StoreHandle,
+} from './contract.js';
 import { keysUnder } from './fixtures.js';
 
 let server: RedisServerHandle;
@@ -26,7 +34,10 @@ function uniquePrefix(): string {
   return `{t${randomBytes(6).toString('hex')}}:`;
 }
 
-async function openStore(url: string, options: StoreOptions & { prefix?: string }): Promise<StoreHandle & { store: RedisStore }> {
+async function openStore(
+  url: string,
+  options: StoreOptions & { prefix?: string },
+): Promise<StoreHandle & { store: RedisStore }> {
   const prefix = options.prefix ?? uniquePrefix();
   const store = await RedisStore.connect({ url, prefix, idleTtlSeconds: options.idleTtlSeconds });
   return {
@@ -63,7 +74,12 @@ describe('RedisStore on a real redis-server', () => {
     const resolvedAt = new Date().toISOString();
     await a.resolve(record.id, { status: 'answered', result: answer({ ok: true, list: [] }), resolvedAt });
     await eventually(() => expect(seenByB.map((e) => e.type)).toEqual(['interaction.created', 'interaction.answered']));
-    expect(seenByB[1]!.record).toMatchObject({ id: record.id, group_id: record.group_id, status: 'answered', resolved_at: resolvedAt });
+    expect(seenByB[1]!.record).toMatchObject({
+      id: record.id,
+      group_id: record.group_id,
+      status: 'answered',
+      resolved_at: resolvedAt,
+    });
     expect(seenByB[1]!.record.result?.answer).toEqual({ ok: true, list: [] });
   });
 
@@ -75,7 +91,9 @@ describe('RedisStore on a real redis-server', () => {
     await a.create(record);
     const resolvedAt = new Date().toISOString();
     const outcomes = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? a : b).resolve(record.id, { status: 'answered', result: answer(i), resolvedAt })),
+      Array.from({ length: 40 }, (_, i) =>
+        (i % 2 === 0 ? a : b).resolve(record.id, { status: 'answered', result: answer(i), resolvedAt }),
+      ),
     );
     expect(outcomes.filter((o) => o.kind === 'resolved')).toHaveLength(1);
   });
@@ -86,7 +104,11 @@ describe('RedisStore on a real redis-server', () => {
     const b = await open();
     const seenByB: InteractionEvent[] = [];
     b.subscribe((event) => seenByB.push(event));
-    const record = makeInteraction({ ticket_hash: ticketHash(), group_id: 'g', deadline_at: new Date(Date.now() - 1).toISOString() });
+    const record = makeInteraction({
+      ticket_hash: ticketHash(),
+      group_id: 'g',
+      deadline_at: new Date(Date.now() - 1).toISOString(),
+    });
     await a.create(record);
     expect(await b.get(record.id)).toBeNull();
     expect(await b.findByTicketHash(record.ticket_hash!)).toBeNull();
@@ -97,7 +119,14 @@ describe('RedisStore on a real redis-server', () => {
     // Every key the create wrote lives under A's prefix.
     const keys = new Keys(prefixA);
     expect(await keysUnder(raw, prefixA)).toEqual(
-      [keys.interaction(record.id), keys.pending, keys.group('g'), keys.deadlines, keys.ticket(record.ticket_hash!), keys.seq].sort(),
+      [
+        keys.interaction(record.id),
+        keys.pending,
+        keys.group('g'),
+        keys.deadlines,
+        keys.ticket(record.ticket_hash!),
+        keys.seq,
+      ].sort(),
     );
   });
 
@@ -127,7 +156,11 @@ describe('RedisStore on a real redis-server', () => {
     const prefix = uniquePrefix();
     const store = await open({ idleTtlSeconds: 1, prefix });
     const keys = new Keys(prefix);
-    const record = makeInteraction({ ticket_hash: ticketHash(), answer_format: 'form', schema: { type: 'object', required: [] } });
+    const record = makeInteraction({
+      ticket_hash: ticketHash(),
+      answer_format: 'form',
+      schema: { type: 'object', required: [] },
+    });
     await store.create(record);
     // The safety net: a pending record expires at deadline + idle TTL even if nothing ever resolves it.
     const pendingTtl = await raw.pttl(keys.interaction(record.id));
@@ -147,7 +180,9 @@ describe('RedisStore on a real redis-server', () => {
       const store = await open({ idleTtlSeconds: 60, prefix });
       const seen: InteractionEvent[] = [];
       store.subscribe((event) => seen.push(event));
-      expect(await store.resolve('int_gone', { status: 'cancelled', result: null, resolvedAt: new Date().toISOString() })).toEqual({
+      expect(
+        await store.resolve('int_gone', { status: 'cancelled', result: null, resolvedAt: new Date().toISOString() }),
+      ).toEqual({
         kind: 'not_found',
       });
       expect(await keysUnder(raw, prefix)).toEqual([]);
@@ -183,8 +218,12 @@ describe('RedisStore on a real redis-server', () => {
       await store.create(gone);
       await store.create(kept);
       await raw.del(keys.interaction(gone.id));
-      expect((await store.listPending({ limit: 10, cursor: null, groupId: null })).items.map((r) => r.id)).toEqual([kept.id]);
-      expect((await store.listPending({ limit: 10, cursor: null, groupId: 'g' })).items.map((r) => r.id)).toEqual([kept.id]);
+      expect((await store.listPending({ limit: 10, cursor: null, groupId: null })).items.map((r) => r.id)).toEqual([
+        kept.id,
+      ]);
+      expect((await store.listPending({ limit: 10, cursor: null, groupId: 'g' })).items.map((r) => r.id)).toEqual([
+        kept.id,
+      ]);
       expect(await raw.zscore(keys.pending, gone.id)).toBeNull();
       expect(await raw.zscore(keys.group('g'), gone.id)).toBeNull();
     });
@@ -217,7 +256,9 @@ describe('RedisStore across a Redis restart and outage', () => {
       for (let i = batch; i < batch + 100; i++) {
         // Ids as src/core/ids.ts mints them: 96 random bits in base64url.
         const id = randomBytes(12).toString('base64url');
-        creates.push(store.create(makeInteraction({ id, question: `Approve deploy #${i} of api-gateway to production?` })));
+        creates.push(
+          store.create(makeInteraction({ id, question: `Approve deploy #${i} of api-gateway to production?` })),
+        );
       }
       await Promise.all(creates);
     }

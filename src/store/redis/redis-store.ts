@@ -172,7 +172,11 @@ export class RedisStore implements Store {
 
   async findByTicketHash(ticketHash: string): Promise<StoredInteraction | null> {
     const reply = await this.run(() =>
-      this.client.askgateFindByTicket(this.keys.ticket(ticketHash), this.keys.interactionPrefix, this.keys.schemaPrefix),
+      this.client.askgateFindByTicket(
+        this.keys.ticket(ticketHash),
+        this.keys.interactionPrefix,
+        this.keys.schemaPrefix,
+      ),
     );
     return reply === null ? null : decodeRecord(reply[0], reply[1], reply[2]);
   }
@@ -229,7 +233,9 @@ export class RedisStore implements Store {
   }
 
   async setDelivery(id: string, delivery: Record<string, string>): Promise<void> {
-    const code = await this.run(() => this.client.askgateSetDelivery(this.keys.interaction(id), JSON.stringify(delivery)));
+    const code = await this.run(() =>
+      this.client.askgateSetDelivery(this.keys.interaction(id), JSON.stringify(delivery)),
+    );
     if (code === -1) throw new AskgateError('not_found', `interaction ${id} does not exist (or was pruned).`);
     const ref = delivery['ref'];
     if (ref === undefined) return;
@@ -277,7 +283,9 @@ export class RedisStore implements Store {
     // The window follows this process's clock: processes are assumed NTP-close, and flood control tolerates skew.
     const now = Date.now();
     const window = fixedWindow(now, windowSeconds);
-    const count = await this.run(() => this.client.askgateHitWindow(this.keys.window(key, window.start), window.endsAtMs));
+    const count = await this.run(() =>
+      this.client.askgateHitWindow(this.keys.window(key, window.start), window.endsAtMs),
+    );
     return { count, resetInSeconds: resetIn(window.endsAtMs - now, windowSeconds) };
   }
 
@@ -289,7 +297,8 @@ export class RedisStore implements Store {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new AskgateError('store_unavailable', `Redis did not answer PING within ${this.pingTimeoutMs} ms.`)),
+        () =>
+          reject(new AskgateError('store_unavailable', `Redis did not answer PING within ${this.pingTimeoutMs} ms.`)),
         this.pingTimeoutMs,
       );
     });
