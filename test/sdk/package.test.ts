@@ -1,0 +1,118 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { api } from '../helpers/http.js';
+
+/**
+ * The package as a user gets it: `npm pack` makes a tarball (from the build `npm test` made first), which installs
+ * into an empty folder with its dependencies, holds no tests, fakes or benchmarks, and runs the README's SDK snippet
+ * as written (only the gateway's address is this test's) and the `askgate` bin.
+ */
+
+const run = promisify(execFile);
+const ROOT = process.cwd();
+let dir: string;
+let app: string;
+let tarball: string;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'askgate-pack-'));
+  // --ignore-scripts: the tarball packs the build npm test made in pretest, rather than building again.
+  const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT });
+  const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  tarball = join(dir, (info as { filename: string }).filename);
+  app = join(dir, 'app');
+  await run('mkdir', ['-p', app]);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+  await run('npm', ['install', tarball, '--no-audit', '--no-fund', '--prefer-offline', '--omit=dev'], {
+    cwd: app,
+    timeout: 120_000,
+  });
+  gw = await startTestGateway();
+}, 150_000);
+
+afterAll(async () => {
+  await gw?.close();
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The README's SDK snippet, exactly as the README shows it. */
+function readmeSnippet(): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const block = /```ts\n(import \{ AskgateClient \} from 'askgate';[\s\S]*?)```/.exec(readme);
+  if (block === null) throw new Error('README.md has no ```ts block importing AskgateClient from askgate');
+  return block[1] as string;
+}
+
+describe('the packed tarball', () => {
+  it('holds the SDK, the bin, the browser build and the docs, and no tests, fakes or benchmarks', async () => {
+    const listed = await run('tar', ['-tzf', tarball]);
+    const files = listed.stdout.split('\n').filter((f) => f !== '');
+    expect(files).toContain('package/dist/src/sdk/index.js');
+    expect(files).toContain('package/dist/src/sdk/index.d.ts');
+    expect(files).toContain('package/dist/src/cli/main.js');
+    expect(files).toContain('package/dist/web/web/inbox.js');
+    expect(files).toContain('package/web/inbox.css');
+    expect(files.filter((f) => /\/(test|bench|fakes)\//.test(f) || f.endsWith('.test.js'))).toEqual([]);
+    expect(readdirSync(join(app, 'node_modules', 'askgate'))).not.toContain('test');
+  });
+
+  it("runs the README's SDK snippet from an empty project: the ask blocks until answered and returns the answer", async () => {
+    const snippet = readmeSnippet().replace("'http://127.0.0.1:8080'", JSON.stringify(gw.url));
+    expect(snippet).toContain(JSON.stringify(gw.url));
+    // The snippet is TypeScript: compiled by the project's own tsc against the installed package's types, as a
+    // user's project would, which also checks that the published declarations type the README's code.
+    writeFileSync(join(app, 'snippet.ts'), `${snippet}\nconsole.log(JSON.stringify({ answer }));\n`);
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          types: ['node'],
+        },
+        files: ['snippet.ts'],
+      }),
+    );
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    await run(process.execPath, [tsc, '-p', app], { cwd: app }).catch((err: { stdout?: string }) => {
+      throw new Error(`the README snippet does not compile against the package: ${err.stdout ?? String(err)}`);
+    });
+    const child = spawn(process.execPath, ['snippet.js'], {
+      cwd: app,
+      env: { ...process.env, ASKGATE_TOKEN: gw.token },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const http = api(gw.url, gw.token);
+    // Answer the question once the snippet has asked it.
+    let id: string | undefined;
+    for (let i = 0; i < 200 && id === undefined; i++) {
+      const items = (await http.get('/api/interactions?status=pending')).json['items'] as Array<
+        Record<string, unknown>
+      >;
+      id = items.find((r) => r['question'] === 'Ship it?')?.['id'] as string | undefined;
+      if (id === undefined) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(id, `the snippet never asked; stderr: ${stderr}`).toBeDefined();
+    expect((await http.post(`/api/interactions/${id}/answer`, { answer: true })).json).toEqual({ status: 'answered' });
+    expect(await exited, stderr).toBe(0);
+    expect(JSON.parse(stdout.trim())).toEqual({ answer: true });
+  });
+
+  it('installs the askgate bin, which answers --help', async () => {
+    const help = await run(join(app, 'node_modules', '.bin', 'askgate'), ['--help'], { cwd: app });
+    expect(help.stdout).toMatch(/interactions/);
+  });
+});
