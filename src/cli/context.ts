@@ -61,7 +61,15 @@ function nonEmpty(value: string | undefined): string | undefined {
 export function parseAnswerValue(raw: string): unknown {
   try {
     return JSON.parse(raw) as unknown;
-  } catch {
+  } catch (error) {
+    // A value that starts like an object, a list or a quoted string was meant as JSON: taking it as a bare string
+    // would only move the mistake to the server ("must be object"), so say what is wrong with it here.
+    if (/^\s*[[{"]/.test(raw)) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new CliError(
+        `the answer ${JSON.stringify(raw)} is not valid JSON (${reason}); fix it, or pass a bare word for a text answer.`,
+      );
+    }
     return raw;
   }
 }
@@ -73,7 +81,7 @@ export function describeError(error: unknown): string {
     const hint =
       error.status === 401
         ? ' Check ASKGATE_TOKEN.'
-        : error.status === 403
+        : error.code === 'forbidden'
           ? ' The token lacks the scope this needs.'
           : '';
     return `${error.message}${field} [${error.status} ${error.code}]${hint}`;

@@ -69,6 +69,10 @@ Examples:
   // Commands built apart (interactions.ts) do not inherit settings; give every level the same error hint.
   const hintEverywhere = (command: Command): void => {
     command.showHelpAfterError('(add --help for usage and examples)');
+    // Commander's own parse errors ("error: missing required argument ...") speak with every other failure's voice.
+    command.configureOutput({
+      outputError: (text, write) => write(`askgate: ${text.replace(/^error: /, '')}`),
+    });
     command.commands.forEach(hintEverywhere);
   };
   hintEverywhere(program);

@@ -74,7 +74,8 @@ for (const storeKind of ['memory', 'redis'] as const) {
       expect(((await viaExpress.json()) as Record<string, unknown>)['error']).toBe('callback_only');
       const cli = await runCli(gw, ['interactions', 'answer', id, JSON.stringify(confirmed)]);
       expect(cli.code).not.toBe(0);
-      expect(cli.stderr).toMatch(/callback/);
+      expect(cli.stderr).toMatch(/answered only through its signed callback.*\[403 callback_only\]/);
+      expect(cli.stderr).not.toMatch(/lacks the scope/);
     }
 
     it('refuses the answer door, the CLI and a bare answer while pending, and stays pending', async () => {

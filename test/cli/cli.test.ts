@@ -141,6 +141,29 @@ describe('askgate interactions answer', () => {
     expect(second).toMatchObject({ code: 0, stdout: 'already_answered\n' });
   });
 
+  it('a value that looks like JSON but does not parse says "not valid JSON" and sends nothing', async () => {
+    const record = await sdk.create({
+      question: 'Which fields?',
+      answer_format: 'form',
+      schema: { type: 'object', properties: { count: { type: 'integer' } } },
+      timeout: 30,
+    });
+    for (const broken of ['{"count": 3', '["a",', '"unclosed']) {
+      const result = await run(['interactions', 'answer', record.id, broken]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/^askgate: the answer .* is not valid JSON \(.*\); fix it, or pass a bare word/m);
+      expect(result.stderr).not.toMatch(/must be object/);
+    }
+    expect((await sdk.get(record.id)).status).toBe('pending');
+  });
+
+  it('a usage mistake is one askgate: line, like every other failure', async () => {
+    const result = await run(['interactions', 'answer']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^askgate: missing required argument 'id'/m);
+    expect(result.stderr).not.toMatch(/^error:/m);
+  });
+
   it('a refused value exits 1 and prints the server message with the field', async () => {
     const record = await sdk.create({
       question: 'How many?',
