@@ -152,6 +152,11 @@ function parseTokens(raw: string): Map<string, Identity> {
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
+/** A listen address only this machine reaches: localhost, 127.0.0.0/8 or ::1 (with or without brackets). */
+function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_HOSTS.has(host) || LOOPBACK_HOSTS.has(`[${host}]`) || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
 function parsePublicBaseUrl(raw: string | null): string | null {
   const name = 'INTERACTIONS_PUBLIC_BASE_URL';
   if (raw === null) return null;
@@ -238,8 +243,17 @@ export function loadConfig(env: Env = process.env): Config {
   const tokensRaw = optional(env, 'ASKGATE_TOKENS');
   let tokens: Map<string, Identity>;
   let devToken: string | null = null;
+  const host = optional(env, 'HOST') ?? '127.0.0.1';
   if (tokensRaw === null) {
-    devToken = randomBytes(24).toString('base64url');
+    // Dev mode hands one all-scopes token to whoever reads the banner; it must never face a network.
+    if (!isLoopbackHost(host)) {
+      throw new ConfigError(
+        'ASKGATE_TOKENS',
+        `is unset, so askgate would start in dev mode (one all-scopes token) listening on ${host}, which is not a loopback address; set ASKGATE_TOKENS, or HOST=127.0.0.1.`,
+      );
+    }
+    devToken = optional(env, 'ASKGATE_DEV_TOKEN') ?? randomBytes(24).toString('base64url');
+    if (devToken.length < 16) throw new ConfigError('ASKGATE_DEV_TOKEN', 'must be at least 16 characters.');
     tokens = new Map([[devToken, { name: 'dev', scopes: new Set(SCOPES), webhookSecret: null }]]);
   } else {
     tokens = parseTokens(tokensRaw);
@@ -248,7 +262,7 @@ export function loadConfig(env: Env = process.env): Config {
   const redisUrl = parseRedisUrl(optional(env, 'REDIS_URL'));
   return {
     port,
-    host: optional(env, 'HOST') ?? '127.0.0.1',
+    host,
     redisUrl,
     redisPrefix: prefix,
     tokens,

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { persistentDevToken } from './dev-token.js';
 import { createGateway, type Gateway } from './gateway.js';
 
 type Env = Record<string, string | undefined>;
@@ -13,12 +14,13 @@ function describeStore(config: Config): string {
   return `redis store at ${url.hostname}:${url.port || '6379'}`; // never print the URL's password
 }
 
-function printBanner(config: Config, baseUrl: string | null, role: Role): void {
+function printBanner(config: Config, baseUrl: string | null, role: Role, devTokenNote: string | null): void {
   const lines = [`askgate ${role === 'all' ? 'gateway' : role} started on the ${describeStore(config)}`];
   if (baseUrl !== null) lines.push(`askgate listening on ${baseUrl}`);
   if (config.devToken !== null) {
     lines.push('dev mode: ASKGATE_TOKENS is unset, so this one token has every scope (read, write, answer):');
     lines.push(`  ASKGATE_TOKEN=${config.devToken}`);
+    if (devTokenNote !== null) lines.push(devTokenNote);
     if (baseUrl !== null) lines.push(`  inbox: ${baseUrl}/inbox#token=${config.devToken}`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
@@ -26,7 +28,16 @@ function printBanner(config: Config, baseUrl: string | null, role: Role): void {
 
 async function run(role: Role, env: Env): Promise<Gateway> {
   let config: Config;
+  let devTokenNote: string | null = null;
   try {
+    if (env['ASKGATE_TOKENS'] === undefined && env['ASKGATE_DEV_TOKEN'] === undefined) {
+      // Dev mode keeps its token across restarts (a file under the user's state directory, mode 600).
+      const kept = persistentDevToken(env);
+      env = { ...env, ASKGATE_DEV_TOKEN: kept.token };
+      devTokenNote = kept.persisted
+        ? `  (kept in ${kept.path} across restarts; delete the file for a new one)`
+        : `  (${kept.path} could not be written: a new token at every start; set ASKGATE_DEV_TOKEN to keep one)`;
+    }
     config = loadConfig(env);
   } catch (err) {
     if (err instanceof ConfigError) {
@@ -43,7 +54,7 @@ async function run(role: Role, env: Env): Promise<Gateway> {
   }
   const gateway = await createGateway(config, { workers: role !== 'serve' });
   const baseUrl = role === 'worker' ? null : await gateway.listen();
-  printBanner(config, baseUrl, role);
+  printBanner(config, baseUrl, role, devTokenNote);
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;

@@ -2,6 +2,23 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 
 describe('configuration from the environment', () => {
+  it('refuses dev mode on a non-loopback HOST, and allows it on every loopback spelling', () => {
+    for (const host of ['0.0.0.0', '::', '192.168.1.10', 'example.com']) {
+      expect(() => loadConfig({ HOST: host }), host).toThrow(
+        /ASKGATE_TOKENS: is unset, so askgate would start in dev mode/,
+      );
+    }
+    for (const host of ['127.0.0.1', 'localhost', '::1', '[::1]', '127.0.0.2'])
+      expect(loadConfig({ HOST: host }).devToken).not.toBeNull();
+    const tokens = JSON.stringify({ 'a-token-of-16-chars-or-more': { identity: 'ops', scopes: ['read'] } });
+    expect(loadConfig({ HOST: '0.0.0.0', ASKGATE_TOKENS: tokens }).devToken).toBeNull();
+  });
+
+  it('takes ASKGATE_DEV_TOKEN as the dev token, and refuses a short one', () => {
+    expect(loadConfig({ ASKGATE_DEV_TOKEN: 'sixteen-chars-ok' }).devToken).toBe('sixteen-chars-ok');
+    expect(() => loadConfig({ ASKGATE_DEV_TOKEN: 'short' })).toThrow(/ASKGATE_DEV_TOKEN: must be at least 16/);
+  });
+
   it('applies the contract defaults and dev mode when nothing is set', () => {
     const config = loadConfig({});
     expect(config.port).toBe(8080);

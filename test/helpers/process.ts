@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -24,7 +27,15 @@ export async function spawnGateway(
 ): Promise<GatewayProcess> {
   const args = role === 'all' ? [MAIN] : [CLI, role];
   const child = spawn(process.execPath, args, {
-    env: { PATH: process.env['PATH'] ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      // Dev mode keeps its token under the state directory: a fresh one per process keeps tests off the user's.
+      XDG_STATE_HOME: mkdtempSync(join(tmpdir(), 'askgate-state-')),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
