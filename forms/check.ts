@@ -5,15 +5,13 @@
  *
  * Pure: the browser reads a field's rule back from the data attributes the renderer wrote (see `ruleAttributes`).
  */
+import { EMAIL } from './email.js';
 import type { FieldKind, FieldRule } from './fields.js';
 import { MESSAGES } from './messages.js';
 
 /** What a control holds: a string, the checked values of a checkbox group, or a single checkbox. */
 export type FieldInput = string | string[] | boolean;
 
-// The same shape as ajv-formats' "fast" email, so the page refuses what the server would.
-const EMAIL =
-  /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 // datetime-local gives minutes and sometimes seconds; a full RFC 3339 value (from `values`) is accepted too.
 const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:?\d{2})?$/;

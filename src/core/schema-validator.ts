@@ -1,3 +1,4 @@
+import { EMAIL } from '../../forms/email.js';
 import { createHash } from 'node:crypto';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import ajvFormats from 'ajv-formats';
@@ -13,6 +14,8 @@ const addFormats = ajvFormats.default;
 
 const ajv = new Ajv({ allErrors: false, strict: false, allowUnionTypes: true });
 addFormats(ajv, { keywords: true });
+// The page's rule (forms/email.ts) replaces ajv-formats' own, so both sides accept exactly the same addresses.
+ajv.addFormat('email', EMAIL);
 // askgate's own annotation keywords: they shape how a form renders, not what a value must be.
 ajv.addKeyword({ keyword: 'visibleWhen', schemaType: 'object' });
 ajv.addKeyword({ keyword: 'errorMessages', schemaType: 'object' });
