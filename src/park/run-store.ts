@@ -2,7 +2,9 @@ import type { AskResult, RunSpec, StoredInteraction } from '../core/types.js';
 
 /**
  * Parked runs, as the park side sees them: the types of a run and the `RunStore` port. The Redis implementation
- * (src/store/redis/run-store.ts) documents the run hash; the park side imports neither it nor ioredis.
+ * (src/store/redis/run-store.ts) documents the run hash; only wiring.ts, which builds it, imports it, and nothing
+ * in src/park/ imports ioredis or the record codec. `runView` reads a run from the hash's fields (the store hands
+ * them back from the settling step, `SettledRun.fields`).
  */
 
 export type RunStatus = 'parked' | 'ready' | 'dying' | 'resumed' | 'killed';

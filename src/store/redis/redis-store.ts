@@ -58,9 +58,10 @@ export interface RedisStoreOptions extends StoreOptions {
 /**
  * The durable store: every process on one Redis shares records, the pending list, deadlines and events.
  *
- * Each transition is one Lua script (`scripts/`), so it is atomic and publishes its event in the same step. One
- * connection runs commands; a second, dedicated connection subscribes to the events channel (a subscribed
- * connection can run nothing else) and fans each message out to this process's listeners. Both reconnect on their
+ * Each transition is one Lua script (`scripts/`, registered by `scripts/index.ts`), so it is atomic and publishes
+ * its event in the same step. Its two connections come from the process's factory (connections.ts): the command
+ * connection runs commands; the subscriber listens on the events channel (a subscribed connection can run nothing
+ * else) and fans each message out to this process's listeners. Both reconnect on their
  * own after Redis restarts; events published while the subscriber is disconnected are lost (pub/sub semantics).
  */
 export class RedisStore implements Store {
