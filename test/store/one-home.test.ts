@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createGateway } from '../../src/gateway.js';
+import { startWorker } from '../../src/sdk/worker.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 
 /**
@@ -140,6 +141,20 @@ describe('connections a process opens', () => {
       await settlesAt(7);
     } finally {
       await gateway.close();
+    }
+    await settlesAt(0);
+  });
+
+  it('an SDK worker: the BullMQ connection, plus a blocking connection per handler', async () => {
+    const worker = await startWorker({
+      redisUrl: redis.url,
+      prefix: `{conn${Date.now()}}:`,
+      handlers: { one: () => null, two: () => null },
+    });
+    try {
+      await settlesAt(3);
+    } finally {
+      await worker.close();
     }
     await settlesAt(0);
   });
