@@ -64,6 +64,15 @@ describe('one home for Redis in the source', () => {
     // A key is spelled as a prefix followed by its name, e.g. `${this.prefix}r:${id}`.
     const spelling = files.filter((f) => f !== 'src/store/keys.ts' && /\$\{[\w.]*[pP]refix\}[\w:]/.test(text(f)));
     expect(spelling).toEqual([]);
+    // Nor the default prefix as a string in code (comments may name it).
+    const literal = files.filter(
+      (f) =>
+        f !== 'src/store/keys.ts' &&
+        text(f)
+          .split('\n')
+          .some((line) => !/^\s*(\*|\/\/|\/\*)/.test(line) && /['"`]\{askgate\}/.test(line)),
+    );
+    expect(literal).toEqual([]);
     // The SDK worker names no gateway key: it speaks the job protocol.
     expect(text('src/sdk/worker.ts')).not.toMatch(/keys\.(run|readyRuns|interaction)\b/);
   });
