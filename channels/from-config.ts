@@ -8,6 +8,7 @@ import { TwilioChannel } from './twilio/plugin.js';
 import { WhatsAppChannel } from './whatsapp/plugin.js';
 import type { Config } from '../src/config.js';
 import type { Logger } from '../src/observability/logger.js';
+import type { RedisConnections } from '../src/store/redis/connections.js';
 
 /**
  * The web chat's link-signing key, derived from the configured bearer tokens: every process of a deployment shares
@@ -30,11 +31,13 @@ export function channelsFromConfig(
   >,
   logger: Logger,
   doors: { requireWrite?: RequestHandler } = {},
+  /** The process's Redis connections; Telegram's shared pacing runs on their command connection. */
+  redis: RedisConnections | null = null,
 ): ChannelPlugin[] {
   const plugins: ChannelPlugin[] = [];
   if (config.telegram !== null) {
     // On Redis every process sending as the bot shares one budget; alone (in-memory store) it paces itself.
-    const sharedPacing = config.redisUrl === null ? null : { redisUrl: config.redisUrl, prefix: config.redisPrefix };
+    const sharedPacing = redis === null ? null : { client: redis.command(), keys: redis.keys };
     plugins.push(new TelegramChannel({ ...config.telegram, sharedPacing, logger }));
   }
   if (config.slack !== null) plugins.push(new SlackChannel({ ...config.slack, logger }));

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Identity, Scope } from './core/types.js';
 import { RouteConfigError, parseRoutes, type Route } from './park/routes.js';
+import { DEFAULT_KEY_PREFIX } from './store/keys.js';
 
 /**
  * The one place that reads the environment. Every variable of the contract becomes a typed, validated field;
@@ -258,7 +259,7 @@ export function loadConfig(env: Env = process.env): Config {
   } else {
     tokens = parseTokens(tokensRaw);
   }
-  const prefix = optional(env, 'ASKGATE_REDIS_PREFIX') ?? '{askgate}:';
+  const prefix = optional(env, 'ASKGATE_REDIS_PREFIX') ?? DEFAULT_KEY_PREFIX;
   const redisUrl = parseRedisUrl(optional(env, 'REDIS_URL'));
   return {
     port,

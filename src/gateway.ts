@@ -23,6 +23,7 @@ import { streamRouter } from './doors/stream.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
 import { MemoryStore } from './store/memory-store.js';
+import { RedisConnections } from './store/redis/connections.js';
 import { RedisStore } from './store/redis/redis-store.js';
 import type { Store } from './store/store.js';
 import { defaultVerifiers, type VerifierRegistry } from './verifiers/registry.js';
@@ -51,11 +52,13 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-export async function createStore(config: Config): Promise<Store> {
+/** The store of `config`: in memory without REDIS_URL, else on Redis through `connections` (the process's factory). */
+export async function createStore(config: Config, connections: RedisConnections | null = null): Promise<Store> {
   if (config.redisUrl === null) return new MemoryStore({ idleTtlSeconds: config.idleTtlSeconds });
   return RedisStore.connect({
     url: config.redisUrl,
     prefix: config.redisPrefix,
+    ...(connections === null ? {} : { connections }),
     idleTtlSeconds: config.idleTtlSeconds,
     runRetentionMs: config.retentionWaitingMinutes * 60_000,
   });
@@ -78,7 +81,13 @@ function checkRouteChannels(config: Config, plugins: readonly ChannelPlugin[]): 
 /** The composition root: builds every part from config. Nothing here reads the environment. */
 export async function createGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const store = await createStore(config);
+  // The one connection factory of this process: the store, runs, queues and Telegram's pacing all draw from it.
+  const connections =
+    config.redisUrl === null ? null : new RedisConnections({ url: config.redisUrl, prefix: config.redisPrefix });
+  const store = await createStore(config, connections).catch(async (err: unknown) => {
+    await connections?.close();
+    throw err;
+  });
   const hub = new EventHub(store);
   const metrics = new Metrics();
   const channels = new ChannelRegistry();
@@ -86,10 +95,15 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   const service = new InteractionService({ store, hub, channels, config, metrics, logger, verifiers });
   const callbacks = new CallbackService({ store, service, verifiers, env: config.env, logger });
   const auth = new TokenAuthenticator(config.tokens);
-  const plugins: ChannelPlugin[] = channelsFromConfig(config, logger, { requireWrite: auth.require('write') });
+  const plugins: ChannelPlugin[] = channelsFromConfig(
+    config,
+    logger,
+    { requireWrite: auth.require('write') },
+    connections,
+  );
   for (const plugin of plugins) channels.register(plugin);
   checkRouteChannels(config, plugins);
-  const parks = await startParks(config, store, service, logger, options.workers ?? true, plugins);
+  const parks = await startParks(config, store, service, logger, options.workers ?? true, plugins, connections);
 
   const app = express();
   app.disable('x-powered-by');
@@ -173,6 +187,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       hub.close();
       await parks.close();
       await store.close();
+      await connections?.close();
     },
   };
 }

@@ -1,27 +1,17 @@
 import { createHash } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { Keys } from '../../src/store/keys.js';
-import { TELEGRAM_PUSH_BACK, TELEGRAM_RESERVE } from '../../src/store/redis/scripts/telegram-pace.js';
+import type { Keys } from '../../src/store/keys.js';
+import type { ScriptClient } from '../../src/store/redis/scripts/index.js';
 import { GLOBAL_PER_SECOND, PER_CHAT_PER_SECOND } from './limits.js';
 import type { Pacer, PacingOptions } from './pacing.js';
 
 export interface SharedPacingOptions {
-  /** The Redis every process of the deployment shares (REDIS_URL). */
-  redisUrl: string;
-  /** The store's key prefix (ASKGATE_REDIS_PREFIX), so the pacing keys share its cluster hash tag. */
-  prefix: string;
-}
-
-interface PaceCommands {
-  askgateTelegramReserve(
-    slots: string,
-    pause: string,
-    chat: string,
-    perSecond: number,
-    intervalMs: number,
-    isChat: string,
-  ): Promise<number>;
-  askgateTelegramPushBack(scope: string, ms: number): Promise<number>;
+  /**
+   * The process's command connection (src/store/redis/connections.ts), on the Redis every process of the deployment
+   * shares; the pacing scripts are registered on it (src/store/redis/scripts/index.ts). Its owner closes it.
+   */
+  client: ScriptClient;
+  /** The deployment's key names (its prefix), so the pacing keys share the store's cluster hash tag. */
+  keys: Keys;
 }
 
 /**
@@ -34,7 +24,7 @@ interface PaceCommands {
  * The bot is keyed by its numeric id (the token's public half), so two bots on one Redis keep separate budgets.
  */
 export class RedisPacer implements Pacer {
-  private readonly client: Redis & PaceCommands;
+  private readonly client: ScriptClient;
   private readonly keys: Keys;
   private readonly perSecond: number;
   private readonly intervalMs: number;
@@ -44,17 +34,9 @@ export class RedisPacer implements Pacer {
     private readonly botId: string,
     pacing: PacingOptions = {},
   ) {
-    // Its own connection: the store's is private to it, and a short reconnect backoff keeps a blip from stalling sends.
-    const client = new Redis(options.redisUrl, {
-      maxRetriesPerRequest: 3,
-      retryStrategy: (attempt: number) => Math.min(attempt * 100, 1000),
-    });
-    client.on('error', () => undefined); // ioredis reconnects; a call that fails surfaces as the send's error
-    client.defineCommand('askgateTelegramReserve', { lua: TELEGRAM_RESERVE, numberOfKeys: 3 });
-    client.defineCommand('askgateTelegramPushBack', { lua: TELEGRAM_PUSH_BACK, numberOfKeys: 1 });
-    // defineCommand adds the methods at run time; ioredis cannot type them, so the cast names what was just added.
-    this.client = client as Redis & PaceCommands;
-    this.keys = new Keys(options.prefix);
+    // The store's command connection: one more connection per process would buy nothing (each call is one script).
+    this.client = options.client;
+    this.keys = options.keys;
     // Slots are whole numbers per second; a fractional rate would make the script's slot times drift.
     this.perSecond = Math.max(1, Math.floor(pacing.globalPerSecond ?? GLOBAL_PER_SECOND));
     this.intervalMs = Math.ceil(1000 / (pacing.perChatPerSecond ?? PER_CHAT_PER_SECOND));
@@ -82,10 +64,6 @@ export class RedisPacer implements Pacer {
   /** Pushes the chat's next free time to an interval after this answer (never earlier than it already is). */
   async settled(chatId: string): Promise<void> {
     await this.pushBack(chatId, this.intervalMs);
-  }
-
-  async close(): Promise<void> {
-    await this.client.quit().catch(() => this.client.disconnect());
   }
 }
 

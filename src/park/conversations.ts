@@ -1,5 +1,6 @@
 import type { ConversationTurn } from '../../channels/contract.js';
 import type { Logger } from '../observability/logger.js';
+import { turnHandlerJob } from '../queue/job-protocol.js';
 import { turnJobId, type ResumeProducer } from '../queue/queues.js';
 import type { ConversationTurnPayload } from './continuation.js';
 import { matchRoute, type Route } from './routes.js';
@@ -51,7 +52,8 @@ export class ConversationService {
         from: turn.from,
       },
     };
-    if ('handler' in route.target) await this.deps.producer.enqueueHandler(route.target.handler, jobId, payload);
+    if ('handler' in route.target)
+      await this.deps.producer.enqueueHandler(route.target.handler, jobId, turnHandlerJob(payload));
     else await this.deps.producer.enqueueTurn(jobId, payload);
     return true;
   }

@@ -6,7 +6,7 @@ import { toPublicRecord } from '../core/record.js';
 import type { Identity, RunSpec, StoredInteraction } from '../core/types.js';
 import type { Logger } from '../observability/logger.js';
 import { HANDLER_NAME, resumeJobId, type ResumeProducer } from '../queue/queues.js';
-import { continuationPayload } from './continuation.js';
+import { handlerJob } from '../queue/job-protocol.js';
 import type { SettledRun } from '../store/store.js';
 import type { ParkedAsk, ParkPort } from './port.js';
 import { runView, type ChatThread, type RunStore, type RunView } from './run-store.js';
@@ -96,14 +96,12 @@ export class ParkService implements ParkPort {
    * A run that became ready: a handler target's continuation goes straight onto `handler-<name>` under the park's
    * deterministic resume id (one hop, as the `resume` job would have handed it on); a webhook target takes the
    * `resume` job. Exactly once holds as on the resume job's path: the handler job's id is the one the resume worker
-   * would use (so the sweep's later `resume` job hands on nothing new), and the SDK worker runs it only while the
-   * park is still ready, recording completion before its job completes. A kill always takes the `resume` job: its
-   * teardown lives in the askgate worker.
+   * would use (so the sweep's later `resume` job hands on nothing new), the SDK worker never runs a continuation
+   * whose completion it reported (job protocol, src/queue/job-protocol.ts), and run-complete records one completion
+   * per park. A kill always takes the `resume` job: its teardown lives in the askgate worker.
    *
    * The run is the one the settling step returned (`settled.fields`: the hash as that step left it, so no second
-   * read); a store that returns none is read here. Either way the check below holds for the fields as read, and a
-   * run completed or re-parked since is caught by the SDK worker's due check, which a handler job of a stale park
-   * fails (the same as for a duplicate of that job).
+   * read); a store that returns none is read here.
    */
   private async resume(settled: SettledRun): Promise<void> {
     const { runs, producer } = this.deps;
@@ -111,8 +109,7 @@ export class ParkService implements ParkPort {
     // Gone, re-parked or completed already: nothing to hand on (the sweep and the resume job re-check the same way).
     if (run === null || run.generation !== settled.generation || run.status !== 'ready') return;
     const resumeId = resumeJobId(settled.runId, settled.generation);
-    if ('handler' in run.resume)
-      await producer.enqueueHandler(run.resume.handler, resumeId, continuationPayload(run, resumeId));
+    if ('handler' in run.resume) await producer.enqueueHandler(run.resume.handler, resumeId, handlerJob(run, resumeId));
     else await producer.enqueue(settled.runId, settled.generation);
   }
 

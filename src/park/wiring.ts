@@ -2,13 +2,15 @@ import type { ChannelPlugin } from '../../channels/contract.js';
 import type { Config } from '../config.js';
 import type { InteractionService } from '../core/interaction-service.js';
 import type { Logger } from '../observability/logger.js';
-import { ResumeProducer, queueConnection } from '../queue/queues.js';
 import { ChatWorker } from '../queue/chat-worker.js';
+import { CompletionWorker } from '../queue/completion-worker.js';
+import { ResumeProducer } from '../queue/queues.js';
 import { ResumeWorker } from '../queue/resume-worker.js';
+import type { RedisConnections } from '../store/redis/connections.js';
+import { RedisRunStore } from '../store/redis/run-store.js';
 import type { Store } from '../store/store.js';
 import { ConversationService } from './conversations.js';
 import { ParkService } from './park-service.js';
-import { RunStore } from './run-store.js';
 
 export interface Parks {
   /** Null on the in-memory store: async asks are refused with 409 there. */
@@ -20,8 +22,10 @@ export interface Parks {
 
 /**
  * Builds the park side from config: on a durable store, the run store, the resume producer (every process enqueues)
- * and, in a process that runs workers, the resume worker and its straggler sweep. Kept apart from gateway.ts so the
- * composition root only plugs it in.
+ * and, in a process that runs workers, the resume worker and its straggler sweep, the completion worker (handler
+ * completions reported by SDK workers) and, with routes, the chat worker. Every connection comes from
+ * `connections` (the run store shares the command connection, queues and workers the BullMQ one), which the
+ * caller owns and closes. Kept apart from gateway.ts so the composition root only plugs it in.
  */
 export async function startParks(
   config: Config,
@@ -30,30 +34,26 @@ export async function startParks(
   logger: Logger,
   workers: boolean,
   channels: readonly ChannelPlugin[] = [],
+  connections: RedisConnections | null = null,
 ): Promise<Parks> {
-  if (!store.durable || config.redisUrl === null)
+  if (!store.durable || connections === null)
     return { service: null, conversations: null, close: async () => undefined };
-  const runs = await RunStore.connect({
-    url: config.redisUrl,
-    prefix: config.redisPrefix,
-    retentionMs: config.retentionWaitingMinutes * 60_000,
-    idleTtlMs: config.idleTtlSeconds * 1000,
-  });
-  const producerConnection = queueConnection(config.redisUrl);
-  const producer = new ResumeProducer(producerConnection, runs.keys);
+  const runs = new RedisRunStore(connections, config.retentionWaitingMinutes * 60_000, config.idleTtlSeconds * 1000);
+  const connection = connections.queue();
+  const queuePrefix = connections.keys.queuePrefix;
+  const producer = new ResumeProducer(connection, connections.keys);
   const parks = new ParkService({ service, runs, producer, logger });
   service.attachParks(parks);
   const routed = config.routes.length > 0;
   const conversations = routed ? new ConversationService({ routes: config.routes, runs, producer, logger }) : null;
   let worker: ResumeWorker | null = null;
   let chatWorker: ChatWorker | null = null;
-  let workerConnection: ReturnType<typeof queueConnection> | null = null;
+  let completionWorker: CompletionWorker | null = null;
   if (workers) {
-    workerConnection = queueConnection(config.redisUrl);
     if (routed) {
       chatWorker = new ChatWorker({
-        connection: workerConnection,
-        queuePrefix: runs.keys.queuePrefix,
+        connection,
+        queuePrefix,
         producer,
         routes: config.routes,
         channels,
@@ -63,9 +63,18 @@ export async function startParks(
         backoffMs: config.resumeBackoffMs,
       });
     }
+    completionWorker = new CompletionWorker({
+      connection,
+      queuePrefix,
+      runs,
+      producer,
+      logger,
+      lockMs: config.resumeLockMs,
+      backoffMs: config.resumeBackoffMs,
+    });
     worker = new ResumeWorker({
-      connection: workerConnection,
-      queuePrefix: runs.keys.queuePrefix,
+      connection,
+      queuePrefix,
       runs,
       service,
       producer,
@@ -86,9 +95,8 @@ export async function startParks(
     async close() {
       await worker?.close();
       await chatWorker?.close();
+      await completionWorker?.close();
       await producer.close();
-      producerConnection.disconnect();
-      workerConnection?.disconnect();
       await runs.close();
     },
   };

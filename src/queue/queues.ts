@@ -1,7 +1,8 @@
 import { Queue, type JobsOptions } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { ChatThread } from '../park/run-store.js';
 import type { Keys } from '../store/keys.js';
+import type { HandlerJob } from './job-protocol.js';
 
 /**
  * The BullMQ queues of parks. Every queue lives under `keys.queuePrefix` (`{askgate}` by default), so its keys
@@ -13,6 +14,9 @@ import type { Keys } from '../store/keys.js';
  * | `handler-<name>` | an SDK `startWorker` with `<name>`| continuation of a run whose resume is a handler     |
  * | `turn`           | askgate worker                    | chat message routed to a webhook target             |
  * | `reply`          | askgate worker                    | reply of a chat-reached run: at once, or per resume |
+ * | `completed`      | askgate worker                    | completion reported by an SDK worker (job-protocol.ts) |
+ *
+ * The connection is the process's BullMQ connection (src/store/redis/connections.ts, `queue()`).
  */
 export const RESUME_QUEUE = 'resume';
 export const TURN_QUEUE = 'turn';
@@ -59,7 +63,7 @@ export interface ReplyJobData {
 /** Retries of a reply post: a channel that is down for a day is not worth a reply nobody waits for any more. */
 export const REPLY_ATTEMPTS = 30;
 
-/** Adds a reply job under its deterministic id (a second add is a no-op); the gateway and the SDK worker both do. */
+/** Adds a reply job under its deterministic id (a second add is a no-op). */
 export async function addReply(queue: Queue<ReplyJobData>, data: ReplyJobData): Promise<void> {
   await queue.add('reply', data, {
     ...JOB_DEFAULTS,
@@ -93,13 +97,6 @@ export function backoffDelay(attemptsMade: number, baseMs: number, capMs = 15 * 
   return Math.round(d / 2 + Math.random() * (d / 2));
 }
 
-/** A BullMQ connection: workers need `maxRetriesPerRequest: null` (blocking commands must not give up). */
-export function queueConnection(url: string): Redis {
-  const connection = new Redis(url, { maxRetriesPerRequest: null });
-  connection.on('error', () => undefined); // BullMQ reconnects; errors surface on the calls that fail
-  return connection;
-}
-
 /** Enqueues resume jobs (the serve side and the worker side both do). */
 export class ResumeProducer {
   private readonly queue: Queue<ResumeJobData>;
@@ -119,8 +116,11 @@ export class ResumeProducer {
     await this.queue.add('resume', { runId, generation }, { ...JOB_DEFAULTS, jobId: resumeJobId(runId, generation) });
   }
 
-  /** Hands a continuation to the SDK workers registered for `handler`, under the same deterministic id. */
-  async enqueueHandler(handler: string, jobId: string, data: object): Promise<void> {
+  /**
+   * Hands a continuation to the SDK workers registered for `handler`, under the same deterministic id; `data` is a
+   * handler job of the job protocol (job-protocol.ts).
+   */
+  async enqueueHandler(handler: string, jobId: string, data: HandlerJob): Promise<void> {
     let queue = this.handlerQueues.get(handler);
     if (queue === undefined) {
       queue = new Queue(handlerQueueName(handler), { connection: this.connection, prefix: this.keys.queuePrefix });

@@ -5,6 +5,7 @@ import type { Identity } from '../core/types.js';
 import type { Logger } from '../observability/logger.js';
 import { continuationPayload, type ContinuationPayload } from '../park/continuation.js';
 import type { RunStore, RunView } from '../park/run-store.js';
+import { handlerJob } from './job-protocol.js';
 import { RESUME_QUEUE, backoffDelay, type ResumeJobData, type ResumeProducer } from './queues.js';
 import { parseOutput, postWebhook } from './webhook.js';
 
@@ -39,7 +40,8 @@ export interface ResumeWorkerOptions {
  * again. A dying run is torn down (its other asks cancelled with their outcome edits, its parked parent killed and
  * enqueued) before its resume target is told `run.killed`; every step of the teardown is idempotent, so a rerun
  * after a crash repeats it harmlessly. A webhook target is POSTed here; a handler target is handed to the SDK
- * workers' queue under the same deterministic id, and they record completion.
+ * workers' queue under the same deterministic id (job-protocol.ts), and the completion they report is recorded by
+ * the CompletionWorker.
  */
 export class ResumeWorker {
   private readonly worker: Worker<ResumeJobData>;
@@ -75,7 +77,7 @@ export class ResumeWorker {
     const resumeId = job.id as string; // every resume job is added with its deterministic id
     const payload = continuationPayload(run, resumeId);
     if ('handler' in run.resume) {
-      await producer.enqueueHandler(run.resume.handler, resumeId, payload);
+      await producer.enqueueHandler(run.resume.handler, resumeId, handlerJob(run, resumeId));
       return;
     }
     await runs.recordAttempt(runId);

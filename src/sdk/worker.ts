@@ -1,16 +1,16 @@
-import { Queue, Worker, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
-import { turnThread, type ContinuationPayload, type ConversationTurnPayload } from '../park/continuation.js';
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { ContinuationPayload, ConversationTurnPayload } from '../park/continuation.js';
 import {
-  HANDLER_NAME,
-  REPLY_QUEUE,
-  addReply,
-  backoffDelay,
-  handlerQueueName,
-  type ReplyJobData,
-} from '../queue/queues.js';
-import { DEFAULT_KEY_PREFIX, Keys } from '../store/keys.js';
-import { RUN_ATTEMPT, RUN_COMPLETE } from '../store/redis/scripts/run-transition.js';
+  COMPLETED_QUEUE,
+  JOB_PROTOCOL_VERSION,
+  continuationOf,
+  unsupportedVersion,
+  type CompletionJob,
+  type HandlerJob,
+} from '../queue/job-protocol.js';
+import { HANDLER_NAME, JOB_DEFAULTS, backoffDelay, handlerQueueName } from '../queue/queues.js';
+import { DEFAULT_KEY_PREFIX } from '../store/keys.js';
+import { RedisConnections } from '../store/redis/connections.js';
 import { AskgateSdkError } from './errors.js';
 
 /**
@@ -43,7 +43,11 @@ export interface ContinuationWorkerOptions {
   lockDurationMs?: number;
   /** First retry delay after a handler throws, ms (doubles per attempt, with jitter, capped at 15 min). Default 1000. */
   backoffMs?: number;
-  /** The gateway's LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES: the run's retention after completing. Default 10080. */
+  /**
+   * Ignored; kept so existing callers still type-check. The gateway applies its own retention when it records the
+   * completion this worker reports.
+   * @deprecated
+   */
   retentionMinutes?: number;
 }
 
@@ -56,11 +60,15 @@ export interface ContinuationWorker {
 /**
  * Runs registered continuations for parked runs, in any number of processes beside any number of gateways.
  *
- * The guarantee: a continuation that completed never runs again. Completion is recorded in Redis atomically (the
- * run turns `resumed` or `killed`) right after the handler returns and before the job completes, and every run of
- * a job checks that record first. A worker that dies while a handler runs leaves the job locked until
- * `lockDurationMs` passes; BullMQ's stalled-job check then runs it once more, on a live worker, with the same
- * `resume_id` and `attempt` + 1. Handler side effects outside askgate should therefore be idempotent on `resume_id`.
+ * It speaks the gateway's job protocol (docs/sdk.md, "Job protocol"; src/queue/job-protocol.ts), version 1: it takes
+ * jobs from `handler-<name>` and reports each handler's return value to the gateway's `completed` queue; the
+ * gateway records the completion and posts any chat reply. It reads no run and runs none of the gateway's scripts.
+ *
+ * The guarantee: a continuation that completed never runs again. Its completion report is added right after the
+ * handler returns and before the job completes, under the continuation's id, and every run of a job checks for
+ * that report first. A worker that dies while a handler runs leaves the job locked until `lockDurationMs` passes;
+ * BullMQ's stalled-job check then runs it once more, on a live worker, with the same `resume_id` and `attempt` + 1.
+ * Handler side effects outside askgate should therefore be idempotent on `resume_id`.
  *
  * ```ts
  * import { startWorker } from 'askgate';
@@ -80,87 +88,55 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
     throw new AskgateSdkError(
       `handler name "${bad}" must be 1..100 letters, digits, "_", "." or "-" (as in run.resume.handler).`,
     );
-  const keys = new Keys(options.prefix ?? DEFAULT_KEY_PREFIX);
   const lockDuration = options.lockDurationMs ?? 30_000;
   const backoffMs = options.backoffMs ?? 1000;
-  const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
-  connection.on('error', () => undefined); // reconnects are BullMQ's; failures surface on the jobs
-  connection.defineCommand('askgateRunComplete', { lua: RUN_COMPLETE, numberOfKeys: 2 });
-  connection.defineCommand('askgateRunAttempt', { lua: RUN_ATTEMPT, numberOfKeys: 1 });
-  // defineCommand adds the methods at run time; ioredis cannot type them.
-  const client = connection as Redis & {
-    askgateRunComplete(...args: Array<string | number>): Promise<number>;
-    askgateRunAttempt(...args: Array<string | number>): Promise<[number, string?]>;
-  };
-  const retentionMs = (options.retentionMinutes ?? 10_080) * 60_000;
+  // Only the BullMQ connection: each Worker below duplicates it once for its blocking reads.
+  const connections = new RedisConnections({ url: options.redisUrl, prefix: options.prefix ?? DEFAULT_KEY_PREFIX });
+  const connection = connections.queue();
+  const prefix = connections.keys.queuePrefix;
+  const completed = new Queue<CompletionJob>(COMPLETED_QUEUE, { connection, prefix });
 
-  let replies: Queue<ReplyJobData> | null = null;
-  /** Hands a chat-reached run's output to the gateway's reply job (it maps it by the route and posts it). */
-  const reply = async (data: ReplyJobData): Promise<void> => {
-    replies ??= new Queue<ReplyJobData>(REPLY_QUEUE, { connection, prefix: keys.queuePrefix });
-    await addReply(replies, data);
-  };
-
-  const run = async (
-    handler: ContinuationHandler,
-    job: Job<ContinuationPayload | ConversationTurnPayload>,
-  ): Promise<unknown> => {
-    const payload = job.data;
-    if (payload.type === 'conversation.turn') {
-      // The immediate answer to a chat turn; its reply job id (generation 0) makes a rerun's second answer a no-op.
-      const output = await handler({ ...payload, attempt: job.attemptsMade + 1 });
-      await reply({ runId: payload.run_id, generation: 0, thread: turnThread(payload), output: output ?? null });
-      return output ?? null;
-    }
-    const runKey = keys.run(payload.run_id);
-    const generation = generationOf(payload.resume_id);
-    const due = payload.type === 'run.resumed' ? 'ready' : 'dying';
-    // One step checks the park is still due and counts the attempt; completed already (or a newer park): the
-    // continuation must not run again.
-    const [isDue, thread] = await client.askgateRunAttempt(runKey, generation, due, retentionMs);
-    if (isDue !== 1) return null;
-    const output = await handler({ ...payload, attempt: job.attemptsMade + 1 });
-    // A run reached over chat: its reply is queued before completion is recorded, so a crash between the two
-    // reruns the handler and the fixed reply id drops the second enqueue, instead of losing the reply.
-    if (thread && payload.type === 'run.resumed') {
-      await reply({
-        runId: payload.run_id,
-        generation,
-        thread: JSON.parse(thread) as ReplyJobData['thread'],
-        output: output ?? null,
-      });
-    }
-    await client.askgateRunComplete(runKey, keys.readyRuns, generation, payload.run_id, retentionMs, Date.now());
-    return output ?? null;
+  const run = async (handler: ContinuationHandler, job: Job<HandlerJob>): Promise<unknown> => {
+    const unsupported = unsupportedVersion(job.data, 'this SDK worker');
+    if (unsupported !== null) throw new UnrecoverableError(unsupported);
+    const data = job.data;
+    // Reported already (a rerun after a crash between the report and the job's completion): never run it again.
+    if ((await completed.getJobState(data.resume_id)) !== 'unknown') return null;
+    const attempt = job.attemptsMade + 1;
+    const output = (await handler({ ...continuationOf(data), attempt })) ?? null;
+    const report: CompletionJob = {
+      v: JOB_PROTOCOL_VERSION,
+      resume_id: data.resume_id,
+      run_id: data.run_id,
+      generation: data.generation,
+      thread: data.thread,
+      type: data.type,
+      attempt,
+      output,
+    };
+    // A fixed id: a second report of one continuation is a no-op.
+    await completed.add('completed', report, { ...JOB_DEFAULTS, jobId: data.resume_id });
+    return output;
   };
 
   const workers = names.map(
     (name) =>
-      new Worker<ContinuationPayload | ConversationTurnPayload>(
-        handlerQueueName(name),
-        (job) => run(options.handlers[name] as ContinuationHandler, job),
-        {
-          connection,
-          prefix: keys.queuePrefix,
-          concurrency: options.concurrency ?? 8,
-          lockDuration,
-          stalledInterval: lockDuration,
-          settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(attemptsMade, backoffMs) },
-        },
-      ),
+      new Worker<HandlerJob>(handlerQueueName(name), (job) => run(options.handlers[name] as ContinuationHandler, job), {
+        connection,
+        prefix,
+        concurrency: options.concurrency ?? 8,
+        lockDuration,
+        stalledInterval: lockDuration,
+        settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(attemptsMade, backoffMs) },
+      }),
   );
   for (const w of workers) w.on('error', () => undefined); // connection blips; BullMQ retries
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   return {
     async close() {
       await Promise.all(workers.map((w) => w.close()));
-      await replies?.close();
-      connection.disconnect();
+      await completed.close();
+      await connections.close();
     },
   };
-}
-
-/** The park generation a resume id names (`resume-<run>-<generation>`). */
-function generationOf(resumeId: string): number {
-  return Number(resumeId.slice(resumeId.lastIndexOf('-') + 1));
 }

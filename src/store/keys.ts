@@ -18,12 +18,15 @@
  * | `dl:<channel>:<ref>`  | string | the id whose delivered message has `ref` on `channel` | deadline + idle TTL from setDelivery (a resolved record may go first; the lookup then finds nothing) |
  * | `w:<key>:<start>`     | string | a fixed-window hit counter (start in epoch s)     | PEXPIREAT at the end of its window               |
  * | `events`              | channel| pub/sub: one message per transition               | n/a (not a key)                                  |
- * | `r:<run_id>`          | hash   | a parked run (src/park/run-store.ts documents its fields); listpack-encoded: no defaults stored, long values in 64-byte pieces | retention after its last write (PEXPIRE on every write) |
+ * | `r:<run_id>`          | hash   | a parked run (src/store/redis/run-store.ts documents its fields); listpack-encoded: no defaults stored, long values in 64-byte pieces | retention after its last write (PEXPIRE on every write) |
  * | `runs:ready`          | zset   | runs whose resume or kill is due, scored by when (epoch ms) | permanent; a run leaves when its continuation completes |
  * | `tg:<bot>:slots`      | zset   | Telegram send slots reserved by every process of one bot | PEXPIRE a minute past its last slot |
  * | `tg:<bot>:pause`      | string | epoch ms before which the bot sends nothing (a bot-wide 429) | PX retry_after                   |
  * | `tg:<bot>:c:<chat>`   | string | epoch ms of a chat's next free send time (pacing or a 429)   | PX until that time               |
- * | `<queue>:...`         | BullMQ | the resume / handler / turn / reply queues, under `queuePrefix` | BullMQ's own                              |
+ * | `<queue>:...`         | BullMQ | the resume / completed / handler-<name> / turn / reply queues (src/queue/queues.ts), under `queuePrefix` | BullMQ's own; completed jobs kept a day |
+ *
+ * The SDK continuation worker (src/sdk/worker.ts) uses `queuePrefix` alone: it reaches the gateway only through the
+ * job protocol's queues (src/queue/job-protocol.ts), never through the keys above.
  */
 export class Keys {
   /** The prefix every key starts with, e.g. `{askgate}:`. */

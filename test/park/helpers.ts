@@ -8,7 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { loadConfig } from '../../src/config.js';
 import type { Identity } from '../../src/core/types.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
-import { RunStore } from '../../src/park/run-store.js';
+import { RedisRunStore } from '../../src/store/redis/run-store.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 
 /** A resume-webhook receiver that verifies every delivery with the `standardwebhooks` package, as a user would. */
@@ -154,7 +154,7 @@ export interface ParkWorld {
   gateway: Gateway;
   /** The identity of `token`. */
   identity: Identity;
-  runs: RunStore;
+  runs: RedisRunStore;
   close(): Promise<void>;
 }
 
@@ -183,7 +183,7 @@ export async function startParkWorld(options: {
     }),
   });
   const gateway = await createGateway(config, { workers: false });
-  const runs = await RunStore.connect({
+  const runs = await RedisRunStore.connect({
     url: redis.url,
     prefix,
     retentionMs: retentionMinutes * 60_000,

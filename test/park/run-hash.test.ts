@@ -3,8 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Identity } from '../../src/core/types.js';
 import type { Gateway } from '../../src/gateway.js';
 import type { RunStore } from '../../src/park/run-store.js';
-import { RUN_ATTEMPT } from '../../src/store/redis/scripts/run-transition.js';
-import { inMs, startParkWorld, webhookSecret, type ParkWorld } from './helpers.js';
+import { Queue } from 'bullmq';
+import type { HandlerJob } from '../../src/queue/job-protocol.js';
+import { resumeJobId } from '../../src/queue/queues.js';
+import { inMs, startParkWorld, until, webhookSecret, type ParkWorld } from './helpers.js';
 
 /**
  * The run hash's memory layout (src/park/run-store.ts): defaults are not stored, and caller-sized values are kept in
@@ -197,18 +199,24 @@ describe('the run hash stays compact', () => {
       state: LONG_STATE,
     });
 
-    // The SDK worker's check-and-count hands back the whole thread, joined from its pieces.
+    // The handler job handed to the SDK workers (job protocol v1) carries the whole thread, joined from its pieces,
+    // for the park that is due (generation 1, ready).
     await gateway.service.offerAnswer({
       interactionId: id,
       answer: true,
       surface: 'telegram',
       answeredBy: 'telegram:@ada',
     });
-    const due = (await raw.eval(RUN_ATTEMPT, 1, runKey('turn:telegram:-1001234567890:812'), 1, 'ready', 60_000)) as [
-      number,
-      string,
-    ];
-    expect(due[0]).toBe(1);
-    expect(JSON.parse(due[1])).toEqual(thread);
+    const runId = 'turn:telegram:-1001234567890:812';
+    expect(await runs.get(runId)).toMatchObject({ status: 'ready', generation: 1 });
+    const handlerQueue = new Queue<HandlerJob>('handler-desk', { connection: raw, prefix: '{rh}' });
+    try {
+      await until(async () => (await handlerQueue.getJob(resumeJobId(runId, 1))) !== undefined, 'the handler job');
+      const job = await handlerQueue.getJob(resumeJobId(runId, 1));
+      expect(job?.data).toMatchObject({ v: 1, run_id: runId, generation: 1, type: 'run.resumed' });
+      expect(job?.data.thread).toEqual(thread);
+    } finally {
+      await handlerQueue.close();
+    }
   });
 });

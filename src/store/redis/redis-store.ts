@@ -1,8 +1,8 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
 import { AskgateError } from '../../core/errors.js';
 import type { InteractionEventType, StoredInteraction } from '../../core/types.js';
 import { fixedWindow, parseCursor, pendingExpiresAt, resetIn } from '../common.js';
-import { Keys } from '../keys.js';
+import type { Keys } from '../keys.js';
 import { ListenerSet, type EventListener } from '../listeners.js';
 import { STATUS_CODES, decodeRecord, encodeRecord, timeMs, toPublicRecord } from '../record-codec.js';
 import type {
@@ -17,7 +17,8 @@ import type {
   Store,
   StoreOptions,
 } from '../store.js';
-import { defineScripts, type ScriptCommands } from './commands.js';
+import { RedisConnections, redactUrl } from './connections.js';
+import type { ScriptClient } from './scripts/index.js';
 
 /** The message the scripts publish on the events channel (see `scripts/fragments.ts`). */
 interface WireEvent {
@@ -32,10 +33,15 @@ interface WireEvent {
 }
 
 export interface RedisStoreOptions extends StoreOptions {
-  /** `redis://[:password@]host:port[/db]` or `rediss://...`. */
+  /** `redis://[:password@]host:port[/db]` or `rediss://...`; ignored when `connections` is given. */
   url: string;
-  /** Prefix of every key and of the events channel. Default `{askgate}:` (a Redis Cluster hash tag). */
+  /** Prefix of every key and of the events channel. Default `{askgate}:`; ignored when `connections` is given. */
   prefix?: string;
+  /**
+   * The process's connection factory (connections.ts): the store takes its command and subscriber connections
+   * from it and leaves closing them to its owner. Absent: the store makes its own factory and closes it.
+   */
+  connections?: RedisConnections;
   /** Told about connection errors while ioredis reconnects (they are retried, not thrown). Default: ignored. */
   onConnectionError?: (error: Error) => void;
   /** How long `ping()` waits for PONG. Default 2000 ms. */
@@ -49,20 +55,13 @@ export interface RedisStoreOptions extends StoreOptions {
   redisOptions?: RedisOptions;
 }
 
-/** Reconnect quickly after a blip, but never hammer a Redis that is down: 100 ms more per attempt, at most 1 s. */
-const DEFAULT_REDIS_OPTIONS: RedisOptions = {
-  lazyConnect: true,
-  retryStrategy: (attempt: number) => Math.min(attempt * 100, 1000),
-  // A command waits through at most three reconnect attempts, then fails as store_unavailable instead of hanging.
-  maxRetriesPerRequest: 3,
-};
-
 /**
  * The durable store: every process on one Redis shares records, the pending list, deadlines and events.
  *
- * Each transition is one Lua script (`scripts/`), so it is atomic and publishes its event in the same step. One
- * connection runs commands; a second, dedicated connection subscribes to the events channel (a subscribed
- * connection can run nothing else) and fans each message out to this process's listeners. Both reconnect on their
+ * Each transition is one Lua script (`scripts/`, registered by `scripts/index.ts`), so it is atomic and publishes
+ * its event in the same step. Its two connections come from the process's factory (connections.ts): the command
+ * connection runs commands; the subscriber listens on the events channel (a subscribed connection can run nothing
+ * else) and fans each message out to this process's listeners. Both reconnect on their
  * own after Redis restarts; events published while the subscriber is disconnected are lost (pub/sub semantics).
  */
 export class RedisStore implements Store {
@@ -70,17 +69,21 @@ export class RedisStore implements Store {
   readonly durable = true;
 
   private readonly keys: Keys;
+  private readonly client: ScriptClient;
+  private readonly subscriber: Redis;
   private readonly idleTtlMs: number;
   private readonly pingTimeoutMs: number;
   private readonly runRetentionMs: number;
   private readonly listeners = new ListenerSet();
 
   private constructor(
-    private readonly client: Redis & ScriptCommands,
-    private readonly subscriber: Redis,
+    private readonly connections: RedisConnections,
+    private readonly ownsConnections: boolean,
     options: RedisStoreOptions,
   ) {
-    this.keys = new Keys(options.prefix);
+    this.client = connections.command();
+    this.subscriber = connections.subscriber();
+    this.keys = connections.keys;
     this.idleTtlMs = options.idleTtlSeconds * 1000;
     this.pingTimeoutMs = options.pingTimeoutMs ?? 2000;
     this.runRetentionMs = options.runRetentionMs ?? 10_080 * 60_000;
@@ -88,27 +91,31 @@ export class RedisStore implements Store {
 
   /** Connects both connections and subscribes to events; rejects with `store_unavailable` when Redis is unreachable. */
   static async connect(options: RedisStoreOptions): Promise<RedisStore> {
-    const redisOptions: RedisOptions = { ...DEFAULT_REDIS_OPTIONS, ...options.redisOptions };
-    const onError = options.onConnectionError ?? (() => {});
-    // The command connection pipelines automatically: the commands of one event-loop tick (many doors' claims under
-    // load) leave in one write and come back in one read. Order and atomicity per command are unchanged.
-    const client = new Redis(options.url, { enableAutoPipelining: true, ...redisOptions });
-    const subscriber = new Redis(options.url, redisOptions);
-    // Without a listener ioredis prints every reconnect error to the console.
-    client.on('error', onError);
-    subscriber.on('error', onError);
-    const store = new RedisStore(defineScripts(client), subscriber, options);
+    const owns = options.connections === undefined;
+    const connections =
+      options.connections ??
+      new RedisConnections({
+        url: options.url,
+        ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
+        ...(options.onConnectionError === undefined ? {} : { onError: options.onConnectionError }),
+        ...(options.redisOptions === undefined ? {} : { redisOptions: options.redisOptions }),
+      });
+    const store = new RedisStore(connections, owns, options);
     try {
-      await Promise.all([client.connect(), subscriber.connect()]);
-      subscriber.on('message', (channel: string, message: string) => store.dispatch(channel, message));
-      await subscriber.subscribe(store.keys.events);
+      await Promise.all([connections.connect(store.client), connections.connect(store.subscriber)]);
+      store.subscriber.on('message', (channel: string, message: string) => store.dispatch(channel, message));
+      await store.subscriber.subscribe(store.keys.events);
       await store.migrateIndexes();
     } catch (error) {
-      client.disconnect();
-      subscriber.disconnect();
-      throw new AskgateError('store_unavailable', `cannot reach Redis at ${redactUrl(options.url)}; check REDIS_URL.`, {
-        cause: error,
-      });
+      if (owns) await connections.close();
+      if (error instanceof AskgateError) throw error;
+      throw new AskgateError(
+        'store_unavailable',
+        `cannot reach Redis at ${redactUrl(connections.url)}; check REDIS_URL.`,
+        {
+          cause: error,
+        },
+      );
     }
     return store;
   }
@@ -311,7 +318,9 @@ export class RedisStore implements Store {
 
   async close(): Promise<void> {
     this.listeners.clear();
-    await Promise.all([closeConnection(this.subscriber), closeConnection(this.client)]);
+    this.subscriber.removeAllListeners('message');
+    if (this.ownsConnections) await this.connections.close();
+    // A shared subscriber stays subscribed until its factory closes; this store no longer dispatches.
   }
 
   /** One message on the events channel → every listener of this process. */
@@ -334,29 +343,5 @@ export class RedisStore implements Store {
       const reason = error instanceof Error ? error.message : String(error);
       throw new AskgateError('store_unavailable', `Redis command failed: ${reason}`, { cause: error });
     }
-  }
-}
-
-/** QUIT when connected (in-flight replies still arrive); otherwise drop the reconnect loop at once. */
-async function closeConnection(connection: Redis): Promise<void> {
-  if (connection.status === 'ready') {
-    try {
-      await connection.quit();
-      return;
-    } catch {
-      // Fall through: the connection died while quitting.
-    }
-  }
-  connection.disconnect();
-}
-
-/** The URL without its password, for messages. */
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(unparseable REDIS_URL)';
   }
 }

@@ -20,6 +20,8 @@ export const RUN_COMPLETE = `--[[
   ARGV[2] run id (the ready-runs member)
   ARGV[3] run retention, ms
   ARGV[4] now, epoch ms
+  ARGV[5] continuation attempts to record (field at), or '' to keep the count as it is (a webhook's attempts are
+          counted as they happen; a handler's are reported with its completion, see docs/sdk.md "Job protocol")
 
   Returns 1 resumed, 2 killed, 0 nothing to complete (done already, another park, or no such run)
 ]]
@@ -35,6 +37,7 @@ elseif status == 'dying' then
 else
   return 0
 end
+if ARGV[5] ~= nil and ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'at', ARGV[5]) end
 redis.call('ZREM', KEYS[2], ARGV[2])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
 return code
@@ -66,31 +69,6 @@ setPieces(KEYS[1], 'x', ARGV[1])
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[2])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
 return tonumber(redis.call('HGET', KEYS[1], 'g'))
-`;
-
-/** Counts one attempt of a handler continuation, if its park is still due. */
-export const RUN_ATTEMPT = `--[[
-  run-attempt: the SDK worker's check before it runs a handler continuation, and the attempt count, in one step.
-
-  Guarantees: the attempt is counted (field at) only when the run is at generation ARGV[1] and in the status the
-  continuation is due in, ARGV[2] (ready for run.resumed, dying for run.killed); otherwise nothing changes and the
-  continuation must not run (completed already, or another park). The check reads the same fields run-complete
-  writes, so a continuation whose completion was recorded is never run again.
-
-  KEYS[1] run hash         r:<run_id>
-
-  ARGV[1] generation the continuation belongs to
-  ARGV[2] status it is due in: ready | dying
-  ARGV[3] run retention, ms
-
-  Returns { 1, thread } when due (thread: the run's chat thread JSON, joined from its pieces, or '' when none),
-  else { 0 }
-]]
-${PIECES}
-if redis.call('HGET', KEYS[1], 'g') ~= ARGV[1] or redis.call('HGET', KEYS[1], 's') ~= ARGV[2] then return { 0 } end
-redis.call('HINCRBY', KEYS[1], 'at', 1)
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
-return { 1, getPieces(KEYS[1], 'th') or '' }
 `;
 
 /** Binds a run id to the chat thread of a conversation turn, before the target parks it. */

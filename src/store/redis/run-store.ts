@@ -1,0 +1,257 @@
+import { AskgateError } from '../../core/errors.js';
+import type { RunSpec } from '../../core/types.js';
+import type { ChatThread, ParkInput, RunStore, RunView } from '../../park/run-store.js';
+import { runView } from '../../park/run-store.js';
+import { pendingExpiresAt } from '../common.js';
+import type { Keys } from '../keys.js';
+import { encodeRecord, timeMs } from '../record-codec.js';
+import { RedisConnections } from './connections.js';
+import type { ScriptClient } from './scripts/index.js';
+
+/**
+ * The runs side of the Redis store: parks, their run hashes, and the ready-runs index. Its connection is the
+ * process's command connection (connections.ts); its scripts are registered there (scripts/index.ts).
+ *
+ * A run is one hash `r:<run_id>` (key named in keys.ts). Fields:
+ *
+ * | field     | holds                                                                      |
+ * |-----------|----------------------------------------------------------------------------|
+ * | `s`       | status: parked → ready | dying → resumed | killed                          |
+ * | `g`       | generation: how many times the run has parked (names this park's resume job) |
+ * | `o`       | owner: the identity that parked it (the resume runs under it)              |
+ * | `k`, `p`  | kind (absent: tool; else agent) and parent run id (absent when none)       |
+ * | `rs`      | the resume target: JSON {"webhook": url}, or `=` + name for {"handler": name} |
+ * | `st`      | the opaque checkpoint state JSON the caller handed in (absent when none)   |
+ * | `th`      | the chat thread JSON of a run reached over chat (absent when none)         |
+ * | `n`       | asks still outstanding                                                     |
+ * | `a:<id>`  | one slot per ask: '' while pending, else status letter + result JSON (in pieces) |
+ * | `x`       | what killed it: an interaction id, or run:<child> (absent while not killed) |
+ * | `at`      | continuation attempts (absent: 0); `ca` parked at, `ra` completed at (epoch ms) |
+ *
+ * Memory: the hash is kept listpack-encoded (about 160 bytes for a one-ask park with a handler target; a hashtable
+ * would be 500–700). Redis converts a hash for good once any value exceeds `hash-max-listpack-value` (64 bytes by
+ * default), so fields holding their default are not written, and the caller-sized values — `o`, `p`, `rs`, `st`,
+ * `th`, `x`, and each slot's result — are written in 64-byte pieces: `f` holds the first 64 bytes, `f.1` the next,
+ * and so on (`PIECES` in scripts/fragments.ts); `get` joins them byte-exactly. The hash so stays compact through
+ * its retention and later parks; only a fan-out of more than about 60 asks (128 fields, `hash-max-listpack-entries`)
+ * or a Redis configured below the defaults converts it.
+
+ * A run hash costs nothing for a sync ask: only async asks name a run. Every write refreshes its expiry to the
+ * checkpoint retention (LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES), which is the retention the issue asks
+ * of the checkpoint, and what the deadline rule in ask-request.ts measures against.
+ */
+
+/** The Redis implementation of the park side's `RunStore` port. */
+export class RedisRunStore implements RunStore {
+  private readonly client: ScriptClient;
+  private readonly keys: Keys;
+
+  /** `connections` stays its owner's to close; `retentionMs` is the checkpoint retention, `idleTtlMs` the store's. */
+  constructor(
+    private readonly connections: RedisConnections,
+    private readonly retentionMs: number,
+    private readonly idleTtlMs: number,
+    private readonly ownsConnections = false,
+  ) {
+    this.client = connections.command();
+    this.keys = connections.keys;
+  }
+
+  /** A run store with a connection factory of its own (closed by `close()`), connected before it returns. */
+  static async connect(options: {
+    url: string;
+    prefix?: string;
+    retentionMs: number;
+    idleTtlMs: number;
+  }): Promise<RedisRunStore> {
+    const connections = new RedisConnections({
+      url: options.url,
+      ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
+    });
+    const runs = new RedisRunStore(connections, options.retentionMs, options.idleTtlMs, true);
+    try {
+      await connections.connect(runs.client);
+    } catch (error) {
+      await connections.close();
+      throw error;
+    }
+    return runs;
+  }
+
+  /** Writes every ask and parks the run in one step (see park-run.ts); returns the park's generation. */
+  async park(input: ParkInput): Promise<number> {
+    const now = Date.now();
+    const args: Array<string | number> = [
+      input.owner,
+      input.run.kind,
+      input.run.parent_run_id ?? '',
+      resumeArg(input.run.resume),
+      input.run.state === null || input.run.state === undefined ? '' : JSON.stringify(input.run.state),
+      this.retentionMs,
+      now,
+      this.keys.events,
+      input.thread === null ? '' : JSON.stringify(input.thread),
+      input.records.length,
+    ];
+    for (const record of input.records) {
+      const { envelope, schema } = encodeRecord(record);
+      const deadlineMs = timeMs(record.deadline_at, 'deadline_at');
+      args.push(
+        record.id,
+        envelope,
+        pendingExpiresAt(deadlineMs, now, this.idleTtlMs),
+        deadlineMs,
+        this.keys.interaction(record.id),
+        record.group_id === null ? '' : this.keys.group(record.group_id),
+        record.ticket_hash === null ? '' : this.keys.ticket(record.ticket_hash),
+        schema === null ? '' : this.keys.schema(schema.hash),
+        schema?.json ?? '',
+        input.unlisted.has(record.id) ? '' : '1',
+      );
+    }
+    const code = await this.run(() =>
+      this.client.askgateParkRun(
+        this.keys.run(input.run.run_id),
+        this.keys.pending,
+        this.keys.deadlines,
+        this.keys.seq,
+        ...args,
+      ),
+    );
+    if (code === -1 || code === -2)
+      throw new AskgateError('conflict', 'an ask id or ticket is already in use; ask again.');
+    if (code === -3)
+      throw new AskgateError(
+        'conflict',
+        `run ${input.run.run_id} is parked already; a run parks on one set of asks at a time (use POST /api/runs for several).`,
+        { field: 'run.run_id' },
+      );
+    if (code === -4)
+      throw new AskgateError(
+        'conflict',
+        `run ${input.run.run_id} belongs to another identity; run ids are per identity.`,
+        { field: 'run.run_id' },
+      );
+    return code;
+  }
+
+  async get(runId: string): Promise<RunView | null> {
+    // Read as bytes: a long value is stored in 64-byte pieces, which may split a UTF-8 character.
+    return runView(runId, joinPieces(await this.run(() => this.client.hgetallBuffer(this.keys.run(runId)))));
+  }
+
+  /**
+   * Binds a run id to the chat thread of a conversation turn before the target sees it, so whichever park the
+   * target makes under that id (POST /api/interactions or /api/runs) keeps the thread (park-run leaves `th`). The
+   * owner is set only if the hash has none: a park under another identity is refused (-4), and a retried turn
+   * rebinds harmlessly. Returns false when the run id is owned by another identity already.
+   */
+  async bindThread(runId: string, owner: string, thread: ChatThread): Promise<boolean> {
+    const bound = await this.run(() =>
+      this.client.askgateRunBind(this.keys.run(runId), owner, JSON.stringify(thread), this.retentionMs),
+    );
+    return bound === 1;
+  }
+
+  /** Counts one continuation attempt (shown by GET /api/runs/{id}); refreshes the retention. */
+  async recordAttempt(runId: string): Promise<void> {
+    const key = this.keys.run(runId);
+    await this.run(() => this.client.multi().hincrby(key, 'at', 1).pexpire(key, this.retentionMs).exec());
+  }
+
+  async complete(runId: string, generation: number, attempts?: number): Promise<number> {
+    return this.run(() =>
+      this.client.askgateRunComplete(
+        this.keys.run(runId),
+        this.keys.readyRuns,
+        generation,
+        runId,
+        this.retentionMs,
+        Date.now(),
+        attempts ?? '',
+      ),
+    );
+  }
+
+  /** Turns a parked run dying because of `cause`; returns its generation, or null when it was not parked. */
+  async kill(runId: string, cause: string): Promise<number | null> {
+    const g = await this.run(() =>
+      this.client.askgateRunKill(this.keys.run(runId), this.keys.readyRuns, cause, runId, this.retentionMs, Date.now()),
+    );
+    return g < 0 ? null : g;
+  }
+
+  /** Runs that became due before `beforeMs` and have not completed: what a crash may have left unenqueued. */
+  async dueRuns(beforeMs: number, max: number): Promise<Array<{ runId: string; generation: number }>> {
+    const ids = await this.run(() => this.client.zrangebyscore(this.keys.readyRuns, '-inf', beforeMs, 'LIMIT', 0, max));
+    if (ids.length === 0) return [];
+    // One round trip for every generation, not one per run.
+    const read = this.client.pipeline();
+    for (const runId of ids) read.hget(this.keys.run(runId), 'g');
+    const generations = await this.run(() => read.exec());
+    const out: Array<{ runId: string; generation: number }> = [];
+    const gone: string[] = [];
+    ids.forEach((runId, i) => {
+      const [error, g] = generations?.[i] ?? [new Error('no reply')];
+      if (error)
+        throw new AskgateError('store_unavailable', `Redis command failed: ${error.message}`, { cause: error });
+      // A run hash that expired (retention passed) leaves nothing to resume; drop its index entry.
+      if (g === null || g === undefined) gone.push(runId);
+      else out.push({ runId, generation: Number(g) });
+    });
+    if (gone.length > 0) await this.run(() => this.client.zrem(this.keys.readyRuns, ...gone));
+    return out;
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsConnections) await this.connections.close();
+  }
+
+  private async run<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (error instanceof AskgateError) throw error;
+      throw new AskgateError(
+        'store_unavailable',
+        `Redis command failed: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+  }
+}
+
+/** The fields stored whole or in pieces (`f`, `f.1`, `f.2`, …; see the table above), and every ask slot. */
+const PIECED = new Set(['o', 'p', 'rs', 'st', 'th', 'x']);
+
+/**
+ * The resume target as `rs` holds it (park-run's ARGV[4]): a handler alone as `=` + its name, 13 bytes shorter than
+ * its JSON; any other target as its JSON, which starts with `{`. Runs parked before the `=` form hold JSON only.
+ */
+function resumeArg(resume: RunSpec['resume']): string {
+  const keys = Object.keys(resume);
+  if (keys.length === 1 && 'handler' in resume && typeof resume.handler === 'string' && resume.handler !== '') {
+    return `=${resume.handler}`;
+  }
+  return JSON.stringify(resume);
+}
+const isPieced = (field: string): boolean => PIECED.has(field) || field.startsWith('a:');
+// Interaction ids never hold a '.', so `a:<id>.<n>` is unambiguous.
+const PIECE_FIELD = /^(.+)\.[1-9][0-9]*$/;
+
+/** A run hash read as bytes, its pieced values joined, every value decoded as UTF-8. */
+function joinPieces(raw: Record<string, Buffer>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [field, value] of Object.entries(raw)) {
+    const piece = PIECE_FIELD.exec(field);
+    if (piece !== null && isPieced(piece[1] as string)) continue; // joined into its field below
+    if (!isPieced(field)) {
+      out[field] = value.toString('utf8');
+      continue;
+    }
+    const parts = [value];
+    for (let i = 1; raw[`${field}.${i}`] !== undefined; i++) parts.push(raw[`${field}.${i}`] as Buffer);
+    out[field] = Buffer.concat(parts).toString('utf8');
+  }
+  return out;
+}

@@ -1,0 +1,85 @@
+import type { Redis } from 'ioredis';
+import { CREATE } from './create.js';
+import { FIND_BY_TICKET } from './find-by-ticket.js';
+import { GET } from './get.js';
+import { HIT_WINDOW } from './hit-window.js';
+import { LIST_PENDING } from './list-pending.js';
+import { MIGRATE_INDEXES } from './migrate-indexes.js';
+import { PARK_RUN } from './park-run.js';
+import { POP_DUE } from './pop-due.js';
+import { RESOLVE } from './resolve.js';
+import { RUN_BIND, RUN_COMPLETE, RUN_KILL } from './run-transition.js';
+import { SET_DELIVERY } from './set-delivery.js';
+import { TELEGRAM_PUSH_BACK, TELEGRAM_RESERVE } from './telegram-pace.js';
+
+/**
+ * The one script loader: every Lua script askgate runs is registered here, once, on the command connection
+ * (connections.ts), and nowhere else. Each script's own file opens with its header: what it guarantees, its KEYS,
+ * its ARGV and its return codes.
+ */
+
+type Arg = string | number;
+/** A bulk reply: a string, or null for a missing value. */
+export type Bulk = string | null;
+
+/** The scripts as typed client methods. Each runs by EVALSHA and falls back to EVAL when Redis lacks it. */
+export interface ScriptCommands {
+  // The interaction store (redis-store.ts).
+  askgateCreate(...args: Arg[]): Promise<number>;
+  /** `[code, envelope, schema, verdict, runId, generation, runFields]`; `[-1]` when the record is missing. */
+  askgateResolve(...args: Arg[]): Promise<[number, Bulk?, Bulk?, Bulk?, Bulk?, Bulk?, string[]?]>;
+  /** `[envelope, schema]`, or null when the record is missing. */
+  askgateGet(...args: Arg[]): Promise<[string, Bulk] | null>;
+  /** `[id, envelope, schema]`, or null when no live ticket. */
+  askgateFindByTicket(...args: Arg[]): Promise<[string, string, Bulk] | null>;
+  askgateSetDelivery(...args: Arg[]): Promise<number>;
+  /** `[nextCursor, [id, envelope, schema], ...]`. */
+  askgateListPending(...args: Arg[]): Promise<[Bulk, ...Array<[string, string, Bulk]>]>;
+  askgatePopDue(...args: Arg[]): Promise<string[]>;
+  askgateHitWindow(...args: Arg[]): Promise<number>;
+  /** `[nextCursor, converted]`. */
+  askgateMigrateIndexes(...args: Arg[]): Promise<[string, number]>;
+  // Runs (run-store.ts).
+  /** The run's generation (> 0), or a negative refusal code. */
+  askgateParkRun(...args: Arg[]): Promise<number>;
+  /** 1 resumed, 2 killed, 0 nothing to complete. */
+  askgateRunComplete(...args: Arg[]): Promise<number>;
+  /** The run's generation, or -1 when it was not parked. */
+  askgateRunKill(...args: Arg[]): Promise<number>;
+  /** 1 bound, 0 owned by another identity. */
+  askgateRunBind(...args: Arg[]): Promise<number>;
+  // Telegram's shared pacing (channels/telegram/shared-pacing.ts).
+  /** The wait until the reserved slot, ms. */
+  askgateTelegramReserve(...args: Arg[]): Promise<number>;
+  /** The wait left in the scope, ms. */
+  askgateTelegramPushBack(...args: Arg[]): Promise<number>;
+}
+
+/** A command connection with every script registered. */
+export type ScriptClient = Redis & ScriptCommands;
+
+const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: number }> = {
+  askgateCreate: { lua: CREATE, numberOfKeys: 7 },
+  askgateResolve: { lua: RESOLVE, numberOfKeys: 3 },
+  askgateGet: { lua: GET, numberOfKeys: 1 },
+  askgateFindByTicket: { lua: FIND_BY_TICKET, numberOfKeys: 1 },
+  askgateSetDelivery: { lua: SET_DELIVERY, numberOfKeys: 1 },
+  askgateListPending: { lua: LIST_PENDING, numberOfKeys: 2 },
+  askgatePopDue: { lua: POP_DUE, numberOfKeys: 2 },
+  askgateHitWindow: { lua: HIT_WINDOW, numberOfKeys: 1 },
+  askgateMigrateIndexes: { lua: MIGRATE_INDEXES, numberOfKeys: 3 },
+  askgateParkRun: { lua: PARK_RUN, numberOfKeys: 4 },
+  askgateRunComplete: { lua: RUN_COMPLETE, numberOfKeys: 2 },
+  askgateRunKill: { lua: RUN_KILL, numberOfKeys: 2 },
+  askgateRunBind: { lua: RUN_BIND, numberOfKeys: 1 },
+  askgateTelegramReserve: { lua: TELEGRAM_RESERVE, numberOfKeys: 3 },
+  askgateTelegramPushBack: { lua: TELEGRAM_PUSH_BACK, numberOfKeys: 1 },
+};
+
+/** Registers every script on `client` (ioredis `defineCommand`) and returns the client typed with them. */
+export function registerScripts(client: Redis): ScriptClient {
+  for (const [name, script] of Object.entries(SCRIPTS)) client.defineCommand(name, script);
+  // The one cast: defineCommand adds the methods at run time, and ioredis cannot type them; SCRIPTS is keyed by
+  // ScriptCommands, so every method the type names was just added.
+  return client as ScriptClient;
+}

@@ -1,0 +1,170 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createGateway } from '../../src/gateway.js';
+import { startWorker } from '../../src/sdk/worker.js';
+import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
+
+/**
+ * One home for Redis: the connection factory (src/store/redis/connections.ts), the script loader
+ * (src/store/redis/scripts/index.ts) and the key module (src/store/keys.ts) are the only places that open a
+ * connection, register a script or spell a key. bench/ and test/ may open direct connections to measure and inspect.
+ */
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+function sources(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
+    .filter((d) => d.isFile() && d.name.endsWith('.ts'))
+    .map((d) => relative(ROOT, join(d.parentPath, d.name)));
+}
+
+const files = [...sources('src'), ...sources('channels')];
+const text = (path: string): string => readFileSync(join(ROOT, path), 'utf8');
+
+describe('one home for Redis in the source', () => {
+  it('scans the sources it guards', () => {
+    expect(files).toContain('src/store/redis/connections.ts');
+    expect(files).toContain('channels/telegram/shared-pacing.ts');
+  });
+
+  it('opens connections only in src/store/redis/', () => {
+    const opening = files.filter(
+      (f) => !f.startsWith('src/store/redis/') && /new (Redis|Cluster|IORedis)\(/.test(text(f)),
+    );
+    expect(opening).toEqual([]);
+    // And there, only the factory opens them.
+    const insideStore = files.filter((f) => f.startsWith('src/store/redis/') && /new (Redis|Cluster)\(/.test(text(f)));
+    expect(insideStore).toEqual(['src/store/redis/connections.ts']);
+  });
+
+  it('registers scripts in one module, with one cast', () => {
+    const registering = files.filter((f) => /defineCommand\(/.test(text(f)));
+    expect(registering).toEqual(['src/store/redis/scripts/index.ts']);
+    expect(text('src/store/redis/scripts/index.ts').match(/ as ScriptClient/g)).toHaveLength(1);
+  });
+
+  it('imports ioredis values only in src/store/redis/ (elsewhere, types at most)', () => {
+    const valueImports = files.filter(
+      (f) => !f.startsWith('src/store/redis/') && /^import (?!type )[^;]*from 'ioredis'/m.test(text(f)),
+    );
+    expect(valueImports).toEqual([]);
+  });
+
+  it('keeps the park side off the record codec and ioredis', () => {
+    const park = files.filter((f) => f.startsWith('src/park/'));
+    expect(park.length).toBeGreaterThan(0);
+    const reaching = park.filter((f) => /from '[^']*(record-codec|ioredis|store\/redis\/scripts)[^']*'/.test(text(f)));
+    expect(reaching).toEqual([]);
+  });
+
+  it('spells keys only in src/store/keys.ts', () => {
+    // A key is spelled as a prefix followed by its name, e.g. `${this.prefix}r:${id}`.
+    const spelling = files.filter((f) => f !== 'src/store/keys.ts' && /\$\{[\w.]*[pP]refix\}[\w:]/.test(text(f)));
+    expect(spelling).toEqual([]);
+    // Nor the default prefix as a string in code (comments may name it).
+    const literal = files.filter(
+      (f) =>
+        f !== 'src/store/keys.ts' &&
+        text(f)
+          .split('\n')
+          .some((line) => !/^\s*(\*|\/\/|\/\*)/.test(line) && /['"`]\{askgate\}/.test(line)),
+    );
+    expect(literal).toEqual([]);
+    // The SDK worker names no gateway key: it speaks the job protocol.
+    expect(text('src/sdk/worker.ts')).not.toMatch(/keys\.(run|readyRuns|interaction)\b/);
+  });
+});
+
+/** The connections of a process, as Redis counts them (CLIENT LIST), less the inspecting one. */
+describe('connections a process opens', () => {
+  let redis: RedisServerHandle;
+  let inspect: Redis;
+
+  beforeAll(async () => {
+    redis = await startRedisServer({ own: true });
+    inspect = new Redis(redis.url);
+  });
+
+  afterAll(async () => {
+    inspect.disconnect();
+    await redis.stop();
+  });
+
+  const clients = async (): Promise<number> => ((await inspect.client('LIST')) as string).trim().split('\n').length - 1;
+
+  /** Waits until the count settles at `expected` (BullMQ opens its blocking connections as its workers start). */
+  async function settlesAt(expected: number): Promise<void> {
+    const end = Date.now() + 10_000;
+    let seen = await clients();
+    while (seen !== expected && Date.now() < end) {
+      await new Promise((r) => setTimeout(r, 50));
+      seen = await clients();
+    }
+    expect(seen).toBe(expected);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await clients()).toBe(expected); // and opens no more
+  }
+
+  const env = (extra: Record<string, string> = {}) =>
+    loadConfig({
+      REDIS_URL: redis.url,
+      ASKGATE_REDIS_PREFIX: `{conn${Date.now()}}:`,
+      LOG_LEVEL: 'silent',
+      TELEGRAM_BOT_TOKEN: '123456:one-home-token',
+      TELEGRAM_WEBHOOK_SECRET: 'one-home-secret',
+      TELEGRAM_API_ROOT: 'http://127.0.0.1:1',
+      INTERACTIONS_PUBLIC_BASE_URL: 'http://127.0.0.1:1',
+      ...extra,
+    });
+
+  it('serve: the command connection (store, runs, Telegram pacing), the subscriber and the BullMQ one', async () => {
+    const gateway = await createGateway(env(), { workers: false });
+    try {
+      await settlesAt(3);
+    } finally {
+      await gateway.close();
+    }
+    await settlesAt(0);
+  });
+
+  it('worker: those three, plus a blocking connection for each of the resume and completion workers', async () => {
+    const gateway = await createGateway(env(), { workers: true });
+    try {
+      await settlesAt(5);
+    } finally {
+      await gateway.close();
+    }
+    await settlesAt(0);
+  });
+
+  it('worker with routes: two more blocking connections, for the turn and reply workers', async () => {
+    const routes = JSON.stringify([
+      { name: 'desk', channel: 'telegram', identity: 'desk', target: { handler: 'desk' } },
+    ]);
+    const tokens = JSON.stringify({ 'one-home-token-0123456789abcdef': { identity: 'desk', scopes: ['write'] } });
+    const gateway = await createGateway(env({ ASKGATE_ROUTES: routes, ASKGATE_TOKENS: tokens }), { workers: true });
+    try {
+      await settlesAt(7);
+    } finally {
+      await gateway.close();
+    }
+    await settlesAt(0);
+  });
+
+  it('an SDK worker: the BullMQ connection, plus a blocking connection per handler', async () => {
+    const worker = await startWorker({
+      redisUrl: redis.url,
+      prefix: `{conn${Date.now()}}:`,
+      handlers: { one: () => null, two: () => null },
+    });
+    try {
+      await settlesAt(3);
+    } finally {
+      await worker.close();
+    }
+    await settlesAt(0);
+  });
+});
