@@ -198,6 +198,9 @@ export function enhanceForm(form: HTMLFormElement, options: EnhanceOptions = {})
     // Moving between the options of one group is not leaving the field.
     const next = (event as FocusEvent).relatedTarget as Node | null;
     if (next !== null && wrapper.contains(next)) return;
+    // Leaving for Send: the submit check runs on every field in a moment; a sentence shown now could move the
+    // button under the press (a long one takes more than the line each field keeps for it).
+    if (next !== null && next === submitButton) return;
     const input = fieldInput(wrapper);
     // A blank field is told it is required on submit, not while the person is still finding their way.
     const blank = input === '' || (Array.isArray(input) && input.length === 0);
