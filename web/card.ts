@@ -16,7 +16,7 @@ export type AnswerOutcome =
 
 export interface CardOptions {
   answer(id: string, value: unknown): Promise<AnswerOutcome>;
-  /** The card's answer was taken (by us or elsewhere): the list removes it, after `delayMs` when there is a note. */
+  /** The card's answer was taken (by us or elsewhere): the list removes it, after a moment when there is a note. */
   done(id: string, note?: string): void;
 }
 
@@ -29,6 +29,13 @@ function el<K extends keyof HTMLElementTagNameMap>(
   if (className !== undefined) node.className = className;
   if (text !== undefined) node.textContent = text;
   return node;
+}
+
+/** An answer in a few words: Yes/No, the chosen or written text (cut), or what kind of thing was sent. */
+export function answerSummary(record: Pick<InteractionRecord, 'answer_format'>, answer: unknown): string {
+  if (typeof answer === 'boolean') return answer ? 'Yes' : 'No';
+  if (typeof answer === 'string') return answer.length > 80 ? `“${answer.slice(0, 79)}…”` : `“${answer}”`;
+  return record.answer_format === 'form' ? 'the form' : 'a payload';
 }
 
 /** "3 min ago", short enough for a phone. */
@@ -141,7 +148,7 @@ export function renderCard(record: InteractionRecord, options: CardOptions): HTM
     card.removeAttribute('aria-busy');
     switch (outcome.kind) {
       case 'answered':
-        options.done(record.id);
+        options.done(record.id, `You answered ${answerSummary(record, value)}.`);
         break;
       case 'already_answered':
         options.done(record.id, 'Already answered elsewhere.');
@@ -241,7 +248,8 @@ function button(label: string, kind: string, onClick: () => Promise<void>): HTML
     const all = group === null ? [b] : [...group.querySelectorAll('button')];
     for (const other of all) other.disabled = true;
     void onClick().finally(() => {
-      for (const other of all) other.disabled = false;
+      // A card that closed meanwhile (answered) keeps its controls off while its note shows.
+      if (b.closest('.closed') === null) for (const other of all) other.disabled = false;
     });
   });
   return b;

@@ -7,13 +7,22 @@
 import type { InteractionRecord } from '../src/core/types.js';
 import { Api } from './api.js';
 import { elementLookup, takeToken } from './session.js';
-import { age, renderCard, type AnswerOutcome } from './card.js';
+import { age, answerSummary, renderCard, type AnswerOutcome } from './card.js';
 import { openStream, type StreamHandle } from './sse.js';
 
 const TOKEN_KEY = 'askgate.token';
 const PAGE_LIMIT = 200;
-/** How long a note ("Already answered elsewhere.") stays before its card goes. */
-const NOTE_MS = 4_000;
+/** How long a note ("You answered Yes.", "Already answered elsewhere.") stays before its card goes. */
+const NOTE_MS = 2_500;
+
+/** How a question ended, as the stream told it: who answered, where, and what; or that it expired or was withdrawn. */
+function outcomeNote(record: InteractionRecord): string {
+  if (record.status === 'expired') return 'Expired before anyone answered.';
+  if (record.status === 'cancelled') return 'Withdrawn by its asker.';
+  const result = record.result;
+  if (result === null) return 'Answered.';
+  return `Answered by ${result.answered_by} on ${result.surface}: ${answerSummary(record, result.answer)}.`;
+}
 
 const byId = elementLookup('inbox');
 
@@ -111,7 +120,8 @@ class Inbox {
     if (type === 'interaction.created') {
       this.add(record);
     } else if (type === 'interaction.answered' || type === 'interaction.expired' || type === 'interaction.cancelled') {
-      this.remove(record.id);
+      // Say how it ended before the card goes, unless this page already says so (its own answer's note).
+      this.done(record.id, outcomeNote(record), true);
     }
     this.updateCount();
   }
@@ -147,9 +157,9 @@ class Inbox {
     this.updateCount();
   }
 
-  private done(id: string, note?: string): void {
+  private done(id: string, note?: string, unlessClosed = false): void {
     const card = this.cards.get(id);
-    if (card === undefined) return;
+    if (card === undefined || (unlessClosed && card.classList.contains('closed'))) return;
     if (note === undefined) {
       this.remove(id);
       return;

@@ -86,6 +86,32 @@ describe('the web inbox', () => {
     expect(r['result']).toMatchObject({ answer: true, surface: 'inbox' });
   });
 
+  it('says what was sent before the card goes, and who answered where when it was answered elsewhere', async () => {
+    const mine = await ask({ question: 'Deploy now?', answer_format: 'confirm' });
+    const theirs = await ask({ question: 'Which region?', answer_format: 'select', choices: ['eu-west', 'us-east'] });
+    const withdrawn = await ask({ question: 'Still needed?', answer_format: 'confirm' });
+    await openInbox();
+    await page.locator(card(mine)).getByRole('button', { name: 'No' }).click();
+    await expect.poll(() => page.locator(`${card(mine)} .card-note`).textContent()).toBe('You answered No.');
+    expect(
+      await page
+        .locator(`${card(mine)} button`)
+        .first()
+        .isDisabled(),
+    ).toBe(true);
+    await http.post(`/api/interactions/${theirs}/answer`, { answer: 'eu-west' });
+    await expect
+      .poll(() => page.locator(`${card(theirs)} .card-note`).textContent())
+      .toBe('Answered by dev on inbox: “eu-west”.');
+    await http.delete(`/api/interactions/${withdrawn}`);
+    await expect
+      .poll(() => page.locator(`${card(withdrawn)} .card-note`).textContent())
+      .toBe('Withdrawn by its asker.');
+    // Each note stays a moment, then its card goes.
+    await page.locator(card(mine)).waitFor({ state: 'detached' });
+    await page.locator(card(theirs)).waitFor({ state: 'detached' });
+  });
+
   it('answers select and text', async () => {
     const pick = await ask({ question: 'Which region?', answer_format: 'select', choices: ['eu-west', 'us-east'] });
     const text = await ask({ question: 'Why?', answer_format: 'text' });
