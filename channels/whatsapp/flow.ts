@@ -14,7 +14,7 @@ import {
   FLOW_OPTION_TITLE_MAX,
   FLOW_SCREEN_TITLE_MAX,
 } from './limits.js';
-import { RenderLimitError } from './render.js';
+import { RenderLimitError } from './limits.js';
 import { clip } from '../outcome.js';
 
 /**
