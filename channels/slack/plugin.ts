@@ -116,6 +116,7 @@ export class SlackChannel implements ChannelPlugin {
   private readonly receiver: SlackReceiver;
   private readonly pacer: SlackPacer;
   private identity: Promise<{ botId: string; botUserId: string }> | null = null;
+  private listening = false;
 
   constructor(private readonly options: SlackChannelOptions) {
     // 429s surface to the pacer (which honours Retry-After), and a failed call fails at once: the WebClient's own
@@ -235,7 +236,10 @@ export class SlackChannel implements ChannelPlugin {
     return { channel: sent.channel ?? thread.recipient, ts: sent.ts ?? '' };
   }
 
+  /** The two doors; Bolt's listeners are bound to `core` here, so the gateway builds them once. */
   webhooks(core: ChannelCore): WebhookRoute[] {
+    if (this.listening) throw new Error('the Slack webhooks are built once per channel: Bolt would answer twice');
+    this.listening = true;
     this.app.action<BlockAction>({ block_id: new RegExp(`^${BLOCK_PREFIX}`), action_id: QUESTION_ACTION }, (args) =>
       this.onTap(args, core),
     );

@@ -62,6 +62,11 @@ export class SlackReceiver implements Receiver {
             { channel: 'slack' },
             'slack handler did not acknowledge in time; acknowledged for it',
           ),
+        onError: (err: unknown) =>
+          this.options.logger?.warn(
+            { channel: 'slack', err: err instanceof Error ? err.message : String(err) },
+            'slack request failed after it was acknowledged',
+          ),
       },
     };
     return [
