@@ -1,10 +1,9 @@
 import { Bot, GrammyError, HttpError } from 'grammy';
-import { CALLBACK_ANSWER_TEXT_MAX, MESSAGE_TEXT_MAX } from './limits.js';
+import { CALLBACK_ANSWER_TEXT_MAX, MESSAGE_TEXT_MAX, RenderLimitError } from './limits.js';
 import { LocalPacer, pacingTransformer, type Pacer, type PacingOptions } from './pacing.js';
 import { RedisPacer, botIdOf, type SharedPacingOptions } from './shared-pacing.js';
 import { answerFromText, replyHint, tellClosed, tellNotTaken } from '../replies.js';
 import { clip, decodeAction, outcomeText, renderQuestion, selectKeyboard } from './render.js';
-import { RenderLimitError } from '../limits.js';
 import { webhookRoutes } from '../pipeline.js';
 import type { WebhookRoute } from '../http.js';
 import { summarize } from '../outcome.js';

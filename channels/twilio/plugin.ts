@@ -11,9 +11,15 @@ import {
 } from '../contract.js';
 import { clip, outcomeLine } from '../outcome.js';
 import { answerFromText, replyHint } from '../replies.js';
-import { ERROR_UNSUBSCRIBED, HELP_WORDS, OPT_IN_WORDS, OPT_OUT_WORDS, WHATSAPP_BODY_MAX } from './limits.js';
+import {
+  ERROR_UNSUBSCRIBED,
+  HELP_WORDS,
+  OPT_IN_WORDS,
+  OPT_OUT_WORDS,
+  WHATSAPP_BODY_MAX,
+  RenderLimitError,
+} from './limits.js';
 import { isWhatsApp, renderText, splitTag, tagOf } from './render.js';
-import { RenderLimitError } from '../limits.js';
 import { text as textResponse, type WebhookResponse, type WebhookRoute } from '../http.js';
 import { webhookRoutes } from '../pipeline.js';
 import { verify } from './verify.js';

@@ -10,9 +10,8 @@ import {
 import { FlowPublisher } from './flows.js';
 import { compileFlow, checkFlowAnswer, decodeFlowValues, fieldLabels, fieldOfRefusal, flowData } from './flow.js';
 import { GraphClient, GraphError } from './graph-client.js';
-import { CAPTION_MAX, ERROR_RE_ENGAGEMENT, TEXT_BODY_MAX } from './limits.js';
+import { CAPTION_MAX, ERROR_RE_ENGAGEMENT, TEXT_BODY_MAX, RenderLimitError } from './limits.js';
 import { decodeAction, flowMessage, renderQuestion, type Json } from './render.js';
-import { RenderLimitError } from '../limits.js';
 import { json, text as textResponse, type WebhookRoute } from '../http.js';
 import { webhookRoutes } from '../pipeline.js';
 import { handshake, verify } from './verify.js';
