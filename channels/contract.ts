@@ -1,12 +1,13 @@
 import type { Router } from 'express';
+import type { WebhookRoute } from './http.js';
 import type { DeliveringChannel } from './registry.js';
 import type { InteractionRecord, ReplyTo, StoredInteraction, Surface } from '../src/core/types.js';
 
 /**
  * The contract every chat channel implements (Telegram, web, and the ones to come). The core sees only the narrow
- * `DeliveringChannel` face (deliver + outcome edit); the gateway also mounts the channel's routes and hands it a
+ * `DeliveringChannel` face (deliver + outcome edit); the gateway also mounts the channel's webhooks and hands it a
  * `ChannelCore` port, the only way a channel reaches the core. `test/channels/contract-suite.ts` is the one suite
- * every channel passes.
+ * every channel passes; docs/adding-a-channel.md walks through a new one.
  *
  * Delivery references: `deliver` returns the platform's references of the sent message as string entries. The entry
  * `ref` (see `DELIVERY_REF`) is special: it is unique on the channel and the store indexes it, so an inbound reply
@@ -15,8 +16,16 @@ import type { InteractionRecord, ReplyTo, StoredInteraction, Surface } from '../
 export interface ChannelPlugin extends DeliveringChannel {
   readonly name: string;
   readonly surface: Surface;
-  /** The HTTP routes of this channel (its webhook; for `web`, its page and API); mounted before the 404 handler. */
-  router(core: ChannelCore): Router;
+  /**
+   * The channel's webhooks, framework-free, each built with `webhookRoutes` (channels/pipeline.ts): the gateway
+   * mounts every declared `{method, path}` before its 404 handler. A channel with no inbound door returns [].
+   */
+  webhooks(core: ChannelCore): WebhookRoute[];
+  /**
+   * Express routes beyond webhooks: pages and an API a browser calls (the web chat's /chat). Optional capability,
+   * mounted beside the webhooks; a platform channel needs none.
+   */
+  router?(core: ChannelCore): Router;
   /** Edits the delivered question to show how it ended and drops its controls. A no-op for an undelivered one. */
   showOutcome(interaction: StoredInteraction): Promise<void>;
   /** Posts a message into a conversation (for runs reached over chat). Optional capability. */

@@ -1,49 +1,43 @@
-import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { ChannelPlugin } from './contract.js';
-import { SlackChannel } from './slack/plugin.js';
-import { TelegramChannel } from './telegram/plugin.js';
-import { WebChatChannel } from './web/plugin.js';
-import { TwilioChannel } from './twilio/plugin.js';
-import { WhatsAppChannel } from './whatsapp/plugin.js';
+import * as installed from './installed.js';
 import type { Config } from '../src/config.js';
 import type { Logger } from '../src/observability/logger.js';
 import type { RedisConnections } from '../src/store/redis/connections.js';
 
-/**
- * The web chat's link-signing key, derived from the configured bearer tokens: every process of a deployment shares
- * ASKGATE_TOKENS, so they agree on it without another secret to distribute; rotating the tokens revokes the links.
- */
-export function webChatSecret(config: Pick<Config, 'tokens'>): string {
-  return createHash('sha256')
-    .update(`askgate web chat v1\n${[...config.tokens.keys()].sort().join('\n')}`)
-    .digest('base64url');
+/** What a channel is built from: the gateway's configuration, its logger, and the doors' guards it may reuse. */
+export interface ChannelContext {
+  /** The whole configuration; a channel's own variables are read from `config.env` by its channel.ts. */
+  config: Config;
+  logger: Logger;
+  doors: { requireWrite?: RequestHandler };
+  /** The process's Redis connections (null on the in-memory store): shared budgets run on their command connection. */
+  redis: RedisConnections | null;
 }
 
 /**
- * The channels this gateway runs, from configuration: a channel whose variables are absent is not built, so asking on
- * it is an unknown channel (CONTRACT.md). The `web` chat needs no platform and is always on.
+ * One channel as the gateway installs it: its name, and how it is built from configuration. Each channel folder
+ * exports one from `channels/<name>/channel.ts`, and channels/installed.ts lists them (one line each).
  */
+export interface ChannelModule {
+  readonly name: string;
+  /**
+   * The channel, or null when its variables are absent (asking on it is then an unknown channel). Throws the
+   * configuration's ConfigError, naming the variable and the fix, for a half-configured channel.
+   */
+  fromConfig(context: ChannelContext): ChannelPlugin | null;
+}
+
+/** Every installed channel's module, by export name: the order does not matter, as no two share a path. */
+export const CHANNEL_MODULES: readonly ChannelModule[] = Object.values(installed);
+
+/** The channels this gateway runs, from configuration: each installed channel whose variables are set. */
 export function channelsFromConfig(
-  config: Pick<
-    Config,
-    'telegram' | 'slack' | 'whatsapp' | 'twilio' | 'tokens' | 'publicBaseUrl' | 'redisUrl' | 'redisPrefix'
-  >,
+  config: Config,
   logger: Logger,
   doors: { requireWrite?: RequestHandler } = {},
-  /** The process's Redis connections; Telegram's shared pacing runs on their command connection. */
   redis: RedisConnections | null = null,
 ): ChannelPlugin[] {
-  const plugins: ChannelPlugin[] = [];
-  if (config.telegram !== null) {
-    // On Redis every process sending as the bot shares one budget; alone (in-memory store) it paces itself.
-    const sharedPacing = redis === null ? null : { client: redis.command(), keys: redis.keys };
-    plugins.push(new TelegramChannel({ ...config.telegram, sharedPacing, logger }));
-  }
-  if (config.slack !== null) plugins.push(new SlackChannel({ ...config.slack, logger }));
-  if (config.whatsapp !== null) plugins.push(new WhatsAppChannel({ ...config.whatsapp, logger }));
-  if (config.twilio !== null)
-    plugins.push(new TwilioChannel({ ...config.twilio, publicBaseUrl: config.publicBaseUrl, logger }));
-  plugins.push(new WebChatChannel({ secret: webChatSecret(config), publicBaseUrl: config.publicBaseUrl, ...doors }));
-  return plugins;
+  const context: ChannelContext = { config, logger, doors, redis };
+  return CHANNEL_MODULES.map((module) => module.fromConfig(context)).filter((p): p is ChannelPlugin => p !== null);
 }

@@ -4,6 +4,7 @@ import express, { type Express } from 'express';
 import type { ChannelPlugin } from '../channels/contract.js';
 import { channelCore } from '../channels/core-port.js';
 import { channelsFromConfig } from '../channels/from-config.js';
+import { channelDoors } from '../channels/mount.js';
 import { ChannelRegistry } from '../channels/registry.js';
 import { ConfigError, type Config } from './config.js';
 import { EventHub } from './core/event-hub.js';
@@ -115,7 +116,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   app.use(apiRouter(service, auth));
   app.use(runsRouter(service, parks.service, auth));
   app.use(inboxRouter());
-  // Each channel's webhook (and, for web, its page and API) verifies its own requests; they sit before the 404.
+  // Every channel's declared webhooks (and, for web, its page and API) verify their own requests; before the 404.
   const conversations = parks.conversations;
   const core = channelCore(
     service,
@@ -123,7 +124,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     hub,
     conversations === null ? undefined : (turn) => conversations.converse(turn),
   );
-  for (const plugin of plugins) app.use(plugin.router(core));
+  app.use(channelDoors(plugins, core));
   app.use(callbackRouter({ callbacks, store, rate: config.callbackRate }));
   app.use((_req, res) => {
     res

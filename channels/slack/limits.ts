@@ -1,6 +1,8 @@
+import { RenderLimitError, checkLimit as check } from '../limits.js';
+
 /**
  * Slack platform numbers, in one place. Render code checks against these at render time and names the limit it hit
- * (`SlackLimitError`), so a question Slack would refuse fails before a call is made, with the reason in the message.
+ * (`RenderLimitError`), so a question Slack would refuse fails before a call is made, with the reason in the message.
  * Sources: https://api.slack.com/reference/block-kit/blocks, /block-elements, /composition-objects,
  * https://api.slack.com/reference/surfaces/views, https://api.slack.com/methods/chat.postMessage (rate limits),
  * https://api.slack.com/apis/rate-limits (tiers).
@@ -81,17 +83,12 @@ export const MAX_RETRY_AFTER_SECONDS = 30;
 /** 429 retries per call before giving up. */
 export const MAX_429_RETRIES = 3;
 
-/** A render that Slack would refuse, naming the limit. */
-export class SlackLimitError extends Error {
-  constructor(what: string, actual: number, limit: number, limitName: string) {
-    super(`${what} is ${actual}; Slack allows ${limit} (${limitName}).`);
-    this.name = 'SlackLimitError';
-  }
-}
+/** The one render-limit error of every channel (channels/limits.ts). */
+export { RenderLimitError };
 
-/** Throws SlackLimitError when `actual` exceeds `limit`. */
+/** Throws RenderLimitError when `actual` exceeds `limit`, naming Slack's limit. */
 export function checkLimit(what: string, actual: number, limit: number, limitName: string): void {
-  if (actual > limit) throw new SlackLimitError(what, actual, limit, limitName);
+  check('Slack', what, actual, limit, limitName);
 }
 
 /** Code points, as Slack counts characters. */

@@ -11,7 +11,7 @@ import {
   RADIO_OPTIONS_MAX,
   SECTION_TEXT_MAX,
   SELECT_OPTIONS_MAX,
-  SlackLimitError,
+  RenderLimitError,
   TEXT_INPUT_LENGTH_MAX,
   VIEW_BLOCKS_MAX,
   VIEW_BUTTON_MAX,
@@ -137,11 +137,8 @@ function element(field: Field): Block {
       return { ...base, type: 'checkboxes', options: [{ text: plain('Yes', OPTION_TEXT_MAX), value: 'true' }] };
     default:
       // The channel subset (forms/subset.ts) refuses these at ask time; reaching here is a bug, said plainly.
-      throw new SlackLimitError(
-        `field "${field.name}" of kind ${rule.kind}: a Slack modal has no control for it, so its count`,
-        1,
-        0,
-        'channel form subset',
+      throw new RenderLimitError(
+        `field "${field.name}" of kind ${rule.kind}: a Slack modal has no control for it (channel form subset).`,
       );
   }
 }

@@ -1,4 +1,3 @@
-import type { Router } from 'express';
 import {
   App,
   LogLevel,
@@ -18,7 +17,7 @@ import {
   BLOCK_PREFIX,
   QUESTION_ACTION,
 } from './blocks.js';
-import { MESSAGE_TEXT_MAX, SlackLimitError, VIEW_BUTTON_MAX, VIEW_TITLE_MAX, clip } from './limits.js';
+import { MESSAGE_TEXT_MAX, RenderLimitError, VIEW_BUTTON_MAX, VIEW_TITLE_MAX, clip } from './limits.js';
 import {
   FORM_CALLBACK_ID,
   blockOfCoreMessage,
@@ -34,6 +33,7 @@ import { SlackReceiver } from './receiver.js';
 import { answerFromText, replyHint } from './replies.js';
 import { tellClosed, tellNotTaken } from '../replies.js';
 import { filesParams } from './webhook.js';
+import type { WebhookRoute } from '../http.js';
 import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type ThreadRef } from '../contract.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 import type { Logger } from '../../src/observability/logger.js';
@@ -58,7 +58,7 @@ const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 /** Slack's refusal or the network's failure, as a ChannelError that never carries the bot token. */
 export function toChannelError(method: string, err: unknown): ChannelError {
-  if (err instanceof SlackLimitError) return new ChannelError('slack', 'invalid', err.message, null, { cause: err });
+  if (err instanceof RenderLimitError) return new ChannelError('slack', 'invalid', err.message, null, { cause: err });
   if (err instanceof webApi.WebAPIRateLimitedError)
     return new ChannelError(
       'slack',
@@ -116,6 +116,7 @@ export class SlackChannel implements ChannelPlugin {
   private readonly receiver: SlackReceiver;
   private readonly pacer: SlackPacer;
   private identity: Promise<{ botId: string; botUserId: string }> | null = null;
+  private listening = false;
 
   constructor(private readonly options: SlackChannelOptions) {
     // 429s surface to the pacer (which honours Retry-After), and a failed call fails at once: the WebClient's own
@@ -235,7 +236,10 @@ export class SlackChannel implements ChannelPlugin {
     return { channel: sent.channel ?? thread.recipient, ts: sent.ts ?? '' };
   }
 
-  router(core: ChannelCore): Router {
+  /** The two doors; Bolt's listeners are bound to `core` here, so the gateway builds them once. */
+  webhooks(core: ChannelCore): WebhookRoute[] {
+    if (this.listening) throw new Error('the Slack webhooks are built once per channel: Bolt would answer twice');
+    this.listening = true;
     this.app.action<BlockAction>({ block_id: new RegExp(`^${BLOCK_PREFIX}`), action_id: QUESTION_ACTION }, (args) =>
       this.onTap(args, core),
     );
@@ -244,7 +248,7 @@ export class SlackChannel implements ChannelPlugin {
       this.onSubmit(args, core),
     );
     this.app.event('message', ({ event }) => this.onMessage(event as unknown as Json, core));
-    return this.receiver.router((key) => core.firstSeen(key));
+    return this.receiver.webhooks((key) => core.firstSeen(key));
   }
 
   /** A tap on a question's control. Acknowledged first: for "Open form", views.open must follow inside 3 s. */

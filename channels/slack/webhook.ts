@@ -1,70 +1,17 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { MalformedWebhook, headerOf, textOf, type WebhookHeaders } from '../http.js';
 
 /**
- * The Slack doors as pure functions: verify a request's signature, then read its envelope (an Events API callback,
- * the URL verification handshake, or an interactivity payload), and turn a message's files into `media_*` params.
- * This module imports neither the core nor the Slack SDK (a boundary test holds it to that), so the rules that
- * guard the doors can be read and tested alone.
+ * The Slack doors' parsers as pure functions: read a verified request's envelope (an Events API callback, the URL
+ * verification handshake, or an interactivity payload; verify.ts checks the signature first), and turn a message's
+ * files into `media_*` params. This module imports neither the core nor the Slack SDK (a boundary test holds it to
+ * that).
  */
 
-export const SIGNATURE_HEADER = 'x-slack-signature';
-export const TIMESTAMP_HEADER = 'x-slack-request-timestamp';
 export const RETRY_NUM_HEADER = 'x-slack-retry-num';
 export const RETRY_REASON_HEADER = 'x-slack-retry-reason';
-/** The one signature version Slack sends today. */
-const VERSION = 'v0';
-/** Slack's rule: refuse a request whose timestamp is more than five minutes from now (replay protection). */
-const WINDOW_SECONDS = 5 * 60;
 
-export type Headers = Record<string, string | string[] | undefined>;
-
-export interface VerifyInput {
-  signingSecret: string;
-  rawBody: Buffer | string;
-  headers: Headers;
-  /** Now, in Unix seconds; injected so the staleness rule is testable without a clock. */
-  nowSeconds: number;
-}
-
-export type VerifyResult = { ok: true } | { ok: false; reason: string };
-
-const header = (headers: Headers, name: string): string | undefined => {
-  const raw = headers[name];
-  return Array.isArray(raw) ? raw[0] : raw;
-};
-
-/**
- * Slack's request signing (https://api.slack.com/authentication/verifying-requests-from-slack), two rules:
- * - staleness: `X-Slack-Request-Timestamp` within five minutes of now, either way, so a captured request
- *   cannot be replayed later;
- * - signature: `X-Slack-Signature` is `v0=` + hex HMAC-SHA256 of `v0:<timestamp>:<raw body>` under the signing
- *   secret, compared in constant time. The raw bytes are signed, so this runs before anything parses the body.
- */
-export function verifySlackRequest({ signingSecret, rawBody, headers, nowSeconds }: VerifyInput): VerifyResult {
-  const timestamp = header(headers, TIMESTAMP_HEADER);
-  const signature = header(headers, SIGNATURE_HEADER);
-  if (signingSecret === '') return { ok: false, reason: 'no signing secret is configured' };
-  if (timestamp === undefined || signature === undefined)
-    return { ok: false, reason: 'the X-Slack-Signature or X-Slack-Request-Timestamp header is missing' };
-  if (!/^\d{1,12}$/.test(timestamp)) return { ok: false, reason: 'X-Slack-Request-Timestamp is not a Unix time' };
-  if (Math.abs(nowSeconds - Number(timestamp)) > WINDOW_SECONDS)
-    return { ok: false, reason: 'the request timestamp is more than five minutes away from now' };
-  const body = typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8');
-  const expected = Buffer.from(
-    `${VERSION}=${createHmac('sha256', signingSecret).update(`${VERSION}:${timestamp}:${body}`).digest('hex')}`,
-  );
-  const given = Buffer.from(signature);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected))
-    return { ok: false, reason: 'the signature does not match' };
-  return { ok: true };
-}
-
-/** Signs a body as Slack does (for tests and tools that replay requests). */
-export function signSlackRequest(signingSecret: string, timestamp: number, rawBody: string): string {
-  return `${VERSION}=${createHmac('sha256', signingSecret).update(`${VERSION}:${timestamp}:${rawBody}`).digest('hex')}`;
-}
-
-export class MalformedRequest extends Error {}
+/** A verified body that is not a Slack request (a 400). */
+export class MalformedRequest extends MalformedWebhook {}
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json | null =>
@@ -80,7 +27,7 @@ export type EventsEnvelope =
 export function parseEventsBody(rawBody: Buffer | string): EventsEnvelope {
   let body: Json | null;
   try {
-    body = obj(JSON.parse(typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8')));
+    body = obj(JSON.parse(textOf(rawBody)));
   } catch {
     throw new MalformedRequest('the body is not JSON');
   }
@@ -99,7 +46,7 @@ export function parseEventsBody(rawBody: Buffer | string): EventsEnvelope {
 
 /** Reads a verified interactivity body: form-encoded, one `payload` field holding JSON. */
 export function parseInteractionBody(rawBody: Buffer | string): Json {
-  const form = new URLSearchParams(typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8'));
+  const form = new URLSearchParams(textOf(rawBody));
   const raw = form.get('payload');
   if (raw === null) throw new MalformedRequest('the form has no payload field');
   let payload: Json | null;
@@ -113,13 +60,13 @@ export function parseInteractionBody(rawBody: Buffer | string): Json {
 }
 
 /** X-Slack-Retry-Num as a number (Slack retries an event it thinks was not acknowledged up to three times). */
-export function retryNum(headers: Headers): number | undefined {
-  const raw = header(headers, RETRY_NUM_HEADER);
+export function retryNum(headers: WebhookHeaders): number | undefined {
+  const raw = headerOf(headers, RETRY_NUM_HEADER);
   return raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : undefined;
 }
 
-export function retryReason(headers: Headers): string | undefined {
-  return header(headers, RETRY_REASON_HEADER);
+export function retryReason(headers: WebhookHeaders): string | undefined {
+  return headerOf(headers, RETRY_REASON_HEADER);
 }
 
 /** Slack's mimetype families → askgate's media kinds. */

@@ -33,3 +33,6 @@ export const GLOBAL_PER_SECOND = 30;
 export const MAX_RETRY_AFTER_SECONDS = 30;
 /** 429 retries per call before giving up. */
 export const MAX_429_RETRIES = 3;
+
+/** The one render-limit error of every channel (channels/limits.ts). */
+export { RenderLimitError } from '../limits.js';

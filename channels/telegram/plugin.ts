@@ -1,15 +1,16 @@
-import express, { Router } from 'express';
 import { Bot, GrammyError, HttpError } from 'grammy';
-import { CALLBACK_ANSWER_TEXT_MAX, MESSAGE_TEXT_MAX } from './limits.js';
+import { CALLBACK_ANSWER_TEXT_MAX, MESSAGE_TEXT_MAX, RenderLimitError } from './limits.js';
 import { LocalPacer, pacingTransformer, type Pacer, type PacingOptions } from './pacing.js';
 import { RedisPacer, botIdOf, type SharedPacingOptions } from './shared-pacing.js';
 import { answerFromText, replyHint, tellClosed, tellNotTaken } from '../replies.js';
-import { RenderLimitError, clip, decodeAction, outcomeText, renderQuestion, selectKeyboard } from './render.js';
+import { clip, decodeAction, outcomeText, renderQuestion, selectKeyboard } from './render.js';
+import { webhookRoutes } from '../pipeline.js';
+import type { WebhookRoute } from '../http.js';
 import { summarize } from '../outcome.js';
+import { verify } from './verify.js';
 import {
-  MalformedUpdate,
   parseUpdate,
-  verify,
+  type InboundEvent,
   type MessageEvent,
   type ReplyEvent,
   type TapEvent,
@@ -146,38 +147,26 @@ export class TelegramChannel implements ChannelPlugin {
     }
   }
 
-  router(core: ChannelCore): Router {
-    const router = Router();
-    // The raw body: the secret is checked before a byte is parsed.
-    router.post(TELEGRAM_WEBHOOK_PATH, express.raw({ type: () => true, limit: '1mb' }), async (req, res) => {
-      const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      if (!verify({ secret: this.options.webhookSecret, rawBody, headers: req.headers })) {
-        res
-          .status(401)
-          .json({ error: 'unauthorized', message: 'the X-Telegram-Bot-Api-Secret-Token header is missing or wrong.' });
-        return;
-      }
-      let event: ReturnType<typeof parseUpdate>;
-      try {
-        event = parseUpdate(rawBody);
-      } catch (err) {
-        if (!(err instanceof MalformedUpdate)) throw err;
-        res
-          .status(400)
-          .json({ error: 'invalid_request', message: `not a Telegram update: ${err.message}.`, field: 'body' });
-        return;
-      }
-      // Telegram redelivers an update it thinks was not received; the second copy must change nothing.
-      if (!(await core.firstSeen(`telegram:update:${event.updateId}`))) {
-        res.status(200).json({ ok: true, duplicate: true });
-        return;
-      }
-      if (event.kind === 'tap') await this.onTap(event, core);
-      else if (event.kind === 'reply') await this.onReply(event, core);
-      else if (event.kind === 'message') await this.converse(event, null, core);
-      res.status(200).json({ ok: true });
-    });
-    return router;
+  webhooks(core: ChannelCore): WebhookRoute[] {
+    return webhookRoutes<InboundEvent>(
+      {
+        channel: this.name,
+        path: TELEGRAM_WEBHOOK_PATH,
+        secret: this.options.webhookSecret,
+        verify,
+        parse: (rawBody) => [parseUpdate(rawBody)],
+        // Telegram redelivers an update it thinks was not received, with the same update_id.
+        dedupeKey: (event) => `telegram:update:${event.updateId}`,
+        dispatch: async (event) => {
+          if (event.kind === 'tap') await this.onTap(event, core);
+          else if (event.kind === 'reply') await this.onReply(event, core);
+          else if (event.kind === 'message') await this.converse(event, null, core);
+          return undefined;
+        },
+        duplicate: { status: 200, body: { ok: true, duplicate: true } },
+      },
+      (key) => core.firstSeen(key),
+    );
   }
 
   /** A tap on one of our buttons: a page turn, or an answer. Every tap is acknowledged, or the client spins. */

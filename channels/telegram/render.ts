@@ -7,6 +7,7 @@ import {
   MESSAGE_TEXT_MAX,
   SELECT_PAGE_SIZE,
   SELECT_SHORT_LABEL,
+  RenderLimitError,
 } from './limits.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 import { clip, outcomeLine } from '../outcome.js';
@@ -36,8 +37,6 @@ const HINT = {
   form: 'Tap the button to open the form.',
   external: 'Reply to this message with your answer.',
 } as const;
-
-export class RenderLimitError extends Error {}
 
 /** A chat id of a private chat is the user's id, a positive number; groups and channels are negative or `@name`. */
 export function isPrivateChat(chatId: string): boolean {

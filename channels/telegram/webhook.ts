@@ -1,32 +1,10 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { MalformedWebhook, textOf } from '../http.js';
 
 /**
- * The Telegram webhook, as pure functions: verify the secret header, then parse an Update into the few inbound
- * events askgate acts on. This module imports neither the core nor grammY (a boundary test holds it to that), so it
- * can be read and tested alone.
+ * The Telegram webhook's parse, a pure function: a verified Update (see verify.ts) into the few inbound events
+ * askgate acts on. This module imports neither the core nor grammY (a boundary test holds it to that), so it can be
+ * read and tested alone.
  */
-
-export const SECRET_HEADER = 'x-telegram-bot-api-secret-token';
-
-export interface VerifyInput {
-  secret: string;
-  rawBody: Buffer | string;
-  headers: Record<string, string | string[] | undefined>;
-}
-
-/**
- * Telegram signs nothing: it echoes the `secret_token` given to setWebhook in `X-Telegram-Bot-Api-Secret-Token`.
- * The header is compared in constant time (both sides hashed first, so their lengths never leak either).
- * The body plays no part, but is named so every channel's verify has one shape.
- */
-export function verify({ secret, headers }: VerifyInput): boolean {
-  const raw = headers[SECRET_HEADER];
-  const given = Array.isArray(raw) ? raw[0] : raw;
-  if (given === undefined || given === '' || secret === '') return false;
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(secret).digest();
-  return timingSafeEqual(a, b);
-}
 
 /** Who tapped or replied. */
 export interface TelegramUser {
@@ -73,7 +51,8 @@ export interface MessageEvent {
 
 export type InboundEvent = TapEvent | ReplyEvent | MessageEvent | { kind: 'ignored'; updateId: number };
 
-export class MalformedUpdate extends Error {}
+/** A verified body that is not an Update (a 400). */
+export class MalformedUpdate extends MalformedWebhook {}
 
 type Json = Record<string, unknown>;
 
@@ -93,7 +72,7 @@ function userOf(v: unknown): TelegramUser {
 export function parseUpdate(rawBody: Buffer | string): InboundEvent {
   let update: Json | null;
   try {
-    update = obj(JSON.parse(typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8')));
+    update = obj(JSON.parse(textOf(rawBody)));
   } catch {
     throw new MalformedUpdate('the body is not JSON');
   }

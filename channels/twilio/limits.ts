@@ -23,3 +23,6 @@ export const ERROR_UNSUBSCRIBED = 21610; // the number replied STOP: Twilio refu
 export const OPT_OUT_WORDS = ['stop', 'stopall', 'unsubscribe', 'cancel', 'end', 'quit', 'optout', 'revoke'];
 export const OPT_IN_WORDS = ['start', 'unstop'];
 export const HELP_WORDS = ['help', 'info'];
+
+/** The one render-limit error of every channel (channels/limits.ts). */
+export { RenderLimitError } from '../limits.js';

@@ -1,4 +1,3 @@
-import express, { Router, type Request } from 'express';
 import twilio from 'twilio';
 import type RequestClient from 'twilio/lib/base/RequestClient.js';
 import type * as TwilioHttp from 'twilio/lib/http/response.js';
@@ -12,10 +11,19 @@ import {
 } from '../contract.js';
 import { clip, outcomeLine } from '../outcome.js';
 import { answerFromText, replyHint } from '../replies.js';
-import { ERROR_UNSUBSCRIBED, HELP_WORDS, OPT_IN_WORDS, OPT_OUT_WORDS, WHATSAPP_BODY_MAX } from './limits.js';
-import { RenderLimitError, isWhatsApp, renderText, splitTag, tagOf } from './render.js';
-import { verifyTwilio } from './verify.js';
-import { MalformedRequest, parseInbound, parseStatus, type InboundMessage } from './webhook.js';
+import {
+  ERROR_UNSUBSCRIBED,
+  HELP_WORDS,
+  OPT_IN_WORDS,
+  OPT_OUT_WORDS,
+  WHATSAPP_BODY_MAX,
+  RenderLimitError,
+} from './limits.js';
+import { isWhatsApp, renderText, splitTag, tagOf } from './render.js';
+import { text as textResponse, type WebhookResponse, type WebhookRoute } from '../http.js';
+import { webhookRoutes } from '../pipeline.js';
+import { verify } from './verify.js';
+import { formParams, parseInbound, parseStatus, type InboundMessage, type StatusCallback } from './webhook.js';
 import type { ReplyTo, StoredInteraction } from '../../src/core/types.js';
 import type { Logger } from '../../src/observability/logger.js';
 
@@ -37,11 +45,12 @@ export const TWILIO_SMS_PATH = '/channels/twilio/sms';
 export const TWILIO_STATUS_PATH = '/channels/twilio/status';
 const TWILIO_HOST = 'https://api.twilio.com';
 
-/** Both webhooks' answer to a request Twilio did not sign for this URL. */
-const UNSIGNED = {
-  error: 'unauthorized',
-  message: 'the X-Twilio-Signature header is missing or does not sign this request for the public URL.',
-} as const;
+/** A TwiML answer: the text to send back, or silence. */
+function twimlReply(said: string | null): WebhookResponse {
+  const twiml = new twilio.twiml.MessagingResponse();
+  if (said !== null) twiml.message(said);
+  return textResponse(200, twiml.toString(), 'text/xml; charset=utf-8');
+}
 
 /** Delivery statuses in order; a late callback never moves a message back. */
 const STATUS_RANK: Record<string, number> = {
@@ -181,78 +190,56 @@ export class TwilioChannel implements ChannelPlugin {
     }
   }
 
-  router(core: ChannelCore): Router {
-    const router = Router();
-    const form = express.urlencoded({ extended: false, limit: '256kb' });
-    router.post(TWILIO_SMS_PATH, form, async (req, res) => {
-      const params = this.verified(req, TWILIO_SMS_PATH);
-      if (params === null) {
-        res.status(401).json(UNSIGNED);
-        return;
-      }
-      let message: InboundMessage;
-      try {
-        message = parseInbound(params);
-      } catch (err) {
-        if (!(err instanceof MalformedRequest)) throw err;
-        res
-          .status(400)
-          .json({ error: 'invalid_request', message: `not a Twilio message webhook: ${err.message}.`, field: 'body' });
-        return;
-      }
-      // Twilio retries a webhook that timed out; the second copy must change nothing.
-      const said = (await core.firstSeen(`twilio:msg:${message.messageSid}`))
-        ? await this.onMessage(message, core)
-        : null;
-      const twiml = new twilio.twiml.MessagingResponse();
-      if (said !== null) twiml.message(said);
-      res.status(200).type('text/xml').send(twiml.toString());
-    });
-    router.post(TWILIO_STATUS_PATH, form, async (req, res) => {
-      const params = this.verified(req, TWILIO_STATUS_PATH);
-      if (params === null) {
-        res.status(401).json(UNSIGNED);
-        return;
-      }
-      let status: ReturnType<typeof parseStatus>;
-      try {
-        status = parseStatus(params);
-      } catch (err) {
-        if (!(err instanceof MalformedRequest)) throw err;
-        res
-          .status(400)
-          .json({ error: 'invalid_request', message: `not a Twilio status callback: ${err.message}.`, field: 'body' });
-        return;
-      }
-      const stored = await core.findByDelivery(this.name, status.messageSid);
-      const current = STATUS_RANK[stored?.delivery?.['status'] ?? ''] ?? 0;
-      if (stored !== null && core.updateDelivery !== undefined && (STATUS_RANK[status.status] ?? 0) > current) {
-        await core.updateDelivery(this.name, status.messageSid, {
-          status: status.status,
-          ...(status.errorCode === null ? {} : { error_code: status.errorCode }),
-        });
-      }
-      res.status(204).end();
-    });
-    return router;
+  webhooks(core: ChannelCore): WebhookRoute[] {
+    const common = {
+      channel: this.name,
+      maxBodyBytes: 256 * 1024,
+      secret: this.options.authToken,
+      verify,
+      // Twilio signs the URL it was configured with (query string included): the public one.
+      publicBaseUrl: this.options.publicBaseUrl,
+    };
+    const firstSeen = (key: string): Promise<boolean> => core.firstSeen(key);
+    return [
+      ...webhookRoutes<InboundMessage>(
+        {
+          ...common,
+          path: TWILIO_SMS_PATH,
+          parse: (rawBody) => [parseInbound(formParams(rawBody))],
+          // Twilio retries a webhook that timed out; the second copy must change nothing.
+          dedupeKey: (message) => `twilio:msg:${message.messageSid}`,
+          dispatch: async (message) => twimlReply(await this.onMessage(message, core)),
+          duplicate: twimlReply(null),
+        },
+        firstSeen,
+      ),
+      ...webhookRoutes<StatusCallback>(
+        {
+          ...common,
+          path: TWILIO_STATUS_PATH,
+          parse: (rawBody) => [parseStatus(formParams(rawBody))],
+          dedupeKey: () => null,
+          dispatch: async (status) => {
+            await this.onStatus(status, core);
+            return undefined;
+          },
+          ok: { status: 204 },
+        },
+        firstSeen,
+      ),
+    ];
   }
 
-  /** The form parameters, when the signature over the public URL holds; null otherwise. */
-  private verified(req: Request, path: string): Record<string, string> | null {
-    if (this.options.publicBaseUrl === null) return null;
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const params: Record<string, string> = {};
-    for (const [k, v] of Object.entries(body)) if (typeof v === 'string') params[k] = v;
-    // Twilio signs the URL it was configured with, query string included.
-    const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
-    return verifyTwilio({
-      authToken: this.options.authToken,
-      publicUrl: `${this.options.publicBaseUrl}${path}${query}`,
-      params,
-      headers: req.headers,
-    })
-      ? params
-      : null;
+  /** A delivery receipt: recorded on the question, unless it would move the status back. */
+  private async onStatus(status: StatusCallback, core: ChannelCore): Promise<void> {
+    const stored = await core.findByDelivery(this.name, status.messageSid);
+    const current = STATUS_RANK[stored?.delivery?.['status'] ?? ''] ?? 0;
+    if (stored !== null && core.updateDelivery !== undefined && (STATUS_RANK[status.status] ?? 0) > current) {
+      await core.updateDelivery(this.name, status.messageSid, {
+        status: status.status,
+        ...(status.errorCode === null ? {} : { error_code: status.errorCode }),
+      });
+    }
   }
 
   /** Handles one inbound message; returns what to text back (TwiML), or null for silence. */

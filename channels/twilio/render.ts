@@ -7,6 +7,7 @@ import {
   UCS2_SEGMENT,
   UCS2_SINGLE,
   WHATSAPP_BODY_MAX,
+  RenderLimitError,
 } from './limits.js';
 import { clip } from '../outcome.js';
 import type { StoredInteraction } from '../../src/core/types.js';
@@ -16,8 +17,6 @@ import type { StoredInteraction } from '../../src/core/types.js';
  * short tag, `[#347]`: a person with several questions open starts the reply with it ("#347 yes"); a reply without a
  * tag answers the latest one.
  */
-
-export class RenderLimitError extends Error {}
 
 // The GSM 03.38 basic set and its extension table (the extension characters cost two septets).
 const GSM =

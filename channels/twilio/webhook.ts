@@ -1,7 +1,30 @@
+import { MalformedWebhook, textOf } from '../http.js';
+
 /**
  * Twilio's messaging webhooks, as pure functions over the form parameters (already verified, see verify.ts): an
  * inbound SMS or WhatsApp message, or a status callback. Imports neither the core nor the twilio package.
  */
+
+/**
+ * The form parameters of a body. A repeated name keeps all its values when `all` is set (the signature covers
+ * each); otherwise a repeated name is dropped, as no Twilio field repeats.
+ */
+export function formParams(rawBody: Buffer | string, all: true): Record<string, string | string[]>;
+export function formParams(rawBody: Buffer | string, all?: false): Record<string, string>;
+export function formParams(rawBody: Buffer | string, all = false): Record<string, string | string[]> {
+  const params: Record<string, string | string[]> = {};
+  const repeated = new Set<string>();
+  for (const [k, v] of new URLSearchParams(textOf(rawBody))) {
+    const had = params[k];
+    if (had === undefined) params[k] = v;
+    else {
+      repeated.add(k);
+      params[k] = Array.isArray(had) ? [...had, v] : [had, v];
+    }
+  }
+  if (!all) for (const k of repeated) delete params[k];
+  return params;
+}
 
 export interface InboundMessage {
   kind: 'message';
@@ -29,7 +52,8 @@ export interface StatusCallback {
   errorCode: string | null;
 }
 
-export class MalformedRequest extends Error {}
+/** A verified body that is not a Twilio webhook (a 400). */
+export class MalformedRequest extends MalformedWebhook {}
 
 const get = (p: Record<string, string>, k: string): string | null =>
   p[k] === undefined || p[k] === '' ? null : (p[k] as string);

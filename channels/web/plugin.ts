@@ -2,6 +2,7 @@ import express, { Router, type NextFunction, type Request, type RequestHandler, 
 import { mintLinkToken, verifyLinkToken } from './link-token.js';
 import { CHAT_PAGE } from './page.js';
 import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type OfferOutcome } from '../contract.js';
+import type { WebhookRoute } from '../http.js';
 import { outcomeLine } from '../outcome.js';
 import { answerFromText } from '../replies.js';
 import { toPublicRecord } from '../../src/core/record.js';
@@ -62,6 +63,16 @@ export class WebChatChannel implements ChannelPlugin {
   /** The page reads the outcome on its next poll; there is no message to edit. */
   async showOutcome(): Promise<void> {}
 
+  /** No platform calls in: the page polls askgate itself. */
+  webhooks(): WebhookRoute[] {
+    return [];
+  }
+
+  /**
+   * The chat page and the API it calls, as express routes (the contract's optional capability): unlike a webhook,
+   * these are a browser's doors — the page shell, JSON bodies, bearer link tokens and the gateway's `write` guard
+   * for minting links — which express already serves for every other page of the gateway.
+   */
   router(core: ChannelCore): Router {
     const router = Router();
     const body = express.json({ limit: '1mb', strict: false });

@@ -13,8 +13,8 @@ import {
   FLOW_OPT_IN_LABEL_MAX,
   FLOW_OPTION_TITLE_MAX,
   FLOW_SCREEN_TITLE_MAX,
+  RenderLimitError,
 } from './limits.js';
-import { RenderLimitError } from './render.js';
 import { clip } from '../outcome.js';
 
 /**

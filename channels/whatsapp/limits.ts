@@ -61,3 +61,6 @@ export const ERROR_PAIR_RATE = 131056; // too many messages to one recipient in 
 export const THROTTLE_RETRIES = 2;
 /** Wait before the first retry of a throttled send; doubles each time. */
 export const THROTTLE_BASE_DELAY_MS = 1000;
+
+/** The one render-limit error of every channel (channels/limits.ts). */
+export { RenderLimitError } from '../limits.js';

@@ -1,4 +1,3 @@
-import express, { Router } from 'express';
 import { answerFromText, tellNotTaken } from '../replies.js';
 import {
   ChannelError,
@@ -11,15 +10,16 @@ import {
 import { FlowPublisher } from './flows.js';
 import { compileFlow, checkFlowAnswer, decodeFlowValues, fieldLabels, fieldOfRefusal, flowData } from './flow.js';
 import { GraphClient, GraphError } from './graph-client.js';
-import { CAPTION_MAX, ERROR_RE_ENGAGEMENT, TEXT_BODY_MAX } from './limits.js';
-import { RenderLimitError, decodeAction, flowMessage, renderQuestion, type Json } from './render.js';
+import { CAPTION_MAX, ERROR_RE_ENGAGEMENT, TEXT_BODY_MAX, RenderLimitError } from './limits.js';
+import { decodeAction, flowMessage, renderQuestion, type Json } from './render.js';
+import { json, text as textResponse, type WebhookRoute } from '../http.js';
+import { webhookRoutes } from '../pipeline.js';
+import { handshake, verify } from './verify.js';
 import { clip, outcomeLine } from '../outcome.js';
 import {
-  MalformedPayload,
-  handshake,
   parsePayload,
-  verify,
   type FlowReplyEvent,
+  type InboundEvent,
   type ReplyEvent,
   type StatusEvent,
   type TapEvent,
@@ -202,54 +202,39 @@ export class WhatsAppChannel implements ChannelPlugin {
     }
   }
 
-  router(core: ChannelCore): Router {
-    const router = Router();
-    router.get(WHATSAPP_WEBHOOK_PATH, (req, res) => {
-      const challenge = handshake(req.query as Record<string, unknown>, this.options.verifyToken);
-      if (challenge === null) {
-        res.status(403).json({
-          error: 'forbidden',
-          message: 'hub.mode must be "subscribe" and hub.verify_token must match WHATSAPP_VERIFY_TOKEN.',
-        });
-        return;
-      }
-      res.status(200).type('text/plain').send(challenge);
-    });
-    // The raw body: the signature is over the exact bytes, checked before a byte is parsed.
-    router.post(WHATSAPP_WEBHOOK_PATH, express.raw({ type: () => true, limit: '3mb' }), async (req, res) => {
-      const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      if (!verify({ appSecret: this.options.appSecret, rawBody, headers: req.headers })) {
-        res.status(401).json({
-          error: 'unauthorized',
-          message: 'the X-Hub-Signature-256 header is missing or does not sign this body with the app secret.',
-        });
-        return;
-      }
-      let events: ReturnType<typeof parsePayload>;
-      try {
-        events = parsePayload(rawBody);
-      } catch (err) {
-        if (!(err instanceof MalformedPayload)) throw err;
-        res
-          .status(400)
-          .json({ error: 'invalid_request', message: `not a WhatsApp webhook: ${err.message}.`, field: 'body' });
-        return;
-      }
-      for (const event of events) {
-        // Meta redelivers a webhook it thinks was not received; the second copy must change nothing.
-        const key =
+  webhooks(core: ChannelCore): WebhookRoute[] {
+    return webhookRoutes<InboundEvent>(
+      {
+        channel: this.name,
+        path: WHATSAPP_WEBHOOK_PATH,
+        maxBodyBytes: 3 * 1024 * 1024,
+        secret: this.options.appSecret,
+        verify,
+        parse: (rawBody) => parsePayload(rawBody),
+        // Meta redelivers a webhook it thinks was not received; each message and receipt keeps its id.
+        dedupeKey: (event) =>
           event.kind === 'status'
             ? `whatsapp:status:${event.messageId}:${event.status}`
-            : `whatsapp:msg:${event.messageId}`;
-        if (!(await core.firstSeen(key))) continue;
-        if (event.kind === 'status') await this.onStatus(event, core);
-        else if (event.kind === 'tap') await this.onTap(event, core);
-        else if (event.kind === 'flow') await this.onFlow(event, core);
-        else await this.onReply(event, core);
-      }
-      res.status(200).json({ ok: true });
-    });
-    return router;
+            : `whatsapp:msg:${event.messageId}`,
+        dispatch: async (event) => {
+          if (event.kind === 'status') await this.onStatus(event, core);
+          else if (event.kind === 'tap') await this.onTap(event, core);
+          else if (event.kind === 'flow') await this.onFlow(event, core);
+          else await this.onReply(event, core);
+          return undefined;
+        },
+        handshake: (request) => {
+          const challenge = handshake(request.query, this.options.verifyToken);
+          return challenge === null
+            ? json(403, {
+                error: 'forbidden',
+                message: 'hub.mode must be "subscribe" and hub.verify_token must match WHATSAPP_VERIFY_TOKEN.',
+              })
+            : textResponse(200, challenge);
+        },
+      },
+      (key) => core.firstSeen(key),
+    );
   }
 
   private async onStatus(event: StatusEvent, core: ChannelCore): Promise<void> {

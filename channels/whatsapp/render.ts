@@ -9,6 +9,7 @@ import {
   ROW_DESCRIPTION_MAX,
   ROW_TITLE_MAX,
   TEXT_BODY_MAX,
+  RenderLimitError,
 } from './limits.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 import { clip } from '../outcome.js';
@@ -22,8 +23,6 @@ export type Json = Record<string, unknown>;
 
 /** What a tap means. */
 export type TapAction = { kind: 'confirm'; value: boolean } | { kind: 'select'; index: number };
-
-export class RenderLimitError extends Error {}
 
 const HINT = {
   text: 'Reply to this message with your answer.',

@@ -1,47 +1,10 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { MalformedWebhook, textOf } from '../http.js';
 
 /**
- * The WhatsApp webhook, as pure functions: Meta's verification handshake, the X-Hub-Signature-256 check, and the
- * parse of a verified body into the few events askgate acts on. This module imports neither the core nor any SDK
- * (a boundary test holds it to that).
+ * The WhatsApp webhook's parse, a pure function: a verified body (verify.ts checks X-Hub-Signature-256 first) into
+ * the few events askgate acts on. This module imports neither the core nor any SDK (a boundary test holds it to
+ * that).
  */
-
-export const SIGNATURE_HEADER = 'x-hub-signature-256';
-
-export interface VerifyInput {
-  appSecret: string;
-  rawBody: Buffer | string;
-  headers: Record<string, string | string[] | undefined>;
-}
-
-/**
- * Meta signs the exact bytes it sent with the app secret: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256>`. The body
- * must be the raw bytes (a re-serialised JSON differs in escapes, e.g. Meta writes `\/` and `\u00e9`).
- */
-export function verify({ appSecret, rawBody, headers }: VerifyInput): boolean {
-  const raw = headers[SIGNATURE_HEADER];
-  const given = Array.isArray(raw) ? raw[0] : raw;
-  if (given === undefined || appSecret === '' || !given.startsWith('sha256=')) return false;
-  const expected = createHmac('sha256', appSecret).update(rawBody).digest();
-  const hex = given.slice('sha256='.length);
-  if (!/^[0-9a-f]{64}$/i.test(hex)) return false;
-  return timingSafeEqual(expected, Buffer.from(hex, 'hex'));
-}
-
-/**
- * The subscription handshake: Meta GETs the callback URL with `hub.mode=subscribe`, the verify token the app was
- * configured with, and a challenge to echo. Returns the challenge to answer with, or null (a 403).
- */
-export function handshake(query: Record<string, unknown>, verifyToken: string): string | null {
-  const mode = query['hub.mode'];
-  const token = query['hub.verify_token'];
-  const challenge = query['hub.challenge'];
-  if (mode !== 'subscribe' || typeof token !== 'string' || typeof challenge !== 'string' || verifyToken === '')
-    return null;
-  const a = createHmac('sha256', 'askgate').update(token).digest();
-  const b = createHmac('sha256', 'askgate').update(verifyToken).digest();
-  return timingSafeEqual(a, b) ? challenge : null;
-}
 
 /** What every inbound message shares. */
 interface MessageBase {
@@ -92,7 +55,8 @@ export interface StatusEvent {
 
 export type InboundEvent = TapEvent | FlowReplyEvent | ReplyEvent | StatusEvent;
 
-export class MalformedPayload extends Error {}
+/** A verified body that is not a WhatsApp webhook (a 400). */
+export class MalformedPayload extends MalformedWebhook {}
 
 type Json = Record<string, unknown>;
 
@@ -107,7 +71,7 @@ const MEDIA_TYPES = ['image', 'document', 'video', 'audio', 'sticker'] as const;
 export function parsePayload(rawBody: Buffer | string): InboundEvent[] {
   let body: Json | null;
   try {
-    body = obj(JSON.parse(typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8')));
+    body = obj(JSON.parse(textOf(rawBody)));
   } catch {
     throw new MalformedPayload('the body is not JSON');
   }

@@ -1,10 +1,14 @@
-import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { RenderLimitError } from '../../channels/limits.js';
 
 /**
- * Webhook modules verify signatures with pure functions before anything is parsed; they must not reach into the
- * core (src/), the SDK, or a vendor SDK, so the verification can be read and trusted alone.
+ * The channel boundary. Every channel's verify.ts and webhook.ts are pure functions — signatures are checked before
+ * anything is parsed — so they must not reach into the core (src/), express, or a vendor SDK, and can be read and
+ * trusted alone; so must the shared pipeline and HTTP types they run in. Every channel speaks one verify shape and
+ * throws one render-limit error.
  */
 const CHANNELS = join(import.meta.dirname, '..', '..', 'channels');
 const FORBIDDEN = [
@@ -12,26 +16,71 @@ const FORBIDDEN = [
   /from ['"]grammy/,
   /from ['"]@slack\//,
   /from ['"]twilio/,
+  /from ['"]discord/,
   /from ['"]express/,
 ];
+/**
+ * The one allowed vendor import: Twilio's signature algorithm (with its URL normalisation rules) is the twilio
+ * package's own `validateRequest`, so channels/twilio/verify.ts uses it rather than a copy that could drift.
+ */
+const ALLOWED: Readonly<Record<string, RegExp>> = { 'twilio/verify.ts': /^import twilio from 'twilio';$/ };
 
-describe('channel webhook modules', () => {
-  const webhooks = readdirSync(CHANNELS, { withFileTypes: true })
-    .filter((d) => d.isDirectory())
-    .map((d) => join(CHANNELS, d.name, 'webhook.ts'))
-    .filter((p) => existsSync(p));
+const channelDirs = readdirSync(CHANNELS, { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name);
+const modules = (file: string): string[] =>
+  channelDirs.map((d) => `${d}/${file}`).filter((p) => existsSync(join(CHANNELS, p)));
+const importsOf = (path: string): string[] =>
+  readFileSync(join(CHANNELS, path), 'utf8')
+    .split('\n')
+    .filter((line) => /^\s*import\b/.test(line) || /\bfrom ['"]/.test(line));
 
-  it('exist for the platform channels', () => {
-    expect(webhooks.some((p) => p.includes('telegram'))).toBe(true);
+describe('channel webhook and verify modules', () => {
+  const verifies = modules('verify.ts');
+  const webhooks = modules('webhook.ts');
+
+  it('exist for every platform channel, a verify.ts beside every webhook.ts', () => {
+    for (const name of ['telegram', 'slack', 'whatsapp', 'twilio']) {
+      expect(verifies).toContain(`${name}/verify.ts`);
+      expect(webhooks).toContain(`${name}/webhook.ts`);
+    }
+    for (const webhook of webhooks) expect(verifies).toContain(webhook.replace('webhook.ts', 'verify.ts'));
   });
 
-  for (const path of webhooks) {
-    it(`${path.slice(CHANNELS.length + 1)} imports neither the core nor a vendor SDK`, () => {
-      const imports = readFileSync(path, 'utf8')
-        .split('\n')
-        .filter((line) => /^\s*import\b/.test(line) || /\bfrom ['"]/.test(line));
-      for (const line of imports)
+  for (const path of [...verifies, ...webhooks, 'http.ts', 'pipeline.ts']) {
+    it(`${path} imports neither the core, express, nor a vendor SDK`, () => {
+      for (const line of importsOf(path)) {
+        if (ALLOWED[path]?.test(line.trim())) continue;
         for (const rule of FORBIDDEN) expect(line, `forbidden import in ${path}`).not.toMatch(rule);
+      }
     });
   }
+
+  for (const path of verifies) {
+    it(`${path} exports verify({secret, rawBody, headers, url?, now}) → VerifyResult, refusing an unsigned request`, async () => {
+      const module = (await import(pathToFileURL(join(CHANNELS, path)).href)) as Record<string, unknown>;
+      const verify = module['verify'];
+      expect(typeof verify).toBe('function');
+      const verdict = (verify as (input: unknown) => unknown)({
+        secret: 'a-configured-secret',
+        rawBody: Buffer.from('{}'),
+        headers: {},
+        url: 'https://askgate.example.com/channels/x',
+        now: Date.now(),
+      });
+      expect(verdict).toMatchObject({ ok: false, reason: expect.any(String) });
+    });
+  }
+});
+
+describe('the one render-limit error', () => {
+  it('is declared only in channels/limits.ts, and every channel limits.ts re-exports it', async () => {
+    for (const dir of channelDirs)
+      for (const file of readdirSync(join(CHANNELS, dir)).filter((f) => f.endsWith('.ts')))
+        expect(readFileSync(join(CHANNELS, dir, file), 'utf8'), `${dir}/${file}`).not.toMatch(/class \w*LimitError\b/);
+    for (const path of modules('limits.ts')) {
+      const module = (await import(pathToFileURL(join(CHANNELS, path)).href)) as Record<string, unknown>;
+      expect(module['RenderLimitError'], path).toBe(RenderLimitError);
+    }
+  });
 });

@@ -2,17 +2,18 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderQuestion } from '../../channels/slack/blocks.js';
-import { SlackLimitError } from '../../channels/slack/limits.js';
+import { RenderLimitError } from '../../channels/slack/limits.js';
 import { buildFormView, checkSubmission } from '../../channels/slack/modal.js';
 import { SlackChannel } from '../../channels/slack/plugin.js';
-import { filesParams, signSlackRequest, verifySlackRequest } from '../../channels/slack/webhook.js';
+import { signSlackRequest, verify } from '../../channels/slack/verify.js';
+import { filesParams } from '../../channels/slack/webhook.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack-server.js';
 
 const SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
 const NOW = 1_531_420_618;
 
-describe('verifySlackRequest', () => {
+describe('slack verify', () => {
   const body = 'token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&command=%2Fweather';
   const headers = (timestamp: number, signature = signSlackRequest(SECRET, timestamp, body)) => ({
     'x-slack-request-timestamp': String(timestamp),
@@ -20,39 +21,35 @@ describe('verifySlackRequest', () => {
   });
 
   it('accepts a body signed with the secret inside the five-minute window', () => {
-    expect(
-      verifySlackRequest({ signingSecret: SECRET, rawBody: body, headers: headers(NOW), nowSeconds: NOW + 299 }),
-    ).toEqual({ ok: true });
+    expect(verify({ secret: SECRET, rawBody: body, headers: headers(NOW), now: (NOW + 299) * 1000 })).toEqual({
+      ok: true,
+    });
   });
 
   it('refuses a stale request (6 minutes old) even with a correct signature', () => {
-    expect(
-      verifySlackRequest({ signingSecret: SECRET, rawBody: body, headers: headers(NOW), nowSeconds: NOW + 360 }),
-    ).toMatchObject({ ok: false, reason: expect.stringMatching(/five minutes/) });
+    expect(verify({ secret: SECRET, rawBody: body, headers: headers(NOW), now: (NOW + 360) * 1000 })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/five minutes/),
+    });
   });
 
   it('refuses a wrong signature, a changed body, and missing headers', () => {
     expect(
-      verifySlackRequest({
-        signingSecret: SECRET,
-        rawBody: body,
-        headers: headers(NOW, `v0=${'a'.repeat(64)}`),
-        nowSeconds: NOW,
-      }).ok,
+      verify({ secret: SECRET, rawBody: body, headers: headers(NOW, `v0=${'a'.repeat(64)}`), now: NOW * 1000 }).ok,
     ).toBe(false);
-    expect(
-      verifySlackRequest({ signingSecret: SECRET, rawBody: `${body}&x=1`, headers: headers(NOW), nowSeconds: NOW }).ok,
-    ).toBe(false);
-    expect(
-      verifySlackRequest({ signingSecret: 'other', rawBody: body, headers: headers(NOW), nowSeconds: NOW }).ok,
-    ).toBe(false);
-    expect(verifySlackRequest({ signingSecret: SECRET, rawBody: body, headers: {}, nowSeconds: NOW }).ok).toBe(false);
+    expect(verify({ secret: SECRET, rawBody: `${body}&x=1`, headers: headers(NOW), now: NOW * 1000 }).ok).toBe(false);
+    expect(verify({ secret: 'other', rawBody: body, headers: headers(NOW), now: NOW * 1000 }).ok).toBe(false);
+    expect(verify({ secret: SECRET, rawBody: body, headers: {}, now: NOW * 1000 }).ok).toBe(false);
   });
 
   it('lives in a module that imports neither the core nor the Slack SDK', () => {
-    const source = readFileSync(join(import.meta.dirname, '..', '..', 'channels', 'slack', 'webhook.ts'), 'utf8');
+    const source = readFileSync(join(import.meta.dirname, '..', '..', 'channels', 'slack', 'verify.ts'), 'utf8');
     const imports = source.split('\n').filter((l) => /^\s*import\b/.test(l));
-    expect(imports).toEqual(["import { createHmac, timingSafeEqual } from 'node:crypto';"]);
+    // node:crypto, and the channels' own pure HTTP types (channels/http.ts, itself held by the boundary test).
+    expect(imports).toEqual([
+      "import { createHmac, timingSafeEqual } from 'node:crypto';",
+      "import { ACCEPTED, headerOf, refused, textOf, type VerifyInput, type VerifyResult } from '../http.js';",
+    ]);
   });
 });
 
@@ -85,7 +82,7 @@ describe('slack render limits', () => {
       properties: { pick: { type: 'string', enum: Array.from({ length: 101 }, (_, i) => `v${i}`) } },
     };
     expect(() => buildFormView(interaction({ schema }), { interactionId: 'x', channel: null, ts: null })).toThrow(
-      SlackLimitError,
+      RenderLimitError,
     );
     expect(() => buildFormView(interaction({ schema }), { interactionId: 'x', channel: null, ts: null })).toThrow(
       /SELECT_OPTIONS_MAX/,

@@ -4,17 +4,18 @@ import { TokenBucket } from '../../channels/token-bucket.js';
 import { botIdOf } from '../../channels/telegram/shared-pacing.js';
 import { decodeAction, encodeAction, questionText, selectKeyboard } from '../../channels/telegram/render.js';
 import { answerFromText } from '../../channels/replies.js';
-import { parseUpdate, verify } from '../../channels/telegram/webhook.js';
+import { verify } from '../../channels/telegram/verify.js';
+import { parseUpdate } from '../../channels/telegram/webhook.js';
 
 describe('telegram webhook verify', () => {
   const headers = (v?: string): Record<string, string> =>
     v === undefined ? {} : { 'x-telegram-bot-api-secret-token': v };
   it('accepts the exact secret only', () => {
-    expect(verify({ secret: 's3cret', rawBody: '{}', headers: headers('s3cret') })).toBe(true);
-    expect(verify({ secret: 's3cret', rawBody: '{}', headers: headers('s3cre') })).toBe(false);
-    expect(verify({ secret: 's3cret', rawBody: '{}', headers: headers('s3cret ') })).toBe(false);
-    expect(verify({ secret: 's3cret', rawBody: '{}', headers: headers() })).toBe(false);
-    expect(verify({ secret: '', rawBody: '{}', headers: headers('') })).toBe(false);
+    expect(verify({ secret: 's3cret', rawBody: '{}', headers: headers('s3cret'), now: 0 }).ok).toBe(true);
+    expect(verify({ secret: 's3cret', rawBody: '{}', headers: headers('s3cre'), now: 0 }).ok).toBe(false);
+    expect(verify({ secret: 's3cret', rawBody: '{}', headers: headers('s3cret '), now: 0 }).ok).toBe(false);
+    expect(verify({ secret: 's3cret', rawBody: '{}', headers: headers(), now: 0 }).ok).toBe(false);
+    expect(verify({ secret: '', rawBody: '{}', headers: headers(''), now: 0 }).ok).toBe(false);
   });
   it('reads a message that quotes nothing as a possible conversation turn, ignores service messages, and refuses non-updates', () => {
     expect(

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PUBLIC_BASE, SMS_FROM, WA_FROM, freshPhone, startTwilioWorld, type TwilioWorld } from './twilio-harness.js';
 import { segments } from '../../channels/twilio/render.js';
-import { verifyTwilio } from '../../channels/twilio/verify.js';
+import { verify } from '../../channels/twilio/verify.js';
 import { AUTH_TOKEN, signTwilio } from '../fakes/twilio-server.js';
 
 type Rec = Record<string, unknown>;
@@ -155,15 +155,22 @@ describe('twilio channel over the fake Twilio API', () => {
 describe("twilio signature verification (the package's validateRequest over the public URL)", () => {
   const params = { From: '+15550001', Body: 'yes', MessageSid: 'SM1' };
   const url = 'https://askgate.example.com/channels/twilio/sms';
+  const form = (p: Record<string, string>): string => new URLSearchParams(p).toString();
   it('accepts the signature over the public URL and refuses one over the internal address', () => {
     const headers = { 'x-twilio-signature': signTwilio(url, params) };
-    expect(verifyTwilio({ authToken: AUTH_TOKEN, publicUrl: url, params, headers })).toBe(true);
+    expect(verify({ secret: AUTH_TOKEN, url, rawBody: form(params), headers, now: 0 }).ok).toBe(true);
     expect(
-      verifyTwilio({ authToken: AUTH_TOKEN, publicUrl: 'http://127.0.0.1:8080/channels/twilio/sms', params, headers }),
+      verify({
+        secret: AUTH_TOKEN,
+        url: 'http://127.0.0.1:8080/channels/twilio/sms',
+        rawBody: form(params),
+        headers,
+        now: 0,
+      }).ok,
     ).toBe(false);
-    expect(verifyTwilio({ authToken: AUTH_TOKEN, publicUrl: url, params: { ...params, Body: 'no' }, headers })).toBe(
+    expect(verify({ secret: AUTH_TOKEN, url, rawBody: form({ ...params, Body: 'no' }), headers, now: 0 }).ok).toBe(
       false,
     );
-    expect(verifyTwilio({ authToken: AUTH_TOKEN, publicUrl: url, params, headers: {} })).toBe(false);
+    expect(verify({ secret: AUTH_TOKEN, url, rawBody: form(params), headers: {}, now: 0 }).ok).toBe(false);
   });
 });

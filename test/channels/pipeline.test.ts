@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import { MalformedWebhook, json, type VerifyInput, type WebhookRequest } from '../../channels/http.js';
+import { runPipeline, webhookRoutes, type WebhookSpec } from '../../channels/pipeline.js';
+
+/** The shared pipeline alone, with a first-seen set of its own: the order of its steps and its status codes. */
+const request = (body: string, url = '/hook'): WebhookRequest => ({
+  method: 'POST',
+  path: '/hook',
+  query: {},
+  headers: { 'x-sig': 'good' },
+  rawBody: Buffer.from(body),
+  url,
+});
+
+function world(over: Partial<WebhookSpec<{ id: string }>> = {}) {
+  const seen = new Set<string>();
+  const calls = { parse: 0, dispatch: [] as string[], verify: [] as VerifyInput[] };
+  const spec: WebhookSpec<{ id: string }> = {
+    channel: 'demo',
+    path: '/hook',
+    secret: 's',
+    verify: (input) => {
+      calls.verify.push(input);
+      return input.headers['x-sig'] === 'good' ? { ok: true } : { ok: false, reason: 'the X-Sig header is wrong' };
+    },
+    parse: (raw) => {
+      calls.parse += 1;
+      const text = raw.toString('utf8');
+      if (text === '') throw new MalformedWebhook('the body is empty');
+      return text.split(',').map((id) => ({ id }));
+    },
+    dedupeKey: (e) => `demo:${e.id}`,
+    dispatch: async (e) => {
+      calls.dispatch.push(e.id);
+      return undefined;
+    },
+    ...over,
+  };
+  const firstSeen = async (key: string): Promise<boolean> => {
+    const first = !seen.has(key);
+    seen.add(key);
+    return first;
+  };
+  return { spec, calls, run: (req: WebhookRequest) => runPipeline(spec, firstSeen, req), firstSeen };
+}
+
+describe('the channel webhook pipeline', () => {
+  it('answers 401 for a refused signature before a byte is parsed, naming the reason', async () => {
+    const w = world();
+    const res = await w.run({ ...request('a'), headers: { 'x-sig': 'bad' } });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({
+      error: 'unauthorized',
+      message: 'the demo request was refused: the X-Sig header is wrong.',
+    });
+    expect(w.calls.parse).toBe(0);
+    expect(w.calls.dispatch).toEqual([]);
+  });
+
+  it('answers 400 for a verified body that is not the platform’s, naming the body', async () => {
+    const w = world();
+    const res = await w.run(request(''));
+    expect(res).toEqual(
+      json(400, { error: 'invalid_request', message: 'not a demo webhook: the body is empty.', field: 'body' }),
+    );
+    expect(w.calls.dispatch).toEqual([]);
+  });
+
+  it('dispatches each new event once: a redelivery answers `duplicate`, a batch dispatches only the unseen', async () => {
+    const w = world({ duplicate: { status: 200, body: { ok: true, duplicate: true } } });
+    expect(await w.run(request('a'))).toEqual({ status: 200, body: { ok: true } });
+    expect(await w.run(request('a'))).toEqual({ status: 200, body: { ok: true, duplicate: true } });
+    expect(await w.run(request('a,b'))).toEqual({ status: 200, body: { ok: true } });
+    expect(w.calls.dispatch).toEqual(['a', 'b']);
+  });
+
+  it("answers with the dispatch's own response when it gives one, and `ok` otherwise", async () => {
+    const w = world({
+      dispatch: async (e) => (e.id === 'c' ? json(200, { challenge: 'c' }) : undefined),
+      ok: { status: 204 },
+    });
+    expect(await w.run(request('c'))).toEqual(json(200, { challenge: 'c' }));
+    expect(await w.run(request('d'))).toEqual({ status: 204 });
+  });
+
+  it('hands verify the public URL when one is configured, and now', async () => {
+    const w = world({ publicBaseUrl: 'https://askgate.example.com', now: () => 42_000 });
+    await w.run(request('a', '/hook?x=1'));
+    expect(w.calls.verify[0]).toMatchObject({
+      secret: 's',
+      url: 'https://askgate.example.com/hook?x=1',
+      now: 42_000,
+    });
+  });
+
+  it('quick ack: a dispatch slower than the window is acknowledged for, and still finishes', async () => {
+    let late = 0;
+    let finished = false;
+    const w = world({
+      dedupeKey: () => null,
+      dispatch: async () => {
+        await new Promise((r) => setTimeout(r, 300));
+        finished = true;
+        return json(200, { too: 'late' });
+      },
+      ack: { withinMs: 50, response: { status: 200 }, onLate: () => (late += 1) },
+    });
+    const started = Date.now();
+    expect(await w.run(request('a'))).toEqual({ status: 200 });
+    expect(Date.now() - started).toBeLessThan(250);
+    expect(late).toBe(1);
+    expect(finished).toBe(false);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(finished).toBe(true);
+  });
+
+  it('quick ack: a dispatch inside the window answers itself', async () => {
+    const w = world({
+      dedupeKey: () => null,
+      dispatch: async () => json(200, { in: 'time' }),
+      ack: { withinMs: 1000, response: { status: 200 } },
+    });
+    expect(await w.run(request('a'))).toEqual(json(200, { in: 'time' }));
+  });
+
+  it('declares a POST route, and a GET handshake on the same path when the channel has one', async () => {
+    const w = world();
+    expect(webhookRoutes(w.spec, w.firstSeen).map((r) => `${r.method} ${r.path}`)).toEqual(['POST /hook']);
+    const routes = webhookRoutes(
+      { ...w.spec, handshake: (req) => json(200, { q: req.query['hub.challenge'] }) },
+      w.firstSeen,
+    );
+    expect(routes.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /hook', 'GET /hook']);
+    const get = routes[1];
+    expect(await get?.handle({ ...request(''), method: 'GET', query: { 'hub.challenge': '7' } })).toEqual(
+      json(200, { q: '7' }),
+    );
+    expect(w.calls.verify).toEqual([]);
+  });
+});

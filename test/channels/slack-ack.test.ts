@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChannelCore } from '../../channels/contract.js';
+import type { WebhookRoute } from '../../channels/http.js';
+import { ACK_DEADLINE_MS, ACK_FALLBACK_MS } from '../../channels/slack/limits.js';
+import { FORM_CALLBACK_ID, encodeMetadata } from '../../channels/slack/modal.js';
+import { SlackChannel } from '../../channels/slack/plugin.js';
+import { SLACK_INTERACTIONS_PATH } from '../../channels/slack/receiver.js';
+import { signSlackRequest } from '../../channels/slack/verify.js';
+import { viewSubmission } from '../fakes/slack-payloads.js';
+import { startFakeSlack, type FakeSlack } from '../fakes/slack-server.js';
+
+/**
+ * Slack's 3-second rule through the framework-free door: a request whose Bolt listener has not acknowledged in
+ * time is acknowledged for it, and the listener still finishes. Driven straight through the channel's declared
+ * route (no HTTP server): Bolt, the pipeline and the signature check are the real ones.
+ */
+const SECRET = 'slack-ack-secret';
+let fake: FakeSlack;
+beforeAll(async () => {
+  fake = await startFakeSlack();
+});
+afterAll(async () => fake.close());
+
+describe('slack quick acknowledgement', () => {
+  it('answers 200 before the deadline when a listener is slow to ack, and lets the listener finish', async () => {
+    let looked = 0;
+    // The submission's listener reads the question before it acks; here that read outlasts Slack's deadline.
+    const core = {
+      get: async () => {
+        await new Promise((r) => setTimeout(r, ACK_DEADLINE_MS + 300));
+        looked += 1;
+        return null;
+      },
+      firstSeen: async () => true,
+    } as unknown as ChannelCore; // the listener under test reads only these two
+    const channel = new SlackChannel({ botToken: 'xoxb-ack', signingSecret: SECRET, apiUrl: fake.apiUrl });
+    const route = channel
+      .webhooks(core)
+      .find((r) => r.method === 'POST' && r.path === SLACK_INTERACTIONS_PATH) as WebhookRoute;
+    const payload = viewSubmission(
+      {
+        id: 'V0ACK',
+        hash: 'h1',
+        view: {
+          type: 'modal',
+          callback_id: FORM_CALLBACK_ID,
+          private_metadata: encodeMetadata({ interactionId: 'Q0ACK', channel: null, ts: null }),
+          blocks: [],
+        },
+        history: [],
+      },
+      {},
+    );
+    const body = `payload=${encodeURIComponent(JSON.stringify(payload))}`;
+    const timestamp = Math.floor(Date.now() / 1000);
+    const started = Date.now();
+    const res = await route.handle({
+      method: 'POST',
+      path: SLACK_INTERACTIONS_PATH,
+      query: {},
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-slack-request-timestamp': String(timestamp),
+        'x-slack-signature': signSlackRequest(SECRET, timestamp, body),
+      },
+      rawBody: Buffer.from(body),
+      url: SLACK_INTERACTIONS_PATH,
+    });
+    const took = Date.now() - started;
+    expect(res).toEqual({ status: 200 });
+    expect(took).toBeGreaterThanOrEqual(ACK_FALLBACK_MS - 50);
+    expect(took).toBeLessThan(ACK_DEADLINE_MS);
+    expect(looked).toBe(0);
+    await new Promise((r) => setTimeout(r, ACK_DEADLINE_MS + 600 - took));
+    expect(looked).toBe(1);
+  }, 15_000);
+});
