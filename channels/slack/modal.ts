@@ -296,9 +296,11 @@ export function firstInputBlock(schema: Schema, value: Record<string, unknown>):
   return first === undefined ? null : blockIdOf(first);
 }
 
-/** The block of the field a core refusal names (`... at /email: ...`), when it is one of ours. */
-export function blockOfCoreMessage(schema: Schema, message: string): string | null {
-  const m = /at \/?([\w.-]+)/.exec(message);
-  const name = m?.[1];
+/**
+ * The block of the field a core refusal names (its `field`: a dotted path such as `email` or `items[2]`; an item's
+ * refusal lands on its list's field), when it is one of ours; null for a refusal of the whole answer.
+ */
+export function blockOfRefusal(schema: Schema, field: string | undefined): string | null {
+  const name = field?.split('[')[0];
   return name !== undefined && formFields(schema).some((f) => f.name === name) ? `${FIELD_BLOCK}${name}` : null;
 }

@@ -21,7 +21,7 @@ import {
 import { MESSAGE_TEXT_MAX, SlackLimitError, VIEW_BUTTON_MAX, VIEW_TITLE_MAX, clip } from './limits.js';
 import {
   FORM_CALLBACK_ID,
-  blockOfCoreMessage,
+  blockOfRefusal,
   buildFormView,
   checkSubmission,
   decodeMetadata,
@@ -332,11 +332,11 @@ export class SlackChannel implements ChannelPlugin {
       params: personParams(user, meta.channel, meta.ts),
       surface: 'slack',
       answeredBy: whoIs(str(user['id'])),
+      record: stored,
     });
     if (outcome.kind === 'answered') await ack();
     else if (outcome.kind === 'invalid') {
-      const block =
-        blockOfCoreMessage(stored.schema, outcome.message) ?? firstInputBlock(stored.schema, checked.answer);
+      const block = blockOfRefusal(stored.schema, outcome.field) ?? firstInputBlock(stored.schema, checked.answer);
       await ack(
         block === null
           ? { response_action: 'update', view: closedView('unknown', outcome.message) as unknown as webApi.View }

@@ -15,24 +15,29 @@ export interface Parks {
   service: ParkService | null;
   /** Takes chat messages that answer no question (ASKGATE_ROUTES); null when no route is configured. */
   conversations: ConversationService | null;
+  /**
+   * Starts the resume worker (in a process that runs workers), which withdraws a killed run's asks through the
+   * interaction service: the service is built after the park side, which it takes as its `ParkPort`.
+   */
+  startWorkers(service: InteractionService): void;
   close(): Promise<void>;
 }
 
 /**
  * Builds the park side from config: on a durable store, the run store, the resume producer (every process enqueues)
- * and, in a process that runs workers, the resume worker and its straggler sweep. Kept apart from gateway.ts so the
+ * and, in a process that runs workers, the chat worker now and the resume worker (and its straggler sweep) once
+ * `startWorkers` hands it the interaction service. Kept apart from gateway.ts so the
  * composition root only plugs it in.
  */
 export async function startParks(
   config: Config,
   store: Store,
-  service: InteractionService,
   logger: Logger,
   workers: boolean,
   channels: readonly ChannelPlugin[] = [],
 ): Promise<Parks> {
   if (!store.durable || config.redisUrl === null)
-    return { service: null, conversations: null, close: async () => undefined };
+    return { service: null, conversations: null, startWorkers: () => undefined, close: async () => undefined };
   const runs = await RunStore.connect({
     url: config.redisUrl,
     prefix: config.redisPrefix,
@@ -41,8 +46,7 @@ export async function startParks(
   });
   const producerConnection = queueConnection(config.redisUrl);
   const producer = new ResumeProducer(producerConnection, runs.keys);
-  const parks = new ParkService({ service, runs, producer, logger });
-  service.attachParks(parks);
+  const parks = new ParkService({ runs, producer, logger });
   const routed = config.routes.length > 0;
   const conversations = routed ? new ConversationService({ routes: config.routes, runs, producer, logger }) : null;
   let worker: ResumeWorker | null = null;
@@ -63,26 +67,29 @@ export async function startParks(
         backoffMs: config.resumeBackoffMs,
       });
     }
-    worker = new ResumeWorker({
-      connection: workerConnection,
-      queuePrefix: runs.keys.queuePrefix,
-      runs,
-      service,
-      producer,
-      tokens: config.tokens,
-      logger,
-      lockMs: config.resumeLockMs,
-      backoffMs: config.resumeBackoffMs,
-      // A webhook-resumed run reached over chat: its output becomes the reply of this park, posted by a reply job.
-      onResumed: async (run, _payload, output) => {
-        if (run.thread !== null)
-          await producer.enqueueReply({ runId: run.runId, generation: run.generation, thread: run.thread, output });
-      },
-    });
   }
   return {
     service: parks,
     conversations,
+    startWorkers(service) {
+      if (workerConnection === null || worker !== null) return;
+      worker = new ResumeWorker({
+        connection: workerConnection,
+        queuePrefix: runs.keys.queuePrefix,
+        runs,
+        service,
+        producer,
+        tokens: config.tokens,
+        logger,
+        lockMs: config.resumeLockMs,
+        backoffMs: config.resumeBackoffMs,
+        // A webhook-resumed run reached over chat: its output becomes the reply of this park, posted by a reply job.
+        onResumed: async (run, _payload, output) => {
+          if (run.thread !== null)
+            await producer.enqueueReply({ runId: run.runId, generation: run.generation, thread: run.thread, output });
+        },
+      });
+    },
     async close() {
       await worker?.close();
       await chatWorker?.close();
