@@ -4,7 +4,7 @@ import { hashTicket } from './ids.js';
 import type { AnswerVerdict, InteractionService } from './interaction-service.js';
 import type { CoreLogger, Store } from './ports.js';
 import type { StoredInteraction } from './types.js';
-import { VerificationFailed, type VerifierRegistry } from '../verifiers/registry.js';
+import { VerificationFailed, type VerifierPort } from './verifier-port.js';
 
 /** A ticket as the callback door sees it. `closed` is expired or cancelled (or past its deadline, not yet swept). */
 export type TicketState =
@@ -22,7 +22,7 @@ export interface SignedRequest {
 export interface CallbackServiceDeps {
   store: Store;
   service: InteractionService;
-  verifiers: VerifierRegistry;
+  verifiers: VerifierPort;
   env: Readonly<Record<string, string | undefined>>;
   logger: CoreLogger;
   now?: () => number;

@@ -18,14 +18,8 @@ import type {
 import { buildRecord, callbackUrl, needsTicket } from './record-builder.js';
 import { toPublicRecord } from './record.js';
 import { EXPIRED_MARKER } from './types.js';
-import type {
-  AskResult,
-  Identity,
-  InteractionRecord,
-  InteractionStatus,
-  StoredInteraction,
-  VerifierBinding,
-} from './types.js';
+import type { VerifierPort } from './verifier-port.js';
+import type { AskResult, Identity, InteractionRecord, InteractionStatus, StoredInteraction } from './types.js';
 
 export type { AnswerOffer, AnswerVerdict } from './answer-path.js';
 export { answerFacts } from './formats/index.js';
@@ -44,7 +38,7 @@ export interface ServiceDeps {
   /** The park side, on a durable store; null (or absent) where async asks are refused. */
   parks?: ParkPort | null;
   /** Explains why a verifier binding cannot be used on this gateway (unknown name, bad options), or null. */
-  verifiers?: { explain(binding: VerifierBinding): string | null };
+  verifiers?: Pick<VerifierPort, 'explain'>;
   now?: Clock;
 }
 
