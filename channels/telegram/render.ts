@@ -10,6 +10,7 @@ import {
 } from './limits.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 import { clip, outcomeLine } from '../outcome.js';
+import { renderHints } from '../../src/core/formats/index.js';
 
 export { clip };
 
@@ -142,8 +143,9 @@ function checkKeyboard(rows: InlineKeyboardButton[][]): void {
 /** The message a question is delivered as. `chatId` decides web_app (private chats only) or a URL button (groups). */
 export function renderQuestion(interaction: StoredInteraction, chatId: string, callbackUrl: string): RenderedMessage {
   const text = questionText(interaction);
-  switch (interaction.answer_format) {
-    case 'confirm':
+  // The controls come from the format's render hint (src/core/formats/).
+  switch (renderHints(interaction).controls) {
+    case 'buttons':
       return {
         text,
         reply_markup: {
@@ -155,7 +157,7 @@ export function renderQuestion(interaction: StoredInteraction, chatId: string, c
           ],
         },
       };
-    case 'select':
+    case 'menu':
       return { text, reply_markup: selectKeyboard(interaction, 0) };
     case 'form': {
       // Telegram refuses web_app buttons outside private chats (BUTTON_TYPE_INVALID); a group gets a plain link.
