@@ -10,7 +10,7 @@ import {
 } from './limits.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 import { clip, outcomeLine } from '../outcome.js';
-import { renderHints } from '../../src/core/formats/index.js';
+import { type Controls, renderHints } from '../../src/core/formats/index.js';
 
 export { clip };
 
@@ -30,13 +30,14 @@ export type TapAction =
   | { kind: 'select'; index: number }
   | { kind: 'page'; page: number };
 
-const HINT = {
+/** The line under a question, by the controls its format's render hint asks for. */
+const HINT: Readonly<Record<Controls, string>> = {
   text: 'Reply to this message with your answer.',
-  confirm: 'Tap Yes or No, or reply "yes" or "no".',
-  select: 'Tap a choice, or reply with its name or number.',
+  buttons: 'Tap Yes or No, or reply "yes" or "no".',
+  menu: 'Tap a choice, or reply with its name or number.',
   form: 'Tap the button to open the form.',
   external: 'Reply to this message with your answer.',
-} as const;
+};
 
 export class RenderLimitError extends Error {}
 
@@ -81,7 +82,7 @@ export function decodeAction(data: string): { interactionId: string; action: Tap
 /** The question with a hint under it, cut so the whole stays within the 4096-character message limit. */
 export function questionText(
   interaction: Pick<StoredInteraction, 'question' | 'answer_format'>,
-  footer: string = HINT[interaction.answer_format],
+  footer: string = HINT[renderHints(interaction).controls],
 ): string {
   const tail = `\n\n${footer}`;
   return `${clip(interaction.question, MESSAGE_TEXT_MAX - tail.length)}${tail}`;
@@ -175,5 +176,5 @@ export function renderQuestion(interaction: StoredInteraction, chatId: string, c
 
 /** The question as it reads once it has ended: the hint gives way to the outcome, and no buttons remain. */
 export function outcomeText(interaction: StoredInteraction): string {
-  return questionText(interaction, outcomeLine(interaction) ?? HINT[interaction.answer_format]);
+  return questionText(interaction, outcomeLine(interaction) ?? HINT[renderHints(interaction).controls]);
 }
