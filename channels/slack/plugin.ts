@@ -21,7 +21,7 @@ import {
 import { MESSAGE_TEXT_MAX, SlackLimitError, VIEW_BUTTON_MAX, VIEW_TITLE_MAX, clip } from './limits.js';
 import {
   FORM_CALLBACK_ID,
-  blockOfRefusal,
+  refusalOnModal,
   buildFormView,
   checkSubmission,
   decodeMetadata,
@@ -336,11 +336,11 @@ export class SlackChannel implements ChannelPlugin {
     });
     if (outcome.kind === 'answered') await ack();
     else if (outcome.kind === 'invalid') {
-      const block = blockOfRefusal(stored.schema, outcome.field) ?? firstInputBlock(stored.schema, checked.answer);
+      const shown = refusalOnModal(stored.schema, outcome, firstInputBlock(stored.schema, checked.answer));
       await ack(
-        block === null
+        shown === null
           ? { response_action: 'update', view: closedView('unknown', outcome.message) as unknown as webApi.View }
-          : { response_action: 'errors', errors: { [block]: outcome.message } },
+          : { response_action: 'errors', errors: { [shown.block]: shown.words } },
       );
     } else
       await ack({
