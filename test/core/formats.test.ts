@@ -123,4 +123,20 @@ describe('the answer format specs', () => {
     });
     expect(formatOf('form').pageSchema(q('form'))).toEqual({ type: 'object', properties: {} });
   });
+
+  it("parse the ask body's format-bound fields, refusing by name a field the format does not take", () => {
+    const fields = (format: AnswerFormat, body: { choices?: unknown; schema?: unknown }) =>
+      formatOf(format).askFields({ choices: body.choices, schema: body.schema });
+    expect(fields('select', { choices: ['a', 'b'] })).toEqual({ choices: ['a', 'b'], schema: null });
+    expect(refusal(() => fields('select', {})).field).toBe('choices');
+    expect(refusal(() => fields('select', { choices: ['a', 'a'] })).field).toBe('choices[1]');
+    expect(refusal(() => fields('text', { choices: ['a'] })).field).toBe('choices');
+    expect(refusal(() => fields('confirm', { schema: { type: 'object' } })).reason).toBe(
+      'schema applies to form and external asks only.',
+    );
+    expect(refusal(() => fields('form', {})).reason).toMatch(/schema is required for a form/);
+    expect(refusal(() => fields('form', { schema: { type: 'string' } })).reason).toMatch(/"type": "object"/);
+    expect(fields('external', {})).toEqual({ choices: null, schema: null });
+    expect(fields('external', { schema: { type: 'object' } }).schema).toEqual({ type: 'object' });
+  });
 });

@@ -1,4 +1,5 @@
 import { invalidAnswer } from '../errors.js';
+import { plainAskFields } from './ask-fields.js';
 import { type AnswerFormatSpec, checkAgainst, wrapInPage } from './spec.js';
 
 const SCHEMA = { type: 'boolean' };
@@ -9,6 +10,7 @@ export const confirm: AnswerFormatSpec = {
   render: { controls: 'buttons' },
   wrapped: true,
   wholeBody: false,
+  askFields: plainAskFields,
   answerSchema: () => SCHEMA,
   check: (_question, raw) => checkAgainst(SCHEMA, raw),
   pageSchema: () => wrapInPage({ ...SCHEMA, title: 'Your answer' }),

@@ -1,5 +1,6 @@
 import { decodeFormFields } from '../../../forms/decode.js';
 import { invalidAnswer } from '../errors.js';
+import { noChoices, parseSchema } from './ask-fields.js';
 import type { AnswerFormatSpec } from './spec.js';
 import { checkSchemaAnswer, schemaPage } from './form.js';
 
@@ -12,6 +13,11 @@ export const external: AnswerFormatSpec = {
   render: { controls: 'external' },
   wrapped: false,
   wholeBody: true,
+  // A pinned schema is optional: without one, the payload is taken as it is.
+  askFields: (body) => ({
+    choices: noChoices(body),
+    schema: body.schema === undefined ? null : parseSchema(body.schema),
+  }),
   answerSchema: (question) => question.schema,
   check: checkSchemaAnswer,
   pageSchema: schemaPage,

@@ -1,5 +1,7 @@
 import { decodeFormFields } from '../../../forms/decode.js';
+import { invalid } from '../errors.js';
 import type { JsonSchema } from '../types.js';
+import { noChoices, parseSchema } from './ask-fields.js';
 import { type AnswerFormatSpec, type Question, checkAgainst } from './spec.js';
 import { applyVisibility } from './visibility.js';
 
@@ -21,6 +23,14 @@ export const form: AnswerFormatSpec = {
   render: { controls: 'form' },
   wrapped: false,
   wholeBody: false,
+  askFields: (body) => {
+    const choices = noChoices(body);
+    if (body.schema === undefined)
+      throw invalid('schema', 'schema is required for a form: a JSON Schema of type object.');
+    const schema = parseSchema(body.schema);
+    if (schema['type'] !== 'object') throw invalid('schema', 'schema of a form must have "type": "object".');
+    return { choices, schema };
+  },
   answerSchema: (question) => question.schema,
   check: checkSchemaAnswer,
   pageSchema: schemaPage,

@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../types.js';
+import { noSchema, parseChoices } from './ask-fields.js';
 import { type AnswerFormatSpec, type Question, checkAgainst, wrapInPage, wrappedFromPage } from './spec.js';
 
 const schemaOf = (question: Question): JsonSchema => ({ type: 'string', enum: question.choices ?? [] });
@@ -10,6 +11,7 @@ export const select: AnswerFormatSpec = {
   render: { controls: 'menu' },
   wrapped: true,
   wholeBody: false,
+  askFields: (body) => ({ choices: parseChoices(body.choices), schema: noSchema(body) }),
   answerSchema: schemaOf,
   check: (question, raw) => checkAgainst(schemaOf(question), raw),
   pageSchema: pageOf,

@@ -2,6 +2,7 @@ import { decodeFormFields } from '../../../forms/decode.js';
 import { invalidAnswer } from '../errors.js';
 import { firstViolation } from '../schema-validator.js';
 import type { AnswerFacts } from '../store-port.js';
+import type { AskFields, AskFieldsInput } from './ask-fields.js';
 import type { AnswerFormat, InteractionRecord, JsonSchema } from '../types.js';
 
 /** The name → value entries of a form-encoded post, in order (a name repeats for a list). */
@@ -37,6 +38,11 @@ export interface AnswerFormatSpec {
    * asked to wrap it); false when it takes `{"answer": <value>}`, as the answer door does.
    */
   readonly wholeBody: boolean;
+  /**
+   * The ask body's format-bound fields (`choices`, `schema`) parsed for this format, in the order the ask rules
+   * refuse them; a field it does not take is refused by name.
+   */
+  askFields(body: AskFieldsInput): AskFields;
   /** The JSON Schema an answer is checked against, or null when any answer is taken as it is. */
   answerSchema(question: Question): JsonSchema | null;
   /** Checks a raw answer and returns the value to store; throws `invalid_answer` (field and reason). */

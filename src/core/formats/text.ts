@@ -1,3 +1,4 @@
+import { plainAskFields } from './ask-fields.js';
 import { type AnswerFormatSpec, checkAgainst, wrapInPage, wrappedFromPage } from './spec.js';
 
 /** The longest text answer kept; longer replies are refused rather than cut. */
@@ -12,6 +13,7 @@ export const text: AnswerFormatSpec = {
   render: { controls: 'text' },
   wrapped: true,
   wholeBody: false,
+  askFields: plainAskFields,
   answerSchema: () => SCHEMA,
   check: (_question, raw) => checkAgainst(SCHEMA, raw),
   pageSchema: () => PAGE,
