@@ -17,6 +17,7 @@ import { TokenAuthenticator } from './doors/auth.js';
 import { errorHandler } from './doors/error-status.js';
 import { healthRouter } from './doors/health.js';
 import { inboxRouter } from './doors/inbox.js';
+import { landingRouter } from './doors/landing.js';
 import { requestLog } from './doors/request-log.js';
 import { runsRouter } from './doors/runs.js';
 import { startParks } from './park/wiring.js';
@@ -127,6 +128,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   app.use(apiRouter(service, auth));
   app.use(runsRouter(service, parks.service, auth));
   app.use(inboxRouter());
+  app.use(landingRouter({ store: store.kind, channels: channels.names() }));
   // Every channel's declared webhooks (and, for web, its page and API) verify their own requests; before the 404.
   const conversations = parks.conversations;
   const core = channelCore(
@@ -138,9 +140,10 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   app.use(channelDoors(plugins, core));
   app.use(callbackRouter({ callbacks, store, rate: config.callbackRate }));
   app.use((_req, res) => {
-    res
-      .status(404)
-      .json({ error: 'not_found', message: 'no such door; see the contract for the doors askgate serves.' });
+    res.status(404).json({
+      error: 'not_found',
+      message: 'no such door; GET / lists what this gateway serves, and docs/doors.md every HTTP door.',
+    });
   });
   app.use(errorHandler(logger));
 

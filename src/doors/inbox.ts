@@ -13,7 +13,7 @@ import { appPage, sendAppPage, setBaseSecurityHeaders } from './app-page.js';
  * The repository root: the nearest folder above this module holding askgate's package.json. Walking up works the
  * same from `src/doors/inbox.ts` (tests run the sources) and `dist/src/doors/inbox.js` (the build).
  */
-function packageRoot(): string {
+export function packageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const manifest = join(dir, 'package.json');
@@ -52,7 +52,7 @@ const INBOX_PAGE = appPage({
     <p>Paste an askgate token with the <code>read</code> and <code>answer</code> scopes. It is kept in this tab only.</p>
     <label for="signin-token">Token</label>
     <input id="signin-token" name="token" type="password" autocomplete="off" required>
-    <button type="submit">Open the inbox</button>
+    <button type="submit" class="btn btn-primary">Open the inbox</button>
   </form>
   <p id="notice" class="notice" role="alert" hidden></p>
   <p id="empty" class="empty" hidden>Nothing is waiting for an answer.</p>
