@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { ChannelPlugin } from './contract.js';
+import { DiscordChannel } from './discord/plugin.js';
 import { SlackChannel } from './slack/plugin.js';
 import { TelegramChannel } from './telegram/plugin.js';
 import { WebChatChannel } from './web/plugin.js';
@@ -26,7 +27,7 @@ export function webChatSecret(config: Pick<Config, 'tokens'>): string {
 export function channelsFromConfig(
   config: Pick<
     Config,
-    'telegram' | 'slack' | 'whatsapp' | 'twilio' | 'tokens' | 'publicBaseUrl' | 'redisUrl' | 'redisPrefix'
+    'telegram' | 'slack' | 'whatsapp' | 'twilio' | 'discord' | 'tokens' | 'publicBaseUrl' | 'redisUrl' | 'redisPrefix'
   >,
   logger: Logger,
   doors: { requireWrite?: RequestHandler } = {},
@@ -41,6 +42,7 @@ export function channelsFromConfig(
   if (config.whatsapp !== null) plugins.push(new WhatsAppChannel({ ...config.whatsapp, logger }));
   if (config.twilio !== null)
     plugins.push(new TwilioChannel({ ...config.twilio, publicBaseUrl: config.publicBaseUrl, logger }));
+  if (config.discord !== null) plugins.push(new DiscordChannel({ ...config.discord, logger }));
   plugins.push(new WebChatChannel({ secret: webChatSecret(config), publicBaseUrl: config.publicBaseUrl, ...doors }));
   return plugins;
 }

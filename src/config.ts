@@ -45,6 +45,13 @@ export interface TwilioConfig {
   whatsappFrom: string | null;
   apiUrl: string;
 }
+export interface DiscordConfig {
+  botToken: string;
+  /** The application's Ed25519 public key (64 hex characters): every interaction is verified with it. */
+  publicKey: string;
+  applicationId: string;
+  apiUrl: string;
+}
 
 export interface Config {
   port: number;
@@ -68,6 +75,7 @@ export interface Config {
   slack: SlackConfig | null;
   whatsapp: WhatsAppConfig | null;
   twilio: TwilioConfig | null;
+  discord: DiscordConfig | null;
   logLevel: string;
   /**
    * BullMQ lock of an active continuation (ms): a worker that stops renewing it this long (SIGKILLed) is taken for
@@ -212,6 +220,13 @@ function templateName(raw: string | null): string | null {
   return raw;
 }
 
+/** Discord's application public key is 32 bytes of hex; anything else would refuse every interaction. */
+function hexKey(variable: string, raw: string): string {
+  if (!/^[0-9a-fA-F]{64}$/.test(raw.trim()))
+    throw new ConfigError(variable, "is not a public key; copy the 64 hex characters of the application's Public Key.");
+  return raw.trim().toLowerCase();
+}
+
 /** A route's turn and late reply travel as BullMQ jobs, and its run parks: both need Redis. */
 function routesOf(raw: string | null, tokens: Map<string, Identity>, redisUrl: string | null): Route[] {
   if (raw === null) return [];
@@ -289,6 +304,12 @@ export function loadConfig(env: Env = process.env): Config {
       from: optional(env, 'TWILIO_FROM'),
       whatsappFrom: optional(env, 'TWILIO_WHATSAPP_FROM'),
       apiUrl: optional(env, 'TWILIO_API_URL') ?? 'https://api.twilio.com',
+    })),
+    discord: group(env, ['DISCORD_BOT_TOKEN', 'DISCORD_PUBLIC_KEY', 'DISCORD_APPLICATION_ID'], (get) => ({
+      botToken: get('DISCORD_BOT_TOKEN'),
+      publicKey: hexKey('DISCORD_PUBLIC_KEY', get('DISCORD_PUBLIC_KEY')),
+      applicationId: get('DISCORD_APPLICATION_ID'),
+      apiUrl: optional(env, 'DISCORD_API_URL') ?? 'https://discord.com/api',
     })),
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
     resumeLockMs: positiveInt(env, 'ASKGATE_RESUME_LOCK_MS', 30_000),
