@@ -95,6 +95,16 @@ export class DiscordClient {
     return { id, channelId: typeof sent['channel_id'] === 'string' ? sent['channel_id'] : channelId };
   }
 
+  /** POST /users/@me/channels: the bot's DM channel with a user (created once, the same id after). */
+  async openDm(userId: string): Promise<string> {
+    const dm = await this.call('open DM', () =>
+      this.rest.post('/users/@me/channels', { body: { recipient_id: userId } }),
+    );
+    const id = dm['id'];
+    if (typeof id !== 'string') throw new ChannelError('discord', 'network', 'Discord answered open DM without an id');
+    return id;
+  }
+
   /** PATCH /channels/{channel}/messages/{message}. */
   async editMessage(channelId: string, messageId: string, body: MessageBody): Promise<void> {
     await this.call('edit message', () =>

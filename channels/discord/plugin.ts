@@ -78,13 +78,14 @@ export class DiscordChannel implements ChannelPlugin {
   }
 
   async deliver(interaction: StoredInteraction): Promise<Record<string, string>> {
-    const channelId = interaction.recipient;
-    if (channelId === null || !/^\d{1,24}$/.test(channelId))
+    const target = /^(user:)?(\d{1,24})$/.exec(interaction.recipient ?? '');
+    if (target === null)
       throw new ChannelError(
         'discord',
         'invalid',
-        'recipient must be the id of a Discord channel the bot can post in (digits; a DM channel id works too).',
+        'recipient must be a Discord channel id the bot can post in, or user:<user id> for a direct message.',
       );
+    const snowflake = target[2] as string;
     if (interaction.answer_format === 'form') {
       const refusal = formRefusal(interaction.schema ?? {});
       if (refusal !== null)
@@ -102,6 +103,8 @@ export class DiscordChannel implements ChannelPlugin {
         cause: err,
       });
     }
+    // A direct message goes into the bot's DM channel with the user (the person must share a server with the bot).
+    const channelId = target[1] === undefined ? snowflake : await this.client.openDm(snowflake);
     const sent = await this.client.createMessage(channelId, body);
     return { channel_id: sent.channelId, message_id: sent.id, [DELIVERY_REF]: messageRef(sent.channelId, sent.id) };
   }

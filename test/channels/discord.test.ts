@@ -163,6 +163,19 @@ describe('discord channel', () => {
     expect(w.fake.messagesIn(channel)).toEqual([]);
   });
 
+  it('recipient user:<id> opens the bot’s DM with that person and posts there; anything else is refused by name', async () => {
+    const { message } = await w.ask({ question: 'Privately?', answer_format: 'confirm', recipient: `user:${ADA.id}` });
+    expect(message.channelId).toBe(w.fake.dmWith(ADA.id));
+    const bad = await w.http.post('/api/interactions', {
+      question: 'Where?',
+      answer_format: 'confirm',
+      channel: 'discord',
+      recipient: '#general',
+    });
+    expect(bad.status).toBe(502);
+    expect(bad.json['message']).toContain('recipient must be a Discord channel id');
+  });
+
   it('a wrong, missing or stale signature is 401 and changes nothing', async () => {
     const { id, message } = await w.ask({ question: 'Signed?', answer_format: 'confirm' });
     const yes = buttonId(message, 'Yes');

@@ -77,6 +77,8 @@ export interface FakeDiscord {
   messagesIn(channelId: string): FakeDiscordMessage[];
   /** The next `times` REST calls answer 429 with `retry_after` seconds. */
   tooManyRequests(retryAfter: number, times?: number): void;
+  /** The bot's DM channel with `userId`, once askgate opened it. */
+  dmWith(userId: string): string | undefined;
   /** A channel the bot cannot see (create message: 404, Unknown Channel). */
   forgetChannel(channelId: string): void;
   /** Where interactions go: askgate's base URL. */
@@ -169,6 +171,8 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
   const calls: FakeDiscord['calls'] = [];
   const messages = new Map<string, FakeDiscordMessage>();
   const unknownChannels = new Set<string>();
+  /** User id → the bot's DM channel with them. */
+  const dms = new Map<string, string>();
   const limited: number[] = [];
   /** Interaction token → whether it was answered, and what the answer did. */
   const tokens = new Map<string, { answered: boolean; message: FakeDiscordMessage | null; user: FakeUser }>();
@@ -234,6 +238,13 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       };
       messages.set(`${channelId}:${message.id}`, message);
       return { status: 200, body: { id: message.id, channel_id: channelId, content, components, type: 0 } };
+    }
+    if (path === '/api/v10/users/@me/channels' && method === 'POST') {
+      const user = String(body['recipient_id'] ?? '');
+      if (!/^\d+$/.test(user)) throw invalid(`recipient_id: Value "${user}" is not snowflake.`);
+      const id = dms.get(user) ?? nextId();
+      dms.set(user, id);
+      return { status: 200, body: { id, type: 1, recipients: [{ id: user }] } };
     }
     m = /^\/api\/v10\/channels\/(\d+)\/messages\/(\d+)$/.exec(path);
     if (m !== null && method === 'PATCH') {
@@ -370,6 +381,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     tooManyRequests(retryAfter, times = 1) {
       for (let i = 0; i < times; i++) limited.push(retryAfter);
     },
+    dmWith: (userId) => dms.get(userId),
     forgetChannel: (channelId) => void unknownChannels.add(channelId),
     useGateway(url) {
       gateway = url;
