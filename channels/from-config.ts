@@ -42,7 +42,7 @@ export function channelsFromConfig(
   if (config.whatsapp !== null) plugins.push(new WhatsAppChannel({ ...config.whatsapp, logger }));
   if (config.twilio !== null)
     plugins.push(new TwilioChannel({ ...config.twilio, publicBaseUrl: config.publicBaseUrl, logger }));
-  if (config.discord !== null) plugins.push(new DiscordChannel({ ...config.discord, logger }));
+  if (config.discord !== null) plugins.push(new DiscordChannel(config.discord));
   plugins.push(new WebChatChannel({ secret: webChatSecret(config), publicBaseUrl: config.publicBaseUrl, ...doors }));
   return plugins;
 }

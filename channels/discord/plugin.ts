@@ -9,7 +9,6 @@ import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type 
 import { tellClosed, tellNotTaken } from '../replies.js';
 import type { Schema } from '../../forms/fields.js';
 import type { StoredInteraction, Surface } from '../../src/core/types.js';
-import type { Logger } from '../../src/observability/logger.js';
 
 export interface DiscordChannelOptions {
   botToken: string;
@@ -20,14 +19,15 @@ export interface DiscordChannelOptions {
   apiUrl: string;
   /** Now in Unix seconds, for the signature window. Default the clock. */
   nowSeconds?: () => number;
-  logger?: Logger;
 }
 
 /** The interaction response body askgate answers an interaction with (Discord's interaction callback). */
 export type InteractionResponse = Record<string, unknown>;
 
-/** The surface name of answers given on Discord. */
-// The core's Surface lists the platforms it was written with; Discord's answers carry their channel's name.
+/**
+ * The surface of answers given on Discord. The core's `Surface` lists the platforms it was written with; an answer's
+ * surface is stored and shown as a plain string, so Discord's carries its channel's name.
+ */
 const DISCORD_SURFACE = 'discord' as string as Surface;
 
 /** The reference a delivered message is indexed under: a message id within its channel. */
@@ -41,7 +41,10 @@ const ephemeral = (text: string): InteractionResponse => ({
 const ACKNOWLEDGED: InteractionResponse = { type: CALLBACK.DEFERRED_UPDATE_MESSAGE };
 
 /** Who acted, as the `params` of the answer. */
-function personParams(user: DiscordUser | null, event: Extract<DiscordEvent, { customId: string }>) {
+function personParams(
+  user: DiscordUser | null,
+  event: Extract<DiscordEvent, { customId: string }>,
+): Record<string, string> {
   const params: Record<string, string> = { interaction_id: event.id };
   if (user !== null) {
     params['user_id'] = user.id;
@@ -68,7 +71,11 @@ export class DiscordChannel implements ChannelPlugin {
   readonly surface = DISCORD_SURFACE;
   readonly capabilities = {
     supportsFormDelivery: true,
-    /** Why a form schema cannot be a Discord modal (the property and the reason); null when it can. */
+    /**
+     * Why a form schema cannot be a Discord modal (the property and the reason); null when it can. `deliver` refuses
+     * such a question before posting (the asker's 502 names the property); a core that asks its channels this while
+     * checking an ask can refuse it with a 400 instead.
+     */
     formRefusal: (schema: Schema) => formRefusal(schema),
   };
   readonly client: DiscordClient;
