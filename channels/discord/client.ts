@@ -1,5 +1,5 @@
 import { DiscordAPIError, HTTPError, REST, RateLimitError } from '@discordjs/rest';
-import { DiscordLimitError, MAX_RATE_LIMIT_WAIT_MS, REQUEST_TIMEOUT_MS } from './limits.js';
+import { MAX_RATE_LIMIT_WAIT_MS, REQUEST_TIMEOUT_MS, RenderLimitError } from './limits.js';
 import type { MessageBody } from './render.js';
 import { ChannelError } from '../contract.js';
 
@@ -27,8 +27,7 @@ type Json = Record<string, unknown>;
 /** Discord's refusal, the rate limit or the network's failure, as a ChannelError. */
 export function toChannelError(what: string, err: unknown): ChannelError {
   if (err instanceof ChannelError) return err;
-  if (err instanceof DiscordLimitError)
-    return new ChannelError('discord', 'invalid', err.message, null, { cause: err });
+  if (err instanceof RenderLimitError) return new ChannelError('discord', 'invalid', err.message, null, { cause: err });
   if (err instanceof RateLimitError)
     return new ChannelError(
       'discord',

@@ -1,9 +1,11 @@
+import { checkLimit as checkPlatformLimit } from '../limits.js';
+
 /**
  * Discord platform numbers, in one place. Render code checks against these at render time and names the limit it
- * hit (`DiscordLimitError`), so a message Discord would refuse fails before a call is made, with the reason in the
- * message. Sources: Discord developer docs, "Message Components" (action rows, buttons, string selects, text
- * inputs), "Receiving and Responding" (interaction and callback types, the modal object), "Channel resources →
- * Create Message" (content), "Rate Limits" (429 `retry_after`, `X-RateLimit-*`).
+ * hit (the one `RenderLimitError` of channels/limits.ts), so a message Discord would refuse fails before a call is
+ * made, with the reason in the message. Sources: Discord developer docs, "Message Components" (action rows,
+ * buttons, string selects, text inputs), "Receiving and Responding" (interaction and callback types, the modal
+ * object), "Channel resources → Create Message" (content), "Rate Limits" (429 `retry_after`, `X-RateLimit-*`).
  */
 
 /** `content` of a message. */
@@ -72,17 +74,9 @@ export const MAX_RATE_LIMIT_WAIT_MS = 5000;
 /** A REST call that has not answered in this long is abandoned (a channel delivery must not hold an ask open). */
 export const REQUEST_TIMEOUT_MS = 10_000;
 
-/** A render that Discord would refuse, naming the limit. */
-export class DiscordLimitError extends Error {
-  constructor(what: string, actual: number, limit: number, limitName: string) {
-    super(`${what} is ${actual}; Discord allows ${limit} (${limitName}).`);
-    this.name = 'DiscordLimitError';
-  }
-}
-
-/** Throws DiscordLimitError when `actual` exceeds `limit`. */
+/** Throws RenderLimitError when `actual` exceeds `limit`, naming the thing, Discord and the limit. */
 export function checkLimit(what: string, actual: number, limit: number, limitName: string): void {
-  if (actual > limit) throw new DiscordLimitError(what, actual, limit, limitName);
+  checkPlatformLimit('Discord', what, actual, limit, limitName);
 }
 
 /** Characters as Discord counts them (code points). */
@@ -92,3 +86,6 @@ export function chars(text: string): number {
 
 /** The shared clip (by code points). */
 export { clip } from '../outcome.js';
+
+/** The one render-limit error of every channel (channels/limits.ts). */
+export { RenderLimitError } from '../limits.js';

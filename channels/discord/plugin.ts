@@ -1,11 +1,12 @@
-import type { Router } from 'express';
 import { DiscordClient } from './client.js';
 import { CALLBACK, CONTENT_MAX, EPHEMERAL_FLAG, clip } from './limits.js';
 import { formModal, formRefusal, readFormModal, textModal, TEXT_INPUT_ID } from './modal.js';
 import { renderOutcome, renderQuestion } from './render.js';
-import { discordRouter } from './router.js';
-import { decodeControlId, type DiscordEvent, type DiscordUser } from './webhook.js';
+import { verify } from './verify.js';
+import { decodeControlId, dedupeKeyOf, parseInteraction, type DiscordEvent, type DiscordUser } from './webhook.js';
 import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type ThreadRef } from '../contract.js';
+import type { WebhookResponse, WebhookRoute } from '../http.js';
+import { webhookRoutes } from '../pipeline.js';
 import { tellClosed, tellNotTaken } from '../replies.js';
 import type { Schema } from '../../forms/fields.js';
 import type { StoredInteraction, Surface } from '../../src/core/types.js';
@@ -17,9 +18,10 @@ export interface DiscordChannelOptions {
   applicationId: string;
   /** API root without the version, default `https://discord.com/api` (config: DISCORD_API_URL). */
   apiUrl: string;
-  /** Now in Unix seconds, for the signature window. Default the clock. */
-  nowSeconds?: () => number;
 }
+
+/** Where Discord posts interactions (the application's Interactions Endpoint URL). */
+export const INTERACTIONS_PATH = '/channels/discord/interactions';
 
 /** The interaction response body askgate answers an interaction with (Discord's interaction callback). */
 export type InteractionResponse = Record<string, unknown>;
@@ -39,6 +41,8 @@ const ephemeral = (text: string): InteractionResponse => ({
 });
 /** Acknowledges a click or a submission without changing the message: the outcome edit follows the answer. */
 const ACKNOWLEDGED: InteractionResponse = { type: CALLBACK.DEFERRED_UPDATE_MESSAGE };
+/** The HTTP answer of an interaction askgate has already acted on: acknowledged, changing nothing. */
+const ALREADY_ACTED: WebhookResponse = { status: 200, body: ACKNOWLEDGED };
 
 /** Who acted, as the `params` of the answer. */
 function personParams(
@@ -132,12 +136,26 @@ export class DiscordChannel implements ChannelPlugin {
     return { channel_id: sent.channelId, message_id: sent.id };
   }
 
-  router(core: ChannelCore): Router {
-    return discordRouter({
-      publicKey: this.options.publicKey,
-      nowSeconds: this.options.nowSeconds,
-      handle: (event) => this.handle(event, core),
-    });
+  /**
+   * The Interactions Endpoint through the one pipeline: Ed25519 verify (401) → parse (400) → dedupe on Discord's
+   * interaction id → `handle`, whose interaction response (a PING's `{type: 1}`, a modal, an acknowledgement, an
+   * ephemeral note) is the HTTP answer.
+   */
+  webhooks(core: ChannelCore): WebhookRoute[] {
+    return webhookRoutes<DiscordEvent>(
+      {
+        channel: this.name,
+        path: INTERACTIONS_PATH,
+        secret: this.options.publicKey,
+        verify,
+        parse: (rawBody) => [parseInteraction(rawBody)],
+        dedupeKey: dedupeKeyOf,
+        dispatch: async (event) => ({ status: 200, body: await this.handle(event, core) }),
+        ok: ALREADY_ACTED,
+        duplicate: ALREADY_ACTED,
+      },
+      (key) => core.firstSeen(key),
+    );
   }
 
   close(): Promise<void> {

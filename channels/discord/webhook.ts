@@ -1,4 +1,5 @@
 import { INTERACTION } from './limits.js';
+import { MalformedWebhook } from '../http.js';
 
 /**
  * The pure parse of what Discord posts to the Interactions Endpoint URL: a PING (the URL check), a click on a
@@ -42,8 +43,8 @@ export type DiscordEvent =
   | ({ kind: 'modal'; fields: Map<string, string> } & Acted)
   | { kind: 'ignored'; type: number };
 
-/** A verified body that is not a Discord interaction (answered 400). */
-export class MalformedInteraction extends Error {
+/** A verified body that is not a Discord interaction: the pipeline answers 400 naming what is missing. */
+export class MalformedInteraction extends MalformedWebhook {
   constructor(message: string) {
     super(message);
     this.name = 'MalformedInteraction';
@@ -90,6 +91,14 @@ function modalValues(components: unknown, into: Map<string, string>): Map<string
     if (isJson(c['component'])) modalValues([c['component']], into);
   }
   return into;
+}
+
+/**
+ * The key a repeat of this interaction carries (the pipeline's dedupe): Discord's interaction id, unique per click or
+ * submission. A PING and an ignored command change nothing, so they are answered every time.
+ */
+export function dedupeKeyOf(event: DiscordEvent): string | null {
+  return event.kind === 'component' || event.kind === 'modal' ? `discord:interaction:${event.id}` : null;
 }
 
 export function parseInteraction(rawBody: Buffer): DiscordEvent {

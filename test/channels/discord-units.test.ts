@@ -1,16 +1,21 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DiscordLimitError } from '../../channels/discord/limits.js';
+import { discordConfig } from '../../channels/discord/config.js';
+import { RenderLimitError } from '../../channels/discord/limits.js';
 import { formRefusal, readFormModal } from '../../channels/discord/modal.js';
 import { renderOutcome, renderQuestion } from '../../channels/discord/render.js';
-import { verifyDiscord } from '../../channels/discord/verify.js';
+import { verify } from '../../channels/discord/verify.js';
 import {
   MalformedInteraction,
   decodeControlId,
+  dedupeKeyOf,
   encodeControlId,
   parseInteraction,
 } from '../../channels/discord/webhook.js';
-import { loadConfig } from '../../src/config.js';
+import { channelsFromConfig } from '../../channels/from-config.js';
+import { MalformedWebhook } from '../../channels/http.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/observability/logger.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 
 const NOW = 1_764_547_200;
@@ -24,10 +29,13 @@ function signed(body: string, timestamp = NOW, key = keys.privateKey) {
   };
 }
 
-describe('verifyDiscord', () => {
+/** The pipeline's clock is in milliseconds; Discord's timestamps are in seconds. */
+const ms = (seconds: number): number => seconds * 1000;
+
+describe('verify (the public key is the secret)', () => {
   const body = '{"type":1,"id":"1","token":"t"}';
   const check = (headers: Record<string, string>, rawBody = body, now = NOW) =>
-    verifyDiscord({ publicKey: PUBLIC_KEY, rawBody: Buffer.from(rawBody), headers, now });
+    verify({ secret: PUBLIC_KEY, rawBody: Buffer.from(rawBody), headers, now: ms(now) });
 
   it('accepts an Ed25519 signature over the timestamp followed by the raw body', () => {
     expect(check(signed(body))).toEqual({ ok: true });
@@ -44,9 +52,9 @@ describe('verifyDiscord', () => {
   });
 
   it('refuses everything when the configured key is not 32 bytes of hex', () => {
-    expect(
-      verifyDiscord({ publicKey: 'nothex', rawBody: Buffer.from(body), headers: signed(body), now: NOW }),
-    ).toMatchObject({ ok: false, reason: /public key/ });
+    expect(verify({ secret: 'nothex', rawBody: Buffer.from(body), headers: signed(body), now: ms(NOW) })).toMatchObject(
+      { ok: false, reason: /public key/ },
+    );
   });
 });
 
@@ -98,6 +106,7 @@ describe('parseInteraction', () => {
   it('ignores commands and refuses what is not an interaction', () => {
     expect(parse({ type: 2, id: '1', token: 't', data: { name: 'x' } })).toEqual({ kind: 'ignored', type: 2 });
     expect(() => parseInteraction(Buffer.from('not json'))).toThrow(MalformedInteraction);
+    expect(() => parseInteraction(Buffer.from('not json'))).toThrow(MalformedWebhook);
     expect(() => parse({ id: '1' })).toThrow(/"type" is missing/);
     expect(() => parse({ type: 3, id: '1', token: 't', data: {} })).toThrow(/"custom_id" is missing/);
   });
@@ -112,6 +121,14 @@ describe('parseInteraction', () => {
     expect(decodeControlId('other-feature:button')).toBeNull();
     expect(decodeControlId('ag:c:abc')).toBeNull();
     expect(decodeControlId('ag:y:abc:1')).toBeNull();
+  });
+
+  it('de-duplicates clicks and submissions by Discord’s interaction id; a PING or a command is answered every time', () => {
+    const click = { type: 3, id: '10', token: 't', data: { custom_id: 'ag:y:abc' } };
+    expect(dedupeKeyOf(parse(click))).toBe('discord:interaction:10');
+    expect(dedupeKeyOf(parse({ ...click, type: 5, id: '11' }))).toBe('discord:interaction:11');
+    expect(dedupeKeyOf(parse({ type: 1, id: '1', token: 't' }))).toBeNull();
+    expect(dedupeKeyOf(parse({ type: 2, id: '2', token: 't', data: { name: 'x' } }))).toBeNull();
   });
 });
 
@@ -135,7 +152,7 @@ describe('render', () => {
 
   it('names the limit when choices would need more than five select menus', () => {
     const choices = Array.from({ length: 126 }, (_, i) => `c${i}`);
-    expect(() => renderQuestion(question({ answer_format: 'select', choices }))).toThrow(DiscordLimitError);
+    expect(() => renderQuestion(question({ answer_format: 'select', choices }))).toThrow(RenderLimitError);
     expect(() => renderQuestion(question({ answer_format: 'select', choices }))).toThrow(/action rows per message/);
   });
 });
@@ -201,8 +218,8 @@ describe('DISCORD_* configuration', () => {
   };
 
   it('is off without its variables, and on with the three required ones (API URL defaulted)', () => {
-    expect(loadConfig({}).discord).toBeNull();
-    expect(loadConfig(env).discord).toEqual({
+    expect(discordConfig({})).toBeNull();
+    expect(discordConfig(loadConfig(env).env)).toEqual({
       botToken: 'token',
       publicKey: PUBLIC_KEY,
       applicationId: '1300000000000000001',
@@ -211,7 +228,20 @@ describe('DISCORD_* configuration', () => {
   });
 
   it('names the missing variable, and refuses a public key that is not 64 hex characters', () => {
-    expect(() => loadConfig({ DISCORD_BOT_TOKEN: 'token' })).toThrow(/^DISCORD_PUBLIC_KEY: is required/);
-    expect(() => loadConfig({ ...env, DISCORD_PUBLIC_KEY: 'abc' })).toThrow(/^DISCORD_PUBLIC_KEY: is not a public key/);
+    expect(() => discordConfig({ DISCORD_BOT_TOKEN: 'token' })).toThrow(/^DISCORD_PUBLIC_KEY: is required/);
+    expect(() => discordConfig({ ...env, DISCORD_PUBLIC_KEY: 'abc' })).toThrow(
+      /^DISCORD_PUBLIC_KEY: is not a public key/,
+    );
+  });
+
+  it('stops the gateway from starting when half set, and builds the channel when set', async () => {
+    const logger = createLogger('silent');
+    expect(() => channelsFromConfig(loadConfig({ DISCORD_BOT_TOKEN: 'token' }), logger)).toThrow(ConfigError);
+    expect(() => channelsFromConfig(loadConfig({ ...env, DISCORD_PUBLIC_KEY: 'abc' }), logger)).toThrow(
+      /^DISCORD_PUBLIC_KEY: is not a public key/,
+    );
+    const plugins = channelsFromConfig(loadConfig(env), logger);
+    expect(plugins.map((p) => p.name).sort()).toEqual(['discord', 'web']);
+    await Promise.all(plugins.map((p) => p.close?.()));
   });
 });

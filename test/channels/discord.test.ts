@@ -58,6 +58,21 @@ describe('discord channel', () => {
     expect((await result(id))['answer']).toBe(false);
   });
 
+  it('a redelivered interaction (the same id) is acknowledged and acted on once', async () => {
+    const { id, message } = await w.ask({ question: 'Once?', answer_format: 'confirm' });
+    const first = await w.fake.click(message, buttonId(message, 'Yes'));
+    expect(first.response).toEqual({ type: 6 });
+    await w.edited(message);
+    const answeredAt = (await result(id))['answered_at'];
+    const again = await w.fake.redeliver();
+    expect(again.status).toBe(200);
+    // Acted on again, it would be told "already answered"; seen before, it is only acknowledged.
+    expect(again.response).toEqual({ type: 6 });
+    expect(again.ephemeral).toBeNull();
+    expect((await result(id))['answered_at']).toBe(answeredAt);
+    expect(message.history).toHaveLength(2);
+  });
+
   it('select: up to five short choices are buttons; a click answers that choice', async () => {
     const { id, message } = await w.ask({
       question: 'Which region?',

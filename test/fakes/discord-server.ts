@@ -84,6 +84,8 @@ export interface FakeDiscord {
   /** Where interactions go: askgate's base URL. */
   useGateway(url: string): void;
   ping(options?: SendOptions): Promise<InteractionOutcome>;
+  /** Posts the last interaction again, byte for byte (same id and token), freshly signed: a redelivery. */
+  redeliver(): Promise<InteractionOutcome>;
   /** A click on a button (or a pick in a string select, with `values`) of `message`. */
   click(
     message: FakeDiscordMessage,
@@ -322,22 +324,11 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
-  /** Signs and posts one interaction, then applies the response. */
-  const send = async (
-    payload: Json,
-    ctx: { message: FakeDiscordMessage | null; user: FakeUser },
-    options: SendOptions = {},
-  ): Promise<InteractionOutcome> => {
-    const token = randomBytes(24).toString('base64url');
-    tokens.set(token, { answered: false, ...ctx });
-    const body = JSON.stringify({
-      id: nextId(),
-      application_id: APPLICATION_ID,
-      token,
-      version: 1,
-      locale: 'en-US',
-      ...payload,
-    });
+  /** The last interaction sent (its exact body and token), for a redelivery. */
+  let last: { body: string; token: string } | null = null;
+
+  /** Signs and posts one interaction body, then applies the response. */
+  const post = async (body: string, token: string, options: SendOptions): Promise<InteractionOutcome> => {
     const timestamp = String(Math.floor(Date.now() / 1000) - (options.ageSeconds ?? 0));
     const key = options.signature === 'wrong' ? stranger.privateKey : keys.privateKey;
     const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -356,6 +347,26 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       if (!(err instanceof Refusal)) throw err;
       return { ...outcome, refused: err.message };
     }
+  };
+
+  /** Builds one interaction (a fresh id and token), then signs and posts it. */
+  const send = (
+    payload: Json,
+    ctx: { message: FakeDiscordMessage | null; user: FakeUser },
+    options: SendOptions = {},
+  ): Promise<InteractionOutcome> => {
+    const token = randomBytes(24).toString('base64url');
+    tokens.set(token, { answered: false, ...ctx });
+    const body = JSON.stringify({
+      id: nextId(),
+      application_id: APPLICATION_ID,
+      token,
+      version: 1,
+      locale: 'en-US',
+      ...payload,
+    });
+    last = { body, token };
+    return post(body, token, options);
   };
 
   const person = (user: FakeUser): Json => ({
@@ -387,6 +398,13 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       gateway = url;
     },
     ping: (options) => send({ type: 1 }, { message: null, user: ADA }, options),
+    redeliver() {
+      if (last === null) throw new Error('no interaction was sent yet');
+      const entry = tokens.get(last.token);
+      // A copy of the same interaction, freshly signed: its token is still unanswered, as Discord would see it.
+      if (entry !== undefined) tokens.set(last.token, { ...entry, answered: false });
+      return post(last.body, last.token, {});
+    },
     click(message, customId, options = {}) {
       const user = options.user ?? ADA;
       const values = options.values;
