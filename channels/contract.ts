@@ -66,6 +66,8 @@ export interface ChannelAnswerOffer {
   params: Record<string, string> | null;
   surface: Surface;
   answeredBy: string;
+  /** The question, when the channel has just read it: the core then checks and claims without reading it again. */
+  record?: StoredInteraction;
 }
 
 /**
@@ -76,7 +78,11 @@ export type OfferOutcome =
   | { kind: 'answered' }
   | { kind: 'already_answered' }
   | { kind: 'closed'; status: 'expired' | 'cancelled' | 'unknown' }
-  | { kind: 'invalid'; message: string; field?: string };
+  /**
+   * The answer does not fit: `message` is the core's sentence; `field` (a path, `(root)` for the whole answer) and
+   * `reason` (the bare reason) are the same refusal as data, for a channel that shows it next to the field.
+   */
+  | { kind: 'invalid'; message: string; field?: string; reason: string };
 
 /** The port a channel talks to the core through (built by the gateway; a fake in unit tests). */
 export interface ChannelCore {

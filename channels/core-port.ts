@@ -3,7 +3,7 @@ import { AskgateError } from '../src/core/errors.js';
 import type { EventHub } from '../src/core/event-hub.js';
 import type { InteractionService } from '../src/core/interaction-service.js';
 import type { StoredInteraction } from '../src/core/types.js';
-import type { Store } from '../src/store/store.js';
+import type { Store } from '../src/core/ports.js';
 
 /** How long a platform update id is remembered for de-duplication (Telegram retries for far less). */
 const SEEN_WINDOW_SECONDS = 3600;
@@ -28,10 +28,12 @@ export function channelCore(
         return { kind: await service.offerAnswer(offer) };
       } catch (err) {
         if (!(err instanceof AskgateError)) throw err;
-        if (err.code === 'invalid_answer')
-          return err.field === undefined
-            ? { kind: 'invalid', message: err.message }
-            : { kind: 'invalid', message: err.message, field: err.field };
+        if (err.code === 'invalid_answer') {
+          const { field, reason } = err.refusal;
+          return field === null
+            ? { kind: 'invalid', message: err.message, reason }
+            : { kind: 'invalid', message: err.message, field, reason };
+        }
         if (err.code === 'gone')
           return { kind: 'closed', status: err.extra['status'] === 'cancelled' ? 'cancelled' : 'expired' };
         if (err.code === 'not_found') return { kind: 'closed', status: 'unknown' };

@@ -1,29 +1,21 @@
-import type { ChannelCapabilities } from '../src/core/ask-request.js';
-import type { StoredInteraction } from '../src/core/types.js';
+import type { ChannelDirectory, ChannelPort } from '../src/core/ports.js';
 
 /**
- * What the core needs from a chat channel. The full plugin contract (webhooks, replies into threads) lives in
- * `channels/contract.ts`; the core depends on this narrow face only.
+ * What the core needs from a chat channel: the core's `ChannelPort` (`src/core/ports.ts`). The full plugin contract
+ * (webhooks, replies into threads) lives in `channels/contract.ts`.
  */
-export interface DeliveringChannel {
-  readonly name: string;
-  readonly capabilities: ChannelCapabilities;
-  /** Renders and sends the question; returns the platform references of the sent message. Throws ChannelError. */
-  deliver(interaction: StoredInteraction, callbackUrl: string): Promise<Record<string, string>>;
-  /** After an answer, an expiry or a cancel: the question message shows the outcome and loses its buttons. */
-  showOutcome?(interaction: StoredInteraction): Promise<void>;
-}
+export type DeliveringChannel = ChannelPort;
 
-/** The channels registered from configuration, by name. */
-export class ChannelRegistry {
-  private readonly byName = new Map<string, DeliveringChannel>();
+/** The channels registered from configuration, by name: the core's `ChannelDirectory`. */
+export class ChannelRegistry implements ChannelDirectory {
+  private readonly byName = new Map<string, ChannelPort>();
 
-  register(channel: DeliveringChannel): void {
+  register(channel: ChannelPort): void {
     if (this.byName.has(channel.name)) throw new Error(`channel "${channel.name}" is registered twice`);
     this.byName.set(channel.name, channel);
   }
 
-  get(name: string): DeliveringChannel | undefined {
+  get(name: string): ChannelPort | undefined {
     return this.byName.get(name);
   }
 

@@ -93,8 +93,6 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   const metrics = new Metrics();
   const channels = new ChannelRegistry();
   const verifiers = options.verifiers ?? defaultVerifiers();
-  const service = new InteractionService({ store, hub, channels, config, metrics, logger, verifiers });
-  const callbacks = new CallbackService({ store, service, verifiers, env: config.env, logger });
   const auth = new TokenAuthenticator(config.tokens);
   const plugins: ChannelPlugin[] = channelsFromConfig(
     config,
@@ -104,7 +102,20 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   );
   for (const plugin of plugins) channels.register(plugin);
   checkRouteChannels(config, plugins);
-  const parks = await startParks(config, store, service, logger, options.workers ?? true, plugins, connections);
+  // The core takes its ports at construction: the store, the channels, the park side (null on the in-memory store).
+  const parks = await startParks(config, store, logger, options.workers ?? true, plugins, connections);
+  const service = new InteractionService({
+    store,
+    hub,
+    channels,
+    settings: config,
+    metrics,
+    logger,
+    verifiers,
+    parks: parks.service,
+  });
+  parks.startWorkers(service);
+  const callbacks = new CallbackService({ store, service, verifiers, env: config.env, logger });
 
   const app = express();
   app.disable('x-powered-by');

@@ -15,6 +15,7 @@ import {
 } from './limits.js';
 import { summarize } from '../outcome.js';
 import type { StoredInteraction } from '../../src/core/types.js';
+import { type Controls, renderHints } from '../../src/core/formats/index.js';
 
 export { summarize };
 
@@ -68,13 +69,14 @@ export function interactionIdOfBlock(blockId: string | null): string | null {
   return blockId?.startsWith(BLOCK_PREFIX) ? blockId.slice(BLOCK_PREFIX.length) : null;
 }
 
-const HINT = {
+/** The line under a question, by the controls its format's render hint asks for. */
+const HINT: Readonly<Record<Controls, string>> = {
   text: 'Reply in this thread with your answer.',
-  confirm: 'Tap Yes or No, or reply "yes" or "no" in this thread.',
-  select: 'Pick a choice, or reply in this thread with its name or number.',
+  buttons: 'Tap Yes or No, or reply "yes" or "no" in this thread.',
+  menu: 'Pick a choice, or reply in this thread with its name or number.',
   form: 'Tap “Open form” to answer.',
   external: 'Reply in this thread with your answer.',
-} as const;
+};
 
 /** Slack mrkdwn treats &, < and > as control characters; a question's text is shown as written. */
 export function escapeMrkdwn(text: string): string {
@@ -129,18 +131,19 @@ export function selectControls(interaction: Pick<StoredInteraction, 'id' | 'choi
 
 /** The message a question is delivered as. */
 export function renderQuestion(interaction: StoredInteraction): RenderedMessage {
-  const blocks: Block[] = [questionSection(interaction.question), context(HINT[interaction.answer_format])];
+  const blocks: Block[] = [questionSection(interaction.question), context(HINT[renderHints(interaction).controls])];
   const blockId = `${BLOCK_PREFIX}${interaction.id}`;
   checkLimit('the actions block_id length', chars(blockId), BLOCK_ID_MAX, 'BLOCK_ID_MAX');
-  switch (interaction.answer_format) {
-    case 'confirm':
+  // The controls come from the format's render hint (src/core/formats/).
+  switch (renderHints(interaction).controls) {
+    case 'buttons':
       blocks.push({
         type: 'actions',
         block_id: blockId,
         elements: [button('Yes', ACTION.yes, 'yes', 'primary'), button('No', ACTION.no, 'no')],
       });
       break;
-    case 'select':
+    case 'menu':
       blocks.push({ type: 'actions', block_id: blockId, elements: selectControls(interaction) });
       break;
     case 'form':
@@ -176,7 +179,7 @@ export function outcomeLine(interaction: StoredInteraction): string {
     case 'cancelled':
       return '✖ Cancelled by the asker.';
     case 'pending':
-      return HINT[interaction.answer_format];
+      return HINT[renderHints(interaction).controls];
   }
 }
 

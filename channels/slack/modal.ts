@@ -293,9 +293,30 @@ export function firstInputBlock(schema: Schema, value: Record<string, unknown>):
   return first === undefined ? null : blockIdOf(first);
 }
 
-/** The block of the field a core refusal names (`... at /email: ...`), when it is one of ours. */
-export function blockOfCoreMessage(schema: Schema, message: string): string | null {
-  const m = /at \/?([\w.-]+)/.exec(message);
-  const name = m?.[1];
-  return name !== undefined && formFields(schema).some((f) => f.name === name) ? `${FIELD_BLOCK}${name}` : null;
+/** The block of a field of ours named by a core refusal's `field` (a dotted path; an item's lands on its list). */
+function fieldOfRefusal(schema: Schema, field: string | undefined): Field | undefined {
+  const name = field?.split('[')[0];
+  return name === undefined ? undefined : formFields(schema).find((f) => f.name === name);
+}
+
+/**
+ * Where and how the modal shows a core refusal, from the refusal as data (its field and bare reason): on the block
+ * of the field it names, in the sender's words for that field when given (`errorMessages.invalid`), else the reason
+ * as a sentence; a refusal of no field of ours lands on `fallback` (the first input) with the core's sentence, or
+ * null when the view has no input.
+ */
+export function refusalOnModal(
+  schema: Schema,
+  refusal: { field?: string; reason: string; message: string },
+  fallback: string | null,
+): { block: string; words: string } | null {
+  const field = fieldOfRefusal(schema, refusal.field);
+  if (field !== undefined)
+    return { block: blockIdOf(field), words: field.rule.errorInvalid ?? sentence(refusal.reason) };
+  return fallback === null ? null : { block: fallback, words: refusal.message };
+}
+
+function sentence(reason: string): string {
+  const text = reason.charAt(0).toUpperCase() + reason.slice(1);
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }

@@ -20,7 +20,7 @@ import {
 import { MESSAGE_TEXT_MAX, RenderLimitError, VIEW_BUTTON_MAX, VIEW_TITLE_MAX, clip } from './limits.js';
 import {
   FORM_CALLBACK_ID,
-  blockOfCoreMessage,
+  refusalOnModal,
   buildFormView,
   checkSubmission,
   decodeMetadata,
@@ -336,15 +336,15 @@ export class SlackChannel implements ChannelPlugin {
       params: personParams(user, meta.channel, meta.ts),
       surface: 'slack',
       answeredBy: whoIs(str(user['id'])),
+      record: stored,
     });
     if (outcome.kind === 'answered') await ack();
     else if (outcome.kind === 'invalid') {
-      const block =
-        blockOfCoreMessage(stored.schema, outcome.message) ?? firstInputBlock(stored.schema, checked.answer);
+      const shown = refusalOnModal(stored.schema, outcome, firstInputBlock(stored.schema, checked.answer));
       await ack(
-        block === null
+        shown === null
           ? { response_action: 'update', view: closedView('unknown', outcome.message) as unknown as webApi.View }
-          : { response_action: 'errors', errors: { [block]: outcome.message } },
+          : { response_action: 'errors', errors: { [shown.block]: shown.words } },
       );
     } else
       await ack({

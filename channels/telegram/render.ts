@@ -11,6 +11,7 @@ import {
 } from './limits.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 import { clip, outcomeLine } from '../outcome.js';
+import { type Controls, renderHints } from '../../src/core/formats/index.js';
 
 export { clip };
 
@@ -30,13 +31,14 @@ export type TapAction =
   | { kind: 'select'; index: number }
   | { kind: 'page'; page: number };
 
-const HINT = {
+/** The line under a question, by the controls its format's render hint asks for. */
+const HINT: Readonly<Record<Controls, string>> = {
   text: 'Reply to this message with your answer.',
-  confirm: 'Tap Yes or No, or reply "yes" or "no".',
-  select: 'Tap a choice, or reply with its name or number.',
+  buttons: 'Tap Yes or No, or reply "yes" or "no".',
+  menu: 'Tap a choice, or reply with its name or number.',
   form: 'Tap the button to open the form.',
   external: 'Reply to this message with your answer.',
-} as const;
+};
 
 /** A chat id of a private chat is the user's id, a positive number; groups and channels are negative or `@name`. */
 export function isPrivateChat(chatId: string): boolean {
@@ -79,7 +81,7 @@ export function decodeAction(data: string): { interactionId: string; action: Tap
 /** The question with a hint under it, cut so the whole stays within the 4096-character message limit. */
 export function questionText(
   interaction: Pick<StoredInteraction, 'question' | 'answer_format'>,
-  footer: string = HINT[interaction.answer_format],
+  footer: string = HINT[renderHints(interaction).controls],
 ): string {
   const tail = `\n\n${footer}`;
   return `${clip(interaction.question, MESSAGE_TEXT_MAX - tail.length)}${tail}`;
@@ -141,8 +143,9 @@ function checkKeyboard(rows: InlineKeyboardButton[][]): void {
 /** The message a question is delivered as. `chatId` decides web_app (private chats only) or a URL button (groups). */
 export function renderQuestion(interaction: StoredInteraction, chatId: string, callbackUrl: string): RenderedMessage {
   const text = questionText(interaction);
-  switch (interaction.answer_format) {
-    case 'confirm':
+  // The controls come from the format's render hint (src/core/formats/).
+  switch (renderHints(interaction).controls) {
+    case 'buttons':
       return {
         text,
         reply_markup: {
@@ -154,7 +157,7 @@ export function renderQuestion(interaction: StoredInteraction, chatId: string, c
           ],
         },
       };
-    case 'select':
+    case 'menu':
       return { text, reply_markup: selectKeyboard(interaction, 0) };
     case 'form': {
       // Telegram refuses web_app buttons outside private chats (BUTTON_TYPE_INVALID); a group gets a plain link.
@@ -172,5 +175,5 @@ export function renderQuestion(interaction: StoredInteraction, chatId: string, c
 
 /** The question as it reads once it has ended: the hint gives way to the outcome, and no buttons remain. */
 export function outcomeText(interaction: StoredInteraction): string {
-  return questionText(interaction, outcomeLine(interaction) ?? HINT[interaction.answer_format]);
+  return questionText(interaction, outcomeLine(interaction) ?? HINT[renderHints(interaction).controls]);
 }

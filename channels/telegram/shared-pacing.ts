@@ -43,9 +43,18 @@ export class RedisPacer implements Pacer {
   }
 
   async reserve(chatId: string | null): Promise<number> {
+    return (await this.reserveSlot(chatId)).wait;
+  }
+
+  /**
+   * Takes the call's turn and says what was decided: the slot (epoch ms, by Redis' clock, which every process
+   * shares) and the wait until it. The decision is what the budget guarantees; when the call then reaches Telegram
+   * depends on the host as well.
+   */
+  async reserveSlot(chatId: string | null): Promise<{ slotAt: number; wait: number }> {
     const pause = this.keys.telegramPause(this.botId);
     const chat = chatId === null ? pause : this.keys.telegramChat(this.botId, chatId);
-    const wait = await this.client.askgateTelegramReserve(
+    const [slotAt, wait] = await this.client.askgateTelegramReserve(
       this.keys.telegramSlots(this.botId),
       pause,
       chat,
@@ -53,7 +62,7 @@ export class RedisPacer implements Pacer {
       this.intervalMs,
       chatId === null ? '' : '1',
     );
-    return Number(wait);
+    return { slotAt: Number(slotAt), wait: Number(wait) };
   }
 
   async pushBack(chatId: string | null, ms: number): Promise<void> {

@@ -11,6 +11,7 @@ import {
 } from './limits.js';
 import { clip } from '../outcome.js';
 import type { StoredInteraction } from '../../src/core/types.js';
+import { renderHints } from '../../src/core/formats/index.js';
 
 /**
  * Question → the plain text of one SMS (or WhatsApp-via-Twilio message), as data. Every question starts with a
@@ -48,10 +49,11 @@ export function splitTag(body: string): { tag: string | null; text: string } {
 export const isWhatsApp = (address: string): boolean => address.startsWith('whatsapp:');
 
 function hint(interaction: StoredInteraction, callbackUrl: string): string {
-  switch (interaction.answer_format) {
-    case 'confirm':
+  // The controls come from the format's render hint (src/core/formats/).
+  switch (renderHints(interaction).controls) {
+    case 'buttons':
       return 'Reply YES or NO.';
-    case 'select':
+    case 'menu':
       return 'Reply with the number of your choice.';
     case 'text':
       return 'Reply with your answer.';

@@ -13,6 +13,7 @@ import {
 } from './limits.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 import { clip } from '../outcome.js';
+import { renderHints } from '../../src/core/formats/index.js';
 
 /**
  * Question → Cloud API message object, as data (no API calls here). Every button and list row carries the id
@@ -137,8 +138,9 @@ function list(interaction: StoredInteraction, callbackUrl: string): Json {
 
 /** The message a question is delivered as, except a form (see `flowMessage`). */
 export function renderQuestion(interaction: StoredInteraction, callbackUrl: string): Json {
-  switch (interaction.answer_format) {
-    case 'confirm':
+  // The controls come from the format's render hint (src/core/formats/).
+  switch (renderHints(interaction).controls) {
+    case 'buttons':
       return buttons(
         interaction,
         [
@@ -148,7 +150,7 @@ export function renderQuestion(interaction: StoredInteraction, callbackUrl: stri
         callbackUrl,
         HINT.confirm,
       );
-    case 'select': {
+    case 'menu': {
       const choices = interaction.choices ?? [];
       if (choices.length <= REPLY_BUTTONS_MAX) {
         return buttons(

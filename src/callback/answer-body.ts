@@ -4,16 +4,16 @@
  * check that matters is the schema check that follows in `offerAnswer`.
  */
 import { checkField, type FieldInput } from '../../forms/check.js';
-import { decodeFormFields, RESERVED_PREFIX } from '../../forms/decode.js';
+import { RESERVED_PREFIX } from '../../forms/decode.js';
 import { flattenFields, formFields } from '../../forms/fields.js';
 import { MESSAGES } from '../../forms/messages.js';
-import { type AskgateError, invalid, invalidAnswer } from '../core/errors.js';
+import { type AskgateError, invalid } from '../core/errors.js';
+import { formatOf, type PostedEntries } from '../core/formats/index.js';
 import type { InteractionRecord } from '../core/types.js';
-import { formSchemaOf, isWrapped } from './form-schema.js';
 import type { Refusal } from './pages.js';
 
 type Question = Pick<InteractionRecord, 'answer_format' | 'schema' | 'choices'>;
-export type Entries = Array<[string, string]>;
+export type Entries = PostedEntries;
 
 /**
  * The answer in a JSON body. An external question takes the body itself: the outside system's payload is the
@@ -21,7 +21,7 @@ export type Entries = Array<[string, string]>;
  * authenticated answer door does.
  */
 export function answerFromJson(question: Question, body: unknown): unknown {
-  return question.answer_format === 'external' ? body : unwrapAnswer(body);
+  return formatOf(question.answer_format).wholeBody ? body : unwrapAnswer(body);
 }
 
 /** The value of an `{"answer": <value>}` body (the answer door's and the callback door's); anything else is a 400. */
@@ -37,24 +37,9 @@ export function unwrapAnswer(body: unknown): unknown {
   return (body as { answer: unknown }).answer;
 }
 
-/** The answer in the callback page's form-encoded submit. */
+/** The answer in the callback page's form-encoded submit, as the question's format reads its page. */
 export function answerFromForm(question: Question, entries: Entries): unknown {
-  if (question.answer_format === 'external' && question.schema === null) {
-    // The confirm page of an external question without a schema posts one hidden entry: confirmed=true.
-    const confirmed = entries.find(([name]) => name === 'confirmed')?.[1];
-    if (confirmed !== 'true') throw invalidAnswer('', 'the confirm page sends confirmed=true');
-    return { confirmed: true };
-  }
-  if (question.answer_format === 'confirm') {
-    const value = entries.find(([name]) => name === 'answer')?.[1];
-    if (value === undefined) throw invalidAnswer('answer', 'is required');
-    // Anything but the two button values stays a string, which the boolean schema then refuses.
-    return value === 'true' ? true : value === 'false' ? false : value;
-  }
-  const decoded = decodeFormFields(formSchemaOf(question), entries);
-  if (!isWrapped(question.answer_format)) return decoded;
-  if (decoded['answer'] === undefined) throw invalidAnswer('answer', 'is required');
-  return decoded['answer'];
+  return formatOf(question.answer_format).fromPage(question, entries);
 }
 
 /** The posted entries as the form's values, for showing the form again after a refusal. */
@@ -76,17 +61,18 @@ function inputOf(entries: Entries, name: string, kind: string): FieldInput {
 }
 
 /**
- * The sentence to show under the field the server refused: the same sentence the page's own checks would have
- * shown (the sender's `errorMessages` first, then the page's defaults), else the server's reason.
+ * The sentence to show under the field the server refused (the refusal's field and bare reason, as data): the same
+ * sentence the page's own checks would have shown (the sender's `errorMessages` first, then the page's defaults),
+ * else the server's reason.
  */
 export function refusalOf(question: Question, error: AskgateError, entries: Entries): Refusal {
   const values = formValues(entries);
-  const raw = error.field ?? '';
-  const reason = error.message.replace(/^answer does not match schema at [^:]*: /, '');
+  const { field: raw, reason } = error.refusal;
+  const format = formatOf(question.answer_format);
   // A wrapped format's value sits in its `answer` field, which the server calls the root.
-  const path =
-    isWrapped(question.answer_format) && (raw === '' || raw === '(root)') ? 'answer' : raw === '(root)' ? '' : raw;
-  const field = flattenFields(formFields(formSchemaOf(question))).find((f) => f.name === path);
+  const atRoot = raw === null || raw === '' || raw === '(root)';
+  const path = format.wrapped && atRoot ? 'answer' : atRoot ? '' : raw;
+  const field = flattenFields(formFields(format.pageSchema(question))).find((f) => f.name === path);
   if (field === undefined) return { values, errors: { '': sentence(reason) } };
   const message =
     checkField(field.rule, inputOf(entries, field.name, field.rule.kind)) ??

@@ -7,7 +7,7 @@
  */
 import { escapeHtml, renderFormHtml } from '../../forms/render-html.js';
 import type { InteractionRecord, JsonSchema } from '../core/types.js';
-import { formSchemaOf } from './form-schema.js';
+import { formatOf } from '../core/formats/index.js';
 
 /**
  * The page's policy: nothing from anywhere but this origin, no inline script or style, forms post here only.
@@ -74,7 +74,9 @@ export interface Refusal {
 /** The answer page of a question: its form (any format) with the question as the heading. */
 export function questionPage(record: InteractionRecord, refusal: Refusal | null = null): string {
   const heading = `<h1 class="cb-question">${escapeHtml(record.question)}</h1>`;
-  if (record.answer_format === 'confirm') {
+  const format = formatOf(record.answer_format);
+  const { controls } = format.render;
+  if (controls === 'buttons') {
     const error = refusal?.errors[''] ?? refusal?.errors['answer'] ?? '';
     // Two submit buttons carry the decision; no script is needed to answer a yes/no question.
     const form =
@@ -83,7 +85,7 @@ export function questionPage(record: InteractionRecord, refusal: Refusal | null 
       '<button type="submit" name="answer" value="false">No</button></div></form>';
     return layout('Answer', heading + form, false);
   }
-  if (record.answer_format === 'external' && record.schema === null) {
+  if (controls === 'external' && record.schema === null) {
     const error = refusal?.errors[''] ?? '';
     // The confirm page of an external question: Confirm posts {"confirmed": true} (see docs/callback.md).
     const form =
@@ -92,8 +94,8 @@ export function questionPage(record: InteractionRecord, refusal: Refusal | null 
       '<div class="ag-actions"><button type="submit" class="ag-submit">Confirm</button></div></form>';
     return layout('Confirm', heading + form, false);
   }
-  const schema: JsonSchema = formSchemaOf(record);
-  const submitLabel = record.answer_format === 'external' ? 'Confirm' : 'Send';
+  const schema: JsonSchema = format.pageSchema(record);
+  const submitLabel = controls === 'external' ? 'Confirm' : 'Send';
   const form = renderFormHtml(schema, {
     values: refusal?.values ?? {},
     errors: refusal?.errors ?? {},

@@ -1,6 +1,6 @@
 import { invalid } from './errors.js';
 import { parseMedia } from './media.js';
-import { compileOrExplain } from './schema-validator.js';
+import { formatOf } from './formats/index.js';
 import {
   ANSWER_FORMATS,
   type AnswerFormat,
@@ -101,29 +101,6 @@ function oneOf<T extends string>(
   return v as T;
 }
 
-function parseChoices(raw: unknown): string[] {
-  if (!Array.isArray(raw)) throw invalid('choices', 'choices must be a list of 1..100 strings for a select.');
-  if (raw.length < 1 || raw.length > 100)
-    throw invalid('choices', `choices has ${raw.length} items; a select takes 1..100.`);
-  const seen = new Set<string>();
-  raw.forEach((c, i) => {
-    if (typeof c !== 'string' || c.length < 1 || c.length > 200)
-      throw invalid(`choices[${i}]`, `choices[${i}] must be a string of 1..200 characters.`);
-    if (seen.has(c)) throw invalid(`choices[${i}]`, `choices[${i}] repeats "${c}"; choices must be unique.`);
-    seen.add(c);
-  });
-  return raw as string[];
-}
-
-function parseSchema(raw: unknown): JsonSchema {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
-    throw invalid('schema', 'schema must be a JSON Schema object.');
-  const schema = raw as JsonSchema;
-  const why = compileOrExplain(schema);
-  if (why !== null) throw invalid('schema', `schema is not a valid JSON Schema: ${why}`);
-  return schema;
-}
-
 function parseRun(raw: unknown): RunSpec {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
     throw invalid('run', 'run must be an object {"run_id", "resume", "kind"?, "parent_run_id"?, "state"?}.');
@@ -218,22 +195,8 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
   if (to === 'caller' && body['mode'] === 'sync')
     throw invalid('mode', 'an ask with to "caller" is always async; drop mode or set it to "async".');
 
-  let choices: string[] | null = null;
-  if (answer_format === 'select') choices = parseChoices(body['choices']);
-  else if (body['choices'] !== undefined)
-    throw invalid('choices', 'choices apply to a select only; drop it or use answer_format "select".');
-
-  let schema: JsonSchema | null = null;
-  if (answer_format === 'form') {
-    if (body['schema'] === undefined)
-      throw invalid('schema', 'schema is required for a form: a JSON Schema of type object.');
-    schema = parseSchema(body['schema']);
-    if (schema['type'] !== 'object') throw invalid('schema', 'schema of a form must have "type": "object".');
-  } else if (answer_format === 'external') {
-    if (body['schema'] !== undefined) schema = parseSchema(body['schema']);
-  } else if (body['schema'] !== undefined) {
-    throw invalid('schema', 'schema applies to form and external asks only.');
-  }
+  // The format's own fields (a select's choices, a form's schema), refused by name on a format that takes none.
+  const { choices, schema } = formatOf(answer_format).askFields({ choices: body['choices'], schema: body['schema'] });
 
   const group_id = str(body, 'group_id', 200, false);
   const recipient = str(body, 'recipient', 200, false);

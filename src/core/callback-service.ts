@@ -2,10 +2,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { AskgateError } from './errors.js';
 import { hashTicket } from './ids.js';
 import type { AnswerVerdict, InteractionService } from './interaction-service.js';
+import type { CoreLogger, Store } from './ports.js';
 import type { StoredInteraction } from './types.js';
-import type { Logger } from '../observability/logger.js';
-import type { Store } from '../store/store.js';
-import { VerificationFailed, type VerifierRegistry } from '../verifiers/registry.js';
+import { VerificationFailed, type VerifierPort } from './verifier-port.js';
 
 /** A ticket as the callback door sees it. `closed` is expired or cancelled (or past its deadline, not yet swept). */
 export type TicketState =
@@ -23,9 +22,9 @@ export interface SignedRequest {
 export interface CallbackServiceDeps {
   store: Store;
   service: InteractionService;
-  verifiers: VerifierRegistry;
+  verifiers: VerifierPort;
   env: Readonly<Record<string, string | undefined>>;
-  logger: Logger;
+  logger: CoreLogger;
   now?: () => number;
 }
 
@@ -96,7 +95,14 @@ export class CallbackService {
   async answer(record: StoredInteraction, answer: unknown): Promise<AnswerVerdict> {
     const answeredBy = record.verifier_binding === null ? 'callback' : `verifier:${record.verifier_binding.name}`;
     try {
-      return await this.deps.service.offerAnswer({ interactionId: record.id, answer, surface: 'callback', answeredBy });
+      // The door has just read the record: the answer path checks and claims it without reading it again.
+      return await this.deps.service.offerAnswer({
+        interactionId: record.id,
+        answer,
+        surface: 'callback',
+        answeredBy,
+        record,
+      });
     } catch (err) {
       if (err instanceof AskgateError && (err.code === 'gone' || err.code === 'not_found')) throw ticketNotFound();
       throw err;

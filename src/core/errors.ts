@@ -23,23 +23,41 @@ export type ErrorCode =
   | 'store_unavailable'
   | 'not_implemented';
 
+/** A refusal as data: its code, the field it is about (a JSON path; `(root)` for the whole answer) and the reason. */
+export interface Refusal {
+  code: ErrorCode;
+  field: string | null;
+  reason: string;
+}
+
 export class AskgateError extends Error {
   readonly code: ErrorCode;
   /** The offending field, when the error is about one. */
   readonly field: string | undefined;
+  /**
+   * The bare reason, when the error is about one field (e.g. `is required`): the edge that shows the refusal next
+   * to that field words it from `field` and `reason`, never by taking the message apart.
+   */
+  readonly reason: string | undefined;
   /** Extra members of the JSON error body. */
   readonly extra: Record<string, unknown>;
 
   constructor(
     code: ErrorCode,
     message: string,
-    options: { field?: string; extra?: Record<string, unknown>; cause?: unknown } = {},
+    options: { field?: string; reason?: string; extra?: Record<string, unknown>; cause?: unknown } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AskgateError';
     this.code = code;
     this.field = options.field;
+    this.reason = options.reason;
     this.extra = options.extra ?? {};
+  }
+
+  /** The refusal as data, for an edge that words it itself. */
+  get refusal(): Refusal {
+    return { code: this.code, field: this.field ?? null, reason: this.reason ?? this.message };
   }
 
   toBody(): Record<string, unknown> {
@@ -54,8 +72,11 @@ export function invalid(field: string, message: string): AskgateError {
   return new AskgateError('invalid_request', message, { field });
 }
 
-/** An answer that does not match the question's format or schema. */
+/**
+ * An answer that does not match the question's format or schema: `field` is the path (`(root)` for the answer
+ * itself), `reason` the bare reason; the message is the sentence the HTTP body carries.
+ */
 export function invalidAnswer(path: string, reason: string): AskgateError {
   const at = path === '' ? '(root)' : path;
-  return new AskgateError('invalid_answer', `answer does not match schema at ${at}: ${reason}`, { field: at });
+  return new AskgateError('invalid_answer', `answer does not match schema at ${at}: ${reason}`, { field: at, reason });
 }

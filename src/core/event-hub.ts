@@ -1,6 +1,6 @@
+import type { Store } from './ports.js';
 import { toPublicRecord } from './record.js';
 import type { InteractionEvent, InteractionEventType, InteractionRecord } from './types.js';
-import type { Store } from '../store/store.js';
 
 /** An event as the doors send it: serialized once, however many subscribers read it. */
 export interface PublishedEvent {

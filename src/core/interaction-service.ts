@@ -1,82 +1,51 @@
-import { MAX_TEXT_ANSWER, checkAnswer } from './answer.js';
+import { AnswerPath, type AnswerOffer, type AnswerVerdict, notFound } from './answer-path.js';
 import { parseAskRequest, type AskContext, type AskRequest } from './ask-request.js';
 import { AskgateError, invalid } from './errors.js';
 import type { EventHub } from './event-hub.js';
-import { hashTicket, newInteractionId, newTicket } from './ids.js';
+import { newTicket } from './ids.js';
+import type {
+  ChannelDirectory,
+  Clock,
+  CoreLogger,
+  CoreMetrics,
+  CoreSettings,
+  ParkedAsk,
+  ParkPort,
+  Resolution,
+  SettledRun,
+  Store,
+} from './ports.js';
+import { buildRecord, callbackUrl, needsTicket } from './record-builder.js';
 import { toPublicRecord } from './record.js';
 import { EXPIRED_MARKER } from './types.js';
-import type {
-  AskResult,
-  Identity,
-  InteractionRecord,
-  InteractionStatus,
-  ReplyTo,
-  StoredInteraction,
-  Surface,
-  VerifierBinding,
-} from './types.js';
-import type { ChannelRegistry } from '../../channels/registry.js';
-import type { Config } from '../config.js';
-import type { Logger } from '../observability/logger.js';
-import type { Metrics } from '../observability/metrics.js';
-import type { ParkPort } from '../park/port.js';
-import type { AnswerFacts, Resolution, SettledRun, Store } from '../store/store.js';
+import type { VerifierPort } from './verifier-port.js';
+import type { AskResult, Identity, InteractionRecord, InteractionStatus, StoredInteraction } from './types.js';
 
-/**
- * What the store's one-step claim needs to know of an answer (see `Store.claimAnswer`), or null to take the
- * read → validate → claim path: a string that is not well-formed UTF-16 would not reach Redis as itself. The text
- * fact is conservative (UTF-16 units ≥ characters): a long string of astral characters is refused by the claim,
- * and then accepted by the full check, which claims it.
- */
-export function answerFacts(answer: unknown): AnswerFacts | null {
-  if (typeof answer !== 'string') return { boolean: typeof answer === 'boolean', text: false, choice: null };
-  // String.prototype.isWellFormed is in Node 20; the compiler's lib (ES2022) does not declare it yet.
-  if (!(answer as string & { isWellFormed(): boolean }).isWellFormed()) return null;
-  return { boolean: false, text: answer.length >= 1 && answer.length <= MAX_TEXT_ANSWER, choice: answer };
-}
-
-function notFound(id: string): AskgateError {
-  return new AskgateError('not_found', `interaction ${id} does not exist (or was pruned after its idle TTL).`);
-}
-
-/**
- * A verifier-bound question is answered only through its callback door, where the verifier runs: any other door
- * (the answer door, the inbox, the CLI, a channel) would let an `answer`-scope holder confirm what the outside
- * system never signed.
- */
-function refuseUnlessCallback(stored: Pick<StoredInteraction, 'id' | 'verifier_binding'>, surface: Surface): void {
-  if (stored.verifier_binding === null || surface === 'callback') return;
-  throw new AskgateError(
-    'callback_only',
-    `interaction ${stored.id} is bound to the ${stored.verifier_binding.name} verifier and is answered only through its signed callback; no other door may answer it.`,
-  );
-}
-
-/** One answer offered by any surface: the inbox door, the callback door or a channel webhook. */
-export interface AnswerOffer {
-  interactionId: string;
-  answer: unknown;
-  replyTo?: ReplyTo | null;
-  params?: Record<string, string> | null;
-  surface: Surface;
-  answeredBy: string;
-}
-
-export type AnswerVerdict = 'answered' | 'already_answered';
+export type { AnswerOffer, AnswerVerdict } from './answer-path.js';
+export { answerFacts } from './formats/index.js';
 
 /** The response to an ask: the record, the callback URL for the asker alone, and `suspended` for a park. */
 export type AskResponse = InteractionRecord & { suspended?: true };
 
+/** Everything the core needs, handed in at construction (the ports are defined in `core/ports.ts`). */
 export interface ServiceDeps {
   store: Store;
   hub: EventHub;
-  channels: ChannelRegistry;
-  config: Pick<Config, 'publicBaseUrl' | 'defaultTimeoutSeconds' | 'retentionWaitingMinutes' | 'idleTtlSeconds'>;
-  metrics: Metrics;
-  logger: Logger;
+  channels: ChannelDirectory;
+  settings: CoreSettings;
+  metrics: CoreMetrics;
+  logger: CoreLogger;
+  /** The park side, on a durable store; null (or absent) where async asks are refused. */
+  parks?: ParkPort | null;
   /** Explains why a verifier binding cannot be used on this gateway (unknown name, bad options), or null. */
-  verifiers?: { explain(binding: VerifierBinding): string | null };
-  now?: () => number;
+  verifiers?: Pick<VerifierPort, 'explain'>;
+  now?: Clock;
+}
+
+/** A record built for an ask, with the callback URL its ticket opens (when it has one). */
+interface Minted {
+  record: StoredInteraction;
+  callbackUrl: string | undefined;
 }
 
 /**
@@ -86,31 +55,35 @@ export interface ServiceDeps {
 export class InteractionService {
   private readonly store: Store;
   private readonly hub: EventHub;
-  private readonly now: () => number;
-  /** Set by the gateway on a durable store (see src/park/); async asks go there. */
-  private parks: ParkPort | null = null;
+  private readonly now: Clock;
+  private readonly parks: ParkPort | null;
+  private readonly answers: AnswerPath;
 
   constructor(private readonly deps: ServiceDeps) {
     this.store = deps.store;
     this.hub = deps.hub;
     this.now = deps.now ?? Date.now;
+    this.parks = deps.parks ?? null;
+    this.answers = new AnswerPath({
+      store: deps.store,
+      metrics: deps.metrics,
+      parks: this.parks,
+      now: this.now,
+      expire: (stored) => this.expire(stored),
+      afterResolve: (record, run) => this.afterResolve(record, run),
+    });
   }
 
   private askContext(): AskContext {
-    const { config, channels } = this.deps;
+    const { settings, channels } = this.deps;
     return {
       nowMs: this.now(),
-      defaultTimeoutSeconds: config.defaultTimeoutSeconds,
-      retentionWaitingMinutes: config.retentionWaitingMinutes,
-      idleTtlSeconds: config.idleTtlSeconds,
+      defaultTimeoutSeconds: settings.defaultTimeoutSeconds,
+      retentionWaitingMinutes: settings.retentionWaitingMinutes,
+      idleTtlSeconds: settings.idleTtlSeconds,
       channel: (name) => channels.get(name)?.capabilities,
       registeredChannels: () => channels.names(),
     };
-  }
-
-  /** Wires the park service in (the gateway does, on a durable store). */
-  attachParks(parks: ParkPort): void {
-    this.parks = parks;
   }
 
   /**
@@ -135,79 +108,59 @@ export class InteractionService {
   /** Validates, stores and (for a channel) delivers a question. Nothing is stored when a rule refuses it. */
   async ask(body: unknown, identity: Identity): Promise<AskResponse> {
     const request = this.validate(body);
-    if (request.mode === 'async' && this.parks !== null) {
-      const [parked] = await this.parks.park([request], identity);
+    if (request.mode === 'async') {
+      const [parked] = await this.park([request], identity);
       return parked as AskResponse;
     }
-    const ticket = this.needsTicket(request) ? newTicket() : null;
-    const stored = this.buildRecord(request, identity, ticket);
-    await this.store.create(stored);
-    this.deps.metrics.asks.inc({ format: stored.answer_format, channel: stored.channel ?? 'inbox', mode: stored.mode });
-    const callbackUrl = ticket === null ? undefined : this.callbackUrl(ticket);
-    if (request.channel !== null && callbackUrl !== undefined) await this.deliver(stored, request.channel, callbackUrl);
-    const response: AskResponse = toPublicRecord(stored);
-    if (callbackUrl !== undefined) response.callback_url = callbackUrl;
-    return response;
+    const minted = this.mint(request, identity);
+    const { record } = minted;
+    await this.store.create(record);
+    this.deps.metrics.asks.inc({ format: record.answer_format, channel: record.channel ?? 'inbox', mode: record.mode });
+    await this.deliverIfChannel(minted);
+    return responseOf(minted);
   }
 
-  /** Whether the ask needs a callback ticket (public for the park service, which builds records the same way). */
-  needsTicket(request: AskRequest): boolean {
-    const why =
-      request.answer_format === 'external'
-        ? 'answer_format'
-        : request.channel !== null
-          ? 'channel'
-          : request.link
-            ? 'link'
-            : null;
-    if (why === null) return false;
-    if (this.deps.config.publicBaseUrl === null) {
-      throw invalid(
-        why,
-        `${why === 'answer_format' ? 'an external ask' : why === 'channel' ? 'a channel ask' : 'link'} needs a callback URL, and INTERACTIONS_PUBLIC_BASE_URL is not set on this gateway; an operator must set it.`,
+  /**
+   * Parks a run on validated async asks (one, or a fan-out): builds every record, has the park side write records
+   * and run in one step (or nothing), then delivers the channel asks. An answer can only come from a delivered
+   * message, so delivery follows the write; a failed delivery cancels that ask, which kills the run, and reaches
+   * the asker as the 502 of `deliver`.
+   */
+  async park(requests: AskRequest[], identity: Identity): Promise<ParkedAsk[]> {
+    const parks = this.parks;
+    if (parks === null || !this.store.durable)
+      throw new AskgateError(
+        'conflict',
+        'an async park needs a durable store that survives a worker hop, and the in-memory store does not; set REDIS_URL.',
+        { field: 'mode' },
       );
+    const run = requests[0]?.run;
+    if (run === undefined || run === null)
+      throw invalid('run', 'an async ask needs the resumable run that parks: run {"run_id", "resume"}.');
+    const minted = requests.map((request) => this.mint(request, identity));
+    await parks.write({ identity, run, records: minted.map((m) => m.record) });
+    const parked: ParkedAsk[] = [];
+    for (const ask of minted) {
+      await this.deliverIfChannel(ask);
+      parked.push({ ...responseOf(ask), suspended: true });
     }
-    return true;
+    return parked;
   }
 
-  callbackUrl(ticket: string): string {
-    return `${this.deps.config.publicBaseUrl}/api/interactions/callback/${ticket}`;
+  /** The record of a validated ask, with a fresh ticket (kept only as its hash) when the ask needs a callback URL. */
+  private mint(request: AskRequest, identity: Identity): Minted {
+    const baseUrl = this.deps.settings.publicBaseUrl;
+    const ticket = needsTicket(request, baseUrl) ? newTicket() : null;
+    const record = buildRecord(request, identity, ticket, this.now());
+    return { record, callbackUrl: ticket === null || baseUrl === null ? undefined : callbackUrl(baseUrl, ticket) };
   }
 
-  buildRecord(request: AskRequest, identity: Identity, ticket: string | null): StoredInteraction {
-    const nowMs = this.now();
-    const deadlineMs = request.expiry_at !== null ? request.expiry_at.getTime() : nowMs + (request.timeout ?? 0) * 1000;
-    return {
-      id: newInteractionId(),
-      status: 'pending',
-      question: request.question,
-      answer_format: request.answer_format,
-      choices: request.choices,
-      schema: request.schema,
-      group_id: request.group_id,
-      channel: request.channel,
-      recipient: request.recipient,
-      mode: request.mode,
-      created_at: new Date(nowMs).toISOString(),
-      deadline_at: new Date(deadlineMs).toISOString(),
-      asked_by: identity.name,
-      media: request.media,
-      link: request.link,
-      verifier: request.verifier === null ? null : { name: request.verifier.name },
-      to: request.to,
-      payload: request.payload,
-      on_expiry: request.on_expiry,
-      run_id: request.run?.run_id ?? null,
-      result: null,
-      resolved_at: null,
-      ticket_hash: ticket === null ? null : hashTicket(ticket),
-      verifier_binding: request.verifier,
-      delivery: null,
-    };
+  private async deliverIfChannel({ record, callbackUrl }: Minted): Promise<void> {
+    if (record.channel !== null && callbackUrl !== undefined) await this.deliver(record, record.channel, callbackUrl);
   }
 
   /** A failed delivery cancels the question (nobody could answer it) and reaches the asker as a 502. */
-  async deliver(stored: StoredInteraction, channelName: string, callbackUrl: string): Promise<void> {
+  private async deliver(stored: StoredInteraction, channelName: string, callbackUrl: string): Promise<void> {
     const channel = this.deps.channels.get(channelName);
     if (channel === undefined) throw invalid('channel', `channel "${channelName}" is not registered.`);
     try {
@@ -248,100 +201,12 @@ export class InteractionService {
   }
 
   /**
-   * The one door every answer goes through. Checks the answer against the format and schema, then claims the
-   * interaction atomically: exactly one offer wins; a later one learns `already_answered` and changes nothing.
+   * The one door every answer goes through (see `core/answer-path.ts`): the answer is checked against its format
+   * and schema, then the interaction is claimed atomically; exactly one offer wins, a later one learns
+   * `already_answered` and changes nothing.
    */
-  async offerAnswer(offer: AnswerOffer): Promise<AnswerVerdict> {
-    const store = this.store;
-    const facts = store.claimAnswer === undefined ? null : answerFacts(offer.answer);
-    if (facts === null || store.claimAnswer === undefined)
-      return this.answerRecord(await this.getStored(offer.interactionId), offer);
-    // One round trip in the common case: the store's claim checks a text / confirm / select answer itself.
-    const answeredAt = new Date(this.now()).toISOString();
-    const result = this.answerResult(offer, offer.answer, answeredAt);
-    const outcome = await store.claimAnswer(
-      offer.interactionId,
-      { status: 'answered', result, resolvedAt: answeredAt },
-      facts,
-    );
-    // The claim never resolves a bound question (it is external, which the claim does not check), but it reports one.
-    if (outcome.kind !== 'not_found' && outcome.kind !== 'resolved')
-      refuseUnlessCallback(outcome.record, offer.surface);
-    switch (outcome.kind) {
-      case 'not_found':
-        throw notFound(offer.interactionId);
-      case 'not_pending':
-        if (outcome.record.status === 'answered') return 'already_answered';
-        this.refuseIfClosed(outcome.record);
-        return this.answerRecord(outcome.record, offer); // unreachable: every non-pending status is answered or closed
-      case 'invalid':
-        // The refusal the full check gives (its message and field); should it accept after all, the full path claims.
-        checkAnswer(outcome.record, offer.answer);
-        return this.answerRecord(outcome.record, offer);
-      case 'unchecked':
-        return this.answerRecord(outcome.record, offer);
-      case 'resolved':
-        this.answered(outcome.record, offer, answeredAt);
-        this.afterResolve(outcome.record, outcome.run);
-        return 'answered';
-    }
-  }
-
-  /** Read → validate → claim, from a record already read: the path of forms, external asks, caller asks and expiry. */
-  private async answerRecord(stored: StoredInteraction, offer: AnswerOffer): Promise<AnswerVerdict> {
-    // Before any state is reported: a bound question tells another door nothing, not even that it was answered.
-    refuseUnlessCallback(stored, offer.surface);
-    if (stored.status === 'answered') return 'already_answered';
-    this.refuseIfClosed(stored);
-    if (Date.parse(stored.deadline_at) <= this.now()) {
-      // Expire it on the spot; an answer that won the claim first (between our read and now) still wins.
-      const status = await this.expire(stored);
-      if (status === 'answered') return 'already_answered';
-      this.refuseIfClosed({ ...stored, status: status ?? 'expired' });
-    }
-    if (stored.to === 'caller') await this.parks?.mayAnswer(stored, offer.answeredBy);
-    const answer = checkAnswer(stored, offer.answer);
-    const answeredAt = new Date(this.now()).toISOString();
-    const result = this.answerResult(offer, answer, answeredAt);
-    const outcome = await this.store.resolve(stored.id, { status: 'answered', result, resolvedAt: answeredAt });
-    if (outcome.kind === 'not_found') throw notFound(stored.id);
-    if (outcome.kind === 'not_pending') {
-      if (outcome.record.status === 'answered') return 'already_answered';
-      this.refuseIfClosed(outcome.record);
-    }
-    this.answered(stored, offer, answeredAt);
-    if (outcome.kind === 'resolved') this.afterResolve(outcome.record, outcome.run);
-    return 'answered';
-  }
-
-  private answerResult(offer: AnswerOffer, answer: unknown, answeredAt: string): AskResult {
-    return {
-      answer,
-      reply_to: offer.replyTo ?? null,
-      params: offer.params ?? null,
-      answered_by: offer.answeredBy,
-      answered_at: answeredAt,
-      surface: offer.surface,
-    };
-  }
-
-  private answered(stored: StoredInteraction, offer: AnswerOffer, answeredAt: string): void {
-    this.deps.metrics.answers.inc({ format: stored.answer_format, surface: offer.surface });
-    this.deps.metrics.timeToAnswer.observe(
-      { format: stored.answer_format, surface: offer.surface },
-      (Date.parse(answeredAt) - Date.parse(stored.created_at)) / 1000,
-    );
-  }
-
-  private refuseIfClosed(stored: Pick<StoredInteraction, 'id' | 'status'>): void {
-    if (stored.status === 'expired')
-      throw new AskgateError('gone', `interaction ${stored.id} expired before it was answered.`, {
-        extra: { status: 'expired' },
-      });
-    if (stored.status === 'cancelled')
-      throw new AskgateError('gone', `interaction ${stored.id} was cancelled by its asker.`, {
-        extra: { status: 'cancelled' },
-      });
+  offerAnswer(offer: AnswerOffer): Promise<AnswerVerdict> {
+    return this.answers.offer(offer);
   }
 
   /** The asker withdraws a pending question. */
@@ -394,8 +259,8 @@ export class InteractionService {
   /**
    * Marks a pending interaction expired (idempotent: losing the race to an answer changes nothing). A parked ask
    * with `on_expiry: "resume"` resolves with the expired marker as its answer, which its run resumes with.
+   * Returns the status the interaction has afterwards (null when it no longer exists).
    */
-  /** Returns the status the interaction has afterwards (null when it no longer exists). */
   async expire(stored: StoredInteraction): Promise<InteractionStatus | null> {
     const resolvedAt = new Date(this.now()).toISOString();
     // The record's result needs an answerer and a surface; the marker names askgate, and the inbox door's surface.
@@ -455,4 +320,11 @@ export class InteractionService {
       );
     });
   }
+}
+
+/** What the asker reads back: the public record, and the callback URL only the asker ever sees. */
+function responseOf({ record, callbackUrl }: Minted): AskResponse {
+  const response: AskResponse = toPublicRecord(record);
+  if (callbackUrl !== undefined) response.callback_url = callbackUrl;
+  return response;
 }

@@ -9,8 +9,15 @@ export type AnswerFormat = (typeof ANSWER_FORMATS)[number];
 export const STATUSES = ['pending', 'answered', 'expired', 'cancelled'] as const;
 export type InteractionStatus = (typeof STATUSES)[number];
 
-/** Where an answer came from. */
-export type Surface = 'inbox' | 'callback' | 'telegram' | 'slack' | 'whatsapp' | 'twilio' | 'web';
+/**
+ * Where an answer came from: `inbox` (the answer door, the inbox page, the CLI), `callback` (the callback door) or
+ * the name of the channel that offered it. Channels name themselves; the core knows no platform.
+ */
+export type Surface = string;
+
+/** The surfaces of the gateway's own doors. */
+export const INBOX_SURFACE = 'inbox';
+export const CALLBACK_SURFACE = 'callback';
 
 export const MEDIA_KINDS = ['image', 'document', 'video', 'audio', 'link'] as const;
 export type MediaKind = (typeof MEDIA_KINDS)[number];

@@ -26,7 +26,7 @@ export function runsRouter(service: InteractionService, parks: ParkService | nul
         { field: 'run' },
       );
     const identity = identityOf(req);
-    const interactions = await parks.park(requests, identity);
+    const interactions = await service.park(requests, identity);
     const run = await parks.view(requests[0]?.run?.run_id as string, identity);
     res.status(201).json({ run, interactions, suspended: true });
   });

@@ -1,62 +1,34 @@
-import type { AskRequest } from '../core/ask-request.js';
 import { AskgateError, invalid } from '../core/errors.js';
-import type { InteractionService } from '../core/interaction-service.js';
-import { newTicket } from '../core/ids.js';
-import { toPublicRecord } from '../core/record.js';
+import type { ParkPort, ParkWrite, SettledRun } from '../core/ports.js';
 import type { Identity, RunSpec, StoredInteraction } from '../core/types.js';
 import type { Logger } from '../observability/logger.js';
 import { HANDLER_NAME, resumeJobId, type ResumeProducer } from '../queue/queues.js';
 import { handlerJob } from '../queue/job-protocol.js';
-import type { SettledRun } from '../store/store.js';
-import type { ParkedAsk, ParkPort } from './port.js';
-import { runView, type ChatThread, type RunStore, type RunView } from './run-store.js';
+import { runView, type RunStore, type RunView } from './run-store.js';
 
 /**
- * Parks: writes a run's asks and the run in one step, enqueues the one resume job when a claim settles a run, and
- * guards asks to the caller. The rules every single ask obeys (deadline, retention horizon, run shape) were
- * checked by the core before anything reaches here; this adds the rules of the park as a whole.
+ * Parks, as the core's `ParkPort`: checks a park as a whole and writes its asks and the run in one step, enqueues
+ * the one resume job when a claim settles a run, and guards asks to the caller. The core builds the records and
+ * delivers channel asks; the rules every single ask obeys (deadline, retention horizon, run shape) were checked by
+ * the core before anything reaches here. Nothing here calls the core.
  */
 export class ParkService implements ParkPort {
   constructor(
     private readonly deps: {
-      service: InteractionService;
       runs: RunStore;
       producer: ResumeProducer;
       logger: Logger;
     },
   ) {}
 
-  async park(requests: AskRequest[], identity: Identity, thread: ChatThread | null = null): Promise<ParkedAsk[]> {
-    const run = requests[0]?.run;
-    if (run === undefined || run === null)
-      throw invalid('run', 'an async ask needs the resumable run that parks: run {"run_id", "resume"}.');
-    await this.checkRun(run, identity, requests);
-    const { service } = this.deps;
-    const tickets = new Map<string, string>();
-    const records: StoredInteraction[] = requests.map((request) => {
-      const ticket = service.needsTicket(request) ? newTicket() : null;
-      const record = service.buildRecord(request, identity, ticket);
-      if (ticket !== null) tickets.set(record.id, ticket);
-      return record;
-    });
+  async write({ identity, run, records }: ParkWrite): Promise<void> {
+    await this.checkRun(run, identity, records);
+    // Asks to the caller are in the pending list for their deadline but not listed (the inbox never shows them).
     const unlisted = new Set(records.filter((r) => r.to === 'caller').map((r) => r.id));
-    await this.deps.runs.park({ owner: identity.name, run, thread, records, unlisted });
-    const parked: ParkedAsk[] = [];
-    for (const record of records) {
-      const ticket = tickets.get(record.id);
-      const callbackUrl = ticket === undefined ? undefined : service.callbackUrl(ticket);
-      // A channel ask is delivered after the park is written (an answer can only come from a delivered message);
-      // a failed delivery cancels that ask, which kills the run, and reaches the asker as the core's 502.
-      if (record.channel !== null && callbackUrl !== undefined)
-        await service.deliver(record, record.channel, callbackUrl);
-      const response: ParkedAsk = { ...toPublicRecord(record), suspended: true };
-      if (callbackUrl !== undefined) response.callback_url = callbackUrl;
-      parked.push(response);
-    }
-    return parked;
+    await this.deps.runs.park({ owner: identity.name, run, thread: null, records, unlisted });
   }
 
-  private async checkRun(run: RunSpec, identity: Identity, requests: AskRequest[]): Promise<void> {
+  private async checkRun(run: RunSpec, identity: Identity, records: StoredInteraction[]): Promise<void> {
     if ('webhook' in run.resume && identity.webhookSecret === null) {
       throw invalid(
         'run.resume.webhook',
@@ -69,7 +41,7 @@ export class ParkService implements ParkPort {
         'run.resume.handler must be 1..100 characters of letters, digits, "_", "." and "-".',
       );
     }
-    if (requests.some((r) => r.to === 'caller')) {
+    if (records.some((r) => r.to === 'caller')) {
       const parentId = run.parent_run_id as string; // ask-request.ts requires it for a caller ask
       const parent = await this.deps.runs.get(parentId);
       if (parent === null) {

@@ -17,33 +17,37 @@ export interface Parks {
   service: ParkService | null;
   /** Takes chat messages that answer no question (ASKGATE_ROUTES); null when no route is configured. */
   conversations: ConversationService | null;
+  /**
+   * Starts the resume worker (in a process that runs workers), which withdraws a killed run's asks through the
+   * interaction service: the service is built after the park side, which it takes as its `ParkPort`.
+   */
+  startWorkers(service: InteractionService): void;
   close(): Promise<void>;
 }
 
 /**
  * Builds the park side from config: on a durable store, the run store, the resume producer (every process enqueues)
- * and, in a process that runs workers, the resume worker and its straggler sweep, the completion worker (handler
- * completions reported by SDK workers) and, with routes, the chat worker. Every connection comes from
- * `connections` (the run store shares the command connection, queues and workers the BullMQ one), which the
- * caller owns and closes. Kept apart from gateway.ts so the composition root only plugs it in.
+ * and, in a process that runs workers, the completion worker (handler completions reported by SDK workers) and,
+ * with routes, the chat worker now, and the resume worker (with its straggler sweep) once `startWorkers` hands it
+ * the interaction service. Every connection comes from `connections` (the run store shares the command connection,
+ * queues and workers the BullMQ one), which the caller owns and closes. Kept apart from gateway.ts so the
+ * composition root only plugs it in.
  */
 export async function startParks(
   config: Config,
   store: Store,
-  service: InteractionService,
   logger: Logger,
   workers: boolean,
   channels: readonly ChannelPlugin[] = [],
   connections: RedisConnections | null = null,
 ): Promise<Parks> {
   if (!store.durable || connections === null)
-    return { service: null, conversations: null, close: async () => undefined };
+    return { service: null, conversations: null, startWorkers: () => undefined, close: async () => undefined };
   const runs = new RedisRunStore(connections, config.retentionWaitingMinutes * 60_000, config.idleTtlSeconds * 1000);
   const connection = connections.queue();
   const queuePrefix = connections.keys.queuePrefix;
   const producer = new ResumeProducer(connection, connections.keys);
-  const parks = new ParkService({ service, runs, producer, logger });
-  service.attachParks(parks);
+  const parks = new ParkService({ runs, producer, logger });
   const routed = config.routes.length > 0;
   const conversations = routed ? new ConversationService({ routes: config.routes, runs, producer, logger }) : null;
   let worker: ResumeWorker | null = null;
@@ -72,26 +76,29 @@ export async function startParks(
       lockMs: config.resumeLockMs,
       backoffMs: config.resumeBackoffMs,
     });
-    worker = new ResumeWorker({
-      connection,
-      queuePrefix,
-      runs,
-      service,
-      producer,
-      tokens: config.tokens,
-      logger,
-      lockMs: config.resumeLockMs,
-      backoffMs: config.resumeBackoffMs,
-      // A webhook-resumed run reached over chat: its output becomes the reply of this park, posted by a reply job.
-      onResumed: async (run, _payload, output) => {
-        if (run.thread !== null)
-          await producer.enqueueReply({ runId: run.runId, generation: run.generation, thread: run.thread, output });
-      },
-    });
   }
   return {
     service: parks,
     conversations,
+    startWorkers(service) {
+      if (!workers || worker !== null) return;
+      worker = new ResumeWorker({
+        connection,
+        queuePrefix,
+        runs,
+        service,
+        producer,
+        tokens: config.tokens,
+        logger,
+        lockMs: config.resumeLockMs,
+        backoffMs: config.resumeBackoffMs,
+        // A webhook-resumed run reached over chat: its output becomes the reply of this park, posted by a reply job.
+        onResumed: async (run, _payload, output) => {
+          if (run.thread !== null)
+            await producer.enqueueReply({ runId: run.runId, generation: run.generation, thread: run.thread, output });
+        },
+      });
+    },
     async close() {
       await worker?.close();
       await chatWorker?.close();

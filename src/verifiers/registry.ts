@@ -1,4 +1,5 @@
 import type { VerifierBinding } from '../core/types.js';
+import type { VerifierPort } from '../core/verifier-port.js';
 import { sharedSecretVerifier } from './shared-secret.js';
 import { stripeVerifier } from './stripe.js';
 import { MalformedBinding, type Verifier, type VerifyInput } from './types.js';
@@ -11,7 +12,7 @@ export { MalformedBinding, VerificationFailed, type Verifier, type VerifyInput }
  */
 
 /** The verifiers a deployment knows, by name. Built-ins: `shared_secret` and `stripe`. */
-export class VerifierRegistry {
+export class VerifierRegistry implements VerifierPort {
   private readonly verifiers = new Map<string, Verifier>();
 
   /** Adds (or replaces) a verifier. Call it at start, before the doors take traffic. */

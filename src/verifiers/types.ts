@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { VerifierBinding } from '../core/types.js';
+import { VerificationFailed, type VerifyInput } from '../core/verifier-port.js';
 
 /**
  * The verifier vocabulary. A verifier is a pure function of the request; it throws `VerificationFailed` to refuse
@@ -7,27 +8,8 @@ import type { VerifierBinding } from '../core/types.js';
  * the door answers 500 and reveals nothing about the ticket).
  */
 
-/** What a verifier sees: the binding stored with the question and the request exactly as it arrived. */
-export interface VerifyInput {
-  /** The binding the asker gave at ask time, e.g. `{"name": "stripe", "secret_env": "STRIPE_WEBHOOK_SECRET"}`. */
-  binding: VerifierBinding;
-  /** The body bytes as received: signatures are over these, never over a re-serialisation. */
-  rawBody: Buffer;
-  /** Request headers, lower-cased names (Node's shape). */
-  headers: IncomingHttpHeaders;
-  /** Now, epoch ms (injected so tolerance windows are testable). */
-  now: number;
-  /** The gateway's environment, where secrets named by a binding are read. */
-  env: Readonly<Record<string, string | undefined>>;
-}
-
-/** A verifier's refusal: the request is not from whom the binding trusts. Anything else thrown means "cannot run". */
-export class VerificationFailed extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'VerificationFailed';
-  }
-}
+// The input and the refusal are the core's verifier port (the core defines them; verifiers implement them).
+export { VerificationFailed, type VerifyInput };
 
 /** One verifier: `verify` refuses or returns; `checkBinding` explains a malformed binding (or returns null). */
 export interface Verifier {

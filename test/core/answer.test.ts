@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkAnswer } from '../../src/core/answer.js';
+import { checkAnswer } from '../../src/core/formats/index.js';
 import { AskgateError } from '../../src/core/errors.js';
 
 function refusal(fn: () => unknown): { field: string | undefined; message: string } {

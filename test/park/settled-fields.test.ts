@@ -99,7 +99,6 @@ describe('a resolve that settles a run ready returns the run', () => {
     const get = vi.spyOn(runs, 'get');
     const logger = { warn: vi.fn() };
     const parks = new ParkService({
-      service: gateway.service,
       runs,
       producer: { enqueueHandler, enqueue } as unknown as ResumeProducer,
       logger: logger as never,

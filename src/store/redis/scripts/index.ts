@@ -49,8 +49,8 @@ export interface ScriptCommands {
   /** 1 bound, 0 owned by another identity. */
   askgateRunBind(...args: Arg[]): Promise<number>;
   // Telegram's shared pacing (channels/telegram/shared-pacing.ts).
-  /** The wait until the reserved slot, ms. */
-  askgateTelegramReserve(...args: Arg[]): Promise<number>;
+  /** `[slot, wait]`: the reserved slot (epoch ms, Redis time) and the wait until it, ms. */
+  askgateTelegramReserve(...args: Arg[]): Promise<[number, number]>;
   /** The wait left in the scope, ms. */
   askgateTelegramPushBack(...args: Arg[]): Promise<number>;
 }

@@ -20,7 +20,7 @@ export const TELEGRAM_RESERVE = `--[[
   ARGV[2] the interval between two calls to one chat, ms
   ARGV[3] '1' when KEYS[3] is a chat key, '' otherwise
 
-  Returns the wait until the reserved slot, ms (>= 0)
+  Returns {slot, wait}: the reserved slot (epoch ms, Redis time) and the wait until it, ms (>= 0)
 ]]
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -48,7 +48,7 @@ if ARGV[3] == '1' then
   -- Expires when it stops mattering: once its time has passed, a missing key means the same thing.
   redis.call('SET', KEYS[3], slot + interval, 'PX', slot - now + interval)
 end
-return slot - now
+return {slot, slot - now}
 `;
 
 export const TELEGRAM_PUSH_BACK = `--[[

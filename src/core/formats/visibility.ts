@@ -1,10 +1,5 @@
-import { invalidAnswer } from './errors.js';
-import { firstViolation } from './schema-validator.js';
-import { visibleFields } from '../../forms/fields.js';
-import type { InteractionRecord, JsonSchema } from './types.js';
-
-/** The longest text answer kept; longer replies are refused rather than cut. */
-export const MAX_TEXT_ANSWER = 16_384;
+import { visibleFields } from '../../../forms/fields.js';
+import type { JsonSchema } from '../types.js';
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -49,38 +44,4 @@ export function applyVisibility(schema: JsonSchema, answer: unknown): { schema: 
   if (!isObject(answer) || !isObject(schema['properties']) || !JSON.stringify(schema).includes('"visibleWhen"'))
     return { schema, answer };
   return pruneHidden(schema, answer, '', visibleFields(schema, answer));
-}
-
-function implicitSchema(record: Pick<InteractionRecord, 'answer_format' | 'choices' | 'schema'>): JsonSchema | null {
-  switch (record.answer_format) {
-    case 'text':
-      return { type: 'string', minLength: 1, maxLength: MAX_TEXT_ANSWER };
-    case 'select':
-      return { type: 'string', enum: record.choices ?? [] };
-    case 'confirm':
-      return { type: 'boolean' };
-    case 'form':
-    case 'external':
-      return record.schema;
-  }
-}
-
-/**
- * Checks a raw answer against the question's format and schema and returns the value to store.
- * Throws `invalid_answer` naming the path and the reason; nothing is written by this function.
- */
-export function checkAnswer(
-  record: Pick<InteractionRecord, 'answer_format' | 'choices' | 'schema'>,
-  raw: unknown,
-): unknown {
-  if (raw === undefined) throw invalidAnswer('', 'an answer is required; send {"answer": <value>}');
-  const base = implicitSchema(record);
-  if (base === null) return raw; // an external question without a pinned schema takes the delivered payload as is
-  const { schema, answer } =
-    record.answer_format === 'form' || record.answer_format === 'external'
-      ? applyVisibility(base, raw)
-      : { schema: base, answer: raw };
-  const violation = firstViolation(schema, answer);
-  if (violation) throw invalidAnswer(violation.path, violation.reason);
-  return answer;
 }

@@ -1,0 +1,80 @@
+import { decodeFormFields } from '../../../forms/decode.js';
+import { invalidAnswer } from '../errors.js';
+import { firstViolation } from '../schema-validator.js';
+import type { AnswerFacts } from '../store-port.js';
+import type { AskFields, AskFieldsInput } from './ask-fields.js';
+import type { AnswerFormat, InteractionRecord, JsonSchema } from '../types.js';
+
+/** The name → value entries of a form-encoded post, in order (a name repeats for a list). */
+export type PostedEntries = Array<[string, string]>;
+
+/** The facts of a question a format needs: its format, its choices (select) and its schema (form, external). */
+export type Question = Pick<InteractionRecord, 'answer_format' | 'choices' | 'schema'>;
+
+/**
+ * How a channel may present the question: `buttons` (a yes/no pair), `menu` (one of the choices), `text` (a typed
+ * reply), `form` (fields of a schema) or `external` (answered by an outside system through the callback URL).
+ */
+export type Controls = 'buttons' | 'menu' | 'text' | 'form' | 'external';
+
+export interface RenderHints {
+  controls: Controls;
+}
+
+/**
+ * What a format's answers are, in one place. A new answer format is a module implementing this (plus its entry in
+ * `formats/index.ts`); every path that checks, claims, decodes or renders an answer asks the format's spec.
+ */
+export interface AnswerFormatSpec {
+  readonly name: AnswerFormat;
+  readonly render: RenderHints;
+  /**
+   * True when the answer is the one `answer` field of the callback page's form (so a refusal of the whole answer is
+   * shown at that field); false when the answer is the form's object itself.
+   */
+  readonly wrapped: boolean;
+  /**
+   * True when the callback door takes a JSON body itself as the answer (an outside system's payload, which cannot be
+   * asked to wrap it); false when it takes `{"answer": <value>}`, as the answer door does.
+   */
+  readonly wholeBody: boolean;
+  /**
+   * The ask body's format-bound fields (`choices`, `schema`) parsed for this format, in the order the ask rules
+   * refuse them; a field it does not take is refused by name.
+   */
+  askFields(body: AskFieldsInput): AskFields;
+  /** The JSON Schema an answer is checked against, or null when any answer is taken as it is. */
+  answerSchema(question: Question): JsonSchema | null;
+  /** Checks a raw answer and returns the value to store; throws `invalid_answer` (field and reason). */
+  check(question: Question, raw: unknown): unknown;
+  /** The one object schema the callback page renders and decodes (the one-field `answer` object when wrapped). */
+  pageSchema(question: Question): JsonSchema;
+  /** The answer in the callback page's form-encoded post (decoded by the page schema; typed, not yet checked). */
+  fromPage(question: Question, entries: PostedEntries): unknown;
+  /**
+   * The store's one-step claim for this format: the facts of an answer its claim script checks against the stored
+   * format (see `Store.claimAnswer`), or null when an answer of this format always takes read → check → claim.
+   * A format whose facts are given here must be known to the claim script; `test/core/formats.test.ts` holds them
+   * to each other.
+   */
+  readonly fastClaim: ((answer: string | boolean) => Partial<AnswerFacts>) | null;
+}
+
+/** Checks an answer against a schema: the first violation becomes `invalid_answer` naming its path and reason. */
+export function checkAgainst(schema: JsonSchema, answer: unknown): unknown {
+  const violation = firstViolation(schema, answer);
+  if (violation) throw invalidAnswer(violation.path, violation.reason);
+  return answer;
+}
+
+/** The page schema of a wrapped format: one required `answer` field. */
+export function wrapInPage(answer: JsonSchema): JsonSchema {
+  return { type: 'object', required: ['answer'], properties: { answer } };
+}
+
+/** The answer of a wrapped format's page: the decoded `answer` field, which the page requires. */
+export function wrappedFromPage(pageSchema: JsonSchema, entries: PostedEntries): unknown {
+  const decoded = decodeFormFields(pageSchema, entries)['answer'];
+  if (decoded === undefined) throw invalidAnswer('answer', 'is required');
+  return decoded;
+}

@@ -1,0 +1,147 @@
+import type { AskResult, InteractionEvent, InteractionStatus, StoredInteraction } from './types.js';
+
+/** How a pending interaction ends. */
+export interface Resolution {
+  status: Exclude<InteractionStatus, 'pending'>;
+  /** The answer for `answered`; the expiry marker result for an expired `on_expiry: "resume"` ask; else null. */
+  result: AskResult | null;
+  /** RFC 3339 moment of the resolution. */
+  resolvedAt: string;
+}
+
+export type ResolveOutcome =
+  /**
+   * This call moved the interaction out of `pending`; `record` is the resolved record. `run` is set when the same
+   * atomic step settled the parked run the ask belongs to: `ready` (its last ask resolved) or `kill`; the caller
+   * enqueues the run's one resume job (see docs/parks.md).
+   */
+  | { kind: 'resolved'; record: StoredInteraction; run?: SettledRun }
+  /** Someone else resolved it first (or it was never pending); nothing changed. */
+  | { kind: 'not_pending'; record: StoredInteraction }
+  /** No such interaction (never existed, or pruned after the idle TTL). */
+  | { kind: 'not_found' };
+
+/**
+ * What an answer is, for the claim that checks it itself (`Store.claimAnswer`): the facts the simple formats need,
+ * worked out by the caller, which knows JavaScript's string semantics.
+ */
+export interface AnswerFacts {
+  /** A boolean: fits confirm. */
+  boolean: boolean;
+  /** A string of 1 to 16,384 characters: fits text. */
+  text: boolean;
+  /** The answer when it is a well-formed string (a select compares it with the choices), else null. */
+  choice: string | null;
+}
+
+export type AnswerClaimOutcome =
+  | ResolveOutcome
+  /** Pending, but the answer does not fit its text / confirm / select format; nothing changed. */
+  | { kind: 'invalid'; record: StoredInteraction }
+  /** Pending, but not checkable in the claim (deadline passed, ask to the caller, form, external); nothing changed. */
+  | { kind: 'unchecked'; record: StoredInteraction };
+
+/** A parked run whose resume (or kill) became due in a resolve. */
+export interface SettledRun {
+  runId: string;
+  /** How many times the run has parked; with the run id it names the one resume job of this park. */
+  generation: number;
+  verdict: 'ready' | 'kill';
+  /**
+   * For `ready`, when the store has them: the run hash's fields as the settling step left them, pieced values
+   * joined (the table in src/park/run-store.ts), so the resume job is built without reading the run again.
+   */
+  fields?: Record<string, string>;
+}
+
+export interface PendingPage {
+  items: StoredInteraction[];
+  nextCursor: string | null;
+}
+
+export interface PendingQuery {
+  limit: number;
+  /** Opaque cursor from a previous page; null for the first page. */
+  cursor: string | null;
+  /** Only interactions of this group. */
+  groupId: string | null;
+}
+
+export interface FixedWindowHit {
+  /** Hits in the current window, this one included. */
+  count: number;
+  /** Whole seconds until the window resets (at least 1). */
+  resetInSeconds: number;
+}
+
+/**
+ * The durable state of askgate, as the core needs it. Defined here so the arrow points store → core: the two
+ * implementations in `src/store/` import this port and pass one contract suite (`test/store/contract.ts`):
+ * `MemoryStore` (the embedded default, one process) and `RedisStore` (many processes on one Redis).
+ *
+ * Every transition is atomic: `create` writes the record, its pending-list entry and its deadline together;
+ * `resolve` moves pending → answered | expired | cancelled exactly once however many callers race.
+ * Events for every transition reach every subscriber in every process on the same store.
+ */
+export interface Store {
+  readonly kind: 'memory' | 'redis';
+  /** True when a record survives a process hop (another worker can read it): required for async parks. */
+  readonly durable: boolean;
+
+  /** Writes a new pending interaction and emits `interaction.created`. */
+  create(record: StoredInteraction): Promise<void>;
+
+  get(id: string): Promise<StoredInteraction | null>;
+
+  /** The interaction whose ticket hashes to `ticketHash` (hex SHA-256), while it still resolves. */
+  findByTicketHash(ticketHash: string): Promise<StoredInteraction | null>;
+
+  /**
+   * The one atomic claim: when the interaction is pending, records the resolution, drops it from the pending list
+   * and the deadline index, keeps it (and its ticket) readable for `idleTtlSeconds`, and emits the matching event.
+   */
+  resolve(id: string, resolution: Resolution): Promise<ResolveOutcome>;
+
+  /**
+   * Optional: the claim of an answer in one step with its check. When the record is pending, before its deadline,
+   * not an ask to the caller, and text / confirm / select, the answer is checked against the stored format and
+   * claimed exactly as `resolve` would (same guarantees, same event); otherwise nothing changes and the record is
+   * returned (`invalid`, `unchecked`, `not_pending`) for the caller's full path. A store without it is read, then
+   * resolved.
+   */
+  claimAnswer?(id: string, resolution: Resolution, facts: AnswerFacts): Promise<AnswerClaimOutcome>;
+
+  /**
+   * Records the channel's references of the delivered question message. When `delivery.ref` is present it is also
+   * indexed (per the record's channel) for `findByDelivery`, for as long as the record itself lives.
+   */
+  setDelivery(id: string, delivery: Record<string, string>): Promise<void>;
+
+  /**
+   * The interaction whose delivered message has `ref` on `channel` (its `delivery.ref`), while it still resolves:
+   * how a reply that quotes a question message finds the question.
+   */
+  findByDelivery(channel: string, ref: string): Promise<StoredInteraction | null>;
+
+  /** Pending interactions, oldest first; the cursor stays right while others are added and resolved between pages. */
+  listPending(query: PendingQuery): Promise<PendingPage>;
+
+  /** Atomically removes and returns up to `max` ids whose deadline is at or before `nowMs`; each id goes to one caller. */
+  popDue(nowMs: number, max: number): Promise<string[]>;
+
+  /** Listens to every event on this store (from every process); returns the unsubscribe function. */
+  subscribe(listener: (event: InteractionEvent) => void): () => void;
+
+  /** Fixed-window counter shared by every process on the store (flood control). */
+  hitWindow(key: string, windowSeconds: number): Promise<FixedWindowHit>;
+
+  /** Throws when the store cannot be reached. */
+  ping(): Promise<void>;
+
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  /** How long an answered, expired or cancelled interaction (and its ticket) still resolves. */
+  idleTtlSeconds: number;
+}
