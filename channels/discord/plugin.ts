@@ -9,7 +9,7 @@ import type { WebhookResponse, WebhookRoute } from '../http.js';
 import { webhookRoutes } from '../pipeline.js';
 import { tellClosed, tellNotTaken } from '../replies.js';
 import type { Schema } from '../../forms/fields.js';
-import type { StoredInteraction, Surface } from '../../src/core/types.js';
+import type { StoredInteraction } from '../../src/core/types.js';
 
 export interface DiscordChannelOptions {
   botToken: string;
@@ -26,11 +26,8 @@ export const INTERACTIONS_PATH = '/channels/discord/interactions';
 /** The interaction response body askgate answers an interaction with (Discord's interaction callback). */
 export type InteractionResponse = Record<string, unknown>;
 
-/**
- * The surface of answers given on Discord. The core's `Surface` lists the platforms it was written with; an answer's
- * surface is stored and shown as a plain string, so Discord's carries its channel's name.
- */
-const DISCORD_SURFACE = 'discord' as string as Surface;
+/** The surface of answers given on Discord: the channel's name, as every channel's. */
+const DISCORD_SURFACE = 'discord';
 
 /** The reference a delivered message is indexed under: a message id within its channel. */
 export const messageRef = (channelId: string, messageId: string): string => `${channelId}:${messageId}`;
@@ -218,6 +215,8 @@ export class DiscordChannel implements ChannelPlugin {
       params: personParams(event.user, event),
       surface: DISCORD_SURFACE,
       answeredBy: whoIs(event.user),
+      // Just read above: the core checks and claims without reading it again.
+      record: stored,
     });
     if (outcome.kind === 'answered') return ACKNOWLEDGED;
     if (outcome.kind === 'invalid' && control.action === 'form_modal')
