@@ -148,7 +148,7 @@ export class DiscordChannel implements ChannelPlugin {
         parse: (rawBody) => [parseInteraction(rawBody)],
         dedupeKey: dedupeKeyOf,
         dispatch: async (event) => ({ status: 200, body: await this.handle(event, core) }),
-        ok: ALREADY_ACTED,
+        // Every dispatch answers; only a copy of an interaction already acted on reaches the pipeline's default.
         duplicate: ALREADY_ACTED,
       },
       (key) => core.firstSeen(key),
