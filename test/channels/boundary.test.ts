@@ -17,6 +17,7 @@ const FORBIDDEN = [
   /from ['"]@slack\//,
   /from ['"]twilio/,
   /from ['"]discord/,
+  /from ['"]@discordjs\//,
   /from ['"]express/,
 ];
 /**
@@ -40,7 +41,7 @@ describe('channel webhook and verify modules', () => {
   const webhooks = modules('webhook.ts');
 
   it('exist for every platform channel, a verify.ts beside every webhook.ts', () => {
-    for (const name of ['telegram', 'slack', 'whatsapp', 'twilio']) {
+    for (const name of ['telegram', 'slack', 'whatsapp', 'twilio', 'discord']) {
       expect(verifies).toContain(`${name}/verify.ts`);
       expect(webhooks).toContain(`${name}/webhook.ts`);
     }

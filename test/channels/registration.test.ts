@@ -8,7 +8,7 @@ import { createLogger } from '../../src/observability/logger.js';
 describe('channel registration', () => {
   it('installs every channel module once, by name', () => {
     const names = CHANNEL_MODULES.map((m) => m.name).sort();
-    expect(names).toEqual(['slack', 'telegram', 'twilio', 'web', 'whatsapp']);
+    expect(names).toEqual(['discord', 'slack', 'telegram', 'twilio', 'web', 'whatsapp']);
   });
 
   it('builds only the channels whose variables are set; the web chat is always on', async () => {
@@ -21,6 +21,12 @@ describe('channel registration', () => {
     );
     expect(withTelegram.map((p) => p.name).sort()).toEqual(['telegram', 'web']);
     await Promise.all(withTelegram.map((p) => p.close?.()));
+    const withDiscord = channelsFromConfig(
+      loadConfig({ DISCORD_BOT_TOKEN: 'token', DISCORD_PUBLIC_KEY: 'ab'.repeat(32), DISCORD_APPLICATION_ID: '1' }),
+      logger,
+    );
+    expect(withDiscord.map((p) => p.name).sort()).toEqual(['discord', 'web']);
+    await Promise.all(withDiscord.map((p) => p.close?.()));
   });
 
   it('reads a channel’s own variables all or nothing, naming the missing one', () => {

@@ -1,0 +1,226 @@
+import { DiscordClient } from './client.js';
+import { CALLBACK, CONTENT_MAX, EPHEMERAL_FLAG, clip } from './limits.js';
+import { formModal, formRefusal, readFormModal, textModal, TEXT_INPUT_ID } from './modal.js';
+import { renderOutcome, renderQuestion } from './render.js';
+import { verify } from './verify.js';
+import { decodeControlId, dedupeKeyOf, parseInteraction, type DiscordEvent, type DiscordUser } from './webhook.js';
+import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type ThreadRef } from '../contract.js';
+import type { WebhookResponse, WebhookRoute } from '../http.js';
+import { webhookRoutes } from '../pipeline.js';
+import { tellClosed, tellNotTaken } from '../replies.js';
+import type { Schema } from '../../forms/fields.js';
+import type { StoredInteraction } from '../../src/core/types.js';
+
+export interface DiscordChannelOptions {
+  botToken: string;
+  /** The application's Ed25519 public key (hex), from the Developer Portal. */
+  publicKey: string;
+  applicationId: string;
+  /** API root without the version, default `https://discord.com/api` (config: DISCORD_API_URL). */
+  apiUrl: string;
+}
+
+/** Where Discord posts interactions (the application's Interactions Endpoint URL). */
+export const INTERACTIONS_PATH = '/channels/discord/interactions';
+
+/** The interaction response body askgate answers an interaction with (Discord's interaction callback). */
+export type InteractionResponse = Record<string, unknown>;
+
+/** The surface of answers given on Discord: the channel's name, as every channel's. */
+const DISCORD_SURFACE = 'discord';
+
+/** The reference a delivered message is indexed under: a message id within its channel. */
+export const messageRef = (channelId: string, messageId: string): string => `${channelId}:${messageId}`;
+
+const ephemeral = (text: string): InteractionResponse => ({
+  type: CALLBACK.CHANNEL_MESSAGE_WITH_SOURCE,
+  data: { content: clip(text, CONTENT_MAX), flags: EPHEMERAL_FLAG, allowed_mentions: { parse: [] } },
+});
+/** Acknowledges a click or a submission without changing the message: the outcome edit follows the answer. */
+const ACKNOWLEDGED: InteractionResponse = { type: CALLBACK.DEFERRED_UPDATE_MESSAGE };
+/** The HTTP answer of an interaction askgate has already acted on: acknowledged, changing nothing. */
+const ALREADY_ACTED: WebhookResponse = { status: 200, body: ACKNOWLEDGED };
+
+/** Who acted, as the `params` of the answer. */
+function personParams(
+  user: DiscordUser | null,
+  event: Extract<DiscordEvent, { customId: string }>,
+): Record<string, string> {
+  const params: Record<string, string> = { interaction_id: event.id };
+  if (user !== null) {
+    params['user_id'] = user.id;
+    if (user.username !== null) params['user_name'] = user.username;
+    if (user.globalName !== null) params['display_name'] = user.globalName;
+  }
+  const channelId = event.channelId ?? event.message?.channelId ?? null;
+  if (channelId !== null) params['channel_id'] = channelId;
+  if (event.guildId !== null) params['guild_id'] = event.guildId;
+  if (event.message !== null) params['message_id'] = event.message.id;
+  return params;
+}
+
+const whoIs = (user: DiscordUser | null): string => `discord:${user?.username ?? user?.id ?? 'unknown'}`;
+
+/**
+ * Discord through its HTTP interactions and REST API (@discordjs/rest): questions become messages with buttons or
+ * string selects; text answers and forms are typed into modals opened by a button. Every answer arrives as a signed
+ * interaction at `POST /channels/discord/interactions`; askgate answers it in the HTTP response (a modal, an
+ * acknowledgement, or an ephemeral note to the person), and the outcome edit follows over REST.
+ */
+export class DiscordChannel implements ChannelPlugin {
+  readonly name = 'discord';
+  readonly surface = DISCORD_SURFACE;
+  readonly capabilities = {
+    supportsFormDelivery: true,
+    /**
+     * Why a form schema cannot be a Discord modal (the property and the reason); null when it can. `deliver` refuses
+     * such a question before posting (the asker's 502 names the property); a core that asks its channels this while
+     * checking an ask can refuse it with a 400 instead.
+     */
+    formRefusal: (schema: Schema) => formRefusal(schema),
+  };
+  readonly client: DiscordClient;
+
+  constructor(private readonly options: DiscordChannelOptions) {
+    this.client = new DiscordClient({ botToken: options.botToken, apiUrl: options.apiUrl });
+  }
+
+  async deliver(interaction: StoredInteraction): Promise<Record<string, string>> {
+    const target = /^(user:)?(\d{1,24})$/.exec(interaction.recipient ?? '');
+    if (target === null)
+      throw new ChannelError(
+        'discord',
+        'invalid',
+        'recipient must be a Discord channel id the bot can post in, or user:<user id> for a direct message.',
+      );
+    const snowflake = target[2] as string;
+    if (interaction.answer_format === 'form') {
+      const refusal = formRefusal(interaction.schema ?? {});
+      if (refusal !== null)
+        throw new ChannelError(
+          'discord',
+          'invalid',
+          `schema property "${refusal.property}" cannot be delivered on discord: ${refusal.reason}.`,
+        );
+    }
+    let body: ReturnType<typeof renderQuestion>;
+    try {
+      body = renderQuestion(interaction);
+    } catch (err) {
+      throw new ChannelError('discord', 'invalid', err instanceof Error ? err.message : String(err), null, {
+        cause: err,
+      });
+    }
+    // A direct message goes into the bot's DM channel with the user (the person must share a server with the bot).
+    const channelId = target[1] === undefined ? snowflake : await this.client.openDm(snowflake);
+    const sent = await this.client.createMessage(channelId, body);
+    return { channel_id: sent.channelId, message_id: sent.id, [DELIVERY_REF]: messageRef(sent.channelId, sent.id) };
+  }
+
+  async showOutcome(interaction: StoredInteraction): Promise<void> {
+    const channelId = interaction.delivery?.['channel_id'];
+    const messageId = interaction.delivery?.['message_id'];
+    if (channelId === undefined || messageId === undefined) return;
+    await this.client.editMessage(channelId, messageId, renderOutcome(interaction));
+  }
+
+  async postReply(thread: ThreadRef, text: string): Promise<Record<string, string>> {
+    const sent = await this.client.createMessage(
+      thread.recipient,
+      { content: clip(text, CONTENT_MAX) },
+      thread.replyToMessageId,
+    );
+    return { channel_id: sent.channelId, message_id: sent.id };
+  }
+
+  /**
+   * The Interactions Endpoint through the one pipeline: Ed25519 verify (401) → parse (400) → dedupe on Discord's
+   * interaction id → `handle`, whose interaction response (a PING's `{type: 1}`, a modal, an acknowledgement, an
+   * ephemeral note) is the HTTP answer.
+   */
+  webhooks(core: ChannelCore): WebhookRoute[] {
+    return webhookRoutes<DiscordEvent>(
+      {
+        channel: this.name,
+        path: INTERACTIONS_PATH,
+        secret: this.options.publicKey,
+        verify,
+        parse: (rawBody) => [parseInteraction(rawBody)],
+        dedupeKey: dedupeKeyOf,
+        dispatch: async (event) => ({ status: 200, body: await this.handle(event, core) }),
+        // Every dispatch answers; only a copy of an interaction already acted on reaches the pipeline's default.
+        duplicate: ALREADY_ACTED,
+      },
+      (key) => core.firstSeen(key),
+    );
+  }
+
+  close(): Promise<void> {
+    this.client.rest.clearHashSweeper();
+    this.client.rest.clearHandlerSweeper();
+    return Promise.resolve();
+  }
+
+  /** One verified interaction → the response Discord shows. Never throws for a refused answer. */
+  async handle(event: DiscordEvent, core: ChannelCore): Promise<InteractionResponse> {
+    if (event.kind === 'ping') return { type: CALLBACK.PONG };
+    if (event.kind === 'ignored') return ephemeral('askgate has no commands; answer its questions with their buttons.');
+    if (event.applicationId !== null && event.applicationId !== this.options.applicationId)
+      return ephemeral('This interaction is for another application.');
+    const control = decodeControlId(event.customId);
+    // A component of another feature of the same application: acknowledged, left alone.
+    if (control === null) return ACKNOWLEDGED;
+    const stored = await core.get(control.interactionId);
+    if (stored === null || stored.channel !== this.name) return ephemeral(tellClosed('unknown'));
+    // The control must sit on the message askgate delivered for that question (a modal submission carries it too).
+    const messageId = stored.delivery?.['message_id'];
+    if (event.message !== null && messageId !== undefined && event.message.id !== messageId)
+      return ephemeral(tellClosed('unknown'));
+    if (stored.status !== 'pending') return ephemeral(tellClosed(stored.status));
+
+    let answer: unknown;
+    switch (control.action) {
+      case 'answer':
+        return { type: CALLBACK.MODAL, data: textModal(stored) };
+      case 'form':
+        return { type: CALLBACK.MODAL, data: formModal(stored) };
+      case 'yes':
+      case 'no':
+        answer = control.action === 'yes';
+        break;
+      case 'choice':
+        answer = (stored.choices ?? [])[control.n];
+        break;
+      case 'menu': {
+        const index = Number(event.kind === 'component' ? event.values[0] : Number.NaN);
+        answer = Number.isInteger(index) ? (stored.choices ?? [])[index] : undefined;
+        break;
+      }
+      case 'text_modal':
+        answer = event.kind === 'modal' ? (event.fields.get(TEXT_INPUT_ID) ?? '') : undefined;
+        break;
+      case 'form_modal': {
+        if (event.kind !== 'modal' || stored.schema === null) return ephemeral(tellClosed('unknown'));
+        const read = readFormModal(stored.schema, event.fields);
+        if (!read.ok) return ephemeral(`${read.label}: ${read.error} Press “Open form” to try again.`);
+        answer = read.answer;
+        break;
+      }
+    }
+    if (answer === undefined) return ephemeral('That choice is not one of this question’s.');
+    const outcome = await core.offer({
+      interactionId: stored.id,
+      answer,
+      replyTo: { message_id: messageId ?? event.message?.id ?? '', status: stored.status, text: stored.question },
+      params: personParams(event.user, event),
+      surface: DISCORD_SURFACE,
+      answeredBy: whoIs(event.user),
+      // Just read above: the core checks and claims without reading it again.
+      record: stored,
+    });
+    if (outcome.kind === 'answered') return ACKNOWLEDGED;
+    if (outcome.kind === 'invalid' && control.action === 'form_modal')
+      return ephemeral(`That does not fill the form: ${outcome.message} Press “Open form” to try again.`);
+    return ephemeral(tellNotTaken(outcome));
+  }
+}
