@@ -9,9 +9,13 @@ import { ConfigError, type Config } from './config.js';
 import { EventHub } from './core/event-hub.js';
 import { InteractionService } from './core/interaction-service.js';
 import { CallbackService } from './core/callback-service.js';
+import { startConfirmations } from './confirmations/wiring.js';
 import { ANSWER_PATH, answerDoor, apiRouter } from './doors/api.js';
 import { answerFastPath } from './doors/answer-fast.js';
 import { callbackRouter } from './doors/callback.js';
+import { confirmationsRouter } from './doors/confirmations.js';
+import { presetsRouter } from './doors/presets.js';
+import { providerIngressRouter } from './doors/stripe-ingress.js';
 import { TokenAuthenticator } from './doors/auth.js';
 import { errorHandler } from './doors/error-status.js';
 import { healthRouter } from './doors/health.js';
@@ -90,6 +94,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   for (const plugin of plugins) channels.register(plugin);
   checkRouteChannels(config, plugins);
   const parks = await startParks(config, store, service, logger, options.workers ?? true, plugins);
+  const confirmations = await startConfirmations(config, store, service, logger, options.workers ?? true);
 
   const app = express();
   app.disable('x-powered-by');
@@ -100,6 +105,9 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   app.use(streamRouter(hub, auth));
   app.use(apiRouter(service, auth));
   app.use(runsRouter(service, parks.service, auth));
+  app.use(presetsRouter(confirmations.presets, auth));
+  app.use(confirmationsRouter(confirmations, auth));
+  app.use(providerIngressRouter(confirmations));
   app.use(inboxRouter());
   // Each channel's webhook (and, for web, its page and API) verifies its own requests; they sit before the 404.
   const conversations = parks.conversations;
@@ -171,6 +179,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       }
       await Promise.all(plugins.map((p) => p.close?.()));
       hub.close();
+      await confirmations.close();
       await parks.close();
       await store.close();
     },

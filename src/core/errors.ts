@@ -21,7 +21,10 @@ export type ErrorCode =
   | 'rate_limited'
   | 'timeout'
   | 'store_unavailable'
-  | 'not_implemented';
+  | 'not_implemented'
+  | 'fixed_by_preset'
+  | 'provider_failed'
+  | 'not_configured';
 
 export class AskgateError extends Error {
   readonly code: ErrorCode;
