@@ -31,7 +31,7 @@ export function depositPreset(reference: string): Record<string, unknown> {
  * A loopback proxy in front of the gateway, whose origin is INTERACTIONS_PUBLIC_BASE_URL. It can answer the next
  * N callback POSTs itself with 503 (a gateway behind a load balancer that is restarting).
  */
-export interface Proxy {
+export interface FrontProxy {
   readonly url: string;
   target: string | null;
   failCallbackPosts: number;
@@ -39,8 +39,8 @@ export interface Proxy {
   close(): Promise<void>;
 }
 
-export async function startProxy(): Promise<Proxy> {
-  const proxy: Proxy = {
+export async function startProxy(): Promise<FrontProxy> {
+  const proxy: FrontProxy = {
     url: '',
     target: null,
     failCallbackPosts: 0,

@@ -4,7 +4,7 @@ import { startFakeStripe, STRIPE_KEY, STRIPE_WHSEC, type FakeStripe } from '../f
 import { api } from '../helpers/http.js';
 import { spawnGateway, type GatewayProcess } from '../helpers/process.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
-import { ADMIN, AGENT, BRIDGE, depositPreset, runCli, startProxy, TOKENS, until, type Proxy } from './helpers.js';
+import { ADMIN, AGENT, BRIDGE, depositPreset, runCli, startProxy, TOKENS, until, type FrontProxy } from './helpers.js';
 
 /**
  * Confirmations end to end, with `askgate serve` and `askgate worker` as separate processes on one Redis, the
@@ -15,7 +15,7 @@ import { ADMIN, AGENT, BRIDGE, depositPreset, runCli, startProxy, TOKENS, until,
 
 let redis: RedisServerHandle;
 let stripe: FakeStripe;
-let proxy: Proxy;
+let proxy: FrontProxy;
 let serve: GatewayProcess;
 let worker: GatewayProcess;
 let agent: AskgateClient;
