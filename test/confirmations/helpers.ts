@@ -96,3 +96,15 @@ export async function until<T>(check: () => Promise<T | null> | T | null, what: 
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** A port the OS just handed out and released: the gateway binds it, so its public base URL is known in advance. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
