@@ -33,10 +33,13 @@ function clientFor(config: StripeConfig): Stripe | null {
 }
 
 /** The confirmation a completed session carries, or null when it carries no askgate callback URL. */
-export function confirmationOf(session: Session): CompletedConfirmation | null {
+export function confirmationOf(session: Session | undefined): CompletedConfirmation | null {
+  // A signed event is still data: an odd shape is "not a confirmation", never a crash.
+  if (session === null || typeof session !== 'object' || typeof session.id !== 'string') return null;
   const callbackUrl = session.metadata?.[CALLBACK_METADATA];
   if (typeof callbackUrl !== 'string' || callbackUrl === '') return null;
   const reference = session.client_reference_id ?? session.metadata?.['reference'] ?? '';
+  if (typeof reference !== 'string') return null;
   // A completed session is confirmed once it is paid (or needs no payment); an async method may still be unpaid.
   const paid = session.payment_status === 'paid' || session.payment_status === 'no_payment_required';
   return { session: session.id, callbackUrl, reference, decision: paid ? 'confirmed' : session.payment_status };
@@ -119,7 +122,7 @@ export class StripeCheckoutProvider implements ConfirmationProvider {
     const base = { eventId: event.id, signedAtSeconds: signedAt(header) };
     if (event.type !== 'checkout.session.completed')
       return { kind: 'ignored', ...base, reason: `${event.type} events are not confirmations; ignored.` };
-    const confirmation = confirmationOf(event.data.object);
+    const confirmation = confirmationOf((event.data as { object?: Session } | undefined)?.object);
     if (confirmation === null)
       return { kind: 'ignored', ...base, reason: `the session carries no ${CALLBACK_METADATA} metadata; ignored.` };
     return { kind: 'confirmation', ...base, confirmation };
