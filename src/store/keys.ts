@@ -24,7 +24,7 @@
  * | `tg:<bot>:pause`      | string | epoch ms before which the bot sends nothing (a bot-wide 429) | PX retry_after                   |
  * | `tg:<bot>:c:<chat>`   | string | epoch ms of a chat's next free send time (pacing or a 429)   | PX until that time               |
  * | `p:<name>`            | list   | every version of preset `<name>`, oldest first: JSON `{body, written_by, written_at}`; the version is the position + 1 | permanent |
- * | `seen:<key>`          | string | a seen-set claim, e.g. `stripe:<event id>` (src/confirmations/ingress.ts) | PX until the signature's tolerance ends |
+ * | `seen:<key>`          | string | a seen-set claim, e.g. `stripe_checkout:<event id>` (src/confirmations/ingress.ts) | PX until the signature's tolerance ends |
  * | `<queue>:...`         | BullMQ | the resume / handler / turn / reply queues, under `queuePrefix` | BullMQ's own                              |
  */
 export class Keys {
