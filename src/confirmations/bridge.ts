@@ -98,7 +98,8 @@ export async function postConfirmation(
       signal: AbortSignal.timeout(POST_TIMEOUT_MS),
     });
   } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
+    const cause = err instanceof Error ? (err.cause as { code?: unknown } | undefined) : undefined;
+    const why = typeof cause?.code === 'string' ? cause.code : err instanceof Error ? err.message : String(err);
     throw new BridgeFailure(`session ${confirmation.session}: the callback door is unreachable (${why}).`, null, true);
   }
   const text = await response.text().catch(() => '');

@@ -191,11 +191,19 @@ export class PresetService {
       throw new AskgateError('fixed_by_preset', `${taken} is fixed by preset ${name}; drop it from the request.`, {
         field: taken,
       });
-    const record = await this.deps.service.ask({ ...fields, ...fixed }, identity);
     const confirmation = preset.body.confirmation;
+    const provider = confirmation === undefined ? undefined : this.deps.providers.get(confirmation.provider);
+    if (confirmation !== undefined) {
+      // Refuse before a question exists that no party could ever act on.
+      const why =
+        provider === undefined
+          ? `provider ${confirmation.provider} is not known on this gateway.`
+          : provider.unavailable();
+      if (why !== null) throw new AskgateError('not_configured', why);
+    }
+    const record = await this.deps.service.ask({ ...fields, ...fixed }, identity);
     if (confirmation === undefined) return record;
     const { callback_url: callbackUrl, ...shown } = record;
-    const provider = this.deps.providers.get(confirmation.provider);
     try {
       if (provider === undefined || callbackUrl === undefined)
         throw new ProviderNotConfigured(`provider ${confirmation.provider} is not available on this gateway.`);

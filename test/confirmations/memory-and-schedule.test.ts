@@ -67,6 +67,25 @@ describe('on the in-memory store', () => {
   });
 });
 
+describe('without STRIPE_SECRET_KEY', () => {
+  it('a confirmation preset ask is 503 naming the variable, and no question is created', async () => {
+    const { STRIPE_SECRET_KEY: _, ...rest } = env(await freePort());
+    const gw = await startTestGateway(rest);
+    try {
+      expect((await api(gw.url, ADMIN).put('/api/presets/deposit', depositPreset('no-key'))).status).toBe(200);
+      const res = await api(gw.url, AGENT).post('/api/presets/deposit/ask', { timeout: 30 });
+      expect(res.status).toBe(503);
+      expect(res.json).toEqual({
+        error: 'not_configured',
+        message: 'STRIPE_SECRET_KEY is not set on this gateway; an operator must set it.',
+      });
+      expect((await api(gw.url, AGENT).get('/api/interactions')).json['items']).toEqual([]);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
 describe('on Redis', () => {
   it('two workers with ASKGATE_RECONCILE_EVERY install one reconcile scheduler with a fixed id', async () => {
     const shared = { REDIS_URL: redis.url, ASKGATE_REDIS_PREFIX: '{sched}:', ASKGATE_RECONCILE_EVERY: '900' };

@@ -65,9 +65,13 @@ export class StripeCheckoutProvider implements ConfirmationProvider {
     this.stripe = clientFor(config);
   }
 
+  unavailable(): string | null {
+    return this.stripe === null ? 'STRIPE_SECRET_KEY is not set on this gateway; an operator must set it.' : null;
+  }
+
   private client(): Stripe {
-    if (this.stripe === null)
-      throw new ProviderNotConfigured('STRIPE_SECRET_KEY is not set on this gateway; an operator must set it.');
+    const why = this.unavailable();
+    if (why !== null || this.stripe === null) throw new ProviderNotConfigured(why ?? 'no Stripe client.');
     return this.stripe;
   }
 

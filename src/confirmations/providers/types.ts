@@ -64,6 +64,8 @@ export interface ConfirmationProvider {
   readonly ingressPath: string;
   /** How long (s) a signed event stays acceptable after its timestamp; the seen-set keeps ids that long. */
   readonly toleranceSeconds: number;
+  /** Why this deployment cannot open confirmations with it (a variable unset), or null when it can. */
+  unavailable(): string | null;
   /** Opens the resource the party acts on. */
   open(request: OpenConfirmation): Promise<OpenedConfirmation>;
   /** The completed confirmations created at or after `sinceMs` that carry askgate's metadata. */
