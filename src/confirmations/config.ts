@@ -68,10 +68,22 @@ export function confirmationsConfig(env: Env, fail: Fail): ConfirmationsConfig {
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
+  const everySeconds = whole(env, 'ASKGATE_RECONCILE_EVERY', null, fail);
+  // A schedule that could never run is a mistake to stop on, not to log every tick.
+  if (everySeconds !== null && value(env, 'REDIS_URL') === null)
+    throw fail(
+      'ASKGATE_RECONCILE_EVERY',
+      'needs REDIS_URL: the schedule is a queue job on the workers; set REDIS_URL or unset it.',
+    );
+  if (everySeconds !== null && value(env, 'STRIPE_SECRET_KEY') === null)
+    throw fail(
+      'ASKGATE_RECONCILE_EVERY',
+      'needs STRIPE_SECRET_KEY to list completed sessions; set it or unset the schedule.',
+    );
   return {
     stripe: { secretKey: value(env, 'STRIPE_SECRET_KEY'), webhookSecrets: secrets, apiUrl: apiUrl(env, fail) },
     reconcile: {
-      everySeconds: whole(env, 'ASKGATE_RECONCILE_EVERY', null, fail),
+      everySeconds,
       lookbackHours: whole(env, 'ASKGATE_RECONCILE_LOOKBACK_HOURS', DEFAULT_LOOKBACK_HOURS, fail) as number,
       intervalMs: whole(env, 'ASKGATE_RECONCILE_INTERVAL_MS', DEFAULT_INTERVAL_MS, fail, true) as number,
     },

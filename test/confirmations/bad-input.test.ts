@@ -109,6 +109,21 @@ describe('the Stripe ingress', () => {
       json: { status: 'ignored', reason: 'invoice.paid events are not confirmations; ignored.' },
     });
   });
+
+  it('answers on async_payment_succeeded, after a completed-but-unpaid session', async () => {
+    const { id, session } = await askDeposit();
+    const completed = stripe.complete(session, { paymentStatus: 'unpaid' });
+    const paid = JSON.parse(completed.payload) as {
+      id: string;
+      type: string;
+      data: { object: { payment_status: string } };
+    };
+    paid.id = `${paid.id}_paid`;
+    paid.type = 'checkout.session.async_payment_succeeded';
+    paid.data.object.payment_status = 'paid';
+    expect((await stripe.deliver(stripe.sign(paid))).json).toEqual({ status: 'accepted' });
+    await until(async () => ((await statusOf(id)) === 'answered' ? true : null), 'the answer');
+  });
 });
 
 describe('the bridge', () => {

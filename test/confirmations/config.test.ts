@@ -15,6 +15,7 @@ describe('confirmation configuration', () => {
 
   it('reads several signing secrets for rotation, the schedule and the API base', () => {
     const { confirmations } = loadConfig({
+      REDIS_URL: 'redis://127.0.0.1:6379',
       STRIPE_WEBHOOK_SECRET: 'whsec_new, whsec_old',
       STRIPE_SECRET_KEY: 'sk_test_1',
       STRIPE_API_URL: 'http://127.0.0.1:4010/',
@@ -30,6 +31,12 @@ describe('confirmation configuration', () => {
     });
   });
 
+  it('stops when a schedule could not list sessions', () => {
+    expect(() => loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', ASKGATE_RECONCILE_EVERY: '900' })).toThrow(
+      /ASKGATE_RECONCILE_EVERY: needs STRIPE_SECRET_KEY/,
+    );
+  });
+
   it('accepts the admin scope on a token', () => {
     const config = loadConfig({ ASKGATE_TOKENS: '{"0123456789abcdef": {"identity": "ops", "scopes": ["admin"]}}' });
     expect([...(config.tokens.get('0123456789abcdef')?.scopes ?? [])]).toEqual(['admin']);
@@ -41,6 +48,7 @@ describe('confirmation configuration', () => {
     ['ASKGATE_RECONCILE_LOOKBACK_HOURS', '-3', /is not a positive whole number/],
     ['ASKGATE_RECONCILE_INTERVAL_MS', '1.5', /is not a whole number/],
     ['STRIPE_API_URL', 'api.stripe.com', /is not a URL/],
+    ['ASKGATE_RECONCILE_EVERY', '900', /needs REDIS_URL/],
     ['STRIPE_API_URL', 'ftp://api.stripe.com', /must be an http\(s\):\/\/ URL/],
   ])('stops with one line naming %s for %s', (variable, value, message) => {
     let error: unknown;

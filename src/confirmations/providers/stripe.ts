@@ -124,7 +124,8 @@ export class StripeCheckoutProvider implements ConfirmationProvider {
         `the Stripe-Signature does not match STRIPE_WEBHOOK_SECRET, or its timestamp is older than ${this.toleranceSeconds} s.`,
       );
     const base = { eventId: event.id, signedAtSeconds: signedAt(header) };
-    if (event.type !== 'checkout.session.completed')
+    // A delayed payment method completes the session unpaid, and Stripe sends async_payment_succeeded once it pays.
+    if (event.type !== 'checkout.session.completed' && event.type !== 'checkout.session.async_payment_succeeded')
       return { kind: 'ignored', ...base, reason: `${event.type} events are not confirmations; ignored.` };
     const confirmation = confirmationOf((event.data as { object?: Session } | undefined)?.object);
     if (confirmation === null)
