@@ -98,8 +98,16 @@ export async function postConfirmation(
       signal: AbortSignal.timeout(POST_TIMEOUT_MS),
     });
   } catch (err) {
-    const cause = err instanceof Error ? (err.cause as { code?: unknown } | undefined) : undefined;
-    const why = typeof cause?.code === 'string' ? cause.code : err instanceof Error ? err.message : String(err);
+    // fetch says "fetch failed"; the reason (ECONNREFUSED, a timeout) is in its cause.
+    const cause = err instanceof Error ? (err.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
+    const why =
+      typeof cause?.code === 'string'
+        ? cause.code
+        : typeof cause?.message === 'string'
+          ? cause.message
+          : err instanceof Error
+            ? err.message
+            : String(err);
     throw new BridgeFailure(`session ${confirmation.session}: the callback door is unreachable (${why}).`, null, true);
   }
   const text = await response.text().catch(() => '');
