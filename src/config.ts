@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Identity, Scope } from './core/types.js';
+import { confirmationsConfig, type ConfirmationsConfig } from './confirmations/config.js';
 import { RouteConfigError, parseRoutes, type Route } from './park/routes.js';
 import { DEFAULT_KEY_PREFIX } from './store/keys.js';
 
@@ -79,6 +80,8 @@ export interface Config {
   resumeBackoffMs: number;
   /** `ASKGATE_ROUTES`: which target a chat message that answers no question reaches (docs/parks.md, "Routes"). */
   routes: Route[];
+  /** Confirmations: STRIPE_*, TAI_BRIDGE_CALLBACK_SECRET and ASKGATE_RECONCILE_* (src/confirmations/config.ts). */
+  confirmations: ConfirmationsConfig;
   /**
    * A copy of the environment the config was read from. Webhook verifiers read the secret a question's binding
    * names (`secret_env`) from it at verify time, so a binding can name any deployment variable without a config
@@ -89,7 +92,7 @@ export interface Config {
 
 type Env = Record<string, string | undefined>;
 
-const SCOPES: readonly Scope[] = ['read', 'write', 'answer'];
+const SCOPES: readonly Scope[] = ['read', 'write', 'answer', 'admin'];
 
 function positiveInt(env: Env, name: string, fallback: number): number {
   const raw = env[name];
@@ -132,7 +135,7 @@ function parseTokens(raw: string): Map<string, Identity> {
     }
     const scopes = v['scopes'];
     if (!Array.isArray(scopes) || scopes.some((s) => !SCOPES.includes(s as Scope))) {
-      throw new ConfigError(name, `${where}: "scopes" must be a list drawn from "read", "write", "answer".`);
+      throw new ConfigError(name, `${where}: "scopes" must be a list drawn from "read", "write", "answer", "admin".`);
     }
     const secret = v['webhook_secret'];
     if (secret !== undefined && (typeof secret !== 'string' || !secret.startsWith('whsec_'))) {
@@ -309,6 +312,7 @@ export function loadConfig(env: Env = process.env): Config {
     resumeLockMs: positiveInt(env, 'ASKGATE_RESUME_LOCK_MS', 30_000),
     resumeBackoffMs: positiveInt(env, 'ASKGATE_RESUME_BACKOFF_MS', 1_000),
     routes: routesOf(optional(env, 'ASKGATE_ROUTES'), tokens, redisUrl),
+    confirmations: confirmationsConfig(env, (variable, message) => new ConfigError(variable, message)),
     env: Object.freeze({ ...env }),
   };
 }

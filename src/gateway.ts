@@ -10,9 +10,13 @@ import { ConfigError, type Config } from './config.js';
 import { EventHub } from './core/event-hub.js';
 import { InteractionService } from './core/interaction-service.js';
 import { CallbackService } from './core/callback-service.js';
+import { startConfirmations } from './confirmations/wiring.js';
 import { ANSWER_PATH, answerDoor, apiRouter } from './doors/api.js';
 import { answerFastPath } from './doors/answer-fast.js';
 import { callbackRouter } from './doors/callback.js';
+import { confirmationsRouter } from './doors/confirmations.js';
+import { presetsRouter } from './doors/presets.js';
+import { providerIngressRouter } from './doors/stripe-ingress.js';
 import { TokenAuthenticator } from './doors/auth.js';
 import { errorHandler } from './doors/error-status.js';
 import { healthRouter } from './doors/health.js';
@@ -117,6 +121,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   });
   parks.startWorkers(service);
   const callbacks = new CallbackService({ store, service, verifiers, env: config.env, logger });
+  const confirmations = await startConfirmations(config, store, service, logger, options.workers ?? true, connections);
 
   const app = express();
   app.disable('x-powered-by');
@@ -127,6 +132,9 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   app.use(streamRouter(hub, auth));
   app.use(apiRouter(service, auth));
   app.use(runsRouter(service, parks.service, auth));
+  app.use(presetsRouter(confirmations.presets, auth));
+  app.use(confirmationsRouter(confirmations, auth));
+  app.use(providerIngressRouter(confirmations));
   app.use(inboxRouter());
   app.use(landingRouter({ store: store.kind, channels: channels.names() }));
   // Every channel's declared webhooks (and, for web, its page and API) verify their own requests; before the 404.
@@ -200,6 +208,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       }
       await Promise.all(plugins.map((p) => p.close?.()));
       hub.close();
+      await confirmations.close();
       await parks.close();
       await store.close();
       await connections?.close();

@@ -18,7 +18,7 @@ function printBanner(config: Config, baseUrl: string | null, role: Role, devToke
   const lines = [`askgate ${role === 'all' ? 'gateway' : role} started on the ${describeStore(config)}`];
   if (baseUrl !== null) lines.push(`askgate listening on ${baseUrl}`);
   if (config.devToken !== null) {
-    lines.push('dev mode: ASKGATE_TOKENS is unset, so this one token has every scope (read, write, answer):');
+    lines.push('dev mode: ASKGATE_TOKENS is unset, so this one token has every scope (read, write, answer, admin):');
     lines.push(`  ASKGATE_TOKEN=${config.devToken}`);
     if (devTokenNote !== null) lines.push(devTokenNote);
     if (baseUrl !== null) lines.push(`  inbox: ${baseUrl}/inbox#token=${config.devToken}`);

@@ -30,6 +30,7 @@ describe('configuration from the environment', () => {
     expect(config.callbackRate).toEqual({ limit: 60, windowSeconds: 60 });
     expect(config.devToken).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect([...(config.tokens.get(config.devToken as string)?.scopes ?? [])].sort()).toEqual([
+      'admin',
       'answer',
       'read',
       'write',
@@ -49,8 +50,8 @@ describe('configuration from the environment', () => {
     ],
     [
       'ASKGATE_TOKENS',
-      { ASKGATE_TOKENS: '{"0123456789abcdef": {"identity": "a", "scopes": ["admin"]}}' },
-      /"scopes" must be a list/,
+      { ASKGATE_TOKENS: '{"0123456789abcdef": {"identity": "a", "scopes": ["superuser"]}}' },
+      /"scopes" must be a list drawn from "read", "write", "answer", "admin"/,
     ],
     [
       'ASKGATE_TOKENS',

@@ -17,11 +17,20 @@ export type Entries = PostedEntries;
 
 /**
  * The answer in a JSON body. An external question takes the body itself: the outside system's payload is the
- * answer, verbatim (it cannot be asked to wrap it). Every other format takes `{"answer": <value>}`, exactly as the
- * authenticated answer door does.
+ * answer, verbatim (it cannot be asked to wrap it) — except a JSON object whose only key is `answer`, which is the
+ * envelope askgate's own bridge (and any script) sends, and is unwrapped. Every other format takes
+ * `{"answer": <value>}`, exactly as the authenticated answer door does.
  */
 export function answerFromJson(question: Question, body: unknown): unknown {
-  return formatOf(question.answer_format).wholeBody ? body : unwrapAnswer(body);
+  if (!formatOf(question.answer_format).wholeBody) return unwrapAnswer(body);
+  // The bridge (and any sender that wraps) posts {"answer": <payload>}; an outside system's own body is taken as is.
+  return isEnvelope(body) ? body.answer : body;
+}
+
+function isEnvelope(body: unknown): body is { answer: unknown } {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
+  const keys = Object.keys(body);
+  return keys.length === 1 && keys[0] === 'answer';
 }
 
 /** The value of an `{"answer": <value>}` body (the answer door's and the callback door's); anything else is a 400. */

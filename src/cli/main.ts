@@ -2,7 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { describeError, EXIT } from './context.js';
+import { confirmationsCommand } from './confirmations.js';
 import { interactionsCommand } from './interactions.js';
+import { presetsCommand } from './presets.js';
 
 /**
  * The `askgate` command: the gateway's processes (`start`, `serve`, `worker`) and the `interactions` client.
@@ -66,6 +68,8 @@ Examples:
     .addHelpText('after', '\nExamples:\n  $ REDIS_URL=redis://127.0.0.1:6379 askgate worker\n')
     .action(() => runServer('runWorker'));
   program.addCommand(interactionsCommand());
+  program.addCommand(presetsCommand());
+  program.addCommand(confirmationsCommand());
   // Commands built apart (interactions.ts) do not inherit settings; give every level the same error hint.
   const hintEverywhere = (command: Command): void => {
     command.showHelpAfterError('(add --help for usage and examples)');

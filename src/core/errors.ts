@@ -21,7 +21,10 @@ export type ErrorCode =
   | 'rate_limited'
   | 'timeout'
   | 'store_unavailable'
-  | 'not_implemented';
+  | 'not_implemented'
+  | 'fixed_by_preset'
+  | 'provider_failed'
+  | 'not_configured';
 
 /** A refusal as data: its code, the field it is about (a JSON path; `(root)` for the whole answer) and the reason. */
 export interface Refusal {

@@ -135,10 +135,36 @@ export interface Store {
   /** Fixed-window counter shared by every process on the store (flood control). */
   hitWindow(key: string, windowSeconds: number): Promise<FixedWindowHit>;
 
+  /**
+   * Appends a new version of preset `name` (every write is kept); concurrent writers get distinct numbers.
+   * Resolves with the new version's number.
+   */
+  appendPreset(name: string, entry: Omit<PresetVersion, 'version'>): Promise<number>;
+
+  /** Every version of preset `name`, oldest first; empty when none was ever written. */
+  presetVersions(name: string): Promise<PresetVersion[]>;
+
+  /**
+   * Claims `key` for `ttlMs`: true for the first caller, false while the claim is held (a seen-set, e.g. of
+   * webhook event ids). Shared by every process on the store.
+   */
+  markSeen(key: string, ttlMs: number): Promise<boolean>;
+
+  /** Drops a `markSeen` claim, when the work it guarded could not be handed on and must be accepted again. */
+  unmarkSeen(key: string): Promise<void>;
+
   /** Throws when the store cannot be reached. */
   ping(): Promise<void>;
 
   close(): Promise<void>;
+}
+
+/** One stored version of a preset: the body as written, who wrote it and when. Versions count from 1. */
+export interface PresetVersion {
+  version: number;
+  body: Record<string, unknown>;
+  written_by: string;
+  written_at: string;
 }
 
 export interface StoreOptions {

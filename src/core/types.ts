@@ -95,6 +95,8 @@ export interface InteractionRecord {
   resolved_at: string | null;
   /** Present only in the response to the ask itself; the store keeps a hash of the ticket. */
   callback_url?: string;
+  /** Present only in the response to an ask through a confirmation preset: the provider's page for the party. */
+  confirmation_url?: string;
 }
 
 /**
@@ -126,4 +128,5 @@ export interface Identity {
   webhookSecret: string | null;
 }
 
-export type Scope = 'read' | 'write' | 'answer';
+/** `admin` writes presets and runs reconciliation: an operator's scope, never an agent's. */
+export type Scope = 'read' | 'write' | 'answer' | 'admin';

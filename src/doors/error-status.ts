@@ -8,6 +8,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   invalid_json: 400,
   invalid_answer: 400,
   unknown_channel: 400,
+  fixed_by_preset: 400,
   payload_too_large: 413,
   unauthorized: 401,
   verifier_refused: 401,
@@ -20,7 +21,9 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   verifier_unavailable: 500,
   not_implemented: 501,
   channel_delivery_failed: 502,
+  provider_failed: 502,
   store_unavailable: 503,
+  not_configured: 503,
   timeout: 504,
 };
 

@@ -133,6 +133,27 @@ export class AskgateClient {
   }
 
   /**
+   * Asks through a preset (`POST /api/presets/{name}/ask`) with only the fields it leaves open, and blocks like
+   * `ask` until the answer. A confirmation preset's record carries `confirmation_url` (the page for the party):
+   * read it in `onCreated` and hand it on. Passing a field the preset fixes is a 400 `fixed_by_preset`.
+   */
+  async askPreset<T = unknown>(
+    name: string,
+    fields: Record<string, unknown> = {},
+    options: AskOptions = {},
+  ): Promise<AskAnswer<T>> {
+    const path = `/api/presets/${encodeURIComponent(name)}/ask`;
+    const created = await this.#create(fields, options.signal, path);
+    options.onCreated?.(created.record);
+    return (await this.#waitFor(created.record, options.signal)) as AskAnswer<T>;
+  }
+
+  /** A JSON request to any door with this client's token (the admin doors of presets and confirmations use it). */
+  async request<T = unknown>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
+    return this.#json<T>(method, path, { body, signal: options.signal });
+  }
+
+  /**
    * Creates an interaction without waiting (`POST /api/interactions`) and returns its record, with `callback_url`
    * when one was minted (only this response shows it). Wait for it later with `wait(id)`.
    */
@@ -245,10 +266,11 @@ export class AskgateClient {
   }
 
   async #create(
-    body: AskBody,
+    body: AskBody | Record<string, unknown>,
     signal: AbortSignal | undefined,
+    path = '/api/interactions',
   ): Promise<{ record: InteractionRecord; suspended: boolean }> {
-    const created = await this.#json<Record<string, unknown>>('POST', '/api/interactions', { body, signal });
+    const created = await this.#json<Record<string, unknown>>('POST', path, { body, signal });
     // The contract says an async ask returns "the record and suspended: true"; accept it beside the record's
     // fields or as a wrapper `{suspended, interaction}`, so either reading of it works.
     const wrapped = created['interaction'];

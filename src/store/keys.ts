@@ -23,6 +23,8 @@
  * | `tg:<bot>:slots`      | zset   | Telegram send slots reserved by every process of one bot | PEXPIRE a minute past its last slot |
  * | `tg:<bot>:pause`      | string | epoch ms before which the bot sends nothing (a bot-wide 429) | PX retry_after                   |
  * | `tg:<bot>:c:<chat>`   | string | epoch ms of a chat's next free send time (pacing or a 429)   | PX until that time               |
+ * | `p:<name>`            | list   | every version of preset `<name>`, oldest first: JSON `{body, written_by, written_at}`; the version is the position + 1 | permanent |
+ * | `seen:<key>`          | string | a seen-set claim, e.g. `stripe_checkout:<event id>` (src/confirmations/ingress.ts) | PX until the signature's tolerance ends |
  * | `<queue>:...`         | BullMQ | the resume / completed / handler-<name> / turn / reply queues (src/queue/queues.ts), under `queuePrefix` | BullMQ's own; completed jobs kept a day |
  *
  * The SDK continuation worker (src/sdk/worker.ts) uses `queuePrefix` alone: it reaches the gateway only through the
@@ -124,6 +126,16 @@ export class Keys {
   /** Telegram pacing: one chat's next free send time. */
   telegramChat(botId: string, chatId: string): string {
     return `${this.prefix}tg:${botId}:c:${chatId}`;
+  }
+
+  /** Every version of one preset (a list, appended with RPUSH). */
+  preset(name: string): string {
+    return `${this.prefix}p:${name}`;
+  }
+
+  /** One seen-set claim (SET NX PX). */
+  seen(key: string): string {
+    return `${this.prefix}seen:${key}`;
   }
 
   /**

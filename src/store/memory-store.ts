@@ -8,6 +8,7 @@ import type {
   FixedWindowHit,
   PendingPage,
   PendingQuery,
+  PresetVersion,
   Resolution,
   ResolveOutcome,
   Store,
@@ -46,6 +47,9 @@ export class MemoryStore implements Store {
   private readonly deadlines = new SortedIndex();
   private readonly windows = new Map<string, { count: number; endsAt: number }>();
   private readonly listeners = new ListenerSet();
+  private readonly presets = new Map<string, PresetVersion[]>();
+  /** Seen-set claims: key → until when (epoch ms). */
+  private readonly seen = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
   private seq = 0;
 
@@ -147,6 +151,30 @@ export class MemoryStore implements Store {
     counter.count += 1;
     this.windows.set(slot, counter);
     return { count: counter.count, resetInSeconds: resetIn(counter.endsAt - now, windowSeconds) };
+  }
+
+  async appendPreset(name: string, entry: Omit<PresetVersion, 'version'>): Promise<number> {
+    const versions = this.presets.get(name) ?? [];
+    // A JSON copy, so a caller changing its object later cannot change the stored version.
+    versions.push(JSON.parse(JSON.stringify({ ...entry, version: versions.length + 1 })) as PresetVersion);
+    this.presets.set(name, versions);
+    return versions.length;
+  }
+
+  async presetVersions(name: string): Promise<PresetVersion[]> {
+    return JSON.parse(JSON.stringify(this.presets.get(name) ?? [])) as PresetVersion[];
+  }
+
+  async markSeen(key: string, ttlMs: number): Promise<boolean> {
+    const now = Date.now();
+    for (const [k, until] of this.seen) if (until <= now) this.seen.delete(k);
+    if (this.seen.has(key)) return false;
+    this.seen.set(key, now + Math.max(1, ttlMs));
+    return true;
+  }
+
+  async unmarkSeen(key: string): Promise<void> {
+    this.seen.delete(key);
   }
 
   async ping(): Promise<void> {}

@@ -8,6 +8,7 @@ export type {
   FixedWindowHit,
   PendingPage,
   PendingQuery,
+  PresetVersion,
   Resolution,
   ResolveOutcome,
   SettledRun,

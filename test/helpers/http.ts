@@ -8,6 +8,7 @@ export interface ApiResponse {
 export interface Api {
   get(path: string): Promise<ApiResponse>;
   post(path: string, body: unknown): Promise<ApiResponse>;
+  put(path: string, body: unknown): Promise<ApiResponse>;
   delete(path: string): Promise<ApiResponse>;
 }
 
@@ -29,5 +30,10 @@ export function api(baseUrl: string, token: string): Api {
     }
     return { status: res.status, json, headers: res.headers };
   };
-  return { get: (p) => call('GET', p), post: (p, b) => call('POST', p, b), delete: (p) => call('DELETE', p) };
+  return {
+    get: (p) => call('GET', p),
+    post: (p, b) => call('POST', p, b),
+    put: (p, b) => call('PUT', p, b),
+    delete: (p) => call('DELETE', p),
+  };
 }

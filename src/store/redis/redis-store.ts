@@ -11,6 +11,7 @@ import type {
   FixedWindowHit,
   PendingPage,
   PendingQuery,
+  PresetVersion,
   Resolution,
   ResolveOutcome,
   SettledRun,
@@ -294,6 +295,25 @@ export class RedisStore implements Store {
       this.client.askgateHitWindow(this.keys.window(key, window.start), window.endsAtMs),
     );
     return { count, resetInSeconds: resetIn(window.endsAtMs - now, windowSeconds) };
+  }
+
+  async appendPreset(name: string, entry: Omit<PresetVersion, 'version'>): Promise<number> {
+    // RPUSH answers the list's new length, which is the new version's number: one atomic step, no counter.
+    return this.run(() => this.client.rpush(this.keys.preset(name), JSON.stringify(entry)));
+  }
+
+  async presetVersions(name: string): Promise<PresetVersion[]> {
+    const items = await this.run(() => this.client.lrange(this.keys.preset(name), 0, -1));
+    return items.map((item, i) => ({ version: i + 1, ...(JSON.parse(item) as Omit<PresetVersion, 'version'>) }));
+  }
+
+  async markSeen(key: string, ttlMs: number): Promise<boolean> {
+    const set = await this.run(() => this.client.set(this.keys.seen(key), '1', 'PX', Math.max(1, ttlMs), 'NX'));
+    return set === 'OK';
+  }
+
+  async unmarkSeen(key: string): Promise<void> {
+    await this.run(() => this.client.del(this.keys.seen(key)));
   }
 
   async ping(): Promise<void> {
