@@ -91,8 +91,10 @@ export async function startConfirmations(
   const prefix = connections?.keys.queuePrefix ?? '';
   const queues = connection === null ? null : new ConfirmQueues(connection, prefix);
   let consumers: ConfirmWorkers | null = null;
-  // BullMQ gives each worker its own blocking duplicate of the queue connection.
-  if (queues !== null && connection !== null && workers) {
+  // BullMQ gives each worker its own blocking duplicate of the queue connection: a worker process opens them only
+  // when a provider is set up here (ASKGATE_RECONCILE_EVERY without one stops the process at start).
+  const inUse = [...providers.values()].some((provider) => provider.inUse());
+  if (queues !== null && connection !== null && workers && inUse) {
     consumers = new ConfirmWorkers({
       connection,
       prefix,

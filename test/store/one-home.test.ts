@@ -154,6 +154,16 @@ describe('connections a process opens', () => {
     await settlesAt(0);
   });
 
+  it('worker with a confirmation provider: two more, for the bridge and reconcile workers', async () => {
+    const gateway = await createGateway(env({ STRIPE_WEBHOOK_SECRET: 'whsec_one_home' }), { workers: true });
+    try {
+      await settlesAt(7);
+    } finally {
+      await gateway.close();
+    }
+    await settlesAt(0);
+  });
+
   it('an SDK worker: the BullMQ connection, plus a blocking connection per handler', async () => {
     const worker = await startWorker({
       redisUrl: redis.url,

@@ -65,6 +65,10 @@ export class StripeCheckoutProvider implements ConfirmationProvider {
     this.stripe = clientFor(config);
   }
 
+  inUse(): boolean {
+    return this.config.secretKey !== null || this.config.webhookSecrets.length > 0;
+  }
+
   unavailable(): string | null {
     return this.stripe === null ? 'STRIPE_SECRET_KEY is not set on this gateway; an operator must set it.' : null;
   }

@@ -64,6 +64,8 @@ export interface ConfirmationProvider {
   readonly ingressPath: string;
   /** How long (s) a signed event stays acceptable after its timestamp; the seen-set keeps ids that long. */
   readonly toleranceSeconds: number;
+  /** Whether any of its settings is set on this gateway: only then do the workers run its bridge and reconcile. */
+  inUse(): boolean;
   /** Why this deployment cannot open confirmations with it (a variable unset), or null when it can. */
   unavailable(): string | null;
   /** Opens the resource the party acts on. */
