@@ -78,6 +78,12 @@ export interface Config {
   resumeLockMs: number;
   /** First retry delay of a failed continuation (ms), doubled per attempt with jitter. `ASKGATE_RESUME_BACKOFF_MS`, default 1000. */
   resumeBackoffMs: number;
+  /**
+   * `ASKGATE_WEBHOOK_ALLOW_PRIVATE`: resume and route webhooks may reach loopback, private, link-local and metadata
+   * addresses (development only). Unset, a literal such address is refused at ask (or config) time and a host name
+   * that resolves to one is refused where the send connects.
+   */
+  webhookAllowPrivate: boolean;
   /** `ASKGATE_ROUTES`: which target a chat message that answers no question reaches (docs/parks.md, "Routes"). */
   routes: Route[];
   /** Confirmations: STRIPE_*, TAI_BRIDGE_CALLBACK_SECRET and ASKGATE_RECONCILE_* (src/confirmations/config.ts). */
@@ -101,6 +107,14 @@ function positiveInt(env: Env, name: string, fallback: number): number {
     throw new ConfigError(name, `"${raw}" is not a positive whole number; set it to e.g. ${fallback}.`);
   }
   return Number(raw);
+}
+
+/** A switch: unset, empty, "0" or "false" is off; "1" or "true" is on; anything else is refused by name. */
+function flag(env: Env, name: string): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '' || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  throw new ConfigError(name, `"${env[name]}" is not a switch; set it to 1 (on) or leave it unset (off).`);
 }
 
 function optional(env: Env, name: string): string | null {
@@ -222,11 +236,16 @@ function templateName(raw: string | null): string | null {
 }
 
 /** A route's turn and late reply travel as BullMQ jobs, and its run parks: both need Redis. */
-function routesOf(raw: string | null, tokens: Map<string, Identity>, redisUrl: string | null): Route[] {
+function routesOf(
+  raw: string | null,
+  tokens: Map<string, Identity>,
+  redisUrl: string | null,
+  allowPrivateWebhooks: boolean,
+): Route[] {
   if (raw === null) return [];
   let routes: Route[];
   try {
-    routes = parseRoutes(raw, tokens);
+    routes = parseRoutes(raw, tokens, allowPrivateWebhooks);
   } catch (err) {
     if (!(err instanceof RouteConfigError)) throw err;
     // parseRoutes names the variable (and the route) itself; strip the name so ConfigError does not repeat it.
@@ -264,6 +283,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const prefix = optional(env, 'ASKGATE_REDIS_PREFIX') ?? DEFAULT_KEY_PREFIX;
   const redisUrl = parseRedisUrl(optional(env, 'REDIS_URL'));
+  const webhookAllowPrivate = flag(env, 'ASKGATE_WEBHOOK_ALLOW_PRIVATE');
   return {
     port,
     host,
@@ -311,7 +331,8 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
     resumeLockMs: positiveInt(env, 'ASKGATE_RESUME_LOCK_MS', 30_000),
     resumeBackoffMs: positiveInt(env, 'ASKGATE_RESUME_BACKOFF_MS', 1_000),
-    routes: routesOf(optional(env, 'ASKGATE_ROUTES'), tokens, redisUrl),
+    webhookAllowPrivate,
+    routes: routesOf(optional(env, 'ASKGATE_ROUTES'), tokens, redisUrl, webhookAllowPrivate),
     confirmations: confirmationsConfig(env, (variable, message) => new ConfigError(variable, message)),
     env: Object.freeze({ ...env }),
   };

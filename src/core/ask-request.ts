@@ -10,6 +10,7 @@ import {
   type VerifierBinding,
 } from './types.js';
 import { checkChannelFormSubset } from '../../forms/subset.js';
+import { literalWebhookRefusal } from './network-address.js';
 
 /** A validated ask: every field of the contract's ask body, defaults applied. */
 export interface AskRequest {
@@ -47,6 +48,8 @@ export interface AskContext {
   /** The registered channel of that name, or undefined. */
   channel(name: string): ChannelCapabilities | undefined;
   registeredChannels(): string[];
+  /** ASKGATE_WEBHOOK_ALLOW_PRIVATE: a resume webhook may name a loopback, private or link-local address. */
+  allowPrivateWebhooks?: boolean;
 }
 
 const KNOWN_FIELDS = new Set([
@@ -101,7 +104,7 @@ function oneOf<T extends string>(
   return v as T;
 }
 
-function parseRun(raw: unknown): RunSpec {
+function parseRun(raw: unknown, allowPrivateWebhooks: boolean): RunSpec {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
     throw invalid('run', 'run must be an object {"run_id", "resume", "kind"?, "parent_run_id"?, "state"?}.');
   const r = raw as Record<string, unknown>;
@@ -128,6 +131,8 @@ function parseRun(raw: unknown): RunSpec {
     const url = (resume as Record<string, string>)['webhook'] as string;
     if (!/^https?:\/\//.test(url))
       throw invalid('run.resume.webhook', 'run.resume.webhook must be an absolute http(s):// URL.');
+    const refusal = allowPrivateWebhooks ? null : literalWebhookRefusal(url);
+    if (refusal !== null) throw invalid('run.resume.webhook', `run.resume.webhook ${refusal}`);
     parsedResume = { webhook: url };
   } else if (
     resume !== null &&
@@ -214,7 +219,7 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
   let timeout: number | null = null;
   let expiry_at: Date | null = null;
   let run: RunSpec | null = null;
-  if (body['run'] !== undefined) run = parseRun(body['run']);
+  if (body['run'] !== undefined) run = parseRun(body['run'], ctx.allowPrivateWebhooks === true);
   if (mode === 'sync') {
     if (body['expiry_at'] !== undefined)
       throw invalid('expiry_at', 'expiry_at goes with mode "async" only; a sync ask takes timeout.');
@@ -223,6 +228,12 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
     if (t === undefined || t === null) timeout = ctx.defaultTimeoutSeconds;
     else if (typeof t !== 'number' || !Number.isFinite(t) || t <= 0)
       throw invalid('timeout', 'timeout must be a number of seconds greater than 0.');
+    else if (t > ctx.retentionWaitingMinutes * 60)
+      // Bounded before it becomes a deadline: a huge number would overflow a Date and a Redis score.
+      throw invalid(
+        'timeout',
+        `timeout is ${t} seconds; at most ${ctx.retentionWaitingMinutes * 60} (the retention horizon) are allowed.`,
+      );
     else timeout = t;
   } else {
     if (body['timeout'] !== undefined)
@@ -283,6 +294,12 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
     }
   } else if (recipient !== null) {
     throw invalid('recipient', 'recipient goes with channel; name the channel to deliver to.');
+  }
+  if (to === 'caller') {
+    // The caller answers through the API as its parent run's identity; a public callback page would let anyone.
+    if (answer_format === 'external')
+      throw invalid('answer_format', 'an ask to the caller has no callback URL, so it cannot be "external".');
+    if (link) throw invalid('link', 'an ask to the caller has no callback URL; drop link or set it to false.');
   }
   if (to === 'caller' && run?.parent_run_id == null) {
     throw invalid('run.parent_run_id', 'an ask to the caller needs run.parent_run_id: the run that answers it.');

@@ -83,6 +83,7 @@ export class InteractionService {
       idleTtlSeconds: settings.idleTtlSeconds,
       channel: (name) => channels.get(name)?.capabilities,
       registeredChannels: () => channels.names(),
+      allowPrivateWebhooks: settings.webhookAllowPrivate === true,
     };
   }
 

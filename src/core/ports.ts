@@ -49,6 +49,8 @@ export interface CoreSettings {
   retentionWaitingMinutes: number;
   /** How long a resolved interaction stays readable, in seconds. */
   idleTtlSeconds: number;
+  /** A resume webhook may name a loopback, private or link-local address (development only); absent: refused. */
+  webhookAllowPrivate?: boolean;
 }
 
 /** A chat channel as the core sees it: it names itself, says what it can deliver, delivers and shows outcomes. */

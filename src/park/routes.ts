@@ -1,4 +1,5 @@
 import { HANDLER_NAME } from '../queue/queues.js';
+import { literalWebhookRefusal } from '../core/network-address.js';
 import type { Identity } from '../core/types.js';
 
 /**
@@ -40,7 +41,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-function parseTarget(raw: unknown, where: string, identity: Identity): RouteTarget {
+function parseTarget(raw: unknown, where: string, identity: Identity, allowPrivate: boolean): RouteTarget {
   if (!isObject(raw)) return fail(where, '"target" must be {"webhook": "<https url>"} or {"handler": "<name>"}.');
   if (typeof raw['webhook'] === 'string' && Object.keys(raw).length === 1) {
     let url: URL | null = null;
@@ -51,6 +52,8 @@ function parseTarget(raw: unknown, where: string, identity: Identity): RouteTarg
     }
     if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:'))
       return fail(where, `"target.webhook" "${raw['webhook']}" is not an http(s) URL.`);
+    const refusal = allowPrivate ? null : literalWebhookRefusal(raw['webhook']);
+    if (refusal !== null) return fail(where, `"target.webhook" ${refusal}`);
     // The turn is signed like a resume webhook, with the route identity's secret.
     if (identity.webhookSecret === null)
       return fail(
@@ -77,7 +80,7 @@ function parseReply(raw: unknown, where: string): ReplyMapping {
 }
 
 /** Parses ASKGATE_ROUTES against the identities of ASKGATE_TOKENS. Throws RouteConfigError (one line). */
-export function parseRoutes(raw: string, tokens: ReadonlyMap<string, Identity>): Route[] {
+export function parseRoutes(raw: string, tokens: ReadonlyMap<string, Identity>, allowPrivateWebhooks = false): Route[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -116,7 +119,7 @@ export function parseRoutes(raw: string, tokens: ReadonlyMap<string, Identity>):
       channel: channel as string,
       chat: chat as string | null,
       identity: (identity as Identity).name,
-      target: parseTarget(entry['target'], where, identity as Identity),
+      target: parseTarget(entry['target'], where, identity as Identity, allowPrivateWebhooks),
       reply: parseReply(entry['reply'], where),
     };
     if (routes.some((r) => r.name === route.name))

@@ -63,6 +63,7 @@ export async function startParks(
         channels,
         tokens: config.tokens,
         logger,
+        outbound: { allowPrivate: config.webhookAllowPrivate },
         lockMs: config.resumeLockMs,
         backoffMs: config.resumeBackoffMs,
       });
@@ -90,6 +91,7 @@ export async function startParks(
         producer,
         tokens: config.tokens,
         logger,
+        outbound: { allowPrivate: config.webhookAllowPrivate },
         lockMs: config.resumeLockMs,
         backoffMs: config.resumeBackoffMs,
         // A webhook-resumed run reached over chat: its output becomes the reply of this park, posted by a reply job.

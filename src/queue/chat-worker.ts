@@ -6,6 +6,7 @@ import type { Logger } from '../observability/logger.js';
 import { turnThread, type ConversationTurnPayload } from '../park/continuation.js';
 import { mapReply, type Route } from '../park/routes.js';
 import { REPLY_QUEUE, TURN_QUEUE, backoffDelay, type ReplyJobData, type ResumeProducer } from './queues.js';
+import type { OutboundPolicy } from './outbound.js';
 import { parseOutput, postWebhook } from './webhook.js';
 
 export interface ChatWorkerOptions {
@@ -17,6 +18,8 @@ export interface ChatWorkerOptions {
   channels: readonly ChannelPlugin[];
   tokens: ReadonlyMap<string, Identity>;
   logger: Logger;
+  /** The outbound pin every webhook POST of this worker goes through. */
+  outbound: OutboundPolicy;
   lockMs: number;
   backoffMs: number;
 }
@@ -86,6 +89,7 @@ export class ChatWorker {
       secret,
       `msg_${payload.resume_id}`,
       JSON.stringify(payload),
+      this.options.outbound,
     );
     await this.options.producer.enqueueReply({
       runId: payload.run_id,

@@ -7,6 +7,7 @@ import { continuationPayload, type ContinuationPayload } from '../park/continuat
 import type { RunStore, RunView } from '../park/run-store.js';
 import { handlerJob } from './job-protocol.js';
 import { RESUME_QUEUE, backoffDelay, type ResumeJobData, type ResumeProducer } from './queues.js';
+import type { OutboundPolicy } from './outbound.js';
 import { parseOutput, postWebhook } from './webhook.js';
 
 /** How long a ready run may sit in the ready-runs index before the sweep assumes its enqueue was lost. */
@@ -21,6 +22,8 @@ export interface ResumeWorkerOptions {
   producer: ResumeProducer;
   tokens: ReadonlyMap<string, Identity>;
   logger: Logger;
+  /** The outbound pin every webhook POST of this worker goes through. */
+  outbound: OutboundPolicy;
   /** BullMQ lock of an active job; a worker silent this long is taken for dead and its job runs again elsewhere. */
   lockMs: number;
   /** First retry delay of a failed continuation; doubles per attempt, with jitter, capped at 15 min. */
@@ -88,7 +91,13 @@ export class ResumeWorker {
       throw new Error(
         `identity "${run.owner}" has no webhook_secret in ASKGATE_TOKENS; the resume webhook cannot be signed.`,
       );
-    const response = await postWebhook(run.resume.webhook, secret, `msg_${resumeId}`, JSON.stringify(payload));
+    const response = await postWebhook(
+      run.resume.webhook,
+      secret,
+      `msg_${resumeId}`,
+      JSON.stringify(payload),
+      this.options.outbound,
+    );
     // The reply is queued before completion is recorded: a crash between the two reruns the continuation, and the
     // reply's fixed job id keeps the second enqueue a no-op; the other order could lose the reply for good.
     if (run.thread !== null && payload.type === 'run.resumed')

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { OutboundRefusedError, pinnedPost, type OutboundPolicy, type PostResult } from './outbound.js';
 
 /**
  * Standard Webhooks signing (https://www.standardwebhooks.com): the receiver verifies with any Standard Webhooks
@@ -26,39 +27,39 @@ export class WebhookDeliveryError extends Error {
 }
 
 /**
- * POSTs `body` signed for `secret`. `msgId` is the same on every retry of one continuation, so a receiver that saw
- * it before can drop the duplicate; the timestamp is fresh on each attempt, as receivers reject stale ones.
- * Resolves with the response body text on 2xx; throws WebhookDeliveryError otherwise.
+ * POSTs `body` signed for `secret`, under the outbound pin (outbound.ts). `msgId` is the same on every retry of one
+ * continuation, so a receiver that saw it before can drop the duplicate; the timestamp is fresh on each attempt, as
+ * receivers reject stale ones. Resolves with the response body text on 2xx; throws WebhookDeliveryError otherwise —
+ * a target the pin refuses included, so the refusal is a failed attempt like an unreachable host.
  */
 export async function postWebhook(
   url: string,
   secret: string,
   msgId: string,
   body: string,
+  policy: OutboundPolicy,
   timeoutMs = 10_000,
 ): Promise<string> {
   const timestamp = Math.floor(Date.now() / 1000);
-  let response: Response;
+  const headers = {
+    'content-type': 'application/json',
+    'webhook-id': msgId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signWebhook(secret, msgId, timestamp, body),
+  };
+  let response: PostResult;
   try {
-    response = await fetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'webhook-id': msgId,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': signWebhook(secret, msgId, timestamp, body),
-      },
-      body,
-      signal: AbortSignal.timeout(timeoutMs),
-    });
+    response = await pinnedPost(url, headers, body, policy, timeoutMs);
   } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
     throw new WebhookDeliveryError(
       url,
       null,
-      `resume webhook ${url} unreachable: ${error instanceof Error ? error.message : String(error)}`,
+      error instanceof OutboundRefusedError
+        ? `resume webhook ${url} refused: ${why} (ASKGATE_WEBHOOK_ALLOW_PRIVATE lifts this for development)`
+        : `resume webhook ${url} unreachable: ${why}`,
     );
   }
-  const text = await response.text().catch(() => '');
   if (response.status < 200 || response.status > 299) {
     throw new WebhookDeliveryError(
       url,
@@ -66,7 +67,7 @@ export async function postWebhook(
       `resume webhook ${url} answered ${response.status}; it is retried until 2xx.`,
     );
   }
-  return text;
+  return response.text;
 }
 
 /** A webhook's response body, parsed as JSON when it is JSON (a chat route maps it to the reply text). */

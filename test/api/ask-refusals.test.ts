@@ -189,6 +189,28 @@ const cases: Array<[string, Record<string, unknown>, number, string, RegExp?]> =
   ['a recipient without a channel', { ...base, recipient: '42' }, 400, 'recipient'],
   ['a non-boolean link', { ...base, link: 'yes' }, 400, 'link'],
   ['a sync ask to the caller', { ...base, to: 'caller', mode: 'sync' }, 400, 'mode'],
+  ['a timeout too large to be a deadline (7.8e307)', { ...base, timeout: 7.8e307 }, 400, 'timeout', /at most/],
+  ['a timeout past the retention horizon', { ...base, timeout: 10_080 * 60 + 1 }, 400, 'timeout'],
+  [
+    'a link on an ask to the caller',
+    { ...base, to: 'caller', link: true, expiry_at: future(10), run: { ...run, parent_run_id: 'p' } },
+    400,
+    'link',
+    /callback URL/,
+  ],
+  [
+    'an external ask to the caller',
+    {
+      question: 'q',
+      answer_format: 'external',
+      to: 'caller',
+      expiry_at: future(10),
+      run: { ...run, parent_run_id: 'p' },
+    },
+    400,
+    'answer_format',
+    /callback URL/,
+  ],
   ['a body that is not an object', [] as unknown as Record<string, unknown>, 400, 'body'],
 ];
 

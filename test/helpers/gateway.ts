@@ -14,7 +14,14 @@ export interface TestGateway {
  * Dev mode (one all-scopes token) unless `env.ASKGATE_TOKENS` is given, in which case `token` is its first token.
  */
 export async function startTestGateway(env: Record<string, string> = {}): Promise<TestGateway> {
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env });
+  // The suite's webhook receivers listen on 127.0.0.1; test/park/outbound-pin.test.ts turns this off to test the pin.
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    ASKGATE_WEBHOOK_ALLOW_PRIVATE: '1',
+    ...env,
+  });
   const gateway = await createGateway(config, { logger: createLogger(config.logLevel) });
   const url = await gateway.listen();
   const token = config.devToken ?? ([...config.tokens.keys()][0] as string);

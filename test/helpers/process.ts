@@ -32,6 +32,8 @@ export async function spawnGateway(
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
+      // The suite's webhook receivers listen on 127.0.0.1; a test of the outbound pin passes it as ''.
+      ASKGATE_WEBHOOK_ALLOW_PRIVATE: '1',
       // Dev mode keeps its token under the state directory: a fresh one per process keeps tests off the user's.
       XDG_STATE_HOME: mkdtempSync(join(tmpdir(), 'askgate-state-')),
       ...env,

@@ -176,6 +176,7 @@ export async function startParkWorld(options: {
     REDIS_URL: redis.url,
     ASKGATE_REDIS_PREFIX: prefix,
     LOG_LEVEL: 'silent',
+    ASKGATE_WEBHOOK_ALLOW_PRIVATE: '1',
     LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES: String(retentionMinutes),
     INTERACTIONS_IDLE_TTL_SECONDS: '600',
     ASKGATE_TOKENS: JSON.stringify({
