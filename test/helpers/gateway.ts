@@ -13,7 +13,10 @@ export interface TestGateway {
  * An in-process gateway on a free loopback port: the in-memory store unless `env.REDIS_URL` is given.
  * Dev mode (one all-scopes token) unless `env.ASKGATE_TOKENS` is given, in which case `token` is its first token.
  */
-export async function startTestGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  env: Record<string, string> = {},
+  options: { workers?: boolean } = {},
+): Promise<TestGateway> {
   // The suite's webhook receivers listen on 127.0.0.1; test/park/outbound-pin.test.ts turns this off to test the pin.
   const config = loadConfig({
     PORT: '0',
@@ -22,7 +25,7 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
     ASKGATE_WEBHOOK_ALLOW_PRIVATE: '1',
     ...env,
   });
-  const gateway = await createGateway(config, { logger: createLogger(config.logLevel) });
+  const gateway = await createGateway(config, { logger: createLogger(config.logLevel), ...options });
   const url = await gateway.listen();
   const token = config.devToken ?? ([...config.tokens.keys()][0] as string);
   return { url, token, gateway, close: () => gateway.close() };
