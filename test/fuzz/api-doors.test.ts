@@ -10,6 +10,7 @@ import {
   edgyString,
   expectWellRefused,
   fuzzParameters,
+  fuzzTimeout,
   mutate,
   mutation,
 } from './fuzz-helpers.js';
@@ -46,7 +47,7 @@ beforeAll(async () => {
   // The queues write their metadata once, shortly after start: wait until Redis is still before comparing.
   let last = '';
   for (let i = 0; i < 50; i++) {
-    const now = await snapshot();
+    const now = JSON.stringify([...(await snapshot())]);
     if (now === last && now !== '[]') break;
     last = now;
     await new Promise((r) => setTimeout(r, 200));
@@ -62,13 +63,22 @@ const auth = { authorization: `Bearer ${TOKEN}` };
 const jsonHeaders = { ...auth, 'content-type': 'application/json' };
 const inMinutes = (m: number): string => new Date(Date.now() + m * 60_000).toISOString();
 
-/** Every key and its serialised value: what "Redis is as it was" compares. */
-async function snapshot(): Promise<string> {
+/** Every key and its serialised value. */
+async function snapshot(): Promise<Map<string, string | null>> {
   const keys = (await raw.keys('*')).sort();
   const pipeline = raw.pipeline();
   for (const key of keys) pipeline.dumpBuffer(key);
   const values = ((await pipeline.exec()) ?? []).map(([, v]) => (Buffer.isBuffer(v) ? v.toString('base64') : null));
-  return JSON.stringify(keys.map((k, i) => [k, values[i]]));
+  return new Map(keys.map((k, i) => [k, values[i] ?? null]));
+}
+
+/**
+ * The keys a request added or changed since `before` (a key that vanished is not counted: the flood counters of
+ * the callback door expire on their own while the fuzzer runs).
+ */
+async function written(before: Map<string, string | null>): Promise<string[]> {
+  const after = await snapshot();
+  return [...after].filter(([k, v]) => !before.has(k) || before.get(k) !== v).map(([k]) => k);
 }
 
 async function alive(): Promise<void> {
@@ -133,64 +143,79 @@ const askBody = fc.oneof(
 );
 
 describe('the ask doors', () => {
-  it('POST /api/interactions: never a 5xx, a refusal names its field and stores nothing', async () => {
-    await fc.assert(
-      fc.asyncProperty(askBody, async (body) => {
-        const before = await snapshot();
-        const res = await call(`${gw.url}/api/interactions`, {
-          method: 'POST',
-          headers: jsonHeaders,
-          body: JSON.stringify(body),
-        });
-        expectWellRefused(res.status, res.body, `ask ${JSON.stringify(body).slice(0, 300)}`);
-        if (res.status >= 400) expect(await snapshot(), 'a refused ask wrote to Redis').toBe(before);
-        await alive();
-      }),
-      fuzzParameters('POST /api/interactions'),
-    );
-  });
-
-  it('POST /api/runs: never a 5xx, a refusal names its field and stores nothing', async () => {
-    const fanOut = { run: run('fz-fan'), asks: [VALID_ASKS[0], { ...VALID_ASKS[1], expiry_at: inMinutes(30) }] };
-    const valid = { ...fanOut, asks: fanOut.asks.map((a) => ({ ...a, timeout: undefined, expiry_at: inMinutes(30) })) };
-    await fc.assert(
-      fc.asyncProperty(
-        fc.oneof(
-          anyJson,
-          fc.array(mutation, { minLength: 1, maxLength: 3 }).map((m) => mutate(valid, m)),
-        ),
-        async (body) => {
+  it(
+    'POST /api/interactions: never a 5xx, a refusal names its field and stores nothing',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(askBody, async (body) => {
           const before = await snapshot();
-          const res = await call(`${gw.url}/api/runs`, {
+          const res = await call(`${gw.url}/api/interactions`, {
             method: 'POST',
             headers: jsonHeaders,
             body: JSON.stringify(body),
           });
-          expectWellRefused(res.status, res.body, `runs ${JSON.stringify(body).slice(0, 300)}`);
-          if (res.status >= 400) expect(await snapshot(), 'a refused park wrote to Redis').toBe(before);
+          expectWellRefused(res.status, res.body, `ask ${JSON.stringify(body).slice(0, 300)}`);
+          if (res.status >= 400) expect(await written(before), 'a refused ask wrote to Redis').toEqual([]);
           await alive();
-        },
-      ),
-      fuzzParameters('POST /api/runs'),
-    );
-  });
+        }),
+        fuzzParameters('POST /api/interactions'),
+      );
+    },
+    fuzzTimeout(),
+  );
 
-  it('refuses raw bytes that are not JSON with a 400 naming the body, storing nothing', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.string({ unit: 'binary' }),
-        fc.constantFrom('application/json', 'text/plain', ''),
-        async (text, type) => {
-          const before = await snapshot();
-          const headers: Record<string, string> = type === '' ? auth : { ...auth, 'content-type': type };
-          const res = await call(`${gw.url}/api/interactions`, { method: 'POST', headers, body: text });
-          expectWellRefused(res.status, res.body, `raw ask ${JSON.stringify(text)}`);
-          if (res.status >= 400) expect(await snapshot()).toBe(before);
-        },
-      ),
-      fuzzParameters('POST /api/interactions (raw bytes)'),
-    );
-  });
+  it(
+    'POST /api/runs: never a 5xx, a refusal names its field and stores nothing',
+    async () => {
+      const fanOut = { run: run('fz-fan'), asks: [VALID_ASKS[0], { ...VALID_ASKS[1], expiry_at: inMinutes(30) }] };
+      const valid = {
+        ...fanOut,
+        asks: fanOut.asks.map((a) => ({ ...a, timeout: undefined, expiry_at: inMinutes(30) })),
+      };
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(
+            anyJson,
+            fc.array(mutation, { minLength: 1, maxLength: 3 }).map((m) => mutate(valid, m)),
+          ),
+          async (body) => {
+            const before = await snapshot();
+            const res = await call(`${gw.url}/api/runs`, {
+              method: 'POST',
+              headers: jsonHeaders,
+              body: JSON.stringify(body),
+            });
+            expectWellRefused(res.status, res.body, `runs ${JSON.stringify(body).slice(0, 300)}`);
+            if (res.status >= 400) expect(await written(before), 'a refused park wrote to Redis').toEqual([]);
+            await alive();
+          },
+        ),
+        fuzzParameters('POST /api/runs'),
+      );
+    },
+    fuzzTimeout(),
+  );
+
+  it(
+    'refuses raw bytes that are not JSON with a 400 naming the body, storing nothing',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.string({ unit: 'binary' }),
+          fc.constantFrom('application/json', 'text/plain', ''),
+          async (text, type) => {
+            const before = await snapshot();
+            const headers: Record<string, string> = type === '' ? auth : { ...auth, 'content-type': type };
+            const res = await call(`${gw.url}/api/interactions`, { method: 'POST', headers, body: text });
+            expectWellRefused(res.status, res.body, `raw ask ${JSON.stringify(text)}`);
+            if (res.status >= 400) expect(await written(before)).toEqual([]);
+          },
+        ),
+        fuzzParameters('POST /api/interactions (raw bytes)'),
+      );
+    },
+    fuzzTimeout(),
+  );
 });
 
 /** A pending question per format, replaced once an accepted answer resolved it. */
@@ -222,64 +247,75 @@ const answerValue = fc.oneof(
 );
 
 describe('the answer doors', () => {
-  it('POST /api/interactions/{id}/answer: never a 5xx; a refused answer changes nothing', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.nat({ max: ANSWERABLE.length - 1 }),
-        fc.oneof(
-          answerValue.map((a) => ({ answer: a })),
-          fc.tuple(answerValue, edgyString, anyJson).map(([a, k, v]) => ({ answer: a, [k]: v })),
-          anyJson,
+  it(
+    'POST /api/interactions/{id}/answer: never a 5xx; a refused answer changes nothing',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.nat({ max: ANSWERABLE.length - 1 }),
+          fc.oneof(
+            answerValue.map((a) => ({ answer: a })),
+            fc.tuple(answerValue, edgyString, anyJson).map(([a, k, v]) => ({ answer: a, [k]: v })),
+            anyJson,
+          ),
+          async (which, body) => {
+            const { id } = await pendingQuestion(which);
+            const before = await readRecord(id);
+            const res = await call(`${gw.url}/api/interactions/${id}/answer`, {
+              method: 'POST',
+              headers: jsonHeaders,
+              body: JSON.stringify(body),
+            });
+            expectWellRefused(res.status, res.body, `answer ${JSON.stringify(body).slice(0, 300)}`);
+            if (res.status >= 400) expect(await readRecord(id), 'a refused answer changed the question').toBe(before);
+            else pending.delete(which);
+            await alive();
+          },
         ),
-        async (which, body) => {
-          const { id } = await pendingQuestion(which);
-          const before = await readRecord(id);
-          const res = await call(`${gw.url}/api/interactions/${id}/answer`, {
-            method: 'POST',
-            headers: jsonHeaders,
-            body: JSON.stringify(body),
-          });
-          expectWellRefused(res.status, res.body, `answer ${JSON.stringify(body).slice(0, 300)}`);
-          if (res.status >= 400) expect(await readRecord(id), 'a refused answer changed the question').toBe(before);
-          else pending.delete(which);
-          await alive();
-        },
-      ),
-      fuzzParameters('POST /api/interactions/{id}/answer'),
-    );
-  });
+        fuzzParameters('POST /api/interactions/{id}/answer'),
+      );
+    },
+    fuzzTimeout(),
+  );
 
-  it('POST /api/interactions/callback/{ticket}, JSON and form-encoded: never a 5xx; a refusal changes nothing', async () => {
-    const formBody = fc
-      .array(fc.tuple(fc.oneof(edgyString, fc.constantFrom('answer', 'n', 'choice', 'text')), edgyString), {
-        maxLength: 6,
-      })
-      .map((entries) => ({ type: 'application/x-www-form-urlencoded', text: new URLSearchParams(entries).toString() }));
-    const jsonBody = fc
-      .oneof(
-        answerValue.map((a) => ({ answer: a })),
-        anyJson,
-      )
-      .map((v) => ({ type: 'application/json', text: JSON.stringify(v) }));
-    await fc.assert(
-      fc.asyncProperty(fc.nat({ max: ANSWERABLE.length - 1 }), fc.oneof(formBody, jsonBody), async (which, post) => {
-        const { id, ticket } = await pendingQuestion(which);
-        const before = await readRecord(id);
-        const res = await call(`${gw.url}/api/interactions/callback/${ticket}`, {
-          method: 'POST',
-          headers: { 'content-type': post.type },
-          body: post.text,
-        });
-        // The callback page answers a form post with HTML; a JSON post gets the JSON error body.
-        if (typeof res.body === 'string') expect(res.status, res.text.slice(0, 200)).toBeLessThan(500);
-        else expectWellRefused(res.status, res.body, `callback ${post.text.slice(0, 300)}`);
-        if (res.status >= 400) expect(await readRecord(id), 'a refused callback changed the question').toBe(before);
-        else if (JSON.parse(await readRecord(id))['status'] !== 'pending') pending.delete(which);
-        await alive();
-      }),
-      fuzzParameters('POST /api/interactions/callback/{ticket}'),
-    );
-  });
+  it(
+    'POST /api/interactions/callback/{ticket}, JSON and form-encoded: never a 5xx; a refusal changes nothing',
+    async () => {
+      const formBody = fc
+        .array(fc.tuple(fc.oneof(edgyString, fc.constantFrom('answer', 'n', 'choice', 'text')), edgyString), {
+          maxLength: 6,
+        })
+        .map((entries) => ({
+          type: 'application/x-www-form-urlencoded',
+          text: new URLSearchParams(entries).toString(),
+        }));
+      const jsonBody = fc
+        .oneof(
+          answerValue.map((a) => ({ answer: a })),
+          anyJson,
+        )
+        .map((v) => ({ type: 'application/json', text: JSON.stringify(v) }));
+      await fc.assert(
+        fc.asyncProperty(fc.nat({ max: ANSWERABLE.length - 1 }), fc.oneof(formBody, jsonBody), async (which, post) => {
+          const { id, ticket } = await pendingQuestion(which);
+          const before = await readRecord(id);
+          const res = await call(`${gw.url}/api/interactions/callback/${ticket}`, {
+            method: 'POST',
+            headers: { 'content-type': post.type },
+            body: post.text,
+          });
+          // The callback page answers a form post with HTML; a JSON post gets the JSON error body.
+          if (typeof res.body === 'string') expect(res.status, res.text.slice(0, 200)).toBeLessThan(500);
+          else expectWellRefused(res.status, res.body, `callback ${post.text.slice(0, 300)}`);
+          if (res.status >= 400) expect(await readRecord(id), 'a refused callback changed the question').toBe(before);
+          else if (JSON.parse(await readRecord(id))['status'] !== 'pending') pending.delete(which);
+          await alive();
+        }),
+        fuzzParameters('POST /api/interactions/callback/{ticket}'),
+      );
+    },
+    fuzzTimeout(),
+  );
 });
 
 describe('query strings and headers', () => {
@@ -300,50 +336,58 @@ describe('query strings and headers', () => {
     { maxKeys: 4 },
   );
 
-  it('GET doors with random query strings and headers: never a 5xx', async () => {
-    // An answered question, so a valid `wait` returns at once instead of holding the case.
-    const asked = await call(`${gw.url}/api/interactions`, {
-      method: 'POST',
-      headers: jsonHeaders,
-      body: JSON.stringify({ question: 'q', answer_format: 'confirm' }),
-    });
-    const id = (asked.body as Record<string, string>)['id'] as string;
-    await call(`${gw.url}/api/interactions/${id}/answer`, {
-      method: 'POST',
-      headers: jsonHeaders,
-      body: '{"answer":true}',
-    });
-    const paths = [
-      '/api/interactions',
-      `/api/interactions/${id}`,
-      `/api/interactions/${id}/result`,
-      '/api/runs/fz-run',
-    ];
-    await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...paths), query, headers, fc.boolean(), async (path, q, h, withToken) => {
-        const sent = withToken ? { ...h, authorization: `Bearer ${TOKEN}` } : h;
-        const res = await call(`${gw.url}${path}?${q}`, { headers: sent });
-        expectWellRefused(res.status, res.body, `GET ${path}?${q} ${JSON.stringify(sent)}`);
-      }),
-      fuzzParameters('GET doors (query strings, headers)'),
-    );
-    await alive();
-  });
+  it(
+    'GET doors with random query strings and headers: never a 5xx',
+    async () => {
+      // An answered question, so a valid `wait` returns at once instead of holding the case.
+      const asked = await call(`${gw.url}/api/interactions`, {
+        method: 'POST',
+        headers: jsonHeaders,
+        body: JSON.stringify({ question: 'q', answer_format: 'confirm' }),
+      });
+      const id = (asked.body as Record<string, string>)['id'] as string;
+      await call(`${gw.url}/api/interactions/${id}/answer`, {
+        method: 'POST',
+        headers: jsonHeaders,
+        body: '{"answer":true}',
+      });
+      const paths = [
+        '/api/interactions',
+        `/api/interactions/${id}`,
+        `/api/interactions/${id}/result`,
+        '/api/runs/fz-run',
+      ];
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom(...paths), query, headers, fc.boolean(), async (path, q, h, withToken) => {
+          const sent = withToken ? { ...h, authorization: `Bearer ${TOKEN}` } : h;
+          const res = await call(`${gw.url}${path}?${q}`, { headers: sent });
+          expectWellRefused(res.status, res.body, `GET ${path}?${q} ${JSON.stringify(sent)}`);
+        }),
+        fuzzParameters('GET doors (query strings, headers)'),
+      );
+      await alive();
+    },
+    fuzzTimeout(),
+  );
 
-  it('POST doors with random headers over a valid body: never a 5xx, nothing stored on a refusal', async () => {
-    await fc.assert(
-      fc.asyncProperty(headers, async (h) => {
-        const before = await snapshot();
-        const res = await call(`${gw.url}/api/interactions`, {
-          method: 'POST',
-          headers: h,
-          body: JSON.stringify({ question: 'q', answer_format: 'confirm' }),
-        });
-        expectWellRefused(res.status, res.body, `POST with ${JSON.stringify(h)}`);
-        if (res.status >= 400) expect(await snapshot()).toBe(before);
-      }),
-      fuzzParameters('POST /api/interactions (headers)'),
-    );
-    await alive();
-  });
+  it(
+    'POST doors with random headers over a valid body: never a 5xx, nothing stored on a refusal',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(headers, async (h) => {
+          const before = await snapshot();
+          const res = await call(`${gw.url}/api/interactions`, {
+            method: 'POST',
+            headers: h,
+            body: JSON.stringify({ question: 'q', answer_format: 'confirm' }),
+          });
+          expectWellRefused(res.status, res.body, `POST with ${JSON.stringify(h)}`);
+          if (res.status >= 400) expect(await written(before)).toEqual([]);
+        }),
+        fuzzParameters('POST /api/interactions (headers)'),
+      );
+      await alive();
+    },
+    fuzzTimeout(),
+  );
 });

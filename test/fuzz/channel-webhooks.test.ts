@@ -8,7 +8,16 @@ import { ACCOUNT_SID, AUTH_TOKEN, signTwilio, startFakeTwilio, type FakeTwilio }
 import { GRAPH_TOKEN, startFakeGraph, type FakeGraph } from '../fakes/whatsapp-graph.js';
 import { APP_SECRET, PHONE_NUMBER_ID, VERIFY_TOKEN, WABA_ID, textReply } from '../fakes/whatsapp-webhooks.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { anyJson, call, edgyString, expectWellRefused, fuzzParameters, mutate, mutation } from './fuzz-helpers.js';
+import {
+  anyJson,
+  call,
+  edgyString,
+  expectWellRefused,
+  fuzzParameters,
+  fuzzTimeout,
+  mutate,
+  mutation,
+} from './fuzz-helpers.js';
 
 /**
  * Fuzzing the channel webhooks with VALID signatures over random and mutated bodies, so every case passes the
@@ -100,20 +109,24 @@ const bodyFrom = (base: unknown[]) =>
   );
 
 describe('channel webhooks with valid signatures over random bodies', () => {
-  it('Telegram: never a 5xx', async () => {
-    await fc.assert(
-      fc.asyncProperty(bodyFrom(bases.telegram), async (update) => {
-        const res = await call(`${gw.url}/channels/telegram/webhook`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': TG_SECRET },
-          body: JSON.stringify(update),
-        });
-        expectWellRefused(res.status, res.body, `telegram ${JSON.stringify(update).slice(0, 300)}`);
-        await alive();
-      }),
-      fuzzParameters('POST /channels/telegram/webhook'),
-    );
-  });
+  it(
+    'Telegram: never a 5xx',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(bodyFrom(bases.telegram), async (update) => {
+          const res = await call(`${gw.url}/channels/telegram/webhook`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': TG_SECRET },
+            body: JSON.stringify(update),
+          });
+          expectWellRefused(res.status, res.body, `telegram ${JSON.stringify(update).slice(0, 300)}`);
+          await alive();
+        }),
+        fuzzParameters('POST /channels/telegram/webhook'),
+      );
+    },
+    fuzzTimeout(),
+  );
 
   const slackHeaders = (body: string, type: string) => {
     const ts = Math.floor(Date.now() / 1000);
@@ -124,94 +137,120 @@ describe('channel webhooks with valid signatures over random bodies', () => {
     };
   };
 
-  it('Slack events (JSON) and interactions (form-encoded payload): never a 5xx', async () => {
-    await fc.assert(
-      fc.asyncProperty(bodyFrom(bases.slack), fc.boolean(), fc.boolean(), async (value, asEvent, rawForm) => {
-        const body = asEvent
-          ? JSON.stringify(value)
-          : rawForm
-            ? new URLSearchParams(
-                Object.entries(typeof value === 'object' && value !== null ? value : { v: value }).map(([k, v]) => [
-                  k,
-                  JSON.stringify(v) ?? '',
-                ]),
-              ).toString()
-            : new URLSearchParams({ payload: JSON.stringify(value) ?? '' }).toString();
-        const path = asEvent ? '/channels/slack/events' : '/channels/slack/interactions';
-        const type = asEvent ? 'application/json' : 'application/x-www-form-urlencoded';
-        const res = await call(`${gw.url}${path}`, { method: 'POST', headers: slackHeaders(body, type), body });
-        expectWellRefused(res.status, res.body, `slack ${path} ${body.slice(0, 300)}`);
-        await alive();
-      }),
-      fuzzParameters('POST /channels/slack/*'),
-    );
-  });
+  it(
+    'Slack events (JSON) and interactions (form-encoded payload): never a 5xx',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(bodyFrom(bases.slack), fc.boolean(), fc.boolean(), async (value, asEvent, rawForm) => {
+          const body = asEvent
+            ? JSON.stringify(value)
+            : rawForm
+              ? new URLSearchParams(
+                  Object.entries(typeof value === 'object' && value !== null ? value : { v: value }).map(([k, v]) => [
+                    k,
+                    JSON.stringify(v) ?? '',
+                  ]),
+                ).toString()
+              : new URLSearchParams({ payload: JSON.stringify(value) ?? '' }).toString();
+          const path = asEvent ? '/channels/slack/events' : '/channels/slack/interactions';
+          const type = asEvent ? 'application/json' : 'application/x-www-form-urlencoded';
+          const res = await call(`${gw.url}${path}`, { method: 'POST', headers: slackHeaders(body, type), body });
+          expectWellRefused(res.status, res.body, `slack ${path} ${body.slice(0, 300)}`);
+          await alive();
+        }),
+        fuzzParameters('POST /channels/slack/*'),
+      );
+    },
+    fuzzTimeout(),
+  );
 
-  it('WhatsApp: never a 5xx', async () => {
-    await fc.assert(
-      fc.asyncProperty(bodyFrom(bases.whatsapp), async (value) => {
-        const body = JSON.stringify(value);
-        const res = await call(`${gw.url}/channels/whatsapp/webhook`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            'x-hub-signature-256': `sha256=${createHmac('sha256', APP_SECRET).update(body).digest('hex')}`,
+  it(
+    'WhatsApp: never a 5xx',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(bodyFrom(bases.whatsapp), async (value) => {
+          const body = JSON.stringify(value);
+          const res = await call(`${gw.url}/channels/whatsapp/webhook`, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              'x-hub-signature-256': `sha256=${createHmac('sha256', APP_SECRET).update(body).digest('hex')}`,
+            },
+            body,
+          });
+          expectWellRefused(res.status, res.body, `whatsapp ${body.slice(0, 300)}`);
+          await alive();
+        }),
+        fuzzParameters('POST /channels/whatsapp/webhook'),
+      );
+    },
+    fuzzTimeout(),
+  );
+
+  it(
+    'WhatsApp verification handshake with random query strings: never a 5xx',
+    async () => {
+      const query = fc
+        .array(
+          fc.tuple(fc.oneof(edgyString, fc.constantFrom('hub.mode', 'hub.verify_token', 'hub.challenge')), edgyString),
+          { maxLength: 4 },
+        )
+        .map((entries) => new URLSearchParams(entries).toString());
+      await fc.assert(
+        fc.asyncProperty(query, async (q) => {
+          const res = await call(`${gw.url}/channels/whatsapp/webhook?${q}`, {});
+          expectWellRefused(res.status, res.body, `whatsapp GET ?${q}`);
+        }),
+        fuzzParameters('GET /channels/whatsapp/webhook'),
+      );
+    },
+    fuzzTimeout(),
+  );
+
+  it(
+    'Twilio SMS and status callbacks (form-encoded): never a 5xx',
+    async () => {
+      const base = {
+        From: '+447700900123',
+        To: '+15005550006',
+        Body: 'yes',
+        MessageSid: 'SM1',
+        AccountSid: ACCOUNT_SID,
+      };
+      const params = fc.oneof(
+        fc.dictionary(
+          fc.oneof(edgyString, fc.constantFrom(...Object.keys(base), 'MessageStatus', 'ErrorCode')),
+          edgyString,
+          {
+            maxKeys: 8,
           },
-          body,
-        });
-        expectWellRefused(res.status, res.body, `whatsapp ${body.slice(0, 300)}`);
-        await alive();
-      }),
-      fuzzParameters('POST /channels/whatsapp/webhook'),
-    );
-  });
-
-  it('WhatsApp verification handshake with random query strings: never a 5xx', async () => {
-    const query = fc
-      .array(
-        fc.tuple(fc.oneof(edgyString, fc.constantFrom('hub.mode', 'hub.verify_token', 'hub.challenge')), edgyString),
-        { maxLength: 4 },
-      )
-      .map((entries) => new URLSearchParams(entries).toString());
-    await fc.assert(
-      fc.asyncProperty(query, async (q) => {
-        const res = await call(`${gw.url}/channels/whatsapp/webhook?${q}`, {});
-        expectWellRefused(res.status, res.body, `whatsapp GET ?${q}`);
-      }),
-      fuzzParameters('GET /channels/whatsapp/webhook'),
-    );
-  });
-
-  it('Twilio SMS and status callbacks (form-encoded): never a 5xx', async () => {
-    const base = { From: '+447700900123', To: '+15005550006', Body: 'yes', MessageSid: 'SM1', AccountSid: ACCOUNT_SID };
-    const params = fc.oneof(
-      fc.dictionary(
-        fc.oneof(edgyString, fc.constantFrom(...Object.keys(base), 'MessageStatus', 'ErrorCode')),
-        edgyString,
-        {
-          maxKeys: 8,
-        },
-      ),
-      fc
-        .array(fc.tuple(fc.constantFrom(...Object.keys(base), 'MessageStatus', 'ErrorCode'), edgyString), {
-          maxLength: 3,
-        })
-        .map((sets) => ({ ...base, ...Object.fromEntries(sets) })),
-    );
-    await fc.assert(
-      fc.asyncProperty(params, fc.constantFrom('/channels/twilio/sms', '/channels/twilio/status'), async (p, path) => {
-        const res = await call(`${gw.url}${path}`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/x-www-form-urlencoded',
-            'x-twilio-signature': signTwilio(`${PUBLIC_BASE}${path}`, p),
+        ),
+        fc
+          .array(fc.tuple(fc.constantFrom(...Object.keys(base), 'MessageStatus', 'ErrorCode'), edgyString), {
+            maxLength: 3,
+          })
+          .map((sets) => ({ ...base, ...Object.fromEntries(sets) })),
+      );
+      await fc.assert(
+        fc.asyncProperty(
+          params,
+          fc.constantFrom('/channels/twilio/sms', '/channels/twilio/status'),
+          async (p, path) => {
+            const res = await call(`${gw.url}${path}`, {
+              method: 'POST',
+              headers: {
+                'content-type': 'application/x-www-form-urlencoded',
+                'x-twilio-signature': signTwilio(`${PUBLIC_BASE}${path}`, p),
+              },
+              body: new URLSearchParams(p).toString(),
+            });
+            expectWellRefused(res.status, res.body, `twilio ${path} ${JSON.stringify(p).slice(0, 300)}`);
+            await alive();
           },
-          body: new URLSearchParams(p).toString(),
-        });
-        expectWellRefused(res.status, res.body, `twilio ${path} ${JSON.stringify(p).slice(0, 300)}`);
-        await alive();
-      }),
-      fuzzParameters('POST /channels/twilio/*'),
-    );
-  });
+        ),
+        fuzzParameters('POST /channels/twilio/*'),
+      );
+    },
+    fuzzTimeout(),
+  );
 });

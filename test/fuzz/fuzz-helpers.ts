@@ -19,6 +19,11 @@ export function fuzzParameters(door: string): fc.Parameters<unknown> {
   return { seed, numRuns, endOnFailure: true };
 }
 
+/** The time a property of `FUZZ_RUNS` cases may take (a generous 150 ms a case, at least 30 s). */
+export function fuzzTimeout(): number {
+  return Math.max(30_000, Number(process.env['FUZZ_RUNS'] ?? 150) * 150);
+}
+
 /** Numbers that break naive code: huge, tiny, negative zero, fractions, the edges of safe integers and of a Date. */
 export const edgyNumber: fc.Arbitrary<number> = fc.oneof(
   fc.constantFrom(
