@@ -23,7 +23,7 @@ const isLiteral = (s: string): boolean => /^['"\d]/.test(s);
 const namesSecret = (s: string): boolean => !isLiteral(s) && SECRET_NAME.test(s);
 
 /** The lines of `source` that compare a secret's value in variable time, as `line: text`. */
-export function variableTimeComparisons(source: string): string[] {
+function variableTimeComparisons(source: string): string[] {
   const found: string[] = [];
   const lines = source.replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ' ')).split('\n');
   for (const [i, raw] of lines.entries()) {
