@@ -36,7 +36,7 @@ beforeAll(async () => {
       REDIS_URL: redis.url,
       ASKGATE_REDIS_PREFIX: '{fz}:',
       ASKGATE_TOKENS: JSON.stringify({
-        [TOKEN]: { identity: 'fuzzer', scopes: ['read', 'write', 'answer'], webhook_secret: SECRET },
+        [TOKEN]: { identity: 'fuzzer', scopes: ['read', 'write', 'answer', 'admin'], webhook_secret: SECRET },
       }),
       INTERACTIONS_PUBLIC_BASE_URL: 'http://127.0.0.1:9',
       INTERACTIONS_CALLBACK_RATE: '1000000/60',
@@ -212,6 +212,73 @@ describe('the ask doors', () => {
           },
         ),
         fuzzParameters('POST /api/interactions (raw bytes)'),
+      );
+    },
+    fuzzTimeout(),
+  );
+});
+
+/** A random path segment, percent-encoded (a lone surrogate cannot be, so it is left out). */
+const segment = edgyString
+  .filter((s) => s !== '')
+  .map((s) => {
+    try {
+      return encodeURIComponent(s);
+    } catch {
+      return 'x';
+    }
+  });
+
+describe('the preset and cancel doors', () => {
+  const preset = {
+    ask: { question: 'Pay the deposit' },
+    confirmation: {
+      provider: 'stripe_checkout',
+      reference: 'fz-1',
+      return_url: 'https://shop.example/thanks',
+      line_items: [{ price_data: { currency: 'eur', product_data: { name: 'D' }, unit_amount: 5000 }, quantity: 1 }],
+    },
+  };
+
+  it(
+    'PUT /api/presets/{name}: never a 5xx, a refusal names its field and stores nothing',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(fc.constant('deposit'), segment),
+          fc.oneof(
+            anyJson,
+            fc.array(mutation, { minLength: 1, maxLength: 3 }).map((m) => mutate(preset, m)),
+          ),
+          async (name, body) => {
+            const before = await snapshot();
+            const res = await call(`${gw.url}/api/presets/${name}`, {
+              method: 'PUT',
+              headers: jsonHeaders,
+              body: JSON.stringify(body),
+            });
+            expectWellRefused(res.status, res.body, `preset ${name} ${JSON.stringify(body).slice(0, 300)}`);
+            if (res.status >= 400) expect(await written(before), 'a refused preset wrote to Redis').toEqual([]);
+            await alive();
+          },
+        ),
+        fuzzParameters('PUT /api/presets/{name}'),
+      );
+    },
+    fuzzTimeout(),
+  );
+
+  it(
+    'DELETE /api/interactions/{id} with random ids: never a 5xx, nothing written on a refusal',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(segment, async (id) => {
+          const before = await snapshot();
+          const res = await call(`${gw.url}/api/interactions/${id}`, { method: 'DELETE', headers: auth });
+          expectWellRefused(res.status, res.body, `DELETE ${JSON.stringify(id)}`);
+          if (res.status >= 400) expect(await written(before)).toEqual([]);
+        }),
+        fuzzParameters('DELETE /api/interactions/{id}'),
       );
     },
     fuzzTimeout(),

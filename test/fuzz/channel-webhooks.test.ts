@@ -2,12 +2,14 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack-server.js';
+import { STRIPE_WHSEC, stripeSignature } from '../fakes/stripe-server.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram-server.js';
 import { replyUpdate, tapUpdate } from '../fakes/telegram-updates.js';
 import { ACCOUNT_SID, AUTH_TOKEN, signTwilio, startFakeTwilio, type FakeTwilio } from '../fakes/twilio-server.js';
 import { GRAPH_TOKEN, startFakeGraph, type FakeGraph } from '../fakes/whatsapp-graph.js';
 import { APP_SECRET, PHONE_NUMBER_ID, VERIFY_TOKEN, WABA_ID, textReply } from '../fakes/whatsapp-webhooks.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 import {
   anyJson,
   call,
@@ -21,8 +23,8 @@ import {
 
 /**
  * Fuzzing the channel webhooks with VALID signatures over random and mutated bodies, so every case passes the
- * signature check and reaches the parsing behind it: Telegram, Slack (events and interactions), WhatsApp and
- * Twilio. Never a 5xx, the gateway alive after each case, and a JSON 4xx names its field.
+ * signature check and reaches the parsing behind it: Telegram, Slack (events and interactions), WhatsApp, Twilio
+ * and the Stripe ingress. Never a 5xx, the gateway alive after each case, and a JSON 4xx names its field.
  */
 
 const TG_SECRET = 'fuzz-tg-secret_0123456789';
@@ -33,6 +35,7 @@ let slack: FakeSlack;
 let graph: FakeGraph;
 let twilio: FakeTwilio;
 let gw: TestGateway;
+let redis: RedisServerHandle;
 /** Real inbound bodies that answer real pending questions: what the mutations start from. */
 const bases: { telegram: unknown[]; whatsapp: unknown[]; slack: unknown[] } = { telegram: [], whatsapp: [], slack: [] };
 
@@ -43,6 +46,7 @@ beforeAll(async () => {
     startFakeGraph(),
     startFakeTwilio(),
   ]);
+  redis = await startRedisServer();
   gw = await startTestGateway({
     INTERACTIONS_PUBLIC_BASE_URL: PUBLIC_BASE,
     TELEGRAM_BOT_TOKEN: '123456:FUZZ-token',
@@ -61,6 +65,10 @@ beforeAll(async () => {
     TWILIO_AUTH_TOKEN: AUTH_TOKEN,
     TWILIO_FROM: '+15005550006',
     TWILIO_API_URL: twilio.apiUrl,
+    STRIPE_WEBHOOK_SECRET: STRIPE_WHSEC,
+    // The Stripe ingress keeps an accepted event on a durable store only.
+    REDIS_URL: redis.url,
+    ASKGATE_REDIS_PREFIX: '{fzc}:',
   });
   const ask = async (body: Record<string, unknown>) => {
     const res = await call(`${gw.url}/api/interactions`, {
@@ -94,6 +102,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gw?.close();
   await Promise.all([tg?.close(), slack?.close(), graph?.close(), twilio?.close()]);
+  await redis?.stop();
 });
 
 async function alive(): Promise<void> {
@@ -202,6 +211,42 @@ describe('channel webhooks with valid signatures over random bodies', () => {
           expectWellRefused(res.status, res.body, `whatsapp GET ?${q}`);
         }),
         fuzzParameters('GET /channels/whatsapp/webhook'),
+      );
+    },
+    fuzzTimeout(),
+  );
+
+  it(
+    'the Stripe ingress: never a 5xx',
+    async () => {
+      const event = {
+        id: 'evt_1',
+        object: 'event',
+        type: 'checkout.session.completed',
+        created: 1_700_000_000,
+        data: { object: { id: 'cs_1', object: 'checkout.session', client_reference_id: 'x', payment_status: 'paid' } },
+      };
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(
+            anyJson,
+            fc.array(mutation, { minLength: 1, maxLength: 3 }).map((m) => mutate(event, m)),
+          ),
+          async (value) => {
+            const body = JSON.stringify(value);
+            const res = await call(`${gw.url}/webhooks/stripe`, {
+              method: 'POST',
+              headers: {
+                'content-type': 'application/json',
+                'stripe-signature': stripeSignature(body, STRIPE_WHSEC, Math.floor(Date.now() / 1000)),
+              },
+              body,
+            });
+            expectWellRefused(res.status, res.body, `stripe ${body.slice(0, 300)}`);
+            await alive();
+          },
+        ),
+        fuzzParameters('POST /webhooks/stripe'),
       );
     },
     fuzzTimeout(),
