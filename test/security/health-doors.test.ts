@@ -30,16 +30,20 @@ beforeAll(async () => {
   redisUrl = `redis://:${REDIS_PASSWORD}@127.0.0.1:${redis.port}`;
   secrets.push(redisUrl);
   tg = await startFakeTelegram();
-  gw = await startTestGateway({
-    REDIS_URL: redisUrl,
-    ASKGATE_TOKENS: JSON.stringify({
-      [TOKEN]: { identity: 'ops', scopes: ['read', 'write', 'answer'], webhook_secret: WEBHOOK_SECRET },
-    }),
-    INTERACTIONS_PUBLIC_BASE_URL: 'http://127.0.0.1:9',
-    TELEGRAM_BOT_TOKEN: BOT_TOKEN,
-    TELEGRAM_WEBHOOK_SECRET: TG_SECRET,
-    TELEGRAM_API_ROOT: tg.apiRoot,
-  });
+  gw = await startTestGateway(
+    {
+      REDIS_URL: redisUrl,
+      ASKGATE_TOKENS: JSON.stringify({
+        [TOKEN]: { identity: 'ops', scopes: ['read', 'write', 'answer'], webhook_secret: WEBHOOK_SECRET },
+      }),
+      INTERACTIONS_PUBLIC_BASE_URL: 'http://127.0.0.1:9',
+      TELEGRAM_BOT_TOKEN: BOT_TOKEN,
+      TELEGRAM_WEBHOOK_SECRET: TG_SECRET,
+      TELEGRAM_API_ROOT: tg.apiRoot,
+    },
+    // No queue workers: their blocking connections would hold the close up after the store's restart below.
+    { workers: false },
+  );
   // Traffic that uses every secret: an ask with a callback ticket answered through it, a channel ask, a refusal.
   const http = api(gw.url, TOKEN);
   const linked = await http.post('/api/interactions', { question: 'Ship?', answer_format: 'confirm', link: true });
