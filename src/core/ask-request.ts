@@ -37,6 +37,12 @@ export interface AskRequest {
 /** What a channel tells the ask core about itself. */
 export interface ChannelCapabilities {
   supportsFormDelivery: boolean;
+  /**
+   * A channel whose forms have limits of their own beyond the channel-deliverable subset (a Discord modal holds five
+   * text inputs) says why a schema cannot be delivered there: the property and the reason; null when it can. Asked
+   * after the subset check, so the ask is refused with a 400 naming the property before anything is stored.
+   */
+  formRefusal?(schema: JsonSchema): { property: string; reason: string } | null;
 }
 
 export interface AskContext {
@@ -280,6 +286,12 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
           `schema property "${subset.property}" cannot be delivered on a channel: ${subset.reason}.`,
         );
       }
+      const refusal = caps.formRefusal?.(schema as JsonSchema) ?? null;
+      if (refusal !== null)
+        throw invalid(
+          `schema.properties.${refusal.property}`,
+          `schema property "${refusal.property}" cannot be delivered on channel "${channel}": ${refusal.reason}.`,
+        );
     }
   } else if (recipient !== null) {
     throw invalid('recipient', 'recipient goes with channel; name the channel to deliver to.');
