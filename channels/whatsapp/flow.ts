@@ -277,7 +277,7 @@ export function checkFlowAnswer(
 }
 
 /**
- * The field the core's refusal names ("answer does not match schema at /age: …"), with the sender's `invalid` words
+ * The field a refusal of the core names (its `field` and `reason`, as data), with the sender's `invalid` words
  * when it has them; otherwise the generic refusal sentence.
  */
 export function fieldOfRefusal(
