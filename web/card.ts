@@ -18,6 +18,8 @@ export interface CardOptions {
   answer(id: string, value: unknown): Promise<AnswerOutcome>;
   /** The card's answer was taken (by us or elsewhere): the list removes it, after a moment when there is a note. */
   done(id: string, note?: string): void;
+  /** Show "also on <channel>" on a channel question. Default true (the inbox); the web chat passes false. */
+  showChannel?: boolean;
 }
 
 function el<K extends keyof HTMLElementTagNameMap>(
@@ -125,7 +127,9 @@ export function renderCard(record: InteractionRecord, options: CardOptions): HTM
   time.dateTime = record.created_at;
   time.title = new Date(record.created_at).toLocaleString();
   meta.append(time);
-  if (record.channel !== null) meta.append(el('span', 'card-channel', `also on ${record.channel}`));
+  // In the inbox, a channel question says where else it went; the web chat is that channel, so it says nothing.
+  if (record.channel !== null && options.showChannel !== false)
+    meta.append(el('span', 'card-channel', `also on ${record.channel}`));
   card.append(meta);
 
   const question = el('p', 'question', record.question);

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { webChatCommand } from './web-chat.js';
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { describeError, EXIT } from './context.js';
@@ -70,6 +71,7 @@ Examples:
   program.addCommand(interactionsCommand());
   program.addCommand(presetsCommand());
   program.addCommand(confirmationsCommand());
+  program.addCommand(webChatCommand());
   // Commands built apart (interactions.ts) do not inherit settings; give every level the same error hint.
   const hintEverywhere = (command: Command): void => {
     command.showHelpAfterError('(add --help for usage and examples)');
