@@ -1,21 +1,10 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../helpers/browser.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { browserWorld } from '../helpers/browser.js';
 import { api } from '../helpers/http.js';
 
 /** The keyboard focus ring stands out: at least 3:1 against what surrounds it, in the light and the dark scheme. */
 
-let browser: Browser;
-let gw: TestGateway;
-beforeAll(async () => {
-  browser = await launchBrowser();
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await browser?.close();
-  await gw?.close();
-});
+const world = browserWorld();
 
 /** WCAG relative luminance of `rgb(r, g, b)` / `rgba(...)`. */
 function luminance(css: string): number {
@@ -33,14 +22,14 @@ const contrast = (a: string, b: string): number => {
 describe('the focus ring', () => {
   for (const scheme of ['light', 'dark'] as const) {
     it(`on the inbox's answer buttons, in the ${scheme} scheme, is solid and at least 3:1 against the card and the page`, async () => {
-      const res = await api(gw.url, gw.token).post('/api/interactions', {
+      const res = await api(world.gw.url, world.gw.token).post('/api/interactions', {
         question: `Focus ${scheme}?`,
         answer_format: 'confirm',
         timeout: 600,
       });
-      const page = await browser.newPage({ colorScheme: scheme });
+      const page = await world.browser.newPage({ colorScheme: scheme });
       try {
-        await page.goto(`${gw.url}/inbox#token=${encodeURIComponent(gw.token)}`);
+        await page.goto(`${world.gw.url}/inbox#token=${encodeURIComponent(world.gw.token)}`);
         const yes = page.locator(`li.card[data-id="${res.json['id']}"]`).getByRole('button', { name: 'Yes' });
         await yes.waitFor();
         await yes.focus();
