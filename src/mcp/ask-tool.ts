@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { checkSyncAskBody, syncAskBodySchema } from '../core/ask-body-schema.js';
 import { AskgateError } from '../core/errors.js';
@@ -55,6 +56,8 @@ export const askHumanOutputSchema = z.object({
 export interface AskToolOptions {
   /** The longest wait between two progress notifications, in seconds. Default 10. */
   progressSeconds?: number;
+  /** Each call's promise is kept here while it runs, so a closing process can wait for its withdrawals. */
+  inFlight?: Set<Promise<unknown>>;
 }
 
 function toolError(text: string): CallToolResult {
@@ -72,49 +75,63 @@ export function registerAskHuman(server: McpServer, client: AskgateClient, optio
       outputSchema: askHumanOutputSchema,
       annotations: { readOnlyHint: false, openWorldHint: true, idempotentHint: false },
     },
-    async (args, extra): Promise<CallToolResult> => {
-      const progressToken = extra._meta?.progressToken;
-      try {
-        // The refinement ran the ask rules on args, so they are an ask body.
-        const end = await askAndWait(client, args as unknown as AskBody, {
-          signal: extra.signal,
-          ...(options.progressSeconds === undefined ? {} : { sliceSeconds: options.progressSeconds }),
-          onProgress: async (waited, total, record) => {
-            if (progressToken === undefined) return;
-            await extra.sendNotification({
-              method: 'notifications/progress',
-              params: {
-                progressToken,
-                progress: waited,
-                total,
-                message: `waiting for a person to answer interaction ${record.id}`,
-              },
-            });
-          },
-        });
-        const { record } = end;
-        if (end.kind === 'answered' && record.result !== null) {
-          const { answer, reply_to, params, answered_by, surface } = record.result;
-          const structured = { answer, reply_to, params, answered_by, surface };
-          return { structuredContent: structured, content: [{ type: 'text', text: JSON.stringify(structured) }] };
-        }
-        if (end.kind === 'expired')
-          return toolError(
-            `timeout: nobody answered interaction ${record.id} before its deadline ${record.deadline_at}; ask again with a longer timeout or another channel.`,
-          );
-        if (end.kind === 'undeliverable')
-          return toolError(
-            `undeliverable: no surface could deliver interaction ${record.id}; check the channel and recipient.`,
-          );
-        return toolError(`cancelled: interaction ${record.id} was cancelled before anyone answered.`);
-      } catch (error) {
-        if (error instanceof AskgateHttpError) {
-          const field = error.field === undefined ? '' : ` (field ${error.field})`;
-          const what = error.status === 502 ? 'undeliverable' : 'refused';
-          return toolError(`${what}: ${error.message}${field}; nothing was asked.`);
-        }
-        throw error;
-      }
+    (args, extra): Promise<CallToolResult> => {
+      const call = askHuman(client, args, extra, options);
+      options.inFlight?.add(call);
+      return call.finally(() => options.inFlight?.delete(call));
     },
   );
+}
+
+/** What the SDK hands a tool call beside its arguments: the abort signal, `_meta`, the notification sender. */
+type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+async function askHuman(
+  client: AskgateClient,
+  args: Record<string, unknown>,
+  extra: ToolExtra,
+  options: AskToolOptions,
+): Promise<CallToolResult> {
+  const progressToken = extra._meta?.progressToken;
+  try {
+    // The refinement ran the ask rules on args, so they are an ask body.
+    const end = await askAndWait(client, args as unknown as AskBody, {
+      signal: extra.signal,
+      ...(options.progressSeconds === undefined ? {} : { sliceSeconds: options.progressSeconds }),
+      onProgress: async (waited, total, record) => {
+        if (progressToken === undefined) return;
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: {
+            progressToken,
+            progress: waited,
+            total,
+            message: `waiting for a person to answer interaction ${record.id}`,
+          },
+        });
+      },
+    });
+    const { record } = end;
+    if (end.kind === 'answered' && record.result !== null) {
+      const { answer, reply_to, params, answered_by, surface } = record.result;
+      const structured = { answer, reply_to, params, answered_by, surface };
+      return { structuredContent: structured, content: [{ type: 'text', text: JSON.stringify(structured) }] };
+    }
+    if (end.kind === 'expired')
+      return toolError(
+        `timeout: nobody answered interaction ${record.id} before its deadline ${record.deadline_at}; ask again with a longer timeout or another channel.`,
+      );
+    if (end.kind === 'undeliverable')
+      return toolError(
+        `undeliverable: no surface could deliver interaction ${record.id}; check the channel and recipient.`,
+      );
+    return toolError(`cancelled: interaction ${record.id} was cancelled before anyone answered.`);
+  } catch (error) {
+    if (error instanceof AskgateHttpError) {
+      const field = error.field === undefined ? '' : ` (field ${error.field})`;
+      const what = error.status === 502 ? 'undeliverable' : 'refused';
+      return toolError(`${what}: ${error.message}${field}; nothing was asked.`);
+    }
+    throw error;
+  }
 }
