@@ -63,7 +63,11 @@ export interface ProxySession {
   close(): Promise<void>;
 }
 
-const linesOf = (bytes: Buffer): string[] => bytes.toString('utf8').split('\n').filter((l) => l !== '');
+const linesOf = (bytes: Buffer): string[] =>
+  bytes
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l !== '');
 
 /** Starts the proxy (with `proxyArgs`, e.g. `--channel telegram --recipient 42`) against `gw` and connects. */
 export async function startProxySession(
