@@ -33,6 +33,7 @@ export function mcpCommand(): Command {
       // The client closing our stdin is the end of the session: close the server, which withdraws any question
       // still waiting (a late answer is then told 410), and only then exit.
       process.stdin.once('end', () => void server.close());
+      for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void server.close());
       await closed;
       await Promise.allSettled([...inFlight]);
     });
@@ -61,8 +62,8 @@ export function mcpProxyCommand(): Command {
         const [program, ...args] = argv;
         if (program === undefined) throw new CliError('name the MCP server to run after --, e.g. -- node server.js');
         const client = clientFrom(globals(command));
-        const { runElicitationProxy } = await import('../mcp/proxy.js');
-        const code = await runElicitationProxy({
+        const { startElicitationProxy } = await import('../mcp/proxy.js');
+        const proxy = startElicitationProxy({
           command: program,
           args,
           client,
@@ -76,7 +77,11 @@ export function mcpProxyCommand(): Command {
           output: process.stdout,
           log: (line) => process.stderr.write(`${line}\n`),
         });
-        process.exitCode = code;
+        // Stopped by a signal: leave as a client closing does, withdrawing the questions still out first.
+        for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => proxy.shutdown());
+        process.exitCode = await proxy.exited;
+        // The server is gone; the client's pipe must not keep the proxy alive.
+        process.stdin.destroy();
       },
     );
 }

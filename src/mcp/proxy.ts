@@ -56,8 +56,14 @@ function parseIfMentions(line: Buffer, needle: string): Message | null {
 
 const isRecord = (v: unknown): v is Message => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** Runs the proxy until the server exits; resolves with its exit code. */
-export function runElicitationProxy(options: ProxyOptions): Promise<number> {
+/** A running proxy: `exited` resolves with the server's exit code; `shutdown()` ends it as a client leaving does. */
+export interface RunningProxy {
+  exited: Promise<number>;
+  shutdown(): void;
+}
+
+/** Starts the server behind the proxy and relays until the server exits. */
+export function startElicitationProxy(options: ProxyOptions): RunningProxy {
   const log = options.log ?? (() => undefined);
   const child = spawn(options.command, [...options.args], { stdio: ['pipe', 'pipe', 'inherit'] });
   const toServer = child.stdin;
@@ -131,18 +137,25 @@ export function runElicitationProxy(options: ProxyOptions): Promise<number> {
     inFlight.set(idKey(id), { controller, done });
   }
 
-  return new Promise((resolve, reject) => {
+  // The client went away: withdraw every question still out (a late answer is told 410), then stop the server.
+  let stopping = false;
+  const shutdown = (): void => {
+    if (stopping) return;
+    stopping = true;
+    const open = [...inFlight.values()];
+    for (const { controller } of open) controller.abort(new Error('the client disconnected'));
+    void Promise.allSettled(open.map((o) => o.done)).then(() => toServer.end());
+  };
+  options.input.once('end', shutdown);
+  // A server that stopped reading is not worth a crash: its exit ends the proxy.
+  toServer.on('error', () => undefined);
+  const exited = new Promise<number>((resolve, reject) => {
     child.once('error', reject);
-    // The client went away: withdraw every question still out (a late answer is told 410), then stop the server.
-    options.input.once('end', () => {
-      const open = [...inFlight.values()];
-      for (const { controller } of open) controller.abort(new Error('the client disconnected'));
-      void Promise.allSettled(open.map((o) => o.done)).then(() => toServer.end());
-    });
     child.once('exit', (code, signal) => {
       const open = [...inFlight.values()];
       for (const { controller } of open) controller.abort(new Error('the server exited'));
       void Promise.allSettled(open.map((o) => o.done)).then(() => resolve(code ?? (signal === null ? 0 : 1)));
     });
   });
+  return { exited, shutdown };
 }

@@ -48,8 +48,14 @@ class RecordingStdioTransport implements Transport {
     this.child.stdin?.write(bytes);
   }
 
+  /** As the SDK's stdio client closes: end the server's stdin, give it a moment to exit, then stop it. */
   async close(): Promise<void> {
+    const exited = new Promise<void>((resolve) => {
+      if (this.child.exitCode !== null || this.child.signalCode !== null) resolve();
+      else this.child.once('exit', () => resolve());
+    });
     this.child.stdin?.end();
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 3_000))]);
     await stopChild(this.child, 'SIGTERM', 5_000);
   }
 }

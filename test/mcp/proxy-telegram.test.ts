@@ -177,6 +177,24 @@ describe('mcp-proxy with the person on Telegram', () => {
   });
 });
 
+describe('a client that goes away while the person is answering', () => {
+  it('cancels both questions, and the late answer is told 410', async () => {
+    const chat = freshChat();
+    const session = await startProxySession(w.gw, ['--channel', 'telegram', '--recipient', chat]);
+    void session.elicit(FORM).catch(() => undefined);
+    await questionsIn(chat);
+    const pending = (await w.http.get('/api/interactions?status=pending')).json['items'] as Array<{ id: string }>;
+    const ids = pending.map((q) => q.id);
+    expect(ids).toHaveLength(2);
+    await session.close();
+    for (const id of ids) {
+      await eventually(async () => (await w.record(id))['status'] === 'cancelled', `question ${id} to be cancelled`);
+    }
+    const late = await w.http.post(`/api/interactions/${ids[0]}/answer`, { answer: { name: 'Ada', seats: 2 } });
+    expect(late.status).toBe(410);
+  });
+});
+
 describe('mcp-proxy against a gateway with no channel configured', () => {
   it('answers the elicitation with a clear MCP error naming the channel that is not configured', async () => {
     const gw = await startTestGateway();

@@ -124,8 +124,8 @@ describe.each(transports)('over %s', (_name, connect) => {
         },
       })) as CallToolResult;
       expect(nested.isError).toBe(true);
-      expect(JSON.stringify(nested.content)).toMatch(
-        /schema\.properties\.address.*property \\"address\\" cannot be delivered/,
+      expect((nested.content[0] as { text: string }).text).toMatch(
+        /property "address" cannot be delivered on a channel.*at schema\.properties\.address/,
       );
       const choices = (await client.callTool({
         name: 'ask_human',
