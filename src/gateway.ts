@@ -136,9 +136,8 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   app.use(presetsRouter(confirmations.presets, auth));
   app.use(confirmationsRouter(confirmations, auth));
   app.use(providerIngressRouter(confirmations));
-  // The MCP server over Streamable HTTP; its sessions ask through this gateway's own doors once it listens.
-  let boundUrl: string | null = null;
-  const mcp = mcpRouter({ auth, baseUrl: () => boundUrl });
+  // The MCP server over Streamable HTTP: each session asks through the service as its token's identity.
+  const mcp = mcpRouter({ auth, service });
   app.use(mcp.router);
   app.use(inboxRouter());
   app.use(landingRouter({ store: store.kind, channels: channels.names() }));
@@ -199,8 +198,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
           s.off('error', reject);
           const { port } = s.address() as AddressInfo;
           const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-          boundUrl = `http://${host}:${port}`;
-          resolve(boundUrl);
+          resolve(`http://${host}:${port}`);
         });
         server = s;
       });

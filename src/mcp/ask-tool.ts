@@ -4,10 +4,9 @@ import type { CallToolResult, ServerNotification, ServerRequest } from '@modelco
 import { z } from 'zod';
 import { checkSyncAskBody, syncAskBodySchema } from '../core/ask-body-schema.js';
 import { AskgateError } from '../core/errors.js';
-import type { AskgateClient } from '../sdk/client.js';
 import { AskgateHttpError } from '../sdk/errors.js';
 import type { AskBody } from '../sdk/types.js';
-import { askAndWait } from './wait.js';
+import { type Asker, askAndWait } from './wait.js';
 
 /**
  * The `ask_human` tool: one tool call asks a person through the gateway and returns their answer. Its input schema
@@ -64,8 +63,8 @@ function toolError(text: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
 }
 
-/** Registers `ask_human` on `server`; `clientFor` gives the gateway client of the session calling it. */
-export function registerAskHuman(server: McpServer, client: AskgateClient, options: AskToolOptions = {}): void {
+/** Registers `ask_human` on `server`, asking through `client` (a gateway client, or the gateway's own service). */
+export function registerAskHuman(server: McpServer, client: Asker, options: AskToolOptions = {}): void {
   server.registerTool(
     ASK_HUMAN,
     {
@@ -87,7 +86,7 @@ export function registerAskHuman(server: McpServer, client: AskgateClient, optio
 type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 async function askHuman(
-  client: AskgateClient,
+  client: Asker,
   args: Record<string, unknown>,
   extra: ToolExtra,
   options: AskToolOptions,
@@ -127,11 +126,23 @@ async function askHuman(
       );
     return toolError(`cancelled: interaction ${record.id} was cancelled before anyone answered.`);
   } catch (error) {
-    if (error instanceof AskgateHttpError) {
-      const field = error.field === undefined ? '' : ` (field ${error.field})`;
-      const what = error.status === 502 ? 'undeliverable' : 'refused';
-      return toolError(`${what}: ${error.message}${field}; nothing was asked.`);
-    }
-    throw error;
+    const refusal = refusalOf(error);
+    if (refusal === null) throw error;
+    return toolError(refusal);
   }
+}
+
+/** The words of a refused or undelivered ask (over HTTP or in process), or null for any other failure. */
+function refusalOf(error: unknown): string | null {
+  let undelivered: boolean;
+  let field: string | undefined;
+  if (error instanceof AskgateHttpError) {
+    undelivered = error.status === 502;
+    field = error.field;
+  } else if (error instanceof AskgateError) {
+    undelivered = error.code === 'channel_delivery_failed';
+    field = error.field;
+  } else return null;
+  const at = field === undefined ? '' : ` (field ${field})`;
+  return `${undelivered ? 'undeliverable' : 'refused'}: ${error.message}${at}; nothing was asked.`;
 }

@@ -3,25 +3,26 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import express, { type Request, type RequestHandler, Router } from 'express';
 import { AskgateError } from '../core/errors.js';
-import type { TokenAuthenticator } from '../doors/auth.js';
-import { AskgateClient } from '../sdk/client.js';
+import type { InteractionService } from '../core/interaction-service.js';
+import { identityOf, type TokenAuthenticator } from '../doors/auth.js';
 import type { AskToolOptions } from './ask-tool.js';
 import { BoundedEventStore } from './event-store.js';
 import { createAskgateMcpServer } from './server.js';
+import { serviceAsker } from './service-asker.js';
 
 /**
  * The `/mcp` door: askgate's MCP server over Streamable HTTP. A bearer token with the `write` and `answer` scopes
- * opens a session (`Mcp-Session-Id`); each session has its own server, asking the gateway with that session's
- * token (so the asks are the token's own, under its identity and scopes), and its own event store, so a dropped
- * stream resumes with `Last-Event-ID`. Every later request of a session must carry the token that opened it.
+ * opens a session (`Mcp-Session-Id`); each session has its own server, asking through the gateway's service under
+ * that token's identity (the asks are the token's own, exactly as through `POST /api/interactions`), and its own
+ * event store, so a dropped stream resumes with `Last-Event-ID`. Every later request of a session must carry the
+ * token that opened it.
  */
 
 export const MCP_PATH = '/mcp';
 
 export interface McpMountOptions extends AskToolOptions {
   auth: TokenAuthenticator;
-  /** The gateway's own base URL once it listens; the sessions' asks go through its doors. */
-  baseUrl(): string | null;
+  service: InteractionService;
 }
 
 interface Session {
@@ -63,12 +64,7 @@ export function mcpRouter(options: McpMountOptions): { router: Router; close(): 
           { field: 'Mcp-Session-Id' },
         );
       }
-      const base = options.baseUrl();
-      if (base === null)
-        throw new AskgateError('not_configured', 'the gateway is not listening yet; try again in a moment.');
-      const token = BEARER.exec(req.headers.authorization ?? '')?.[1] as string;
-      const client = new AskgateClient({ url: base, token });
-      const server = createAskgateMcpServer(client, options);
+      const server = createAskgateMcpServer(serviceAsker(options.service, identityOf(req)), options);
       const hash = tokenHash(req);
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),

@@ -1,16 +1,16 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { AskgateClient } from '../sdk/client.js';
 import { type AskToolOptions, registerAskHuman } from './ask-tool.js';
+import type { Asker } from './wait.js';
 
 /** The name and version the server announces to MCP clients. */
 export const SERVER_INFO = { name: 'askgate', version: '0.1.0' } as const;
 
 /**
  * askgate's MCP server: the `ask_human` tool over a gateway client. The same server runs on stdio (`askgate mcp`,
- * a client of a running gateway) and over Streamable HTTP at `/mcp` (one server per session, asking with the
- * session's own bearer token).
+ * a client of a running gateway) and over Streamable HTTP at `/mcp` (one server per session, asking as the
+ * identity of the session's token).
  */
-export function createAskgateMcpServer(client: AskgateClient, options: AskToolOptions = {}): McpServer {
+export function createAskgateMcpServer(client: Asker, options: AskToolOptions = {}): McpServer {
   const server = new McpServer(SERVER_INFO, {
     capabilities: { tools: {} },
     instructions:

@@ -1,4 +1,3 @@
-import type { AskgateClient } from '../sdk/client.js';
 import type { AskBody, InteractionRecord } from '../sdk/types.js';
 
 /**
@@ -6,6 +5,19 @@ import type { AskBody, InteractionRecord } from '../sdk/types.js';
  * `ask_human` tool and the elicitation path: both ask, wait, and must withdraw the question when their own caller
  * goes away.
  */
+
+/**
+ * What asking needs from a gateway: the SDK's `AskgateClient` is one (over HTTP, for `askgate mcp` and the proxy);
+ * `serviceAsker` another (in the gateway's own process, for `/mcp`).
+ */
+export interface Asker {
+  /** Asks; rejects with the gateway's refusal (nothing asked). */
+  create(body: AskBody, options?: { signal?: AbortSignal }): Promise<InteractionRecord>;
+  /** The record once it leaves `pending`, or after `waitSeconds`. */
+  result(id: string, waitSeconds: number, options?: { signal?: AbortSignal }): Promise<InteractionRecord>;
+  /** Withdraws a pending question as its asker. */
+  cancel(id: string): Promise<unknown>;
+}
 
 /** How an ask ended. `undeliverable`: every chat delivery failed, so nobody will see it. */
 export type AskEnd =
@@ -29,7 +41,7 @@ function undeliverable(record: InteractionRecord): boolean {
 }
 
 /** Asks and waits for the end. A refused ask rejects with the gateway's `AskgateHttpError` (nothing was asked). */
-export async function askAndWait(client: AskgateClient, body: AskBody, options: WaitOptions = {}): Promise<AskEnd> {
+export async function askAndWait(client: Asker, body: AskBody, options: WaitOptions = {}): Promise<AskEnd> {
   const { signal } = options;
   signal?.throwIfAborted();
   let record = await client.create(body, signal === undefined ? {} : { signal });

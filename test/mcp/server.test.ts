@@ -189,6 +189,42 @@ describe('the /mcp door', () => {
     expect(unknown.status).toBe(401);
   });
 
+  it('keeps a session to the token that opened it, and needs the write and answer scopes', async () => {
+    const tokens = {
+      'tok-ada-0123456789': { identity: 'ada', scopes: ['read', 'write', 'answer'] },
+      'tok-bob-0123456789': { identity: 'bob', scopes: ['read', 'write', 'answer'] },
+      'tok-eve-0123456789': { identity: 'eve', scopes: ['read', 'write'] },
+    };
+    const multi = await startTestGateway({ ASKGATE_TOKENS: JSON.stringify(tokens) });
+    try {
+      const client = await httpClient(multi, 'tok-ada-0123456789');
+      const sessionId = (client.transport as { sessionId?: string } | undefined)?.sessionId as string;
+      const post = (token: string, session?: string) =>
+        fetch(`${multi.url}/mcp`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            authorization: `Bearer ${token}`,
+            ...(session === undefined ? {} : { 'mcp-session-id': session }),
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+        });
+      expect((await post('tok-bob-0123456789', sessionId)).status).toBe(404);
+      expect((await post('tok-eve-0123456789', sessionId)).status).toBe(403);
+      expect((await post('tok-bob-0123456789')).status).toBe(400);
+      // The session's own token still works, and the question it asks is its identity's.
+      const call = client.callTool({ name: 'ask_human', arguments: { question: 'Mine?', answer_format: 'text' } });
+      const question = await pendingOne(multi);
+      expect(question['asked_by']).toBe('ada');
+      await api(multi.url, 'tok-ada-0123456789').post(`/api/interactions/${question['id']}/answer`, { answer: 'yes' });
+      expect(((await call) as CallToolResult).structuredContent).toMatchObject({ answer: 'yes', answered_by: 'ada' });
+      await client.close();
+    } finally {
+      await multi.close();
+    }
+  });
+
   it('refuses a request on an open session from a token the gateway does not know', async () => {
     const client = await httpClient(gw);
     try {
