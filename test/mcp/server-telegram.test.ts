@@ -43,4 +43,20 @@ describe.each(transports)('over %s', (_name, connect) => {
       await client.close();
     }
   });
+
+  it('is a tool error naming the platform when Telegram cannot deliver the question', async () => {
+    const chat = freshChat();
+    w.fake.forgetChat(chat);
+    const client = await connect();
+    try {
+      const result = (await client.callTool({
+        name: 'ask_human',
+        arguments: { question: 'Deploy?', answer_format: 'confirm', channel: 'telegram', recipient: chat },
+      })) as CallToolResult;
+      expect(result.isError).toBe(true);
+      expect((result.content[0] as { text: string }).text).toMatch(/^undeliverable: .*chat not found/);
+    } finally {
+      await client.close();
+    }
+  });
 });

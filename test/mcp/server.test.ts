@@ -127,6 +127,14 @@ describe.each(transports)('over %s', (_name, connect) => {
       expect((nested.content[0] as { text: string }).text).toMatch(
         /property "address" cannot be delivered on a channel.*at schema\.properties\.address/,
       );
+      const unknownChannel = (await client.callTool({
+        name: 'ask_human',
+        arguments: { question: 'Ship?', answer_format: 'confirm', channel: 'slack', recipient: 'U1' },
+      })) as CallToolResult;
+      expect(unknownChannel.isError).toBe(true);
+      expect((unknownChannel.content[0] as { text: string }).text).toMatch(
+        /^refused: channel "slack" is not registered.*\(field channel\); nothing was asked\.$/,
+      );
       const choices = (await client.callTool({
         name: 'ask_human',
         arguments: { question: 'Pick', answer_format: 'text', choices: ['a'] },
