@@ -153,7 +153,8 @@ export async function elicitThroughAsk(
   const primary = primaryAsk(params, options);
   const local = new AbortController();
   const abort = (): void => local.abort(options.signal?.reason);
-  options.signal?.addEventListener('abort', abort, { once: true });
+  if (options.signal?.aborted === true) abort();
+  else options.signal?.addEventListener('abort', abort, { once: true });
   const group = `elicitation-${randomUUID()}`;
   let created: (() => void) | null = null;
   const primaryCreated = new Promise<void>((resolve) => {
