@@ -55,6 +55,9 @@ export interface AskContext {
   registeredChannels(): string[];
 }
 
+/** The ask body's string limits, shared by the rules below and the published schema (`ask-body-schema.ts`). */
+export const ASK_TEXT_LIMITS = { question: 4096, groupId: 200, recipient: 200, channel: 100 } as const;
+
 const KNOWN_FIELDS = new Set([
   'question',
   'answer_format',
@@ -194,7 +197,7 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
       `${unknown} is not an ask field; check its spelling (fields are snake_case, e.g. answer_format).`,
     );
 
-  const question = str(body, 'question', 4096, true) as string;
+  const question = str(body, 'question', ASK_TEXT_LIMITS.question, true) as string;
   const answer_format = oneOf(body, 'answer_format', ANSWER_FORMATS, null);
   const to = oneOf(body, 'to', ['person', 'caller'] as const, 'person');
   const mode = to === 'caller' ? 'async' : oneOf(body, 'mode', ['sync', 'async'] as const, 'sync');
@@ -204,8 +207,8 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
   // The format's own fields (a select's choices, a form's schema), refused by name on a format that takes none.
   const { choices, schema } = formatOf(answer_format).askFields({ choices: body['choices'], schema: body['schema'] });
 
-  const group_id = str(body, 'group_id', 200, false);
-  const recipient = str(body, 'recipient', 200, false);
+  const group_id = str(body, 'group_id', ASK_TEXT_LIMITS.groupId, false);
+  const recipient = str(body, 'recipient', ASK_TEXT_LIMITS.recipient, false);
   const media = parseMedia(body['media']);
   const link = body['link'] ?? false;
   if (typeof link !== 'boolean') throw invalid('link', 'link must be true or false.');
@@ -255,7 +258,7 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
     verifier = v as VerifierBinding;
   }
 
-  const channel = str(body, 'channel', 100, false);
+  const channel = str(body, 'channel', ASK_TEXT_LIMITS.channel, false);
   if (channel !== null) {
     if (to === 'caller') throw invalid('channel', 'an ask to the caller has no channel.');
     if (verifier !== null)
