@@ -30,6 +30,7 @@ import { createLogger, type Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
 import { MemoryStore } from './store/memory-store.js';
 import { RedisConnections } from './store/redis/connections.js';
+import { mcpRouter } from './mcp/http-mount.js';
 import { RedisStore } from './store/redis/redis-store.js';
 import type { Store } from './store/store.js';
 import { defaultVerifiers, type VerifierRegistry } from './verifiers/registry.js';
@@ -135,6 +136,9 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   app.use(presetsRouter(confirmations.presets, auth));
   app.use(confirmationsRouter(confirmations, auth));
   app.use(providerIngressRouter(confirmations));
+  // The MCP server over Streamable HTTP: each session asks through the service as its token's identity.
+  const mcp = mcpRouter({ auth, service });
+  app.use(mcp.router);
   app.use(inboxRouter());
   app.use(landingRouter({ store: store.kind, channels: channels.names() }));
   // Every channel's declared webhooks (and, for web, its page and API) verify their own requests; before the 404.
@@ -201,6 +205,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     },
     async close() {
       if (sweeper !== null) clearInterval(sweeper);
+      await mcp.close();
       if (server !== null) {
         const s: Server = server;
         s.closeAllConnections();

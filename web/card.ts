@@ -18,6 +18,8 @@ export interface CardOptions {
   answer(id: string, value: unknown): Promise<AnswerOutcome>;
   /** The card's answer was taken (by us or elsewhere): the list removes it, after a moment when there is a note. */
   done(id: string, note?: string): void;
+  /** Show "also on <channel>" on a channel question. Default true (the inbox); the web chat passes false. */
+  showChannel?: boolean;
 }
 
 function el<K extends keyof HTMLElementTagNameMap>(
@@ -111,6 +113,43 @@ function domId(id: string): string {
   return `q-${id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 }
 
+/** A moment as the person reads it (their locale and zone), in a <time> that keeps the exact instant. */
+function moment(iso: string): HTMLTimeElement {
+  const t = el('time', undefined, new Date(iso).toLocaleString());
+  t.dateTime = iso;
+  return t;
+}
+
+/**
+ * The question's history, on request (a closed <details>): who asked and when, where it was delivered, by when it
+ * must be answered, and — once it is resolved — who answered where and when.
+ */
+export function renderHistory(record: InteractionRecord): HTMLDetailsElement {
+  const details = el('details', 'card-history');
+  details.append(el('summary', undefined, 'History'));
+  const list = el('ol');
+  const item = (text: string, at: string): void => {
+    const li = el('li', undefined, `${text} `);
+    li.append(moment(at));
+    list.append(li);
+  };
+  item(`Asked by ${record.asked_by}`, record.created_at);
+  if (record.channel !== null)
+    list.append(
+      el(
+        'li',
+        undefined,
+        `Delivered on ${record.channel}${record.recipient === null ? '' : ` to ${record.recipient}`}`,
+      ),
+    );
+  if (record.result !== null)
+    item(`Answered by ${record.result.answered_by} on ${record.result.surface}`, record.result.answered_at);
+  else if (record.status === 'pending') item('Answer by', record.deadline_at);
+  else if (record.resolved_at !== null) item(record.status === 'expired' ? 'Expired' : 'Withdrawn', record.resolved_at);
+  details.append(list);
+  return details;
+}
+
 export function renderCard(record: InteractionRecord, options: CardOptions): HTMLLIElement {
   const card = el('li', 'card');
   card.dataset['id'] = record.id;
@@ -125,7 +164,9 @@ export function renderCard(record: InteractionRecord, options: CardOptions): HTM
   time.dateTime = record.created_at;
   time.title = new Date(record.created_at).toLocaleString();
   meta.append(time);
-  if (record.channel !== null) meta.append(el('span', 'card-channel', `also on ${record.channel}`));
+  // In the inbox, a channel question says where else it went; the web chat is that channel, so it says nothing.
+  if (record.channel !== null && options.showChannel !== false)
+    meta.append(el('span', 'card-channel', `also on ${record.channel}`));
   card.append(meta);
 
   const question = el('p', 'question', record.question);
@@ -138,7 +179,7 @@ export function renderCard(record: InteractionRecord, options: CardOptions): HTM
   error.setAttribute('role', 'alert');
   const note = el('p', 'card-note');
   note.setAttribute('role', 'status');
-  card.append(controls, error, note);
+  card.append(controls, error, note, renderHistory(record));
 
   /** Sends one answer, locking the card meanwhile; returns the refusal for the caller to place. */
   const send = async (value: unknown): Promise<AnswerOutcome> => {

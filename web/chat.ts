@@ -69,6 +69,7 @@ class Chat {
     const card = renderCard(item, {
       answer: (id, value) => this.answer(id, value),
       done: (id) => void this.refresh(id),
+      showChannel: false,
     });
     card.classList.add('chat-question');
     this.shown.set(item.id, { card, ended: false });

@@ -7,7 +7,7 @@
 import type { InteractionRecord } from '../src/core/types.js';
 import { Api } from './api.js';
 import { elementLookup, takeToken } from './session.js';
-import { age, answerSummary, renderCard, type AnswerOutcome } from './card.js';
+import { age, answerSummary, renderCard, renderHistory, type AnswerOutcome } from './card.js';
 import { openStream, type StreamHandle } from './sse.js';
 
 const TOKEN_KEY = 'askgate.token';
@@ -120,7 +120,9 @@ class Inbox {
     if (type === 'interaction.created') {
       this.add(record);
     } else if (type === 'interaction.answered' || type === 'interaction.expired' || type === 'interaction.cancelled') {
-      // Say how it ended before the card goes, unless this page already says so (its own answer's note).
+      // Say how it ended before the card goes, unless this page already says so (its own answer's note); its
+      // history now ends with that outcome.
+      this.cards.get(record.id)?.querySelector('.card-history')?.replaceWith(renderHistory(record));
       this.done(record.id, outcomeNote(record), true);
     }
     this.updateCount();

@@ -73,9 +73,9 @@ export class DiscordChannel implements ChannelPlugin {
   readonly capabilities = {
     supportsFormDelivery: true,
     /**
-     * Why a form schema cannot be a Discord modal (the property and the reason); null when it can. `deliver` refuses
-     * such a question before posting (the asker's 502 names the property); a core that asks its channels this while
-     * checking an ask can refuse it with a 400 instead.
+     * Why a form schema cannot be a Discord modal (the property and the reason); null when it can. The core asks this
+     * while checking an ask, so such a question is a 400 naming the property and nothing is stored; `deliver` keeps
+     * the same check as a second lock.
      */
     formRefusal: (schema: Schema) => formRefusal(schema),
   };

@@ -277,15 +277,18 @@ export function checkFlowAnswer(
 }
 
 /**
- * The field the core's refusal names ("answer does not match schema at /age: …"), with the sender's `invalid` words
+ * The field a refusal of the core names (its `field` and `reason`, as data), with the sender's `invalid` words
  * when it has them; otherwise the generic refusal sentence.
  */
-export function fieldOfRefusal(schema: Schema, message: string): { field: string | null; words: string } {
-  const m = /at ([^\s:]+):/.exec(message);
-  const path = m?.[1]?.replace(/^[/.]/, '').replace(/\//g, '.') ?? '';
+export function fieldOfRefusal(
+  schema: Schema,
+  refusal: { field?: string; reason: string },
+): { field: string | null; words: string } {
+  // The core names the field as a path (`days`, `address.city`); a Flow field is a top-level property.
+  const path = (refusal.field ?? '').replace(/^[/.]/, '').replace(/\//g, '.');
   const field = fieldsOf(schema).find((f) => f.name === path);
   if (field === undefined) return { field: null, words: MESSAGES.refused };
-  return { field: field.name, words: field.rule.errorInvalid ?? message.replace(/^.*?: /, '') };
+  return { field: field.name, words: field.rule.errorInvalid ?? refusal.reason };
 }
 
 /** Field name → its label, for the refusal note in the chat. */

@@ -304,7 +304,7 @@ export class WhatsAppChannel implements ChannelPlugin {
         await this.send(event.from, textMessage(tellOutcome(outcome, stored)), event.messageId);
         return;
       }
-      const refusal = fieldOfRefusal(stored.schema, outcome.message);
+      const refusal = fieldOfRefusal(stored.schema, outcome);
       errors = new Map([[refusal.field ?? '', refusal.words]]);
     }
     // Refused: a fresh form whose fields show the words, and the same words in the chat above it.

@@ -36,9 +36,10 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 export const CALLBACK_CSS_PATH = '/assets/callback/page.css';
 export const CALLBACK_CSS = `body{margin:0;background:var(--ag-bg,#fff);color:var(--ag-text,#1b1f24);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 main{max-width:36rem;margin:0 auto;padding:1rem 1rem 2rem}
-.cb-question{font-size:1.2rem;margin:0 0 1rem;white-space:pre-wrap;overflow-wrap:anywhere}
+.cb-question{font-size:1.2rem;margin:0 0 .25rem;white-space:pre-wrap;overflow-wrap:anywhere}
 .cb-outcome{font-size:1.1rem;margin:1.5rem 0 .5rem}
 .cb-note{color:var(--ag-muted,#5d6670);margin:0}
+.cb-asker{margin:0 0 1rem;font-size:.9rem}
 .cb-choices{display:flex;flex-wrap:wrap;gap:.75rem}
 .cb-choices button{min-height:44px;min-width:6rem}
 `;
@@ -64,6 +65,20 @@ function outcomePage(title: string, heading: string, note: string, question: str
   );
 }
 
+/**
+ * Who asks and by when, under the question: a person deciding whether to answer a link should know both. The time is
+ * UTC, written out, since the page runs no script to show it in the reader's zone.
+ */
+function whoAndWhen(record: Pick<InteractionRecord, 'asked_by' | 'deadline_at'>): string {
+  const deadline = new Date(record.deadline_at);
+  const when = Number.isNaN(deadline.getTime())
+    ? ''
+    : ` · answer by <time datetime="${escapeHtml(deadline.toISOString())}">${escapeHtml(
+        `${deadline.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+      )}</time>`;
+  return `<p class="cb-note cb-asker">Asked by ${escapeHtml(record.asked_by)}${when}</p>`;
+}
+
 /** What the form shows again after the server refused a submit. */
 export interface Refusal {
   values: Record<string, unknown>;
@@ -73,7 +88,7 @@ export interface Refusal {
 
 /** The answer page of a question: its form (any format) with the question as the heading. */
 export function questionPage(record: InteractionRecord, refusal: Refusal | null = null): string {
-  const heading = `<h1 class="cb-question">${escapeHtml(record.question)}</h1>`;
+  const heading = `<h1 class="cb-question">${escapeHtml(record.question)}</h1>${whoAndWhen(record)}`;
   const format = formatOf(record.answer_format);
   const { controls } = format.render;
   if (controls === 'buttons') {

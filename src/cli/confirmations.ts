@@ -1,3 +1,4 @@
+import type { ReconcileSummary } from '../confirmations/reconcile.js';
 import { Command } from 'commander';
 import { CliError, clientFrom, type GlobalOptions } from './context.js';
 
@@ -7,15 +8,6 @@ const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 const globals = (command: Command): GlobalOptions => command.optsWithGlobals<GlobalOptions>();
-
-interface Summary {
-  selected: number;
-  answered: number;
-  already_answered: number;
-  expired: number;
-  rejected: number;
-  failed: Array<{ session: string; reason: string }>;
-}
 
 interface FailedJob {
   job: string;
@@ -52,7 +44,11 @@ export function confirmationsCommand(): Command {
     )
     .action(async (options: { lookbackHours?: number; json?: boolean }, command: Command) => {
       const body = options.lookbackHours === undefined ? {} : { lookback_hours: options.lookbackHours };
-      const summary = await clientFrom(globals(command)).request<Summary>('POST', '/api/confirmations/reconcile', body);
+      const summary = await clientFrom(globals(command)).request<ReconcileSummary>(
+        'POST',
+        '/api/confirmations/reconcile',
+        body,
+      );
       if (options.json === true) out(JSON.stringify(summary, null, 2));
       else {
         out(

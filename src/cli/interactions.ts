@@ -165,7 +165,7 @@ function askCommand(): Command {
     .option('--schema <file>', 'a JSON Schema file (form; optional pin for external)')
     .option('--group <group>', 'group_id threading related questions')
     .option('--timeout <seconds>', 'deadline in seconds (gateway default 300)', parseSeconds)
-    .option('--channel <channel>', 'deliver on this registered channel instead of the inbox')
+    .option('--channel <channel>', 'also deliver on this registered channel (the question shows in the inbox as well)')
     .option('--recipient <address>', 'the channel address (chat id, user id, phone)')
     .option('--link', 'also mint a callback URL (printed to stderr)')
     .option('--wait', 'block until answered; exit 2 on timeout, 3 if cancelled')

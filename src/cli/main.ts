@@ -1,9 +1,11 @@
 #!/usr/bin/env node
+import { webChatCommand } from './web-chat.js';
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { describeError, EXIT } from './context.js';
 import { confirmationsCommand } from './confirmations.js';
 import { interactionsCommand } from './interactions.js';
+import { mcpCommand, mcpProxyCommand } from './mcp.js';
 import { presetsCommand } from './presets.js';
 
 /**
@@ -70,6 +72,9 @@ Examples:
   program.addCommand(interactionsCommand());
   program.addCommand(presetsCommand());
   program.addCommand(confirmationsCommand());
+  program.addCommand(webChatCommand());
+  program.addCommand(mcpCommand());
+  program.addCommand(mcpProxyCommand());
   // Commands built apart (interactions.ts) do not inherit settings; give every level the same error hint.
   const hintEverywhere = (command: Command): void => {
     command.showHelpAfterError('(add --help for usage and examples)');

@@ -95,6 +95,9 @@ export class ConfirmQueues {
       await this.reconcile.removeJobScheduler(RECONCILE_SCHEDULER);
       return;
     }
+    // One run at a time across every worker: a run that outlasts the interval (a long lookback, paced answers) holds
+    // the next tick's job back rather than letting a second worker start one beside it.
+    await this.reconcile.setGlobalConcurrency(1);
     await this.reconcile.upsertJobScheduler(
       RECONCILE_SCHEDULER,
       { every: everySeconds * 1000 },
@@ -148,7 +151,8 @@ export class ConfirmWorkers {
         final ? 'confirmation bridge failed; kept as a failed job for an operator' : 'confirmation bridge retrying',
       );
     });
-    // One run at a time per worker; the scheduler makes one job per tick however many workers there are.
+    // One run at a time per worker, and one in all (the queue's global concurrency, set with the schedule); the
+    // scheduler makes one job per tick however many workers there are.
     this.reconciler = new Worker(RECONCILE_QUEUE, () => options.reconcile(), {
       connection: options.connection,
       prefix: options.prefix,

@@ -38,6 +38,12 @@ export interface AskRequest {
 /** What a channel tells the ask core about itself. */
 export interface ChannelCapabilities {
   supportsFormDelivery: boolean;
+  /**
+   * A channel whose forms have limits of their own beyond the channel-deliverable subset (a Discord modal holds five
+   * text inputs) says why a schema cannot be delivered there: the property and the reason; null when it can. Asked
+   * after the subset check, so the ask is refused with a 400 naming the property before anything is stored.
+   */
+  formRefusal?(schema: JsonSchema): { property: string; reason: string } | null;
 }
 
 export interface AskContext {
@@ -51,6 +57,9 @@ export interface AskContext {
   /** ASKGATE_WEBHOOK_ALLOW_PRIVATE: a resume webhook may name a loopback, private or link-local address. */
   allowPrivateWebhooks?: boolean;
 }
+
+/** The ask body's string limits, shared by the rules below and the published schema (`ask-body-schema.ts`). */
+export const ASK_TEXT_LIMITS = { question: 4096, groupId: 200, recipient: 200, channel: 100 } as const;
 
 const KNOWN_FIELDS = new Set([
   'question',
@@ -193,7 +202,7 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
       `${unknown} is not an ask field; check its spelling (fields are snake_case, e.g. answer_format).`,
     );
 
-  const question = str(body, 'question', 4096, true) as string;
+  const question = str(body, 'question', ASK_TEXT_LIMITS.question, true) as string;
   const answer_format = oneOf(body, 'answer_format', ANSWER_FORMATS, null);
   const to = oneOf(body, 'to', ['person', 'caller'] as const, 'person');
   const mode = to === 'caller' ? 'async' : oneOf(body, 'mode', ['sync', 'async'] as const, 'sync');
@@ -203,8 +212,8 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
   // The format's own fields (a select's choices, a form's schema), refused by name on a format that takes none.
   const { choices, schema } = formatOf(answer_format).askFields({ choices: body['choices'], schema: body['schema'] });
 
-  const group_id = str(body, 'group_id', 200, false);
-  const recipient = str(body, 'recipient', 200, false);
+  const group_id = str(body, 'group_id', ASK_TEXT_LIMITS.groupId, false);
+  const recipient = str(body, 'recipient', ASK_TEXT_LIMITS.recipient, false);
   const media = parseMedia(body['media']);
   const link = body['link'] ?? false;
   if (typeof link !== 'boolean') throw invalid('link', 'link must be true or false.');
@@ -260,7 +269,7 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
     verifier = v as VerifierBinding;
   }
 
-  const channel = str(body, 'channel', 100, false);
+  const channel = str(body, 'channel', ASK_TEXT_LIMITS.channel, false);
   if (channel !== null) {
     if (to === 'caller') throw invalid('channel', 'an ask to the caller has no channel.');
     if (verifier !== null)
@@ -291,6 +300,12 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
           `schema property "${subset.property}" cannot be delivered on a channel: ${subset.reason}.`,
         );
       }
+      const refusal = caps.formRefusal?.(schema as JsonSchema) ?? null;
+      if (refusal !== null)
+        throw invalid(
+          `schema.properties.${refusal.property}`,
+          `schema property "${refusal.property}" cannot be delivered on channel "${channel}": ${refusal.reason}.`,
+        );
     }
   } else if (recipient !== null) {
     throw invalid('recipient', 'recipient goes with channel; name the channel to deliver to.');

@@ -1,17 +1,21 @@
 import { Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { ChannelError, type ChannelPlugin } from '../../channels/contract.js';
 import type { Identity } from '../core/types.js';
 import type { Logger } from '../observability/logger.js';
 import { turnThread, type ConversationTurnPayload } from '../park/continuation.js';
 import { mapReply, type Route } from '../park/routes.js';
-import { REPLY_QUEUE, TURN_QUEUE, backoffDelay, type ReplyJobData, type ResumeProducer } from './queues.js';
+import {
+  REPLY_QUEUE,
+  TURN_QUEUE,
+  type WorkerBasis,
+  workerOptions,
+  type ReplyJobData,
+  type ResumeProducer,
+} from './queues.js';
 import type { OutboundPolicy } from './outbound.js';
 import { parseOutput, postWebhook } from './webhook.js';
 
-export interface ChatWorkerOptions {
-  connection: Redis;
-  queuePrefix: string;
+export interface ChatWorkerOptions extends WorkerBasis {
   producer: ResumeProducer;
   routes: readonly Route[];
   /** The channels of this process; a reply goes out through its channel's `postReply` (and so its pacing). */
@@ -20,8 +24,6 @@ export interface ChatWorkerOptions {
   logger: Logger;
   /** The outbound pin every webhook POST of this worker goes through. */
   outbound: OutboundPolicy;
-  lockMs: number;
-  backoffMs: number;
 }
 
 /**
@@ -37,23 +39,17 @@ export class ChatWorker {
   private readonly workers: Worker[];
 
   constructor(private readonly options: ChatWorkerOptions) {
-    const settings = {
-      backoffStrategy: (attemptsMade: number, _type?: string, err?: Error) =>
-        err instanceof ChannelError && err.retryAfter !== null
-          ? err.retryAfter * 1000
-          : backoffDelay(attemptsMade, options.backoffMs),
-    };
-    const common = {
-      connection: options.connection,
-      prefix: options.queuePrefix,
-      lockDuration: options.lockMs,
-      stalledInterval: options.lockMs,
-      settings,
-    };
+    // A platform that said when to come back (a 429's retry_after) is retried then, not on the doubling backoff.
+    const retryAfterMs = (err: Error | undefined): number | null =>
+      err instanceof ChannelError && err.retryAfter !== null ? err.retryAfter * 1000 : null;
     this.workers = [
-      new Worker<ConversationTurnPayload>(TURN_QUEUE, (job) => this.turn(job), { ...common, concurrency: 16 }),
+      new Worker<ConversationTurnPayload>(
+        TURN_QUEUE,
+        (job) => this.turn(job),
+        workerOptions(options, 16, retryAfterMs),
+      ),
       // Replies share one concurrency budget per process; the channel's own pacing spaces them per chat.
-      new Worker<ReplyJobData>(REPLY_QUEUE, (job) => this.reply(job), { ...common, concurrency: 8 }),
+      new Worker<ReplyJobData>(REPLY_QUEUE, (job) => this.reply(job), workerOptions(options, 8, retryAfterMs)),
     ];
     for (const w of this.workers) {
       w.on('failed', (job, err) =>

@@ -1,19 +1,13 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { Logger } from '../observability/logger.js';
 import type { RunStore } from '../park/run-store.js';
 import { COMPLETED_QUEUE, unsupportedVersion, type CompletionJob } from './job-protocol.js';
-import { backoffDelay, type ResumeProducer } from './queues.js';
+import { type WorkerBasis, workerOptions, type ResumeProducer } from './queues.js';
 
-export interface CompletionWorkerOptions {
-  /** The process's BullMQ connection. */
-  connection: Redis;
-  queuePrefix: string;
+export interface CompletionWorkerOptions extends WorkerBasis {
   runs: RunStore;
   producer: ResumeProducer;
   logger: Logger;
-  lockMs: number;
-  backoffMs: number;
 }
 
 /**
@@ -29,14 +23,7 @@ export class CompletionWorker {
   private readonly worker: Worker<CompletionJob>;
 
   constructor(private readonly options: CompletionWorkerOptions) {
-    this.worker = new Worker<CompletionJob>(COMPLETED_QUEUE, (job) => this.process(job), {
-      connection: options.connection,
-      prefix: options.queuePrefix,
-      concurrency: 16,
-      lockDuration: options.lockMs,
-      stalledInterval: options.lockMs,
-      settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(attemptsMade, options.backoffMs) },
-    });
+    this.worker = new Worker<CompletionJob>(COMPLETED_QUEUE, (job) => this.process(job), workerOptions(options, 16));
     this.worker.on('failed', (job, err) =>
       options.logger.warn(
         { job: job?.id, attempt: job?.attemptsMade, err: err.message },

@@ -1,4 +1,4 @@
-import { Queue, type JobsOptions } from 'bullmq';
+import { Queue, type JobsOptions, type WorkerOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { ChatThread } from '../park/run-store.js';
 import type { Keys } from '../store/keys.js';
@@ -95,6 +95,39 @@ export const JOB_DEFAULTS: JobsOptions = {
 export function backoffDelay(attemptsMade: number, baseMs: number, capMs = 15 * 60_000): number {
   const d = Math.min(baseMs * 2 ** Math.max(attemptsMade - 1, 0), capMs);
   return Math.round(d / 2 + Math.random() * (d / 2));
+}
+
+/** What every askgate worker of a continuation-like queue is built from (the workers' own options). */
+export interface WorkerBasis {
+  connection: Redis;
+  queuePrefix: string;
+  /** How long a silent worker keeps its job before another takes it over, ms. */
+  lockMs: number;
+  /** The first retry delay, ms (doubling, jittered: `backoffDelay`). */
+  backoffMs: number;
+}
+
+/**
+ * The BullMQ worker options askgate's workers share: the process's queue connection and prefix, the lock after which
+ * a killed worker's job runs elsewhere (stalled jobs are checked as often), and the jittered doubling backoff. A
+ * worker that reads a platform's own wait (a 429's retry_after) passes `retryAfterMs` to honour it instead.
+ */
+export function workerOptions(
+  basis: WorkerBasis,
+  concurrency: number,
+  retryAfterMs?: (err: Error | undefined) => number | null,
+): WorkerOptions {
+  return {
+    connection: basis.connection,
+    prefix: basis.queuePrefix,
+    concurrency,
+    lockDuration: basis.lockMs,
+    stalledInterval: basis.lockMs,
+    settings: {
+      backoffStrategy: (attemptsMade: number, _type?: string, err?: Error) =>
+        retryAfterMs?.(err) ?? backoffDelay(attemptsMade, basis.backoffMs),
+    },
+  };
 }
 
 /** Enqueues resume jobs (the serve side and the worker side both do). */

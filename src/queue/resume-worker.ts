@@ -1,12 +1,11 @@
 import { Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { InteractionService } from '../core/interaction-service.js';
 import type { Identity } from '../core/types.js';
 import type { Logger } from '../observability/logger.js';
 import { continuationPayload, type ContinuationPayload } from '../park/continuation.js';
 import type { RunStore, RunView } from '../park/run-store.js';
 import { handlerJob } from './job-protocol.js';
-import { RESUME_QUEUE, backoffDelay, type ResumeJobData, type ResumeProducer } from './queues.js';
+import { RESUME_QUEUE, type WorkerBasis, workerOptions, type ResumeJobData, type ResumeProducer } from './queues.js';
 import type { OutboundPolicy } from './outbound.js';
 import { parseOutput, postWebhook } from './webhook.js';
 
@@ -14,9 +13,7 @@ import { parseOutput, postWebhook } from './webhook.js';
 const STRAGGLER_GRACE_MS = 5_000;
 const SWEEP_INTERVAL_MS = 1_000;
 
-export interface ResumeWorkerOptions {
-  connection: Redis;
-  queuePrefix: string;
+export interface ResumeWorkerOptions extends WorkerBasis {
   runs: RunStore;
   service: InteractionService;
   producer: ResumeProducer;
@@ -24,10 +21,6 @@ export interface ResumeWorkerOptions {
   logger: Logger;
   /** The outbound pin every webhook POST of this worker goes through. */
   outbound: OutboundPolicy;
-  /** BullMQ lock of an active job; a worker silent this long is taken for dead and its job runs again elsewhere. */
-  lockMs: number;
-  /** First retry delay of a failed continuation; doubles per attempt, with jitter, capped at 15 min. */
-  backoffMs: number;
   /**
    * Told the continuation's output when a chat-reached run resumed, before completion is recorded (it queues the
    * reply into the thread; a throw retries the continuation, whose webhook-id stays the same).
@@ -52,14 +45,7 @@ export class ResumeWorker {
   private sweeping = false;
 
   constructor(private readonly options: ResumeWorkerOptions) {
-    this.worker = new Worker<ResumeJobData>(RESUME_QUEUE, (job) => this.process(job), {
-      connection: options.connection,
-      prefix: options.queuePrefix,
-      concurrency: 16,
-      lockDuration: options.lockMs,
-      stalledInterval: options.lockMs,
-      settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(attemptsMade, options.backoffMs) },
-    });
+    this.worker = new Worker<ResumeJobData>(RESUME_QUEUE, (job) => this.process(job), workerOptions(options, 16));
     this.worker.on('failed', (job, err) => {
       options.logger.warn(
         { job: job?.id, attempt: job?.attemptsMade, err: err.message },

@@ -43,6 +43,15 @@ export type {
   TailEvent,
 } from './types.js';
 
+export {
+  DECLINE,
+  ElicitationRefusedError,
+  type ElicitationRoute,
+  type ElicitThroughAskOptions,
+  elicitThroughAsk,
+  REPLY_TO_META,
+} from '../mcp/elicitation.js';
+
 export type { Continuation, ContinuationHandler, ContinuationWorker, ContinuationWorkerOptions } from './worker.js';
 
 /**

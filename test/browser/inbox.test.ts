@@ -91,6 +91,13 @@ describe('the web inbox', () => {
     const theirs = await ask({ question: 'Which region?', answer_format: 'select', choices: ['eu-west', 'us-east'] });
     const withdrawn = await ask({ question: 'Still needed?', answer_format: 'confirm' });
     await openInbox();
+    // A pending question's history says who asked and by when it must be answered; closed until asked for.
+    expect(await page.locator(`${card(mine)} .card-history`).getAttribute('open')).toBeNull();
+    await page.locator(`${card(mine)} .card-history summary`).click();
+    expect(await page.locator(`${card(mine)} .card-history li`).allTextContents()).toEqual([
+      expect.stringMatching(/^Asked by dev /),
+      expect.stringMatching(/^Answer by /),
+    ]);
     await page.locator(card(mine)).getByRole('button', { name: 'No' }).click();
     await expect.poll(() => page.locator(`${card(mine)} .card-note`).textContent()).toBe('You answered No.');
     expect(
@@ -103,6 +110,11 @@ describe('the web inbox', () => {
     await expect
       .poll(() => page.locator(`${card(theirs)} .card-note`).textContent())
       .toBe('Answered by dev on inbox: “eu-west”.');
+    // Its history, on request, now ends with who answered where.
+    await page.locator(`${card(theirs)} .card-history summary`).click();
+    const history = await page.locator(`${card(theirs)} .card-history li`).allTextContents();
+    expect(history[0]).toMatch(/^Asked by dev /);
+    expect(history.at(-1)).toMatch(/^Answered by dev on inbox /);
     await http.delete(`/api/interactions/${withdrawn}`);
     await expect
       .poll(() => page.locator(`${card(withdrawn)} .card-note`).textContent())

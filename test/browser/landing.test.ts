@@ -1,24 +1,13 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../helpers/browser.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { browserWorld } from '../helpers/browser.js';
 
 /** `GET /` is a page a person lands on from the start banner: what runs, which store, and where to go next. */
 
-let browser: Browser;
-let gw: TestGateway;
-beforeAll(async () => {
-  browser = await launchBrowser();
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await browser?.close();
-  await gw?.close();
-});
+const world = browserWorld();
 
 describe('the landing page', () => {
   it('says what runs and on which store, and links the inbox, the health doors and the docs, running no script', async () => {
-    const res = await fetch(`${gw.url}/`);
+    const res = await fetch(`${world.gw.url}/`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(res.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
@@ -31,33 +20,33 @@ describe('the landing page', () => {
   });
 
   it('serves the shipped docs as text, and nothing else under /docs', async () => {
-    const doors = await fetch(`${gw.url}/docs/doors.md`);
+    const doors = await fetch(`${world.gw.url}/docs/doors.md`);
     expect(doors.status).toBe(200);
     expect(doors.headers.get('content-type')).toMatch(/^text\/markdown/);
     expect(await doors.text()).toMatch(/^# The doors/);
     for (const path of ['/docs/../package.json', '/docs/nope.md', '/docs/%2e%2e%2fpackage.json']) {
-      const res = await fetch(`${gw.url}${path}`);
+      const res = await fetch(`${world.gw.url}${path}`);
       expect(res.status, path).toBe(404);
     }
   });
 
   it('answers an unknown path with a 404 that points at / and the doors reference', async () => {
-    const res = await fetch(`${gw.url}/nowhere`);
+    const res = await fetch(`${world.gw.url}/nowhere`);
     expect(res.status).toBe(404);
     expect(((await res.json()) as { message: string }).message).toMatch(/GET \/ lists what this gateway serves/);
   });
 
   it('takes a person to the inbox in Chromium', async () => {
-    const page = await browser.newPage();
+    const page = await world.browser.newPage();
     try {
       const errors: string[] = [];
       page.on('console', (msg) => {
         if (msg.type() === 'error') errors.push(msg.text());
       });
-      await page.goto(`${gw.url}/`);
+      await page.goto(`${world.gw.url}/`);
       await expect(page.locator('h1').textContent()).resolves.toMatch(/^askgate \d+\.\d+\.\d+$/);
       await page.getByRole('link', { name: 'Open the inbox' }).click();
-      await page.waitForURL(`${gw.url}/inbox`);
+      await page.waitForURL(`${world.gw.url}/inbox`);
       await page.locator('#signin').waitFor();
       expect(errors).toEqual([]);
     } finally {

@@ -1,8 +1,7 @@
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { askFor, startCallbackGateway } from '../callback/helpers.js';
-import { launchBrowser } from '../helpers/browser.js';
-import type { TestGateway } from '../helpers/gateway.js';
+import { browserWorld } from '../helpers/browser.js';
 import { api } from '../helpers/http.js';
 
 /**
@@ -12,8 +11,6 @@ import { api } from '../helpers/http.js';
  * inbox and on the callback page, and again after a server refusal has been fixed.
  */
 
-let browser: Browser;
-let gw: TestGateway;
 let page: Page;
 
 const schema = {
@@ -26,16 +23,9 @@ const schema = {
   },
 };
 
-beforeAll(async () => {
-  browser = await launchBrowser();
-  gw = await startCallbackGateway();
-});
-afterAll(async () => {
-  await browser?.close();
-  await gw?.close();
-});
+const world = browserWorld(startCallbackGateway);
 beforeEach(async () => {
-  page = await browser.newPage();
+  page = await world.browser.newPage();
   page.setDefaultTimeout(5_000);
 });
 afterEach(async () => page?.close());
@@ -51,14 +41,14 @@ async function humanClick(button: Locator): Promise<void> {
 }
 
 async function inboxForm(): Promise<{ id: string; form: Locator }> {
-  const res = await api(gw.url, gw.token).post('/api/interactions', {
+  const res = await api(world.gw.url, world.gw.token).post('/api/interactions', {
     question: 'Book',
     answer_format: 'form',
     schema,
     timeout: 600,
   });
   const id = res.json['id'] as string;
-  await page.goto(`${gw.url}/inbox#token=${encodeURIComponent(gw.token)}`);
+  await page.goto(`${world.gw.url}/inbox#token=${encodeURIComponent(world.gw.token)}`);
   const form = page.locator(`li.card[data-id="${id}"] form`);
   await form.waitFor();
   return { id, form };
@@ -75,8 +65,8 @@ describe('the first click on Send', () => {
   });
 
   it('on the callback page, right after typing a broken email, runs the submit check too', async () => {
-    const { path } = await askFor(gw, { question: 'Book', answer_format: 'form', schema, link: true });
-    await page.goto(`${gw.url}${path}`);
+    const { path } = await askFor(world.gw, { question: 'Book', answer_format: 'form', schema, link: true });
+    await page.goto(`${world.gw.url}${path}`);
     const form = page.locator('form');
     await form.getByLabel('Email').pressSequentially('ada@');
     await humanClick(form.getByRole('button', { name: /send/i }));
@@ -95,7 +85,7 @@ describe('the first click on Send', () => {
     await form.getByLabel('Code').pressSequentially('ABC');
     await humanClick(form.getByRole('button', { name: 'Send' }));
     await expect
-      .poll(async () => (await api(gw.url, gw.token).get(`/api/interactions/${id}`)).json['status'])
+      .poll(async () => (await api(world.gw.url, world.gw.token).get(`/api/interactions/${id}`)).json['status'])
       .toBe('answered');
   });
 });

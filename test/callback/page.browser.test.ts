@@ -145,6 +145,13 @@ describe('the callback form page', () => {
     const { id, path } = await askFor(gw, { question: 'Did you sign the lease?', answer_format: 'external' });
     const res = await page.goto(`${gw.url}${path}`);
     expect(res?.status()).toBe(200);
+    // Who asks, and by when (the deadline in UTC, machine-readable too).
+    const record = await recordOf(gw, id);
+    const deadline = new Date(record['deadline_at'] as string);
+    await expect(page.locator('.cb-asker').textContent()).resolves.toBe(
+      `Asked by dev · answer by ${deadline.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    );
+    expect(await page.locator('.cb-asker time').getAttribute('datetime')).toBe(deadline.toISOString());
     await page.getByRole('button', { name: 'Confirm' }).click();
     await page.getByText('your answer was sent').waitFor();
     expect(await recordOf(gw, id)).toMatchObject({ status: 'answered', result: { answer: { confirmed: true } } });

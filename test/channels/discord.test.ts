@@ -161,9 +161,9 @@ describe('discord channel', () => {
       channel: 'discord',
       recipient: channel,
     });
-    expect(res.status).toBe(502);
-    expect(res.json).toMatchObject({ error: 'channel_delivery_failed', channel: 'discord' });
-    expect(res.json['message']).toContain('schema property "q6" cannot be delivered on discord');
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({ error: 'invalid_request', field: 'schema.properties.q6' });
+    expect(res.json['message']).toContain('schema property "q6" cannot be delivered on channel "discord"');
     expect(res.json['message']).toContain('at most 5 inputs');
     expect(w.fake.messagesIn(channel)).toEqual([]);
     const multi = await w.http.post('/api/interactions', {
@@ -173,9 +173,14 @@ describe('discord channel', () => {
       channel: 'discord',
       recipient: channel,
     });
-    expect(multi.status).toBe(502);
-    expect(multi.json['message']).toContain('schema property "tags"');
+    expect(multi.status).toBe(400);
+    expect(multi.json).toMatchObject({ field: 'schema.properties.tags' });
     expect(w.fake.messagesIn(channel)).toEqual([]);
+    // Refused before anything was stored: neither question is pending.
+    const pending = (await w.http.get('/api/interactions?status=pending&limit=200')).json['items'] as Array<{
+      question: string;
+    }>;
+    expect(pending.filter((p) => p.question === 'Too big' || p.question === 'Many')).toEqual([]);
   });
 
   it('recipient user:<id> opens the bot’s DM with that person and posts there; anything else is refused by name', async () => {

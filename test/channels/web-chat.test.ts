@@ -84,6 +84,8 @@ describe('web chat in Chromium', () => {
       const card = page.locator(`li.card[data-id="${id}"]`);
       await card.waitFor();
       expect(page.url()).not.toContain('token=');
+      // The chat is the web channel itself: it does not say the question is "also on web".
+      expect(await card.locator('.card-channel').count()).toBe(0);
       const form = card.locator('form');
       await form.getByLabel('Full name').fill('Ada Lovelace');
       await form.getByLabel('Email').fill('ada@');

@@ -136,12 +136,12 @@ describe('whatsapp form as a Flow', () => {
   });
 
   it("a refusal only the core makes is mapped to its field, with the sender's invalid words", () => {
-    const words = fieldOfRefusal(schema, 'answer does not match schema at /days: must be <= 30');
+    const words = fieldOfRefusal(schema, { field: 'days', reason: 'must be <= 30' });
     expect(words).toEqual({ field: 'days', words: 'Between 1 and 30 days, please.' });
-    expect(fieldOfRefusal(schema, 'answer does not match schema at /start: must match format "date"')).toEqual({
+    expect(fieldOfRefusal(schema, { field: 'start', reason: 'must match format "date"' })).toEqual({
       field: 'start',
       words: 'must match format "date"',
     });
-    expect(fieldOfRefusal(schema, 'something else').field).toBeNull();
+    expect(fieldOfRefusal(schema, { reason: 'something else' }).field).toBeNull();
   });
 });

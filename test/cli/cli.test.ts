@@ -130,6 +130,22 @@ describe('askgate interactions ask', () => {
   });
 });
 
+describe('askgate web-chat link', () => {
+  it('mints a chat link for a recipient: the URL opens /chat and its token signs in as that recipient', async () => {
+    const result = await run(['web-chat', 'link', 'ada']);
+    expect(result.code).toBe(0);
+    const url = new URL(result.stdout.trim());
+    expect(url.pathname).toBe('/chat');
+    const token = new URLSearchParams(url.hash.slice(1)).get('token');
+    expect(token).toBeTruthy();
+    const me = await fetch(`${gw.url}/chat/api/me`, { headers: { authorization: `Bearer ${token}` } });
+    expect(me.status).toBe(200);
+    expect(await me.json()).toMatchObject({ recipient: 'ada' });
+    const json = await run(['web-chat', 'link', 'bob', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ recipient: 'bob' });
+  });
+});
+
 describe('askgate interactions answer', () => {
   it('prints answered, then already_answered', async () => {
     const record = await sdk.create({ question: 'Colour?', answer_format: 'text', timeout: 30 });
@@ -323,6 +339,7 @@ describe('askgate configuration and help', () => {
     [['interactions', 'show']],
     [['interactions', 'answer']],
     [['interactions', 'ask']],
+    [['web-chat', 'link']],
   ])('%j --help prints usage with examples', async (args: string[]) => {
     const result = await run([...args, '--help'], { ASKGATE_TOKEN: undefined });
     expect(result.code).toBe(0);

@@ -87,7 +87,7 @@ describe('without STRIPE_SECRET_KEY', () => {
 });
 
 describe('on Redis', () => {
-  it('two workers with ASKGATE_RECONCILE_EVERY install one reconcile scheduler with a fixed id', async () => {
+  it('two workers with ASKGATE_RECONCILE_EVERY install one reconcile scheduler with a fixed id, one run at a time', async () => {
     const shared = { REDIS_URL: redis.url, ASKGATE_REDIS_PREFIX: '{sched}:', ASKGATE_RECONCILE_EVERY: '900' };
     const a = await startTestGateway({ ...env(await freePort()), ...shared });
     const b = await startTestGateway({ ...env(await freePort()), ...shared });
@@ -96,6 +96,8 @@ describe('on Redis', () => {
     try {
       const schedulers = await queue.getJobSchedulers();
       expect(schedulers.map((s) => [s.key, s.every])).toEqual([['reconcile', 900_000]]);
+      // A run that outlasts its interval holds the next one back, on every worker: the queue runs one job at a time.
+      expect(await queue.getGlobalConcurrency()).toBe(1);
     } finally {
       await queue.close();
       connection.disconnect();

@@ -1,4 +1,6 @@
 import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { startTestGateway, type TestGateway } from './gateway.js';
 
 /**
  * Launches Debian's Chromium headless for browser tests (playwright-core drives it; no bundled browser is
@@ -18,4 +20,27 @@ export async function launchBrowser(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/** A browser and a gateway for one test file, started before its tests and closed after them. */
+export interface BrowserWorld {
+  readonly browser: Browser;
+  readonly gw: TestGateway;
+}
+
+/**
+ * Starts Chromium and a gateway (`start`, default an in-memory one) in the file's `beforeAll` and closes both in its
+ * `afterAll`; the returned object's fields are set once the hooks have run.
+ */
+export function browserWorld(start: () => Promise<TestGateway> = () => startTestGateway()): BrowserWorld {
+  const world = {} as { browser: Browser; gw: TestGateway };
+  beforeAll(async () => {
+    world.browser = await launchBrowser();
+    world.gw = await start();
+  });
+  afterAll(async () => {
+    await world.browser?.close();
+    await world.gw?.close();
+  });
+  return world;
 }

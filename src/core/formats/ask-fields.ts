@@ -31,15 +31,19 @@ export function noSchema(body: AskFieldsInput): null {
   return null;
 }
 
+/** A select's limits, shared by the check below and the ask body's published schema (`ask-body-schema.ts`). */
+export const CHOICE_LIMITS = { maxItems: 100, maxLength: 200 } as const;
+
 /** A select's choices: 1..100 unique strings of 1..200 characters. */
 export function parseChoices(raw: unknown): string[] {
-  if (!Array.isArray(raw)) throw invalid('choices', 'choices must be a list of 1..100 strings for a select.');
-  if (raw.length < 1 || raw.length > 100)
-    throw invalid('choices', `choices has ${raw.length} items; a select takes 1..100.`);
+  const { maxItems, maxLength } = CHOICE_LIMITS;
+  if (!Array.isArray(raw)) throw invalid('choices', `choices must be a list of 1..${maxItems} strings for a select.`);
+  if (raw.length < 1 || raw.length > maxItems)
+    throw invalid('choices', `choices has ${raw.length} items; a select takes 1..${maxItems}.`);
   const seen = new Set<string>();
   raw.forEach((c, i) => {
-    if (typeof c !== 'string' || c.length < 1 || c.length > 200)
-      throw invalid(`choices[${i}]`, `choices[${i}] must be a string of 1..200 characters.`);
+    if (typeof c !== 'string' || c.length < 1 || c.length > maxLength)
+      throw invalid(`choices[${i}]`, `choices[${i}] must be a string of 1..${maxLength} characters.`);
     if (seen.has(c)) throw invalid(`choices[${i}]`, `choices[${i}] repeats "${c}"; choices must be unique.`);
     seen.add(c);
   });

@@ -1,0 +1,87 @@
+import { Command } from 'commander';
+import { CliError, clientFrom, type GlobalOptions, parseSeconds } from './context.js';
+
+/**
+ * `askgate mcp` (the MCP server on stdio, a client of a running gateway) and `askgate mcp-proxy` (a stdio MCP server
+ * wrapped so its elicitations are answered by people through askgate). Both speak MCP on stdout, so nothing else
+ * may be written there: their own words go to stderr. The MCP code loads only when one of them runs.
+ */
+
+const globals = (command: Command): GlobalOptions => command.optsWithGlobals<GlobalOptions>();
+
+export function mcpCommand(): Command {
+  return new Command('mcp')
+    .description('run the MCP server on stdio: the ask_human tool, asking through the gateway at ASKGATE_URL')
+    .option('--progress-seconds <s>', 'the longest gap between two progress notifications (default 10)', parseSeconds)
+    .addHelpText(
+      'after',
+      '\nIn an MCP client config:\n  {"command": "askgate", "args": ["mcp"], "env": {"ASKGATE_URL": "http://127.0.0.1:8080", "ASKGATE_TOKEN": "..."}}\n',
+    )
+    .action(async (options: { progressSeconds?: number }, command: Command) => {
+      const client = clientFrom(globals(command));
+      const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+      const { createAskgateMcpServer } = await import('../mcp/server.js');
+      const inFlight = new Set<Promise<unknown>>();
+      const server = createAskgateMcpServer(client, {
+        inFlight,
+        ...(options.progressSeconds === undefined ? {} : { progressSeconds: options.progressSeconds }),
+      });
+      const closed = new Promise<void>((resolve) => {
+        server.server.onclose = () => resolve();
+      });
+      await server.connect(new StdioServerTransport());
+      // The client closing our stdin is the end of the session: close the server, which withdraws any question
+      // still waiting (a late answer is then told 410), and only then exit.
+      process.stdin.once('end', () => void server.close());
+      for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void server.close());
+      await closed;
+      await Promise.allSettled([...inFlight]);
+    });
+}
+
+export function mcpProxyCommand(): Command {
+  return new Command('mcp-proxy')
+    .description('run a stdio MCP server behind askgate: its elicitations are answered by people through askgate')
+    .argument('<command...>', 'the MCP server to run, after --')
+    .option('--channel <name>', 'the channel to ask on (the web inbox when absent)')
+    .option('--recipient <address>', "the person's address on that channel (chat id, user id, phone)")
+    .option('--timeout <s>', 'seconds a person has to answer (the gateway default when absent)', parseSeconds)
+    .option('--ask-always', 'answer every elicitation through askgate, even one the client could show itself')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ askgate mcp-proxy --channel telegram --recipient 42 -- node my-server.js\n  $ askgate mcp-proxy -- npx -y @some/mcp-server   # elicitations go to the inbox\n',
+    )
+    .action(
+      async (
+        argv: string[],
+        options: { channel?: string; recipient?: string; timeout?: number; askAlways?: boolean },
+        command: Command,
+      ) => {
+        if (options.recipient !== undefined && options.channel === undefined)
+          throw new CliError('--recipient goes with --channel; name the channel to ask on.');
+        const [program, ...args] = argv;
+        if (program === undefined) throw new CliError('name the MCP server to run after --, e.g. -- node server.js');
+        const client = clientFrom(globals(command));
+        const { startElicitationProxy } = await import('../mcp/proxy.js');
+        const proxy = startElicitationProxy({
+          command: program,
+          args,
+          client,
+          route: {
+            ...(options.channel === undefined ? {} : { channel: options.channel }),
+            ...(options.recipient === undefined ? {} : { recipient: options.recipient }),
+            ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
+          },
+          askAlways: options.askAlways === true,
+          input: process.stdin,
+          output: process.stdout,
+          log: (line) => process.stderr.write(`${line}\n`),
+        });
+        // Stopped by a signal: leave as a client closing does, withdrawing the questions still out first.
+        for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => proxy.shutdown());
+        process.exitCode = await proxy.exited;
+        // The server is gone; the client's pipe must not keep the proxy alive.
+        process.stdin.destroy();
+      },
+    );
+}

@@ -1,0 +1,129 @@
+import { ASK_TEXT_LIMITS, parseAskRequest, type AskRequest } from './ask-request.js';
+import { invalid } from './errors.js';
+import { CHOICE_LIMITS } from './formats/ask-fields.js';
+import { MEDIA_LIMITS } from './media.js';
+import { ANSWER_FORMATS, MEDIA_KINDS, type JsonSchema } from './types.js';
+
+/**
+ * The sync ask body published as a JSON Schema, for callers that describe it to someone else (the MCP tool
+ * `ask_human` lists it as its input schema). Built from the same limits the ask rules in `ask-request.ts` apply,
+ * and checked by those rules themselves (`checkSyncAskBody`), so the published shape and the enforced one cannot
+ * drift apart: what JSON Schema cannot say (choices only on a select, a schema that compiles, the channel form
+ * subset) is said in the descriptions and enforced by the same parser the ask door runs.
+ */
+
+/** The ask fields a sync caller may set through a published schema; the rest (async parks, runs) stay API-only. */
+export const SYNC_ASK_FIELDS = [
+  'question',
+  'answer_format',
+  'choices',
+  'schema',
+  'channel',
+  'recipient',
+  'timeout',
+  'media',
+] as const;
+export type SyncAskField = (typeof SYNC_ASK_FIELDS)[number];
+
+const FORMAT_WORDS =
+  'How the person answers, and so the type of the answer you get back: "text" (a free-text string), "select" ' +
+  '(one of `choices`, a string), "confirm" (a yes/no button pair, a boolean), "form" (an object matching ' +
+  '`schema`), "external" (the person completes something on an outside page; the payload it sends back).';
+
+/** The JSON Schema of the sync ask fields, with words an agent can pick the right format and fields from. */
+export function syncAskBodySchema(): JsonSchema {
+  const properties: Record<SyncAskField, JsonSchema> = {
+    question: {
+      type: 'string',
+      minLength: 1,
+      maxLength: ASK_TEXT_LIMITS.question,
+      description:
+        'The question, as the person will read it: self-contained, with the context they need to answer. ' +
+        'Plain text.',
+    },
+    answer_format: { type: 'string', enum: [...ANSWER_FORMATS], description: FORMAT_WORDS },
+    choices: {
+      type: 'array',
+      minItems: 1,
+      maxItems: CHOICE_LIMITS.maxItems,
+      uniqueItems: true,
+      items: { type: 'string', minLength: 1, maxLength: CHOICE_LIMITS.maxLength },
+      description: `Required with answer_format "select", refused with any other: the options, 1..${CHOICE_LIMITS.maxItems} unique strings.`,
+    },
+    schema: {
+      type: 'object',
+      description:
+        'Required with answer_format "form" (optional with "external", refused otherwise): a JSON Schema of ' +
+        'type object whose properties are the fields the person fills in. On a chat channel keep to scalars ' +
+        '(string, number, integer, boolean, string enum), arrays of string enums, format email/date/date-time/uri.',
+    },
+    channel: {
+      type: 'string',
+      minLength: 1,
+      maxLength: ASK_TEXT_LIMITS.channel,
+      description:
+        'Where to deliver the question (e.g. "telegram", "slack", "whatsapp", "twilio"); omit it for the web ' +
+        'inbox. Only channels the gateway has configured are accepted.',
+    },
+    recipient: {
+      type: 'string',
+      maxLength: ASK_TEXT_LIMITS.recipient,
+      description: "Goes with channel: the person's address there (chat id, user id, phone number).",
+    },
+    timeout: {
+      type: 'number',
+      exclusiveMinimum: 0,
+      description:
+        'Seconds to wait for the answer before giving up (the gateway default when omitted). The call blocks ' +
+        'until then.',
+    },
+    media: {
+      type: 'array',
+      maxItems: MEDIA_LIMITS.maxItems,
+      description: 'Display-only images and links shown above the answer controls in the inbox.',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['kind', 'url'],
+        properties: {
+          kind: { type: 'string', enum: [...MEDIA_KINDS] },
+          url: {
+            type: 'string',
+            minLength: 1,
+            description: 'An absolute https:// URL (http(s) for a link), or a data:image/*;base64, URI.',
+          },
+          caption: { type: 'string', maxLength: MEDIA_LIMITS.maxCaption },
+        },
+      },
+    },
+  };
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['question', 'answer_format'],
+    properties,
+  };
+}
+
+/**
+ * Checks a sync ask body by the ask door's own rules, apart from those that need the running gateway (whether the
+ * named channel is configured and can deliver forms: a channel is taken as one that can, so its form subset is
+ * still checked). Throws the door's refusal (`AskgateError` naming the field); returns the parsed request.
+ */
+export function checkSyncAskBody(body: unknown, defaultTimeoutSeconds = 300): AskRequest {
+  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
+    const extra = Object.keys(body).find((k) => !(SYNC_ASK_FIELDS as readonly string[]).includes(k));
+    if (extra !== undefined)
+      throw invalid(extra, `${extra} is not a field of a sync ask here; use ${SYNC_ASK_FIELDS.join(', ')}.`);
+  }
+  return parseAskRequest(body, { ...PERMISSIVE, defaultTimeoutSeconds });
+}
+
+const PERMISSIVE = {
+  nowMs: 0,
+  defaultTimeoutSeconds: 300,
+  retentionWaitingMinutes: 0,
+  idleTtlSeconds: 0,
+  channel: () => ({ supportsFormDelivery: true }),
+  registeredChannels: () => [],
+};

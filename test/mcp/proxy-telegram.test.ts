@@ -1,0 +1,211 @@
+import { createServer } from 'node:net';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshChat, startTelegramWorld, type TelegramWorld } from '../channels/telegram-harness.js';
+import type { FakeMessage } from '../fakes/telegram-server.js';
+import { tapUpdate } from '../fakes/telegram-updates.js';
+import { launchBrowser } from '../helpers/browser.js';
+import { startTestGateway } from '../helpers/gateway.js';
+import { eventually } from './harness.js';
+import { startProxySession } from './proxy-harness.js';
+
+/**
+ * `askgate mcp-proxy` in front of a server of the tests' own that calls elicitInput, the person on the Telegram
+ * fake: the form answered on the webview page is `accept` with typed content and `_meta["askgate/reply_to"]`;
+ * the Decline button is `decline`; nobody answering is `cancel`; every other message passes as the same bytes.
+ */
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const FORM = {
+  message: 'Book the table?',
+  requestedSchema: {
+    type: 'object',
+    properties: {
+      name: { type: 'string', title: 'Full name', minLength: 1 },
+      seats: { type: 'integer', title: 'Seats', minimum: 1, maximum: 4 },
+    },
+    required: ['name', 'seats'],
+  },
+};
+
+let w: TelegramWorld;
+let browser: Browser;
+beforeAll(async () => {
+  const port = await freePort();
+  w = await startTelegramWorld({ PORT: String(port), INTERACTIONS_PUBLIC_BASE_URL: `http://127.0.0.1:${port}` });
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await w?.close();
+});
+
+/** The form message and the Decline message the elicitation sent to `chat`. */
+async function questionsIn(chat: string): Promise<{ form: FakeMessage; decline: FakeMessage }> {
+  await eventually(() => w.fake.messagesIn(chat).length >= 2, 'the form and the Decline question');
+  const [form, decline] = w.fake.messagesIn(chat) as [FakeMessage, FakeMessage];
+  return { form, decline };
+}
+
+describe('mcp-proxy with the person on Telegram', () => {
+  it('accepts with the typed content after the form is answered on the webview, relaying everything else unchanged', async () => {
+    const chat = freshChat();
+    const session = await startProxySession(w.gw, ['--channel', 'telegram', '--recipient', chat]);
+    try {
+      const echoed = await session.client.callTool({ name: 'echo', arguments: { text: 'héllo ✓' } });
+      expect(echoed.content).toEqual([{ type: 'text', text: 'héllo ✓' }]);
+      const result = session.elicit(FORM);
+      const { form, decline } = await questionsIn(chat);
+      expect(decline.text).toContain('Book the table?');
+      const button = (form.reply_markup?.['inline_keyboard'] as Array<Array<{ web_app?: { url: string } }>>)[0]?.[0];
+      const page = await browser.newPage();
+      try {
+        await page.goto(button?.web_app?.url as string);
+        await page.getByLabel('Full name').fill('Ada');
+        await page.getByLabel('Seats').fill('2');
+        await page.getByRole('button', { name: 'Send' }).click();
+        await page.locator('.cb-outcome').waitFor();
+      } finally {
+        await page.close();
+      }
+      const { isError, value } = await result;
+      expect(isError).toBe(false);
+      expect(value).toEqual({
+        action: 'accept',
+        content: { name: 'Ada', seats: 2 },
+        _meta: { 'askgate/reply_to': null },
+      });
+      // The Decline question is withdrawn once the form decided.
+      await w.edited(decline);
+      expect(decline.reply_markup).toBeNull();
+
+      const pipes = session.pipes();
+      const elicitations = pipes.serverOut.filter((l) => l.includes('"elicitation/create"'));
+      expect(elicitations).toHaveLength(1);
+      const elicitationId = (JSON.parse(elicitations[0] as string) as { id: unknown }).id;
+      const isInitialize = (l: string): boolean => (JSON.parse(l) as { method?: string }).method === 'initialize';
+      const answersToElicitation = (l: string): boolean => {
+        const m = JSON.parse(l) as { id?: unknown; method?: string };
+        return m.method === undefined && m.id === elicitationId && l.includes('"action"');
+      };
+      // Client → server: the same bytes, but for the initialize, which gained the elicitation capability.
+      expect(pipes.serverIn.filter((l) => !isInitialize(l) && !answersToElicitation(l))).toEqual(
+        pipes.clientSent.filter((l) => !isInitialize(l)),
+      );
+      const init = JSON.parse(pipes.serverIn.find(isInitialize) as string) as {
+        params: { capabilities: Record<string, unknown> };
+      };
+      expect(init.params.capabilities['elicitation']).toEqual({ form: {}, url: {} });
+      // Server → client: the same bytes, but for the elicitation, which askgate answered.
+      expect(pipes.clientReceived).toEqual(pipes.serverOut.filter((l) => !l.includes('"elicitation/create"')));
+      // The initialize result and the two tool results, at least.
+      expect(pipes.clientReceived.length).toBeGreaterThanOrEqual(3);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('declines after the person taps Decline', async () => {
+    const chat = freshChat();
+    const session = await startProxySession(w.gw, ['--channel', 'telegram', '--recipient', chat]);
+    try {
+      const result = session.elicit(FORM);
+      const { form, decline } = await questionsIn(chat);
+      expect(await w.send(tapUpdate(decline, { label: 'Decline' }))).toBe(200);
+      expect((await result).value).toEqual({ action: 'decline' });
+      // The form is withdrawn: its message no longer offers the form.
+      await w.edited(form);
+      expect(form.reply_markup).toBeNull();
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('cancels when nobody answers in time', async () => {
+    const chat = freshChat();
+    const session = await startProxySession(w.gw, ['--channel', 'telegram', '--recipient', chat, '--timeout', '1']);
+    try {
+      expect((await session.elicit(FORM)).value).toEqual({ action: 'cancel' });
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('refuses a requested schema outside the mapping as an MCP error naming the property, asking nothing', async () => {
+    const chat = freshChat();
+    const session = await startProxySession(w.gw, ['--channel', 'telegram', '--recipient', chat]);
+    try {
+      const { isError, value } = await session.elicit({
+        message: 'Where to?',
+        requestedSchema: { type: 'object', properties: { when: { type: 'string', format: 'time' } } },
+      });
+      expect(isError).toBe(true);
+      expect(value['code']).toBe(-32602);
+      expect(value['message']).toMatch(/"when"/);
+      expect(w.fake.messagesIn(chat)).toEqual([]);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('leaves an elicitation the client can show to the client, untouched', async () => {
+    const chat = freshChat();
+    const session = await startProxySession(w.gw, ['--channel', 'telegram', '--recipient', chat], {
+      elicitation: { form: {} },
+    });
+    try {
+      const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+      session.client.setRequestHandler(ElicitRequestSchema, async () => ({
+        action: 'accept',
+        content: { name: 'Grace', seats: 3 },
+      }));
+      const { value } = await session.elicit(FORM);
+      expect(value).toEqual({ action: 'accept', content: { name: 'Grace', seats: 3 } });
+      expect(w.fake.messagesIn(chat)).toEqual([]);
+    } finally {
+      await session.close();
+    }
+  });
+});
+
+describe('a client that goes away while the person is answering', () => {
+  it('cancels both questions, and the late answer is told 410', async () => {
+    const chat = freshChat();
+    const session = await startProxySession(w.gw, ['--channel', 'telegram', '--recipient', chat]);
+    void session.elicit(FORM).catch(() => undefined);
+    await questionsIn(chat);
+    const pending = (await w.http.get('/api/interactions?status=pending')).json['items'] as Array<{ id: string }>;
+    const ids = pending.map((q) => q.id);
+    expect(ids).toHaveLength(2);
+    await session.close();
+    for (const id of ids) {
+      await eventually(async () => (await w.record(id))['status'] === 'cancelled', `question ${id} to be cancelled`);
+    }
+    const late = await w.http.post(`/api/interactions/${ids[0]}/answer`, { answer: { name: 'Ada', seats: 2 } });
+    expect(late.status).toBe(410);
+  });
+});
+
+describe('mcp-proxy against a gateway with no channel configured', () => {
+  it('answers the elicitation with a clear MCP error naming the channel that is not configured', async () => {
+    const gw = await startTestGateway();
+    const session = await startProxySession(gw, ['--channel', 'telegram', '--recipient', '42']);
+    try {
+      const { isError, value } = await session.elicit(FORM);
+      expect(isError).toBe(true);
+      expect(value['message']).toMatch(/channel "telegram" is not registered/);
+    } finally {
+      await session.close();
+      await gw.close();
+    }
+  });
+});
