@@ -122,7 +122,8 @@ export function checkSyncAskBody(body: unknown, defaultTimeoutSeconds = 300): As
 const PERMISSIVE = {
   nowMs: 0,
   defaultTimeoutSeconds: 300,
-  retentionWaitingMinutes: 0,
+  // No horizon of its own: a sync timeout is bounded by the serving gateway's retention when the ask is made.
+  retentionWaitingMinutes: Number.MAX_SAFE_INTEGER / 60,
   idleTtlSeconds: 0,
   channel: () => ({ supportsFormDelivery: true }),
   registeredChannels: () => [],
