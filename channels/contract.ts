@@ -30,6 +30,12 @@ export interface ChannelPlugin extends DeliveringChannel {
   showOutcome(interaction: StoredInteraction): Promise<void>;
   /** Posts a message into a conversation (for runs reached over chat). Optional capability. */
   postReply?(thread: ThreadRef, text: string): Promise<Record<string, string>>;
+  /**
+   * True when the channel offers every inbound message that answers no question to `ChannelCore.converse` and
+   * posts replies with `postReply`: only then may a route (ASKGATE_ROUTES) name it; the gateway refuses to start
+   * with a route on any other channel.
+   */
+  readonly converses?: boolean;
   /** Stops timers and queues. */
   close?(): Promise<void>;
 }
@@ -50,9 +56,17 @@ export interface ConversationTurn {
   recipient: string;
   /** The message itself: unique in its conversation; the reply quotes it. */
   messageId: string;
+  /**
+   * Where the reply goes when not under `messageId` itself: a Slack message written inside a thread is answered in
+   * that thread (its root `thread_ts`). Absent: the reply quotes `messageId`.
+   */
+  threadId?: string;
   text: string | null;
-  /** The message it quotes, if any (never a pending question: quoting one answers it instead). */
-  replyTo: { message_id: string; text: string } | null;
+  /**
+   * The message it quotes, if any (never a pending question: quoting one answers it instead), in the shape of an
+   * answer's `reply_to`; null when it quoted nothing.
+   */
+  replyTo: ReplyTo | null;
   params: Record<string, string>;
   /** Who wrote it, as the channel names people (`telegram:@ada`). */
   from: string;

@@ -70,15 +70,15 @@ export async function createStore(config: Config, connections: RedisConnections 
   });
 }
 
-/** A route on a channel this gateway does not run (or that cannot post replies) could never answer: refuse to start. */
+/** A route on a channel this gateway does not run (or that cannot converse) could never answer: refuse to start. */
 function checkRouteChannels(config: Config, plugins: readonly ChannelPlugin[]): void {
   config.routes.forEach((route, i) => {
     const plugin = plugins.find((p) => p.name === route.channel);
-    if (plugin?.postReply === undefined) {
-      const why = plugin === undefined ? 'is not configured' : 'cannot post replies into a conversation';
+    if (plugin === undefined || plugin.converses !== true || plugin.postReply === undefined) {
+      const why = plugin === undefined ? 'is not configured' : 'cannot hold a conversation';
       throw new ConfigError(
         'ASKGATE_ROUTES',
-        `route ${i + 1}: channel "${route.channel}" ${why}; configure it or remove the route.`,
+        `route ${i + 1} ("${route.name}"): channel "${route.channel}" ${why}; routes work on telegram, slack, whatsapp, twilio and web — configure the channel or remove the route.`,
       );
     }
   });

@@ -118,6 +118,7 @@ const keyword = (body: string): string =>
 export class TwilioChannel implements ChannelPlugin {
   readonly name = 'twilio';
   readonly surface = 'twilio' as const;
+  readonly converses = true;
   readonly capabilities = { supportsFormDelivery: false };
   readonly client: twilio.Twilio;
 
@@ -254,17 +255,28 @@ export class TwilioChannel implements ChannelPlugin {
       HELP_WORDS.includes(word)
     )
       return null;
-    const { stored, text } = await this.questionOf(message, core);
-    if (stored === null) return 'There is no open question to answer.';
+    const { stored, text, tied } = await this.questionOf(message, core);
+    if (stored === null) {
+      // No open question: a conversation turn for the route of this number, answered by SMS to the same number.
+      const taken = await core.converse?.({
+        channel: this.name,
+        recipient: message.from,
+        messageId: message.messageSid,
+        text: message.body,
+        replyTo: null,
+        params: this.personParams(message),
+        from: `twilio:${message.from}`,
+      });
+      return taken === true ? null : 'There is no open question to answer.';
+    }
     const fromButton = message.buttonPayload?.startsWith(`${stored.id}:`);
     const answer = fromButton
       ? buttonAnswer(stored, message.buttonPayload as string)
       : answerFromText(stored, message.media['media_kind'] !== undefined && text === '' ? null : text);
-    const params: Record<string, string> = { ...message.media, from: message.from, message_sid: message.messageSid };
-    if (message.profileName !== null) params['profile_name'] = message.profileName;
-    if (message.buttonText !== null) params['button_text'] = message.buttonText;
+    const params = this.personParams(message);
+    // An SMS quotes nothing: reply_to only when the reply is tied to the question by its #tag or the replied id.
     const replyTo: ReplyTo | null =
-      stored.delivery?.['message_sid'] === undefined
+      !tied || stored.delivery?.['message_sid'] === undefined
         ? null
         : {
             message_id: stored.delivery['message_sid'],
@@ -282,6 +294,14 @@ export class TwilioChannel implements ChannelPlugin {
     return tell(outcome, stored);
   }
 
+  /** The channel's params of an inbound message (channels/twilio/README.md). */
+  private personParams(message: InboundMessage): Record<string, string> {
+    const params: Record<string, string> = { ...message.media, from: message.from, message_sid: message.messageSid };
+    if (message.profileName !== null) params['profile_name'] = message.profileName;
+    if (message.buttonText !== null) params['button_text'] = message.buttonText;
+    return params;
+  }
+
   /**
    * Which question a reply answers: the message it replied to (WhatsApp's OriginalRepliedMessageSid), a button's
    * payload, the `#tag` it starts with, or else the sender's latest open question.
@@ -289,16 +309,17 @@ export class TwilioChannel implements ChannelPlugin {
   private async questionOf(
     message: InboundMessage,
     core: ChannelCore,
-  ): Promise<{ stored: StoredInteraction | null; text: string }> {
+  ): Promise<{ stored: StoredInteraction | null; text: string; tied: boolean }> {
     const own = (s: StoredInteraction | null): StoredInteraction | null =>
       s !== null && s.channel === this.name && s.recipient === message.from && s.status === 'pending' ? s : null;
     if (message.originalRepliedMessageSid !== null) {
       const found = own(await core.findByDelivery(this.name, message.originalRepliedMessageSid));
-      if (found !== null) return { stored: found, text: splitTag(message.body).text };
+      if (found !== null) return { stored: found, text: splitTag(message.body).text, tied: true };
     }
     if (message.buttonPayload !== null) {
       const found = own(await core.get(message.buttonPayload.split(':')[0] ?? ''));
-      if (found !== null) return { stored: found, text: message.body };
+      // A tap on a quick reply quotes nothing, as a tap on any channel.
+      if (found !== null) return { stored: found, text: message.body, tied: false };
     }
     const pending = await core.pendingFor(this.name, message.from);
     const { tag, text } = splitTag(message.body);
@@ -306,6 +327,7 @@ export class TwilioChannel implements ChannelPlugin {
     return {
       stored: (tagged.length > 0 ? tagged : pending).at(-1) ?? null,
       text: tag !== null && tagged.length === 0 ? message.body.trim() : text,
+      tied: tagged.length > 0,
     };
   }
 }

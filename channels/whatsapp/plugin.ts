@@ -75,6 +75,7 @@ function toChannelError(err: unknown): ChannelError {
 export class WhatsAppChannel implements ChannelPlugin {
   readonly name = 'whatsapp';
   readonly surface = 'whatsapp' as const;
+  readonly converses = true;
   readonly capabilities: { supportsFormDelivery: boolean };
   readonly graph: GraphClient;
   private readonly flows: FlowPublisher | null;
@@ -265,7 +266,11 @@ export class WhatsAppChannel implements ChannelPlugin {
   private async onReply(event: ReplyEvent, core: ChannelCore): Promise<void> {
     let stored = event.contextId === null ? null : await core.findByDelivery(this.name, event.contextId);
     if (stored === null) stored = await this.latestPending(core, event.from);
-    if (stored === null || !this.isRecipient(stored, event.from)) return;
+    if (stored === null) {
+      await this.converseOrTell(event, core);
+      return;
+    }
+    if (!this.isRecipient(stored, event.from)) return;
     if (stored.answer_format === 'form') {
       await this.send(
         event.from,
@@ -284,6 +289,24 @@ export class WhatsAppChannel implements ChannelPlugin {
     );
     if (outcome.kind !== 'answered')
       await this.send(event.from, textMessage(tellOutcome(outcome, stored)), event.messageId);
+  }
+
+  /**
+   * A message with no question to answer is a conversation turn for the route of its number (ASKGATE_ROUTES),
+   * answered with `context` quoting it; with no route, the person is told once that nothing is open.
+   */
+  private async converseOrTell(event: ReplyEvent, core: ChannelCore): Promise<void> {
+    const taken = await core.converse?.({
+      channel: this.name,
+      recipient: event.from,
+      messageId: event.messageId,
+      text: event.text,
+      // The webhook carries the quoted message's id, not its words; the person quoted it, so they read it.
+      replyTo: event.contextId === null ? null : { message_id: event.contextId, status: 'read', text: '' },
+      params: { ...event.media, ...personParams(event) },
+      from: whoIs(event.from),
+    });
+    if (taken !== true) await this.send(event.from, textMessage(NOTHING_OPEN), event.messageId);
   }
 
   /** A submitted Flow: checked here with the form's own rules first, then by the core against the schema. */
@@ -405,6 +428,9 @@ function personParams(event: {
   if (event.contextId !== null) params['context_id'] = event.contextId;
   return params;
 }
+
+/** What a person who writes with no open question and no route is told. */
+const NOTHING_OPEN = 'There is no open question to answer.';
 
 const textMessage = (body: string): Json => ({ type: 'text', text: { body: clip(body, TEXT_BODY_MAX) } });
 
