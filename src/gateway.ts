@@ -106,7 +106,15 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     connections,
   );
   for (const plugin of plugins) channels.register(plugin);
-  checkRouteChannels(config, plugins);
+  try {
+    checkRouteChannels(config, plugins);
+  } catch (err) {
+    // Nothing is started yet but the store: close it, so a refused start leaves no connection behind.
+    await Promise.all(plugins.map((p) => p.close?.()));
+    await store.close();
+    await connections?.close();
+    throw err;
+  }
   // The core takes its ports at construction: the store, the channels, the park side (null on the in-memory store).
   const parks = await startParks(config, store, logger, options.workers ?? true, plugins, connections);
   const service = new InteractionService({
