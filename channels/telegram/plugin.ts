@@ -241,11 +241,7 @@ export class TelegramChannel implements ChannelPlugin {
    * A message that answers no question goes to the route for its chat, if one is configured (ASKGATE_ROUTES); with
    * none it answers nothing, as before. The route's target replies into this chat, quoting this message.
    */
-  private async converse(
-    event: MessageEvent | ReplyEvent,
-    replyTo: ReplyTo | null,
-    core: ChannelCore,
-  ): Promise<void> {
+  private async converse(event: MessageEvent | ReplyEvent, replyTo: ReplyTo | null, core: ChannelCore): Promise<void> {
     await core.converse?.({
       channel: this.name,
       recipient: event.chatId,

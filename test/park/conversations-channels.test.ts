@@ -6,7 +6,14 @@ import { postEvent } from '../fakes/slack-payloads.js';
 import { BOT, startFakeSlack, type FakeSlack } from '../fakes/slack-server.js';
 import { ACCOUNT_SID, AUTH_TOKEN, postTwilio, startFakeTwilio, type FakeTwilio } from '../fakes/twilio-server.js';
 import { GRAPH_TOKEN, startFakeGraph, type FakeGraph } from '../fakes/whatsapp-graph.js';
-import { APP_SECRET, PHONE_NUMBER_ID, VERIFY_TOKEN, WABA_ID, postWebhook, textReply } from '../fakes/whatsapp-webhooks.js';
+import {
+  APP_SECRET,
+  PHONE_NUMBER_ID,
+  VERIFY_TOKEN,
+  WABA_ID,
+  postWebhook,
+  textReply,
+} from '../fakes/whatsapp-webhooks.js';
 import { api } from '../helpers/http.js';
 import { spawnGateway, type GatewayProcess } from '../helpers/process.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
@@ -203,8 +210,8 @@ describe('Slack conversations', () => {
 async function whatsappSays(from: string, text: string): Promise<string> {
   const body = textReply(from, text);
   const id = (
-    (body['entry'] as Array<{ changes: Array<{ value: { messages: Array<{ id: string }> } }> }>)[0]?.changes[0]
-      ?.value.messages[0] as { id: string }
+    (body['entry'] as Array<{ changes: Array<{ value: { messages: Array<{ id: string }> } }> }>)[0]?.changes[0]?.value
+      .messages[0] as { id: string }
   ).id;
   expect(await postWebhook(serve.url as string, body)).toBe(200);
   return id;
