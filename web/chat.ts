@@ -4,7 +4,8 @@
  * once it ends, its controls give way to the outcome line, wherever it was answered.
  *
  * The link token arrives in the fragment (`/chat#token=…`, never sent to a server), is kept in this tab only, and
- * authorises the chat's own API (`/chat/api/*`). New questions and outcomes are picked up by polling every second.
+ * authorises the chat's own API (`/chat/api/*`). New questions, outcomes and replies to the
+ * person's messages are picked up by polling every second.
  */
 import type { InteractionRecord } from '../src/core/types.js';
 import { Api } from './api.js';
@@ -12,6 +13,14 @@ import { elementLookup, takeToken } from './session.js';
 import { renderCard, type AnswerOutcome } from './card.js';
 
 type ChatItem = InteractionRecord & { outcome: string | null };
+/** A message of the conversation: the person's, or a reply posted into it. */
+interface ChatMessage {
+  id: string;
+  from: 'person' | 'askgate';
+  text: string;
+  reply_to: string | null;
+  at: string;
+}
 
 const TOKEN_KEY = 'askgate.chat.token';
 const POLL_MS = 1_000;
@@ -25,6 +34,8 @@ class Chat {
   private readonly live = byId<HTMLElement>('live');
   /** Questions on screen; `true` once their outcome is shown (no more polling for them). */
   private readonly shown = new Map<string, { card: HTMLLIElement; ended: boolean }>();
+  /** Conversation messages on screen, by id. */
+  private readonly messages = new Set<string>();
   private readonly api: Api;
   private timer: number | undefined;
 
@@ -36,6 +47,10 @@ class Chat {
     const me = await this.api.request<{ recipient: string }>('GET', '/chat/api/me');
     if (!me.ok) return;
     byId('who').textContent = `as ${me.body.recipient}`;
+    byId<HTMLFormElement>('compose').addEventListener('submit', (event) => {
+      event.preventDefault();
+      void this.say();
+    });
     await this.poll();
   }
 
@@ -55,7 +70,9 @@ class Chat {
       for (const item of page.body.items) if (!this.shown.has(item.id)) this.add(item);
       // A question that left the pending list ended somewhere (here, another surface, expiry): show how.
       for (const [id, entry] of this.shown) if (!entry.ended && !pending.has(id)) await this.refresh(id);
-      this.empty.hidden = this.shown.size > 0;
+      const conversation = await this.api.request<{ items: ChatMessage[] }>('GET', '/chat/api/messages');
+      if (conversation.ok) for (const m of conversation.body.items) this.addMessage(m);
+      this.empty.hidden = this.shown.size > 0 || this.messages.size > 0;
     } else if (page.status === 401) {
       return;
     } else {
@@ -63,6 +80,33 @@ class Chat {
       this.live.classList.remove('up');
     }
     this.timer = window.setTimeout(() => void this.poll(), POLL_MS);
+  }
+
+  /** Sends what the person typed; a route's answer comes back into the conversation. */
+  private async say(): Promise<void> {
+    const input = byId<HTMLInputElement>('message');
+    const error = byId<HTMLElement>('compose-error');
+    const text = input.value.trim();
+    if (text === '') return;
+    const res = await this.api.request<ChatMessage>('POST', '/chat/api/messages', { text });
+    error.hidden = res.ok;
+    if (!res.ok) {
+      error.textContent = res.error.message;
+      return;
+    }
+    input.value = '';
+    this.addMessage(res.body);
+  }
+
+  private addMessage(message: ChatMessage): void {
+    if (this.messages.has(message.id)) return;
+    this.messages.add(message.id);
+    const li = document.createElement('li');
+    li.className = `chat-message from-${message.from}`;
+    li.dataset['id'] = message.id;
+    li.textContent = message.text;
+    this.thread.append(li);
+    li.scrollIntoView({ block: 'nearest' });
   }
 
   private add(item: ChatItem): void {

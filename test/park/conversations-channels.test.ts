@@ -20,11 +20,11 @@ import { startRedisServer, type RedisServerHandle } from '../helpers/redis-serve
 import { inMs, startVerifyingServer, until, webhookSecret } from './helpers.js';
 
 /**
- * Conversations on Slack, WhatsApp and Twilio (docs/parks.md, "Routes"), with `askgate serve` and `askgate worker`
+ * Conversations on Slack, WhatsApp, Twilio and the web chat (docs/parks.md, "Routes"), with `askgate serve` and `askgate worker`
  * as separate processes on one redis-server: a person's message that answers no question becomes a turn for the
  * channel's route; the route's target either answers at once or parks an ask under the turn's run id; once that
  * ask is answered, the run's late reply lands exactly once in the thread the message started (Slack `thread_ts`,
- * WhatsApp `context`, an SMS to the same number).
+ * WhatsApp `context`, an SMS to the same number, the web chat's conversation).
  */
 
 const TOKEN = 'conversations-token-0123456789abcdef';
@@ -119,7 +119,7 @@ beforeAll(async () => {
     TWILIO_FROM: SMS_FROM,
     TWILIO_API_URL: twilio.apiUrl,
     ASKGATE_ROUTES: JSON.stringify(
-      ['slack', 'whatsapp', 'twilio'].map((channel) => ({
+      ['slack', 'whatsapp', 'twilio', 'web'].map((channel) => ({
         channel,
         identity: 'concierge',
         target: webhook,
@@ -281,6 +281,58 @@ describe('Twilio conversations', () => {
       reply_to: null,
       from: `twilio:${other}`,
     });
+  });
+});
+
+/** A web chat link for `recipient`: the bearer token its page calls the chat API with. */
+async function chatToken(recipient: string): Promise<string> {
+  const link = await api(serve.url as string, TOKEN).post('/api/channels/web/links', { recipient });
+  expect(link.status).toBe(201);
+  return link.json['token'] as string;
+}
+
+async function chatCall(token: string, method: 'GET' | 'POST', body?: unknown) {
+  const res = await fetch(`${serve.url as string}/chat/api/messages`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+type ChatLine = { id: string; from: string; text: string; reply_to: string | null };
+const conversation = async (token: string) => (await chatCall(token, 'GET')).json['items'] as ChatLine[];
+
+describe('web chat conversations', () => {
+  it("keeps the person's message, answers it at once, and adds a parked run's late reply once", async () => {
+    const token = await chatToken(`ada-${++seq}`);
+    const ping = await chatCall(token, 'POST', { text: 'ping' });
+    expect(ping.status).toBe(202);
+    const pingId = ping.json['id'] as string;
+    await until(async () => (await conversation(token)).some((m) => m.reply_to === pingId), 'the immediate reply');
+
+    const sent = await chatCall(token, 'POST', { text: 'deploy web' });
+    const messageId = sent.json['id'] as string;
+    const id = await parkedAsk('deploy web');
+    expect((await answer(id)).json).toEqual({ status: 'answered' });
+    await until(
+      async () => (await conversation(token)).some((m) => m.text === 'bot: deploy web: done'),
+      'the late web chat reply',
+    );
+    await settle();
+    expect((await conversation(token)).map(({ from, text, reply_to }) => ({ from, text, reply_to }))).toEqual([
+      { from: 'person', text: 'ping', reply_to: null },
+      { from: 'askgate', text: 'bot: pong', reply_to: pingId },
+      { from: 'person', text: 'deploy web', reply_to: null },
+      { from: 'askgate', text: 'bot: deploy web: done', reply_to: messageId },
+    ]);
+  });
+
+  it('refuses an empty message naming the field, and keeps nothing', async () => {
+    const token = await chatToken(`bob-${++seq}`);
+    const refused = await chatCall(token, 'POST', { text: '' });
+    expect(refused).toMatchObject({ status: 400, json: { error: 'invalid_request', field: 'text' } });
+    expect(await conversation(token)).toEqual([]);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { CHAT_LOG_APPEND } from './chat-log.js';
 import { CREATE } from './create.js';
 import { FIND_BY_TICKET } from './find-by-ticket.js';
 import { GET } from './get.js';
@@ -53,6 +54,9 @@ export interface ScriptCommands {
   askgateTelegramReserve(...args: Arg[]): Promise<[number, number]>;
   /** The wait left in the scope, ms. */
   askgateTelegramPushBack(...args: Arg[]): Promise<number>;
+  // The web chat's conversations (channels/web/conversation-log.ts).
+  /** The conversation's length after the append. */
+  askgateChatLogAppend(...args: Arg[]): Promise<number>;
 }
 
 /** A command connection with every script registered. */
@@ -74,6 +78,7 @@ const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: number 
   askgateRunBind: { lua: RUN_BIND, numberOfKeys: 1 },
   askgateTelegramReserve: { lua: TELEGRAM_RESERVE, numberOfKeys: 3 },
   askgateTelegramPushBack: { lua: TELEGRAM_PUSH_BACK, numberOfKeys: 1 },
+  askgateChatLogAppend: { lua: CHAT_LOG_APPEND, numberOfKeys: 1 },
 };
 
 /** Registers every script on `client` (ioredis `defineCommand`) and returns the client typed with them. */

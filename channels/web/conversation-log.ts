@@ -1,0 +1,63 @@
+import type { Keys } from '../../src/store/keys.js';
+import type { ScriptClient } from '../../src/store/redis/scripts/index.js';
+
+/** One message of a web chat conversation: the person's, or a reply posted into it (a route's answer). */
+export interface ChatMessage {
+  id: string;
+  /** `person`: typed on the page; `askgate`: a reply posted into the conversation. */
+  from: 'person' | 'askgate';
+  text: string;
+  /** The person's message a reply answers, when it answers one. */
+  reply_to: string | null;
+  /** ISO 8601. */
+  at: string;
+}
+
+/** How many messages a conversation keeps: the page shows the recent past, not an archive. */
+export const CONVERSATION_KEEP = 200;
+/** A conversation nobody writes in for a week is forgotten. */
+const RETENTION_MS = 7 * 24 * 3600 * 1000;
+
+/**
+ * Where the web chat's conversations live, shared by every process: `serve` appends the person's messages, the
+ * worker appends replies (`postReply`), and whichever process serves the page reads them.
+ */
+export interface ConversationLog {
+  append(recipient: string, message: ChatMessage): Promise<void>;
+  /** The conversation, oldest first. */
+  read(recipient: string): Promise<ChatMessage[]>;
+}
+
+/** On the in-memory store: one process, one map. */
+export class MemoryConversationLog implements ConversationLog {
+  private readonly byRecipient = new Map<string, ChatMessage[]>();
+
+  async append(recipient: string, message: ChatMessage): Promise<void> {
+    const list = this.byRecipient.get(recipient) ?? [];
+    list.push(message);
+    this.byRecipient.set(recipient, list.slice(-CONVERSATION_KEEP));
+  }
+
+  async read(recipient: string): Promise<ChatMessage[]> {
+    return [...(this.byRecipient.get(recipient) ?? [])];
+  }
+}
+
+/** On Redis: a capped list per recipient, appended by one script (`chat-log-append`) on the command connection. */
+export class RedisConversationLog implements ConversationLog {
+  constructor(private readonly redis: { client: ScriptClient; keys: Keys }) {}
+
+  async append(recipient: string, message: ChatMessage): Promise<void> {
+    await this.redis.client.askgateChatLogAppend(
+      this.redis.keys.webChatLog(recipient),
+      JSON.stringify(message),
+      CONVERSATION_KEEP,
+      RETENTION_MS,
+    );
+  }
+
+  async read(recipient: string): Promise<ChatMessage[]> {
+    const raw = await this.redis.client.lrange(this.redis.keys.webChatLog(recipient), 0, -1);
+    return raw.map((m) => JSON.parse(m) as ChatMessage);
+  }
+}
