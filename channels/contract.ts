@@ -1,7 +1,14 @@
 import type { Router } from 'express';
 import type { WebhookRoute } from './http.js';
 import type { DeliveringChannel } from './registry.js';
-import type { InteractionRecord, ReplyTo, StoredInteraction, Surface } from '../src/core/types.js';
+import type {
+  DeliveryReceipt,
+  InteractionRecord,
+  ReceiptOutcome,
+  ReplyTo,
+  StoredInteraction,
+  Surface,
+} from '../src/core/types.js';
 
 /**
  * The contract every chat channel implements (Telegram, web, and the ones to come). The core sees only the narrow
@@ -110,11 +117,21 @@ export interface ChannelCore {
    */
   pendingFor(channel: string, recipient: string | readonly string[]): Promise<StoredInteraction[]>;
   /**
-   * Merges `entries` into the delivery references of the question delivered as `ref` (e.g. a delivery `status` from
-   * a platform's status callback), keeping `ref` itself. A no-op when no question has that ref. Optional: added for
-   * WhatsApp and Twilio, whose delivery receipts arrive after `deliver` returned.
+   * Applies a platform's delivery receipt to the question delivered as `ref` on `channel`, atomically and forward
+   * only (sent → delivered → read; failed is final): a late, repeated or unknown receipt changes nothing. A failure
+   * of a pending question's delivery is published as `interaction.delivery_failed` and makes it `undeliverable`.
+   * Resolves with what it did and the question's id (null when no question has that ref).
    */
-  updateDelivery?(channel: string, ref: string, entries: Record<string, string>): Promise<void>;
+  receipt(
+    channel: string,
+    ref: string,
+    receipt: DeliveryReceipt,
+  ): Promise<{ outcome: ReceiptOutcome; id: string | null }>;
+  /**
+   * Replaces the delivery `ref` of a pending question with a new one (`entries`, with its own `ref`): the same
+   * question sent again another way (WhatsApp's template after a 131047). A no-op when no question has that ref.
+   */
+  redeliver(channel: string, ref: string, entries: Record<string, string>): Promise<void>;
   /** True the first time `key` is seen (across processes on one store): de-duplicates platform retries. */
   firstSeen(key: string): Promise<boolean>;
   /**

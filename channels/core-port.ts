@@ -1,4 +1,4 @@
-import { DELIVERY_REF, type ChannelCore, type ConversationTurn, type OfferOutcome } from './contract.js';
+import type { ChannelCore, ConversationTurn, OfferOutcome } from './contract.js';
 import { AskgateError } from '../src/core/errors.js';
 import type { EventHub } from '../src/core/event-hub.js';
 import type { InteractionService } from '../src/core/interaction-service.js';
@@ -55,11 +55,16 @@ export function channelCore(
       } while (cursor !== null);
       return found;
     },
-    async updateDelivery(channel, ref, entries) {
+    async receipt(channel, ref, receipt) {
+      // The index only names the question; the receipt itself is applied in one atomic step on the record.
       const stored = await store.findByDelivery(channel, ref);
-      if (stored === null || stored.delivery === null) return;
-      // The store writes the whole map; `ref` is kept from the stored one so the reverse index never moves.
-      await store.setDelivery(stored.id, { ...stored.delivery, ...entries, [DELIVERY_REF]: ref });
+      if (stored === null) return { outcome: 'unknown', id: null };
+      return { outcome: await store.recordReceipt(stored.id, ref, receipt), id: stored.id };
+    },
+    async redeliver(channel, ref, entries) {
+      const stored = await store.findByDelivery(channel, ref);
+      // A whole new delivery: its own ref is indexed, so a reply quoting the new message finds the question.
+      if (stored !== null && stored.status === 'pending') await store.setDelivery(stored.id, entries);
     },
     async firstSeen(key) {
       return (await store.hitWindow(`seen:${key}`, SEEN_WINDOW_SECONDS)).count === 1;

@@ -207,7 +207,7 @@ export class SlackChannel implements ChannelPlugin {
     // A user id posts into the app's DM with that user; the answer names the conversation it really went to.
     const channel = sent.channel ?? recipient;
     const ts = sent.ts ?? '';
-    return { channel, ts, [DELIVERY_REF]: messageRef(channel, ts) };
+    return { channel, ts, message_id: ts, [DELIVERY_REF]: messageRef(channel, ts) };
   }
 
   async showOutcome(interaction: StoredInteraction): Promise<void> {

@@ -141,7 +141,14 @@ export class TwilioChannel implements ChannelPlugin {
       );
     try {
       const sent = await this.send(to, renderText(interaction, callbackUrl, to));
-      return { to, message_sid: sent, tag: tagOf(interaction.id), status: 'pending', [DELIVERY_REF]: sent };
+      return {
+        to,
+        message_sid: sent,
+        message_id: sent,
+        tag: tagOf(interaction.id),
+        status: 'pending',
+        [DELIVERY_REF]: sent,
+      };
     } catch (err) {
       throw toChannelError(err);
     }
@@ -231,16 +238,21 @@ export class TwilioChannel implements ChannelPlugin {
     ];
   }
 
-  /** A delivery receipt: recorded on the question, unless it would move the status back. */
+  /** A delivery receipt: applied to the question's delivery atomically, never moving it back. */
   private async onStatus(status: StatusCallback, core: ChannelCore): Promise<void> {
-    const stored = await core.findByDelivery(this.name, status.messageSid);
-    const current = STATUS_RANK[stored?.delivery?.['status'] ?? ''] ?? 0;
-    if (stored !== null && core.updateDelivery !== undefined && (STATUS_RANK[status.status] ?? 0) > current) {
-      await core.updateDelivery(this.name, status.messageSid, {
-        status: status.status,
-        ...(status.errorCode === null ? {} : { error_code: status.errorCode }),
-      });
-    }
+    const rank = STATUS_RANK[status.status];
+    if (rank === undefined) return; // a status word Twilio added later: nothing to order it by
+    const failed = status.status === 'failed' || status.status === 'undelivered';
+    await core.receipt(this.name, status.messageSid, {
+      status: status.status,
+      rank,
+      state: failed ? 'failed' : status.status === 'delivered' || status.status === 'read' ? status.status : 'sent',
+      ...(failed
+        ? { error: { code: status.errorCode ?? status.status, message: twilioErrorWords(status.errorCode) } }
+        : status.errorCode === null
+          ? {}
+          : { error: { code: status.errorCode, message: twilioErrorWords(status.errorCode) } }),
+    });
   }
 
   /** Handles one inbound message; returns what to text back (TwiML), or null for silence. */
@@ -329,6 +341,24 @@ export class TwilioChannel implements ChannelPlugin {
       text: tag !== null && tagged.length === 0 ? message.body.trim() : text,
       tied: tagged.length > 0,
     };
+  }
+}
+
+/** Words for the Twilio error codes a failed delivery reports most; any other is named by its code. */
+function twilioErrorWords(code: string | null): string {
+  switch (code) {
+    case '21610':
+      return 'the recipient replied STOP: Twilio sends nothing to this number until it texts START.';
+    case '30003':
+      return 'the handset is unreachable (off, or out of coverage).';
+    case '30005':
+      return 'the number is unknown or no longer exists.';
+    case '30006':
+      return 'the number is a landline or cannot receive SMS.';
+    case '30007':
+      return 'the carrier filtered the message.';
+    default:
+      return code === null ? 'Twilio reported the message undelivered.' : `Twilio error ${code}.`;
   }
 }
 

@@ -163,7 +163,7 @@ export class WhatsAppChannel implements ChannelPlugin {
         ? `\n${(interaction.choices ?? []).map((c, i) => `${i + 1}. ${c}`).join('\n')}`
         : '';
     const text =
-      interaction.answer_format === 'form'
+      interaction.answer_format === 'form' && callbackUrl !== ''
         ? `${interaction.question} ${callbackUrl}`
         : `${interaction.question}${choices}`;
     return {
@@ -238,16 +238,59 @@ export class WhatsAppChannel implements ChannelPlugin {
     );
   }
 
+  /** A delivery receipt: applied to the question's delivery atomically, never moving it back; failed is final. */
   private async onStatus(event: StatusEvent, core: ChannelCore): Promise<void> {
-    const stored = await core.findByDelivery(this.name, event.messageId);
-    if (stored === null || core.updateDelivery === undefined) return;
-    const current = STATUS_RANK[stored.delivery?.['status'] ?? ''] ?? 0;
-    if ((STATUS_RANK[event.status] ?? 0) <= current) return;
-    const entries: Record<string, string> = { status: event.status };
-    if (event.timestamp !== null) entries['status_at'] = event.timestamp;
-    if (event.errorCode !== null) entries['error_code'] = String(event.errorCode);
-    if (event.errorTitle !== null) entries['error_title'] = event.errorTitle;
-    await core.updateDelivery(this.name, event.messageId, entries);
+    const rank = STATUS_RANK[event.status];
+    if (rank === undefined || rank === 0) return;
+    const failed = event.status === 'failed';
+    // Outside the 24-hour window only a template goes through: with one configured, it carries the question, and
+    // the failed session message is replaced by the template's delivery instead of failing the question.
+    if (failed && event.errorCode === ERROR_RE_ENGAGEMENT && (await this.resendAsTemplate(event.messageId, core)))
+      return;
+    await core.receipt(this.name, event.messageId, {
+      status: event.status,
+      rank,
+      state: failed ? 'failed' : (event.status as 'sent' | 'delivered' | 'read'),
+      ...(event.timestamp === null ? {} : { at: event.timestamp }),
+      ...(failed
+        ? {
+            error: {
+              code: event.errorCode === null ? 'failed' : String(event.errorCode),
+              message: event.errorTitle ?? 'WhatsApp reported the message failed.',
+            },
+          }
+        : {}),
+    });
+  }
+
+  /** Re-sends a pending question delivered as `ref` through WHATSAPP_TEMPLATE_NAME; false when it could not. */
+  private async resendAsTemplate(ref: string, core: ChannelCore): Promise<boolean> {
+    const template = this.options.templateName ?? null;
+    if (template === null) return false;
+    const stored = await core.findByDelivery(this.name, ref);
+    if (stored === null || stored.status !== 'pending' || stored.recipient === null) return false;
+    try {
+      // The ticket is kept only as a hash, so a form's template names the question without its link.
+      const sent = await this.graph.sendMessage(this.options.phoneNumberId, {
+        recipient_type: 'individual',
+        to: digits(stored.recipient),
+        ...this.templateMessage(stored, template, ''),
+      });
+      await core.redeliver(this.name, ref, {
+        wa_id: sent.waId ?? digits(stored.recipient),
+        message_id: sent.messageId,
+        status: INITIAL_STATUS,
+        via: 'template',
+        [DELIVERY_REF]: sent.messageId,
+      });
+      return true;
+    } catch (err) {
+      this.options.logger?.warn(
+        { channel: this.name, err: toChannelError(err).message },
+        'whatsapp template re-send failed; the delivery is marked failed',
+      );
+      return false;
+    }
   }
 
   /** A tap on a button or list row askgate rendered: the id names the question and the choice. */

@@ -1,6 +1,6 @@
 import { AskgateError } from '../core/errors.js';
-import type { InteractionEvent, StoredInteraction } from '../core/types.js';
-import { fixedWindow, parseCursor, pendingExpiresAt, resetIn } from './common.js';
+import type { DeliveryReceipt, InteractionEvent, ReceiptOutcome, StoredInteraction } from '../core/types.js';
+import { applyReceipt, fixedWindow, parseCursor, pendingExpiresAt, resetIn } from './common.js';
 import { ListenerSet, type EventListener } from './listeners.js';
 import { timeMs, toPublicRecord } from './record-codec.js';
 import { SortedIndex } from './sorted-index.js';
@@ -110,6 +110,19 @@ export class MemoryStore implements Store {
     const ref = delivery['ref'];
     if (ref !== undefined && entry.record.channel !== null)
       this.deliveries.set(deliveryKey(entry.record.channel, ref), id);
+  }
+
+  async recordReceipt(id: string, ref: string, receipt: DeliveryReceipt): Promise<ReceiptOutcome> {
+    const entry = this.live(id, Date.now());
+    const delivery = entry?.record.delivery;
+    if (entry === undefined || delivery === null || delivery === undefined || delivery['ref'] !== ref) return 'unknown';
+    // One process, no await between the read and the write: the same step the Redis script takes atomically.
+    const next = applyReceipt(delivery, receipt);
+    if (next === null) return 'unchanged';
+    entry.record.delivery = next;
+    if (receipt.state !== 'failed' || entry.record.status !== 'pending') return 'moved';
+    this.emit({ type: 'interaction.delivery_failed', record: toPublicRecord(structuredClone(entry.record)) });
+    return 'failed';
   }
 
   async findByDelivery(channel: string, ref: string): Promise<StoredInteraction | null> {

@@ -1,6 +1,6 @@
 import type { Redis, RedisOptions } from 'ioredis';
 import { AskgateError } from '../../core/errors.js';
-import type { InteractionEventType, StoredInteraction } from '../../core/types.js';
+import type { DeliveryReceipt, InteractionEventType, ReceiptOutcome, StoredInteraction } from '../../core/types.js';
 import { fixedWindow, parseCursor, pendingExpiresAt, resetIn } from '../common.js';
 import type { Keys } from '../keys.js';
 import { ListenerSet, type EventListener } from '../listeners.js';
@@ -253,6 +253,25 @@ export class RedisStore implements Store {
     if (record === null || record.channel === null) return;
     const ttlMs = Math.max(timeMs(record.deadline_at, 'deadline_at') - Date.now(), 0) + this.idleTtlMs;
     await this.run(() => this.client.set(this.keys.delivery(record.channel as string, ref), id, 'PX', ttlMs));
+  }
+
+  async recordReceipt(id: string, ref: string, receipt: DeliveryReceipt): Promise<ReceiptOutcome> {
+    const code = await this.run(() =>
+      this.client.askgateDeliveryReceipt(
+        this.keys.interaction(id),
+        ref,
+        receipt.status,
+        receipt.rank,
+        receipt.state,
+        receipt.at ?? '',
+        receipt.error?.code ?? '',
+        receipt.error?.message ?? '',
+        this.keys.events,
+        this.keys.schemaPrefix,
+        id,
+      ),
+    );
+    return code === 2 ? 'failed' : code === 1 ? 'moved' : code === 0 ? 'unchanged' : 'unknown';
   }
 
   async findByDelivery(channel: string, ref: string): Promise<StoredInteraction | null> {

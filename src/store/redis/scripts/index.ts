@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { CHAT_LOG_APPEND } from './chat-log.js';
 import { CREATE } from './create.js';
+import { DELIVERY_RECEIPT } from './delivery-receipt.js';
 import { FIND_BY_TICKET } from './find-by-ticket.js';
 import { GET } from './get.js';
 import { HIT_WINDOW } from './hit-window.js';
@@ -34,6 +35,8 @@ export interface ScriptCommands {
   /** `[id, envelope, schema]`, or null when no live ticket. */
   askgateFindByTicket(...args: Arg[]): Promise<[string, string, Bulk] | null>;
   askgateSetDelivery(...args: Arg[]): Promise<number>;
+  /** 2 failed now, 1 moved, 0 unchanged, -1 no such delivery. */
+  askgateDeliveryReceipt(...args: Arg[]): Promise<number>;
   /** `[nextCursor, [id, envelope, schema], ...]`. */
   askgateListPending(...args: Arg[]): Promise<[Bulk, ...Array<[string, string, Bulk]>]>;
   askgatePopDue(...args: Arg[]): Promise<string[]>;
@@ -68,6 +71,7 @@ const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: number 
   askgateGet: { lua: GET, numberOfKeys: 1 },
   askgateFindByTicket: { lua: FIND_BY_TICKET, numberOfKeys: 1 },
   askgateSetDelivery: { lua: SET_DELIVERY, numberOfKeys: 1 },
+  askgateDeliveryReceipt: { lua: DELIVERY_RECEIPT, numberOfKeys: 1 },
   askgateListPending: { lua: LIST_PENDING, numberOfKeys: 2 },
   askgatePopDue: { lua: POP_DUE, numberOfKeys: 2 },
   askgateHitWindow: { lua: HIT_WINDOW, numberOfKeys: 1 },
