@@ -37,9 +37,10 @@ export function toPublicRecord(stored: InteractionRecord | StoredInteraction): I
     ticket_hash: _ticket,
     verifier_binding: _binding,
     delivery,
-    deliveries: _shown,
-    undeliverable: _undeliverable,
     ...record
   } = stored as Partial<StoredInteraction> & InteractionRecord;
-  return delivery === undefined ? record : { ...record, ...deliveryView({ ...record, delivery }) };
+  // An already public record (an event's) keeps its deliveries; a stored one has them drawn from its references.
+  if (delivery === undefined) return record;
+  const { deliveries: _stale, undeliverable: _staleFlag, ...rest } = record;
+  return { ...rest, ...deliveryView({ ...rest, delivery }) };
 }
