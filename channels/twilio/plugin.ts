@@ -260,12 +260,9 @@ export class TwilioChannel implements ChannelPlugin {
     const word = keyword(message.body);
     // Twilio and the carriers act on these themselves (an opted-out number is refused with 21610 at the next ask);
     // they are never an answer, and Twilio sends its own confirmation.
-    if (
-      message.optOutType !== null ||
-      OPT_OUT_WORDS.includes(word) ||
-      OPT_IN_WORDS.includes(word) ||
-      HELP_WORDS.includes(word)
-    )
+    const optOut = message.optOutType === 'STOP' || (message.optOutType === null && OPT_OUT_WORDS.includes(word));
+    if (optOut) await this.optedOut(message.from, core);
+    if (optOut || message.optOutType !== null || OPT_IN_WORDS.includes(word) || HELP_WORDS.includes(word))
       return null;
     const { stored, text, tied } = await this.questionOf(message, core);
     if (stored === null) {
@@ -306,6 +303,23 @@ export class TwilioChannel implements ChannelPlugin {
     return tell(outcome, stored);
   }
 
+  /**
+   * STOP: nothing more reaches this number (Twilio refuses every send with 21610 until it texts START), so each of
+   * its pending questions is marked failed with that code — undeliverable, its blocked caller told at once.
+   */
+  private async optedOut(from: string, core: ChannelCore): Promise<void> {
+    for (const stored of await core.pendingFor(this.name, from)) {
+      const ref = stored.delivery?.[DELIVERY_REF];
+      if (ref === undefined) continue;
+      await core.receipt(this.name, ref, {
+        status: 'failed',
+        rank: STATUS_RANK['failed'] as number,
+        state: 'failed',
+        error: { code: OPTED_OUT, message: twilioErrorWords(OPTED_OUT) },
+      });
+    }
+  }
+
   /** The channel's params of an inbound message (channels/twilio/README.md). */
   private personParams(message: InboundMessage): Record<string, string> {
     const params: Record<string, string> = { ...message.media, from: message.from, message_sid: message.messageSid };
@@ -344,10 +358,13 @@ export class TwilioChannel implements ChannelPlugin {
   }
 }
 
+/** Twilio's error code for a number that replied STOP. */
+const OPTED_OUT = '21610';
+
 /** Words for the Twilio error codes a failed delivery reports most; any other is named by its code. */
 function twilioErrorWords(code: string | null): string {
   switch (code) {
-    case '21610':
+    case OPTED_OUT:
       return 'the recipient replied STOP: Twilio sends nothing to this number until it texts START.';
     case '30003':
       return 'the handset is unreachable (off, or out of coverage).';

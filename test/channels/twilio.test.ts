@@ -103,6 +103,11 @@ describe('twilio channel over the fake Twilio API', () => {
     expect(res.status).toBe(200);
     expect(res.body).not.toContain('<Message>');
     expect((await w.record(q.id))['status']).toBe('pending');
+    // Nothing more reaches the number: its pending question is undeliverable, its delivery failed with 21610.
+    expect(await w.record(q.id)).toMatchObject({
+      undeliverable: true,
+      deliveries: [{ channel: 'twilio', recipient: q.to, status: 'failed', error: { code: '21610' } }],
+    });
     w.fake.optOut(q.to); // what Twilio does on STOP
     const refused = await w.http.post('/api/interactions', {
       question: 'Still there?',
@@ -115,6 +120,10 @@ describe('twilio channel over the fake Twilio API', () => {
     // START opts back in (Twilio's side) and is not an answer either.
     expect((await w.text(q.to, 'START')).status).toBe(200);
     expect((await w.record(q.id))['status']).toBe('pending');
+    w.fake.optIn(q.to); // what Twilio does on START: the number takes questions again
+    const again = await w.ask({ question: 'Back again?', answer_format: 'confirm', recipient: q.to });
+    expect(await w.record(again.id)).toMatchObject({ deliveries: [{ status: 'sent' }] });
+    expect((await w.record(again.id))['undeliverable']).toBeUndefined();
   });
 
   it('status callbacks update the delivery status that reply_to reports', async () => {
