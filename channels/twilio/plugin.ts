@@ -262,8 +262,7 @@ export class TwilioChannel implements ChannelPlugin {
     // they are never an answer, and Twilio sends its own confirmation.
     const optOut = message.optOutType === 'STOP' || (message.optOutType === null && OPT_OUT_WORDS.includes(word));
     if (optOut) await this.optedOut(message.from, core);
-    if (optOut || message.optOutType !== null || OPT_IN_WORDS.includes(word) || HELP_WORDS.includes(word))
-      return null;
+    if (optOut || message.optOutType !== null || OPT_IN_WORDS.includes(word) || HELP_WORDS.includes(word)) return null;
     const { stored, text, tied } = await this.questionOf(message, core);
     if (stored === null) {
       // No open question: a conversation turn for the route of this number, answered by SMS to the same number.
