@@ -113,7 +113,7 @@ export interface ChannelCore {
   findByDelivery(channel: string, ref: string): Promise<StoredInteraction | null>;
   /**
    * Pending questions delivered on `channel` to `recipient` (or to any of several spellings of one person, e.g. a
-   * number with and without its `+`), oldest first, in one pass over the pending list.
+   * number with and without its `+`), oldest first, from the store's recipient index (never the pending list).
    */
   pendingFor(channel: string, recipient: string | readonly string[]): Promise<StoredInteraction[]>;
   /**

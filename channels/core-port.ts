@@ -7,8 +7,6 @@ import type { Store } from '../src/core/ports.js';
 
 /** How long a platform update id is remembered for de-duplication (Telegram retries for far less). */
 const SEEN_WINDOW_SECONDS = 3600;
-/** The page size a recipient's pending questions are scanned in (the pending list, one page at a time). */
-const PENDING_PAGE = 200;
 
 /**
  * The gateway's implementation of the port channels talk to the core through. It turns the core's thrown refusals
@@ -42,19 +40,9 @@ export function channelCore(
     },
     get: (id) => store.get(id),
     findByDelivery: (channel, ref) => store.findByDelivery(channel, ref),
-    async pendingFor(channel, recipient) {
-      const recipients = new Set<string | null>(typeof recipient === 'string' ? [recipient] : recipient);
-      const found: StoredInteraction[] = [];
-      let cursor: string | null = null;
-      // The pending list is not indexed by channel; a recipient's questions are a filter over it (one pass for all
-      // the spellings asked about).
-      do {
-        const page = await store.listPending({ limit: PENDING_PAGE, cursor, groupId: null });
-        found.push(...page.items.filter((r) => r.channel === channel && recipients.has(r.recipient)));
-        cursor = page.nextCursor;
-      } while (cursor !== null);
-      return found;
-    },
+    pendingFor: (channel, recipient) =>
+      // The store's recipient index: a person's questions without a pass over the pending list.
+      store.pendingFor(channel, typeof recipient === 'string' ? [recipient] : recipient),
     async receipt(channel, ref, receipt) {
       // The index only names the question; the receipt itself is applied in one atomic step on the record.
       const stored = await store.findByDelivery(channel, ref);

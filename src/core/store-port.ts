@@ -125,6 +125,12 @@ export interface Store {
   setDelivery(id: string, delivery: Record<string, string>): Promise<void>;
 
   /**
+   * The pending questions asked on `channel` of any of `recipients` (several spellings of one person, e.g. a number
+   * with and without its `+`), oldest first, read from the recipient index — never a pass over the pending list.
+   */
+  pendingFor(channel: string, recipients: readonly string[]): Promise<StoredInteraction[]>;
+
+  /**
    * Applies a platform's receipt to the delivery `ref` of interaction `id` in one atomic step (no read-then-write):
    * forward only by the receipt's rank, `failed` final; `moved` when it moved, `unchanged` for a late, repeated or
    * post-failure receipt, `unknown` when no such delivery exists. A receipt that fails the delivery of a pending

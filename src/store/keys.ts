@@ -23,6 +23,7 @@
  * | `tg:<bot>:slots`      | zset   | Telegram send slots reserved by every process of one bot | PEXPIRE a minute past its last slot |
  * | `tg:<bot>:pause`      | string | epoch ms before which the bot sends nothing (a bot-wide 429) | PX retry_after                   |
  * | `tg:<bot>:c:<chat>`   | string | epoch ms of a chat's next free send time (pacing or a 429)   | PX until that time               |
+ * | `rc:<channel>:<recipient>` | zset | ids of questions asked on a channel of one recipient, scored by sequence number: how a reply, a STOP or the web chat finds a person's pending questions without reading the pending list; members of resolved questions are removed by the next read | PEXPIREAT the latest expiry of a question in it |
  * | `wc:<recipient>`      | list   | a web chat conversation: JSON messages (the person's and the replies), oldest first, the last 200 (channels/web/conversation-log.ts) | PEXPIRE 7 days from its last message |
  * | `p:<name>`            | list   | every version of preset `<name>`, oldest first: JSON `{body, written_by, written_at}`; the version is the position + 1 | permanent |
  * | `seen:<key>`          | string | a seen-set claim, e.g. `stripe_checkout:<event id>` (src/confirmations/ingress.ts) | PX until the signature's tolerance ends |
@@ -127,6 +128,11 @@ export class Keys {
   /** Telegram pacing: one chat's next free send time. */
   telegramChat(botId: string, chatId: string): string {
     return `${this.prefix}tg:${botId}:c:${chatId}`;
+  }
+
+  /** The questions asked of one recipient on one channel (a zset of ids, scored by sequence number). */
+  recipient(channel: string, recipient: string): string {
+    return `${this.prefix}rc:${channel}:${recipient}`;
   }
 
   /** One web chat conversation (a capped list of JSON messages, appended by the `chat-log-append` script). */

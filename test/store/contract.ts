@@ -418,6 +418,31 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       });
     });
 
+    describe('pendingFor', () => {
+      it("reads a recipient's pending questions on one channel, oldest first, under any of their spellings", async () => {
+        const first = makeInteraction({ channel: 'twilio', recipient: '+15550100' });
+        const other = makeInteraction({ channel: 'twilio', recipient: '+15550101' });
+        const elsewhere = makeInteraction({ channel: 'whatsapp', recipient: '+15550100' });
+        const second = makeInteraction({ channel: 'twilio', recipient: '15550100' });
+        const answered = makeInteraction({ channel: 'twilio', recipient: '+15550100' });
+        for (const r of [first, other, elsewhere, second, answered]) await store.create(r);
+        await store.resolve(answered.id, {
+          status: 'answered',
+          result: answer('done'),
+          resolvedAt: new Date().toISOString(),
+        });
+        const found = await store.pendingFor('twilio', ['+15550100', '15550100']);
+        expect(found.map((r) => r.id)).toEqual([first.id, second.id]);
+        expect(await store.pendingFor('twilio', ['+15550199'])).toEqual([]);
+        await store.resolve(first.id, {
+          status: 'answered',
+          result: answer('done'),
+          resolvedAt: new Date().toISOString(),
+        });
+        expect((await store.pendingFor('twilio', ['+15550100'])).map((r) => r.id)).toEqual([]);
+      });
+    });
+
     describe('recordReceipt', () => {
       const receipt = (
         status: string,

@@ -66,7 +66,7 @@ export interface ScriptCommands {
 export type ScriptClient = Redis & ScriptCommands;
 
 const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: number }> = {
-  askgateCreate: { lua: CREATE, numberOfKeys: 7 },
+  askgateCreate: { lua: CREATE, numberOfKeys: 8 },
   askgateResolve: { lua: RESOLVE, numberOfKeys: 3 },
   askgateGet: { lua: GET, numberOfKeys: 1 },
   askgateFindByTicket: { lua: FIND_BY_TICKET, numberOfKeys: 1 },
