@@ -2,7 +2,6 @@ import type { ChannelCore, ConversationTurn, OfferOutcome } from './contract.js'
 import { AskgateError } from '../src/core/errors.js';
 import type { EventHub } from '../src/core/event-hub.js';
 import type { InteractionService } from '../src/core/interaction-service.js';
-import type { StoredInteraction } from '../src/core/types.js';
 import type { Store } from '../src/core/ports.js';
 
 /** How long a platform update id is remembered for de-duplication (Telegram retries for far less). */
