@@ -4,11 +4,12 @@
  * once it ends, its controls give way to the outcome line, wherever it was answered.
  *
  * The link token arrives in the fragment (`/chat#token=…`, never sent to a server), is kept in this tab only, and
- * authorises the chat's own API (`/chat/api/*`). New questions, outcomes and replies to the
- * person's messages are picked up by polling every second.
+ * authorises the chat's own API (`/chat/api/*`). New questions, outcomes and replies to the person's messages
+ * arrive on the chat's event stream (`/chat/api/events`, Server-Sent Events over fetch): nothing is polled.
  */
 import type { InteractionRecord } from '../src/core/types.js';
 import { Api } from './api.js';
+import { openStream, type StreamHandle } from './sse.js';
 import { elementLookup, takeToken } from './session.js';
 import { renderCard, type AnswerOutcome } from './card.js';
 
@@ -23,7 +24,6 @@ interface ChatMessage {
 }
 
 const TOKEN_KEY = 'askgate.chat.token';
-const POLL_MS = 1_000;
 
 const byId = elementLookup('chat');
 
@@ -32,12 +32,12 @@ class Chat {
   private readonly notice = byId<HTMLElement>('notice');
   private readonly empty = byId<HTMLElement>('empty');
   private readonly live = byId<HTMLElement>('live');
-  /** Questions on screen; `true` once their outcome is shown (no more polling for them). */
+  /** Questions on screen; `ended` once their outcome is shown. */
   private readonly shown = new Map<string, { card: HTMLLIElement; ended: boolean }>();
   /** Conversation messages on screen, by id. */
   private readonly messages = new Set<string>();
   private readonly api: Api;
-  private timer: number | undefined;
+  private stream: StreamHandle | null = null;
 
   constructor(token: string) {
     this.api = new Api(token, () => this.fail('This chat link is not valid. Open the link you were given again.'));
@@ -51,35 +51,52 @@ class Chat {
       event.preventDefault();
       void this.say();
     });
-    await this.poll();
+    this.stream = openStream('/chat/api/events', this.api.authorization, {
+      // The stream is tail-only: after every (re)connect, read what is there, then only listen.
+      onOpen: () => {
+        this.live.textContent = 'Live';
+        this.live.classList.add('up');
+        void this.sync();
+      },
+      onEvent: (type, data) => this.onEvent(type, data),
+      onDown: () => {
+        this.live.textContent = 'Reconnecting…';
+        this.live.classList.remove('up');
+      },
+      onRefused: () => this.fail('This chat link is not valid. Open the link you were given again.'),
+    });
+  }
+
+  private onEvent(type: string, data: string): void {
+    if (type === 'message') this.addMessage(JSON.parse(data) as ChatMessage);
+    if (type !== 'question') return;
+    const item = JSON.parse(data) as ChatItem;
+    if (item.status === 'pending') {
+      if (!this.shown.has(item.id)) this.add(item);
+    } else {
+      this.end(item);
+    }
+    this.empty.hidden = this.shown.size > 0 || this.messages.size > 0;
   }
 
   private fail(message: string): void {
-    window.clearTimeout(this.timer);
+    this.stream?.close();
     this.notice.textContent = message;
     this.notice.hidden = false;
     this.live.textContent = 'Signed out';
   }
 
-  private async poll(): Promise<void> {
+  /** Reads the pending questions and the conversation, and makes the page match. */
+  private async sync(): Promise<void> {
     const page = await this.api.request<{ items: ChatItem[] }>('GET', '/chat/api/questions');
-    if (page.ok) {
-      this.live.textContent = 'Live';
-      this.live.classList.add('up');
-      const pending = new Set(page.body.items.map((i) => i.id));
-      for (const item of page.body.items) if (!this.shown.has(item.id)) this.add(item);
-      // A question that left the pending list ended somewhere (here, another surface, expiry): show how.
-      for (const [id, entry] of this.shown) if (!entry.ended && !pending.has(id)) await this.refresh(id);
-      const conversation = await this.api.request<{ items: ChatMessage[] }>('GET', '/chat/api/messages');
-      if (conversation.ok) for (const m of conversation.body.items) this.addMessage(m);
-      this.empty.hidden = this.shown.size > 0 || this.messages.size > 0;
-    } else if (page.status === 401) {
-      return;
-    } else {
-      this.live.textContent = 'Reconnecting…';
-      this.live.classList.remove('up');
-    }
-    this.timer = window.setTimeout(() => void this.poll(), POLL_MS);
+    if (!page.ok) return;
+    const pending = new Set(page.body.items.map((i) => i.id));
+    for (const item of page.body.items) if (!this.shown.has(item.id)) this.add(item);
+    // A question that left the pending list while the stream was down ended somewhere: show how.
+    for (const [id, entry] of this.shown) if (!entry.ended && !pending.has(id)) await this.refresh(id);
+    const conversation = await this.api.request<{ items: ChatMessage[] }>('GET', '/chat/api/messages');
+    if (conversation.ok) for (const m of conversation.body.items) this.addMessage(m);
+    this.empty.hidden = this.shown.size > 0 || this.messages.size > 0;
   }
 
   /** Sends what the person typed; a route's answer comes back into the conversation. */
@@ -121,19 +138,23 @@ class Chat {
   }
 
   private async refresh(id: string): Promise<void> {
-    const entry = this.shown.get(id);
-    if (entry === undefined || entry.ended) return;
     const res = await this.api.request<ChatItem>('GET', `/chat/api/questions/${encodeURIComponent(id)}`);
-    if (!res.ok || res.body.outcome === null) return;
+    if (res.ok) this.end(res.body);
+  }
+
+  /** A question ended (here, on another surface, by expiry or cancel): its controls give way to the outcome line. */
+  private end(item: ChatItem): void {
+    const entry = this.shown.get(item.id);
+    if (entry === undefined || entry.ended || item.outcome === null) return;
     entry.ended = true;
     // The controls go; the outcome line takes their place, as the question message is edited on other channels.
     for (const node of entry.card.querySelectorAll('.controls, .control-error')) node.remove();
     const line = document.createElement('p');
     line.className = 'chat-outcome';
     line.setAttribute('role', 'status');
-    line.textContent = res.body.outcome;
+    line.textContent = item.outcome;
     entry.card.append(line);
-    entry.card.dataset['status'] = res.body.status;
+    entry.card.dataset['status'] = item.status;
   }
 
   private async answer(id: string, value: unknown): Promise<AnswerOutcome> {

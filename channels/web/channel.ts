@@ -25,7 +25,11 @@ export const web: ChannelModule = {
       conversations:
         redis === null
           ? new MemoryConversationLog()
-          : new RedisConversationLog({ client: redis.command(), keys: redis.keys }),
+          : new RedisConversationLog({
+              client: redis.command(),
+              keys: redis.keys,
+              subscriber: () => redis.subscriber(),
+            }),
       ...doors,
     }),
 };

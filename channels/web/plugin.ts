@@ -35,7 +35,13 @@ const MESSAGE_MAX = 4000;
 /** A question as the chat shows it: the record and, once it has ended, the outcome line. */
 export type ChatItem = InteractionRecord & { outcome: string | null };
 
-const item = (record: StoredInteraction): ChatItem => ({ ...toPublicRecord(record), outcome: outcomeLine(record) });
+const item = (record: StoredInteraction | InteractionRecord): ChatItem => ({
+  ...toPublicRecord(record),
+  outcome: outcomeLine(record),
+});
+
+/** Comment lines keep idle proxies from closing the chat's event stream. */
+const HEARTBEAT_MS = 15_000;
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -48,7 +54,8 @@ declare module 'express-serve-static-core' {
  * The `web` channel: a chat page at /chat for a person signed in with a link token. Questions asked with
  * `channel: "web"` and their `recipient` appear there; buttons, text and forms are answered inline (the form is the
  * same schema-driven widget, with the same shape checks and words, as the callback page), and every answer goes
- * through the core like any other. The page polls; nothing is pushed, so no webhook or outbound call can fail.
+ * through the core like any other. The page listens on its own event stream (`/chat/api/events`); nothing goes out to
+a platform, so no webhook or outbound call can fail.
  */
 export class WebChatChannel implements ChannelPlugin {
   readonly name = 'web';
@@ -91,10 +98,10 @@ export class WebChatChannel implements ChannelPlugin {
     return { recipient: thread.recipient, message_id: message.id };
   }
 
-  /** The page reads the outcome on its next poll; there is no message to edit. */
+  /** The page hears the outcome on its event stream; there is no message to edit. */
   async showOutcome(): Promise<void> {}
 
-  /** No platform calls in: the page polls askgate itself. */
+  /** No platform calls in: the page talks to askgate itself. */
   webhooks(): WebhookRoute[] {
     return [];
   }
@@ -153,6 +160,35 @@ export class WebChatChannel implements ChannelPlugin {
 
     router.get('/chat/api/me', (req, res) => {
       res.json({ recipient: req.chatRecipient });
+    });
+
+    // The page's live feed (Server-Sent Events, tail only): `question` — one of this recipient's web questions was
+    // asked or ended, data the chat item — and `message` — a message joined the conversation. The page reads the
+    // questions and the conversation once after each (re)connect, then only listens.
+    router.get('/chat/api/events', (req, res) => {
+      const recipient = req.chatRecipient as string;
+      res.status(200);
+      res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+      res.setHeader('Cache-Control', 'no-cache, no-transform');
+      res.setHeader('X-Accel-Buffering', 'no');
+      res.flushHeaders();
+      res.write(': connected\n\n');
+      const send = (type: string, data: unknown): void => {
+        res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+      };
+      const unwatch = core.watch((record) => {
+        if (record.channel === this.name && record.recipient === recipient) send('question', item(record));
+      });
+      const unsubscribe = this.conversations.subscribe((to, message) => {
+        if (to === recipient) send('message', message);
+      });
+      const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS);
+      heartbeat.unref();
+      req.on('close', () => {
+        clearInterval(heartbeat);
+        unwatch();
+        unsubscribe();
+      });
     });
 
     router.get('/chat/api/messages', async (req, res) => {

@@ -18,6 +18,7 @@
  * | `dl:<channel>:<ref>`  | string | the id whose delivered message has `ref` on `channel` | deadline + idle TTL from setDelivery (a resolved record may go first; the lookup then finds nothing) |
  * | `w:<key>:<start>`     | string | a fixed-window hit counter (start in epoch s)     | PEXPIREAT at the end of its window               |
  * | `events`              | channel| pub/sub: one message per transition               | n/a (not a key)                                  |
+ * | `wc-events`           | channel| pub/sub: one message per web chat message appended, `{"r": recipient, "m": message}` | n/a (not a key) |
  * | `r:<run_id>`          | hash   | a parked run (src/store/redis/run-store.ts documents its fields); listpack-encoded: no defaults stored, long values in 64-byte pieces | retention after its last write (PEXPIRE on every write) |
  * | `runs:ready`          | zset   | runs whose resume or kill is due, scored by when (epoch ms) | permanent; a run leaves when its continuation completes |
  * | `tg:<bot>:slots`      | zset   | Telegram send slots reserved by every process of one bot | PEXPIRE a minute past its last slot |
@@ -133,6 +134,11 @@ export class Keys {
   /** The questions asked of one recipient on one channel (a zset of ids, scored by sequence number). */
   recipient(channel: string, recipient: string): string {
     return `${this.prefix}rc:${channel}:${recipient}`;
+  }
+
+  /** The pub/sub channel of web chat messages: every process serving the page hears every append. */
+  get webChatEvents(): string {
+    return `${this.prefix}wc-events`;
   }
 
   /** One web chat conversation (a capped list of JSON messages, appended by the `chat-log-append` script). */

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createGateway } from '../../src/gateway.js';
@@ -14,6 +15,7 @@ import {
   postWebhook,
   textReply,
 } from '../fakes/whatsapp-webhooks.js';
+import { launchBrowser } from '../helpers/browser.js';
 import { api } from '../helpers/http.js';
 import { spawnGateway, type GatewayProcess } from '../helpers/process.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
@@ -333,6 +335,44 @@ describe('web chat conversations', () => {
     const refused = await chatCall(token, 'POST', { text: '' });
     expect(refused).toMatchObject({ status: 400, json: { error: 'invalid_request', field: 'text' } });
     expect(await conversation(token)).toEqual([]);
+  });
+});
+
+describe('the web chat page in Chromium', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('streams: the parked question appears without a reload, and the late reply appears once in the conversation', async () => {
+    const token = await chatToken(`cleo-${++seq}`);
+    const page = await browser.newPage();
+    const reads: string[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname === '/chat/api/questions' && r.method() === 'GET') reads.push(r.url());
+    });
+    try {
+      await page.goto(`${serve.url as string}/chat#token=${token}`);
+      await page.locator('#live.up').waitFor();
+      await page.locator('#message').fill('deploy chromium');
+      await page.getByRole('button', { name: 'Send' }).click();
+      await page.locator('li.chat-message.from-person', { hasText: 'deploy chromium' }).waitFor();
+      const id = await parkedAsk('deploy chromium');
+      const card = page.locator(`li.card[data-id="${id}"]`);
+      await card.getByRole('button', { name: 'Yes' }).click();
+      await card.locator('.chat-outcome').waitFor();
+      const reply = page.locator('li.chat-message.from-askgate', { hasText: 'bot: deploy chromium: done' });
+      await reply.waitFor();
+      await settle();
+      expect(await reply.count()).toBe(1);
+      // Read once when the stream opened; everything after came over the stream, nothing was polled.
+      expect(reads).toHaveLength(1);
+    } finally {
+      await page.close();
+    }
   });
 });
 
