@@ -21,6 +21,7 @@
  * | `wc-events`           | channel| pub/sub: one message per web chat message appended, `{"r": recipient, "m": message}` | n/a (not a key) |
  * | `r:<run_id>`          | hash   | a parked run (src/store/redis/run-store.ts documents its fields); listpack-encoded: no defaults stored, long values in 64-byte pieces | retention after its last write (PEXPIRE on every write) |
  * | `runs:ready`          | zset   | runs whose resume or kill is due, scored by when (epoch ms) | permanent; a run leaves when its continuation completes |
+ * | `pace:<platform>:<account>:slots` / `:pause` / `:c:<chat>` | zset / string / string | the shared send budget of Slack, WhatsApp and Twilio (channels/shared-pacing.ts), as the three `tg:` keys below are Telegram's | as the `tg:` keys |
  * | `tg:<bot>:slots`      | zset   | Telegram send slots reserved by every process of one bot | PEXPIRE a minute past its last slot |
  * | `tg:<bot>:pause`      | string | epoch ms before which the bot sends nothing (a bot-wide 429) | PX retry_after                   |
  * | `tg:<bot>:c:<chat>`   | string | epoch ms of a chat's next free send time (pacing or a 429)   | PX until that time               |
@@ -144,6 +145,21 @@ export class Keys {
   /** One web chat conversation (a capped list of JSON messages, appended by the `chat-log-append` script). */
   webChatLog(recipient: string): string {
     return `${this.prefix}wc:${recipient}`;
+  }
+
+  /** Shared pacing of a platform account (a Slack workspace's bot, a WhatsApp number, a Twilio sender): its slots. */
+  paceSlots(platform: string, account: string): string {
+    return `${this.prefix}pace:${platform}:${account}:slots`;
+  }
+
+  /** Shared pacing: until when the whole account waits out a 429. */
+  pacePause(platform: string, account: string): string {
+    return `${this.prefix}pace:${platform}:${account}:pause`;
+  }
+
+  /** Shared pacing: one chat's (channel's, recipient's) next free send time. */
+  paceChat(platform: string, account: string, chat: string): string {
+    return `${this.prefix}pace:${platform}:${account}:c:${chat}`;
   }
 
   /** Every version of one preset (a list, appended with RPUSH). */

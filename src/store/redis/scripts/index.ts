@@ -57,6 +57,11 @@ export interface ScriptCommands {
   askgateTelegramReserve(...args: Arg[]): Promise<[number, number]>;
   /** The wait left in the scope, ms. */
   askgateTelegramPushBack(...args: Arg[]): Promise<number>;
+  // The same two scripts for every other channel's shared pacing (channels/shared-pacing.ts).
+  /** `[slot, wait]`, as askgateTelegramReserve. */
+  askgatePaceReserve(...args: Arg[]): Promise<[number, number]>;
+  /** The wait left in the scope, ms. */
+  askgatePacePushBack(...args: Arg[]): Promise<number>;
   // The web chat's conversations (channels/web/conversation-log.ts).
   /** The conversation's length after the append. */
   askgateChatLogAppend(...args: Arg[]): Promise<number>;
@@ -82,6 +87,9 @@ const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: number 
   askgateRunBind: { lua: RUN_BIND, numberOfKeys: 1 },
   askgateTelegramReserve: { lua: TELEGRAM_RESERVE, numberOfKeys: 3 },
   askgateTelegramPushBack: { lua: TELEGRAM_PUSH_BACK, numberOfKeys: 1 },
+  // One budget script for every platform: only the keys (pace:<platform>:<account>:...) differ from Telegram's.
+  askgatePaceReserve: { lua: TELEGRAM_RESERVE, numberOfKeys: 3 },
+  askgatePacePushBack: { lua: TELEGRAM_PUSH_BACK, numberOfKeys: 1 },
   askgateChatLogAppend: { lua: CHAT_LOG_APPEND, numberOfKeys: 1 },
 };
 
