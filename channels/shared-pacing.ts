@@ -51,6 +51,37 @@ export class SharedPacer {
     return Number(wait);
   }
 
+  /**
+   * The last gate before a call into `chat` leaves: resolves once the last call into it left at least the chat's
+   * interval ago (by Redis' clock), recording this one's departure. Planned slots spread the calls; this holds their
+   * actual departures apart, whatever delayed the one before.
+   */
+  async depart(chat: string): Promise<void> {
+    const { keys, client } = this.store;
+    if (this.budget.perChatIntervalMs <= 0) return;
+    const key = keys.paceDeparture(this.budget.platform, this.account, chat);
+    for (;;) {
+      const wait = Number(await client.askgatePaceGap(key, this.budget.perChatIntervalMs, ''));
+      if (wait <= 0) return;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+
+  /**
+   * A call to `chat` came back: the next call into it leaves no sooner than an interval from now (the departure
+   * gate), so a call that reached the platform late (a busy event loop, a slow connection) does not put the next one
+   * too close behind it.
+   */
+  async settled(chat: string): Promise<void> {
+    if (this.budget.perChatIntervalMs <= 0) return;
+    const { keys, client } = this.store;
+    await client.askgatePaceGap(
+      keys.paceDeparture(this.budget.platform, this.account, chat),
+      this.budget.perChatIntervalMs,
+      '1',
+    );
+  }
+
   /** The platform answered 429: nobody sends in the scope (the chat, or the whole account) for `ms`. */
   async pushBack(chat: string | null, ms: number): Promise<void> {
     const { keys, client } = this.store;

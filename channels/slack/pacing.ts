@@ -99,10 +99,14 @@ export class SlackPacer {
               : 0;
         const wait = Math.max(channelWait, this.methodBucket(method)?.reserve() ?? 0);
         if (wait > 0) await this.sleep(wait);
+        if (shared !== undefined) await shared.depart(channel as string);
       }
       try {
-        return await call();
+        const result = await call();
+        if (shared !== undefined) await shared.settled(channel as string);
+        return result;
       } catch (err) {
+        if (shared !== undefined) await shared.settled(channel as string);
         const retryAfter = retryAfterOf(err);
         if (retryAfter === null || attempt >= maxRetries || retryAfter > maxRetryAfter || UNPACED.has(method))
           throw err;

@@ -25,6 +25,7 @@ import { webhookRoutes } from '../pipeline.js';
 import { verify } from './verify.js';
 import { formParams, parseInbound, parseStatus, type InboundMessage, type StatusCallback } from './webhook.js';
 import type { ReplyTo, StoredInteraction } from '../../src/core/types.js';
+import type { SharedPacer } from '../shared-pacing.js';
 import type { Logger } from '../../src/observability/logger.js';
 
 export interface TwilioChannelOptions {
@@ -38,6 +39,8 @@ export interface TwilioChannelOptions {
   apiUrl: string;
   /** INTERACTIONS_PUBLIC_BASE_URL: Twilio signs the public URL of each webhook, and status callbacks go there. */
   publicBaseUrl: string | null;
+  /** The senders' budget shared on Redis (channels/shared-pacing.ts), one per sender number; absent: none. */
+  pacer?: (sender: string) => SharedPacer;
   logger?: Logger;
 }
 
@@ -166,15 +169,30 @@ export class TwilioChannel implements ChannelPlugin {
           : 'TWILIO_FROM is not set, so no SMS can be sent.',
       );
     const sender = isWhatsApp(to) && !isWhatsApp(from) ? `whatsapp:${from}` : from;
-    const message = await this.client.messages.create({
-      to,
-      from: sender,
-      body: clip(body, WHATSAPP_BODY_MAX),
-      ...(this.options.publicBaseUrl === null
-        ? {}
-        : { statusCallback: `${this.options.publicBaseUrl}${TWILIO_STATUS_PATH}` }),
-    });
-    return message.sid;
+    const pacer = this.options.pacer?.(sender);
+    for (let attempt = 0; ; attempt++) {
+      // The sender's throughput is one budget for every process; Twilio would queue the excess on its side.
+      if (pacer !== undefined) {
+        const wait = await pacer.reserve(null);
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+      try {
+        const message = await this.client.messages.create({
+          to,
+          from: sender,
+          body: clip(body, WHATSAPP_BODY_MAX),
+          ...(this.options.publicBaseUrl === null
+            ? {}
+            : { statusCallback: `${this.options.publicBaseUrl}${TWILIO_STATUS_PATH}` }),
+        });
+        return message.sid;
+      } catch (err) {
+        // A 429 pushes the sender's shared budget back a second for every process; the next reservation retries.
+        const status = (err as { status?: unknown } | null)?.status;
+        if (pacer === undefined || status !== 429 || attempt >= 2) throw err;
+        await pacer.pushBack(null, 1000);
+      }
+    }
   }
 
   async showOutcome(interaction: StoredInteraction): Promise<void> {

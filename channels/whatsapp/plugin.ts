@@ -10,6 +10,7 @@ import {
 import { FlowPublisher } from './flows.js';
 import { compileFlow, checkFlowAnswer, decodeFlowValues, fieldLabels, fieldOfRefusal, flowData } from './flow.js';
 import { GraphClient, GraphError } from './graph-client.js';
+import type { SharedPacer } from '../shared-pacing.js';
 import { CAPTION_MAX, ERROR_RE_ENGAGEMENT, TEXT_BODY_MAX, RenderLimitError } from './limits.js';
 import { decodeAction, flowMessage, renderQuestion, type Json } from './render.js';
 import { json, text as textResponse, type WebhookRoute } from '../http.js';
@@ -44,6 +45,8 @@ export interface WhatsAppChannelOptions {
   templateLanguage?: string;
   /** Wait before retrying a throttled send (130429, 131056). Default 1000 ms. */
   throttleDelayMs?: number;
+  /** The number's send budget shared on Redis (channels/shared-pacing.ts); absent: no pacing across processes. */
+  pacer?: SharedPacer;
   logger?: Logger;
 }
 
@@ -85,6 +88,7 @@ export class WhatsAppChannel implements ChannelPlugin {
       apiUrl: options.apiUrl,
       token: options.token,
       ...(options.throttleDelayMs === undefined ? {} : { throttleDelayMs: options.throttleDelayMs }),
+      ...(options.pacer === undefined ? {} : { pacer: options.pacer }),
     });
     // Flows belong to a business account; without its id a form cannot be delivered, and the ask says so.
     this.flows = options.businessAccountId === null ? null : new FlowPublisher(this.graph, options.businessAccountId);

@@ -22,6 +22,7 @@
  * | `r:<run_id>`          | hash   | a parked run (src/store/redis/run-store.ts documents its fields); listpack-encoded: no defaults stored, long values in 64-byte pieces | retention after its last write (PEXPIRE on every write) |
  * | `runs:ready`          | zset   | runs whose resume or kill is due, scored by when (epoch ms) | permanent; a run leaves when its continuation completes |
  * | `pace:<platform>:<account>:slots` / `:pause` / `:c:<chat>` | zset / string / string | the shared send budget of Slack, WhatsApp and Twilio (channels/shared-pacing.ts), as the three `tg:` keys below are Telegram's | as the `tg:` keys |
+ * | `pace:<platform>:<account>:s:<chat>` | string | epoch ms of the last call's departure into a chat (the `pace-gap` gate) | PX the chat's interval |
  * | `tg:<bot>:slots`      | zset   | Telegram send slots reserved by every process of one bot | PEXPIRE a minute past its last slot |
  * | `tg:<bot>:pause`      | string | epoch ms before which the bot sends nothing (a bot-wide 429) | PX retry_after                   |
  * | `tg:<bot>:c:<chat>`   | string | epoch ms of a chat's next free send time (pacing or a 429)   | PX until that time               |
@@ -160,6 +161,11 @@ export class Keys {
   /** Shared pacing: one chat's (channel's, recipient's) next free send time. */
   paceChat(platform: string, account: string, chat: string): string {
     return `${this.prefix}pace:${platform}:${account}:c:${chat}`;
+  }
+
+  /** Shared pacing: when the last call into one chat left (the departure gate). */
+  paceDeparture(platform: string, account: string, chat: string): string {
+    return `${this.prefix}pace:${platform}:${account}:s:${chat}`;
   }
 
   /** Every version of one preset (a list, appended with RPUSH). */

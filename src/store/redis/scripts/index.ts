@@ -7,6 +7,7 @@ import { GET } from './get.js';
 import { HIT_WINDOW } from './hit-window.js';
 import { LIST_PENDING } from './list-pending.js';
 import { MIGRATE_INDEXES } from './migrate-indexes.js';
+import { PACE_GAP } from './pace-gap.js';
 import { PARK_RUN } from './park-run.js';
 import { POP_DUE } from './pop-due.js';
 import { RESOLVE } from './resolve.js';
@@ -62,6 +63,8 @@ export interface ScriptCommands {
   askgatePaceReserve(...args: Arg[]): Promise<[number, number]>;
   /** The wait left in the scope, ms. */
   askgatePacePushBack(...args: Arg[]): Promise<number>;
+  /** 0: call now (departure recorded); else the wait before trying again, ms. */
+  askgatePaceGap(...args: Arg[]): Promise<number>;
   // The web chat's conversations (channels/web/conversation-log.ts).
   /** The conversation's length after the append. */
   askgateChatLogAppend(...args: Arg[]): Promise<number>;
@@ -90,6 +93,7 @@ const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: number 
   // One budget script for every platform: only the keys (pace:<platform>:<account>:...) differ from Telegram's.
   askgatePaceReserve: { lua: TELEGRAM_RESERVE, numberOfKeys: 3 },
   askgatePacePushBack: { lua: TELEGRAM_PUSH_BACK, numberOfKeys: 1 },
+  askgatePaceGap: { lua: PACE_GAP, numberOfKeys: 1 },
   askgateChatLogAppend: { lua: CHAT_LOG_APPEND, numberOfKeys: 1 },
 };
 
