@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { answerThroughput } from './answer-throughput.js';
 import { delivery } from './delivery.js';
+import { slackDelivery } from './slack-delivery.js';
 import { machine, table, writeResults, type Bench, type BenchResult } from './harness.js';
 import { memory } from './memory.js';
 import { peerLangGraph } from './peer-langgraph.js';
@@ -20,6 +21,7 @@ export const BENCHES: ReadonlyArray<{ name: string; run: Bench }> = [
   { name: 'memory', run: memory },
   { name: 'stream-fanout', run: streamFanout },
   { name: 'delivery', run: delivery },
+  { name: 'slack-delivery', run: slackDelivery },
   { name: 'peer-langgraph', run: peerLangGraph },
 ];
 

@@ -1,7 +1,14 @@
 import type { Router } from 'express';
 import type { WebhookRoute } from './http.js';
 import type { DeliveringChannel } from './registry.js';
-import type { InteractionRecord, ReplyTo, StoredInteraction, Surface } from '../src/core/types.js';
+import type {
+  DeliveryReceipt,
+  InteractionRecord,
+  ReceiptOutcome,
+  ReplyTo,
+  StoredInteraction,
+  Surface,
+} from '../src/core/types.js';
 
 /**
  * The contract every chat channel implements (Telegram, web, and the ones to come). The core sees only the narrow
@@ -30,6 +37,12 @@ export interface ChannelPlugin extends DeliveringChannel {
   showOutcome(interaction: StoredInteraction): Promise<void>;
   /** Posts a message into a conversation (for runs reached over chat). Optional capability. */
   postReply?(thread: ThreadRef, text: string): Promise<Record<string, string>>;
+  /**
+   * True when the channel offers every inbound message that answers no question to `ChannelCore.converse` and
+   * posts replies with `postReply`: only then may a route (ASKGATE_ROUTES) name it; the gateway refuses to start
+   * with a route on any other channel.
+   */
+  readonly converses?: boolean;
   /** Stops timers and queues. */
   close?(): Promise<void>;
 }
@@ -50,9 +63,17 @@ export interface ConversationTurn {
   recipient: string;
   /** The message itself: unique in its conversation; the reply quotes it. */
   messageId: string;
+  /**
+   * Where the reply goes when not under `messageId` itself: a Slack message written inside a thread is answered in
+   * that thread (its root `thread_ts`). Absent: the reply quotes `messageId`.
+   */
+  threadId?: string;
   text: string | null;
-  /** The message it quotes, if any (never a pending question: quoting one answers it instead). */
-  replyTo: { message_id: string; text: string } | null;
+  /**
+   * The message it quotes, if any (never a pending question: quoting one answers it instead), in the shape of an
+   * answer's `reply_to`; null when it quoted nothing.
+   */
+  replyTo: ReplyTo | null;
   params: Record<string, string>;
   /** Who wrote it, as the channel names people (`telegram:@ada`). */
   from: string;
@@ -92,15 +113,25 @@ export interface ChannelCore {
   findByDelivery(channel: string, ref: string): Promise<StoredInteraction | null>;
   /**
    * Pending questions delivered on `channel` to `recipient` (or to any of several spellings of one person, e.g. a
-   * number with and without its `+`), oldest first, in one pass over the pending list.
+   * number with and without its `+`), oldest first, from the store's recipient index (never the pending list).
    */
   pendingFor(channel: string, recipient: string | readonly string[]): Promise<StoredInteraction[]>;
   /**
-   * Merges `entries` into the delivery references of the question delivered as `ref` (e.g. a delivery `status` from
-   * a platform's status callback), keeping `ref` itself. A no-op when no question has that ref. Optional: added for
-   * WhatsApp and Twilio, whose delivery receipts arrive after `deliver` returned.
+   * Applies a platform's delivery receipt to the question delivered as `ref` on `channel`, atomically and forward
+   * only (sent → delivered → read; failed is final): a late, repeated or unknown receipt changes nothing. A failure
+   * of a pending question's delivery is published as `interaction.delivery_failed` and makes it `undeliverable`.
+   * Resolves with what it did and the question's id (null when no question has that ref).
    */
-  updateDelivery?(channel: string, ref: string, entries: Record<string, string>): Promise<void>;
+  receipt(
+    channel: string,
+    ref: string,
+    receipt: DeliveryReceipt,
+  ): Promise<{ outcome: ReceiptOutcome; id: string | null }>;
+  /**
+   * Replaces the delivery `ref` of a pending question with a new one (`entries`, with its own `ref`): the same
+   * question sent again another way (WhatsApp's template after a 131047). A no-op when no question has that ref.
+   */
+  redeliver(channel: string, ref: string, entries: Record<string, string>): Promise<void>;
   /** True the first time `key` is seen (across processes on one store): de-duplicates platform retries. */
   firstSeen(key: string): Promise<boolean>;
   /**

@@ -1,14 +1,11 @@
-import { DELIVERY_REF, type ChannelCore, type ConversationTurn, type OfferOutcome } from './contract.js';
+import type { ChannelCore, ConversationTurn, OfferOutcome } from './contract.js';
 import { AskgateError } from '../src/core/errors.js';
 import type { EventHub } from '../src/core/event-hub.js';
 import type { InteractionService } from '../src/core/interaction-service.js';
-import type { StoredInteraction } from '../src/core/types.js';
 import type { Store } from '../src/core/ports.js';
 
 /** How long a platform update id is remembered for de-duplication (Telegram retries for far less). */
 const SEEN_WINDOW_SECONDS = 3600;
-/** The page size a recipient's pending questions are scanned in (the pending list, one page at a time). */
-const PENDING_PAGE = 200;
 
 /**
  * The gateway's implementation of the port channels talk to the core through. It turns the core's thrown refusals
@@ -42,24 +39,19 @@ export function channelCore(
     },
     get: (id) => store.get(id),
     findByDelivery: (channel, ref) => store.findByDelivery(channel, ref),
-    async pendingFor(channel, recipient) {
-      const recipients = new Set<string | null>(typeof recipient === 'string' ? [recipient] : recipient);
-      const found: StoredInteraction[] = [];
-      let cursor: string | null = null;
-      // The pending list is not indexed by channel; a recipient's questions are a filter over it (one pass for all
-      // the spellings asked about).
-      do {
-        const page = await store.listPending({ limit: PENDING_PAGE, cursor, groupId: null });
-        found.push(...page.items.filter((r) => r.channel === channel && recipients.has(r.recipient)));
-        cursor = page.nextCursor;
-      } while (cursor !== null);
-      return found;
-    },
-    async updateDelivery(channel, ref, entries) {
+    pendingFor: (channel, recipient) =>
+      // The store's recipient index: a person's questions without a pass over the pending list.
+      store.pendingFor(channel, typeof recipient === 'string' ? [recipient] : recipient),
+    async receipt(channel, ref, receipt) {
+      // The index only names the question; the receipt itself is applied in one atomic step on the record.
       const stored = await store.findByDelivery(channel, ref);
-      if (stored === null || stored.delivery === null) return;
-      // The store writes the whole map; `ref` is kept from the stored one so the reverse index never moves.
-      await store.setDelivery(stored.id, { ...stored.delivery, ...entries, [DELIVERY_REF]: ref });
+      if (stored === null) return { outcome: 'unknown', id: null };
+      return { outcome: await store.recordReceipt(stored.id, ref, receipt), id: stored.id };
+    },
+    async redeliver(channel, ref, entries) {
+      const stored = await store.findByDelivery(channel, ref);
+      // A whole new delivery: its own ref is indexed, so a reply quoting the new message finds the question.
+      if (stored !== null && stored.status === 'pending') await store.setDelivery(stored.id, entries);
     },
     async firstSeen(key) {
       return (await store.hitWindow(`seen:${key}`, SEEN_WINDOW_SECONDS)).count === 1;

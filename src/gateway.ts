@@ -71,15 +71,15 @@ export async function createStore(config: Config, connections: RedisConnections 
   });
 }
 
-/** A route on a channel this gateway does not run (or that cannot post replies) could never answer: refuse to start. */
+/** A route on a channel this gateway does not run (or that cannot converse) could never answer: refuse to start. */
 function checkRouteChannels(config: Config, plugins: readonly ChannelPlugin[]): void {
   config.routes.forEach((route, i) => {
     const plugin = plugins.find((p) => p.name === route.channel);
-    if (plugin?.postReply === undefined) {
-      const why = plugin === undefined ? 'is not configured' : 'cannot post replies into a conversation';
+    if (plugin === undefined || plugin.converses !== true || plugin.postReply === undefined) {
+      const why = plugin === undefined ? 'is not configured' : 'cannot hold a conversation';
       throw new ConfigError(
         'ASKGATE_ROUTES',
-        `route ${i + 1}: channel "${route.channel}" ${why}; configure it or remove the route.`,
+        `route ${i + 1} ("${route.name}"): channel "${route.channel}" ${why}; routes work on telegram, slack, whatsapp, twilio and web — configure the channel or remove the route.`,
       );
     }
   });
@@ -107,7 +107,15 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     connections,
   );
   for (const plugin of plugins) channels.register(plugin);
-  checkRouteChannels(config, plugins);
+  try {
+    checkRouteChannels(config, plugins);
+  } catch (err) {
+    // Nothing is started yet but the store: close it, so a refused start leaves no connection behind.
+    await Promise.all(plugins.map((p) => p.close?.()));
+    await store.close();
+    await connections?.close();
+    throw err;
+  }
   // The core takes its ports at construction: the store, the channels, the park side (null on the in-memory store).
   const parks = await startParks(config, store, logger, options.workers ?? true, plugins, connections);
   const service = new InteractionService({

@@ -4,17 +4,26 @@
  * once it ends, its controls give way to the outcome line, wherever it was answered.
  *
  * The link token arrives in the fragment (`/chat#token=…`, never sent to a server), is kept in this tab only, and
- * authorises the chat's own API (`/chat/api/*`). New questions and outcomes are picked up by polling every second.
+ * authorises the chat's own API (`/chat/api/*`). New questions, outcomes and replies to the person's messages
+ * arrive on the chat's event stream (`/chat/api/events`, Server-Sent Events over fetch): nothing is polled.
  */
 import type { InteractionRecord } from '../src/core/types.js';
 import { Api } from './api.js';
+import { openStream, type StreamHandle } from './sse.js';
 import { elementLookup, takeToken } from './session.js';
 import { renderCard, type AnswerOutcome } from './card.js';
 
 type ChatItem = InteractionRecord & { outcome: string | null };
+/** A message of the conversation: the person's, or a reply posted into it. */
+interface ChatMessage {
+  id: string;
+  from: 'person' | 'askgate';
+  text: string;
+  reply_to: string | null;
+  at: string;
+}
 
 const TOKEN_KEY = 'askgate.chat.token';
-const POLL_MS = 1_000;
 
 const byId = elementLookup('chat');
 
@@ -23,10 +32,12 @@ class Chat {
   private readonly notice = byId<HTMLElement>('notice');
   private readonly empty = byId<HTMLElement>('empty');
   private readonly live = byId<HTMLElement>('live');
-  /** Questions on screen; `true` once their outcome is shown (no more polling for them). */
+  /** Questions on screen; `ended` once their outcome is shown. */
   private readonly shown = new Map<string, { card: HTMLLIElement; ended: boolean }>();
+  /** Conversation messages on screen, by id. */
+  private readonly messages = new Set<string>();
   private readonly api: Api;
-  private timer: number | undefined;
+  private stream: StreamHandle | null = null;
 
   constructor(token: string) {
     this.api = new Api(token, () => this.fail('This chat link is not valid. Open the link you were given again.'));
@@ -36,33 +47,83 @@ class Chat {
     const me = await this.api.request<{ recipient: string }>('GET', '/chat/api/me');
     if (!me.ok) return;
     byId('who').textContent = `as ${me.body.recipient}`;
-    await this.poll();
+    byId<HTMLFormElement>('compose').addEventListener('submit', (event) => {
+      event.preventDefault();
+      void this.say();
+    });
+    this.stream = openStream('/chat/api/events', this.api.authorization, {
+      // The stream is tail-only: after every (re)connect, read what is there, then only listen.
+      onOpen: () => {
+        this.live.textContent = 'Live';
+        this.live.classList.add('up');
+        void this.sync();
+      },
+      onEvent: (type, data) => this.onEvent(type, data),
+      onDown: () => {
+        this.live.textContent = 'Reconnecting…';
+        this.live.classList.remove('up');
+      },
+      onRefused: () => this.fail('This chat link is not valid. Open the link you were given again.'),
+    });
+  }
+
+  private onEvent(type: string, data: string): void {
+    if (type === 'message') this.addMessage(JSON.parse(data) as ChatMessage);
+    if (type !== 'question') return;
+    const item = JSON.parse(data) as ChatItem;
+    if (item.status === 'pending') {
+      if (!this.shown.has(item.id)) this.add(item);
+    } else {
+      this.end(item);
+    }
+    this.empty.hidden = this.shown.size > 0 || this.messages.size > 0;
   }
 
   private fail(message: string): void {
-    window.clearTimeout(this.timer);
+    this.stream?.close();
     this.notice.textContent = message;
     this.notice.hidden = false;
     this.live.textContent = 'Signed out';
   }
 
-  private async poll(): Promise<void> {
+  /** Reads the pending questions and the conversation, and makes the page match. */
+  private async sync(): Promise<void> {
     const page = await this.api.request<{ items: ChatItem[] }>('GET', '/chat/api/questions');
-    if (page.ok) {
-      this.live.textContent = 'Live';
-      this.live.classList.add('up');
-      const pending = new Set(page.body.items.map((i) => i.id));
-      for (const item of page.body.items) if (!this.shown.has(item.id)) this.add(item);
-      // A question that left the pending list ended somewhere (here, another surface, expiry): show how.
-      for (const [id, entry] of this.shown) if (!entry.ended && !pending.has(id)) await this.refresh(id);
-      this.empty.hidden = this.shown.size > 0;
-    } else if (page.status === 401) {
+    if (!page.ok) return;
+    const pending = new Set(page.body.items.map((i) => i.id));
+    for (const item of page.body.items) if (!this.shown.has(item.id)) this.add(item);
+    // A question that left the pending list while the stream was down ended somewhere: show how.
+    for (const [id, entry] of this.shown) if (!entry.ended && !pending.has(id)) await this.refresh(id);
+    const conversation = await this.api.request<{ items: ChatMessage[] }>('GET', '/chat/api/messages');
+    if (conversation.ok) for (const m of conversation.body.items) this.addMessage(m);
+    this.empty.hidden = this.shown.size > 0 || this.messages.size > 0;
+  }
+
+  /** Sends what the person typed; a route's answer comes back into the conversation. */
+  private async say(): Promise<void> {
+    const input = byId<HTMLInputElement>('message');
+    const error = byId<HTMLElement>('compose-error');
+    const text = input.value.trim();
+    if (text === '') return;
+    const res = await this.api.request<ChatMessage>('POST', '/chat/api/messages', { text });
+    error.hidden = res.ok;
+    if (!res.ok) {
+      error.textContent = res.error.message;
       return;
-    } else {
-      this.live.textContent = 'Reconnecting…';
-      this.live.classList.remove('up');
     }
-    this.timer = window.setTimeout(() => void this.poll(), POLL_MS);
+    input.value = '';
+    this.addMessage(res.body);
+  }
+
+  private addMessage(message: ChatMessage): void {
+    if (this.messages.has(message.id)) return;
+    this.messages.add(message.id);
+    const li = document.createElement('li');
+    li.className = `chat-message from-${message.from}`;
+    li.dataset['id'] = message.id;
+    li.textContent = message.text;
+    this.thread.append(li);
+    li.scrollIntoView({ block: 'nearest' });
   }
 
   private add(item: ChatItem): void {
@@ -78,19 +139,23 @@ class Chat {
   }
 
   private async refresh(id: string): Promise<void> {
-    const entry = this.shown.get(id);
-    if (entry === undefined || entry.ended) return;
     const res = await this.api.request<ChatItem>('GET', `/chat/api/questions/${encodeURIComponent(id)}`);
-    if (!res.ok || res.body.outcome === null) return;
+    if (res.ok) this.end(res.body);
+  }
+
+  /** A question ended (here, on another surface, by expiry or cancel): its controls give way to the outcome line. */
+  private end(item: ChatItem): void {
+    const entry = this.shown.get(item.id);
+    if (entry === undefined || entry.ended || item.outcome === null) return;
     entry.ended = true;
     // The controls go; the outcome line takes their place, as the question message is edited on other channels.
     for (const node of entry.card.querySelectorAll('.controls, .control-error')) node.remove();
     const line = document.createElement('p');
     line.className = 'chat-outcome';
     line.setAttribute('role', 'status');
-    line.textContent = res.body.outcome;
+    line.textContent = item.outcome;
     entry.card.append(line);
-    entry.card.dataset['status'] = res.body.status;
+    entry.card.dataset['status'] = item.status;
   }
 
   private async answer(id: string, value: unknown): Promise<AnswerOutcome> {

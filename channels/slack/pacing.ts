@@ -5,6 +5,7 @@ import {
   PER_CHANNEL_BURST,
   PER_CHANNEL_PER_SECOND,
 } from './limits.js';
+import type { SharedPacer } from '../shared-pacing.js';
 import { TokenBucket } from '../token-bucket.js';
 
 /**
@@ -14,8 +15,10 @@ import { TokenBucket } from '../token-bucket.js';
  * instead of being retried inside the client for up to thirty minutes.
  *
  * views.open is never paced: its trigger_id dies 3 s after the tap, so queueing it would only waste it.
- * The buckets live in this process; several processes on one workspace each pace themselves, and the 429 handling
- * is what keeps their sum safe.
+ * On the in-memory store the buckets live in this process. On Redis (`shared`) the per-channel budget — and the
+ * workspace's cap on chat.postMessage — is one budget for every process posting as the bot, reserved by one Lua
+ * script (channels/shared-pacing.ts), and a 429 pushes that shared budget back; the other methods' tiers stay per
+ * process.
  */
 
 export interface SlackPacingOptions {
@@ -29,6 +32,8 @@ export interface SlackPacingOptions {
   maxRetryAfterSeconds?: number;
   /** 429 retries per call. Default 3. */
   max429Retries?: number;
+  /** The budget shared by every process on one Redis; absent: per-process buckets. */
+  shared?: SharedPacer;
   /** How to wait (ms). Default a timer; tests inject one to see the waits without spending them. */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -84,18 +89,31 @@ export class SlackPacer {
     const maxRetryAfter = this.options.maxRetryAfterSeconds ?? MAX_RETRY_AFTER_SECONDS;
     const maxRetries = this.options.max429Retries ?? MAX_429_RETRIES;
     for (let attempt = 0; ; attempt++) {
+      const shared = CHANNEL_METHODS.has(method) && channel !== null ? this.options.shared : undefined;
       if (!UNPACED.has(method)) {
-        const channelWait = CHANNEL_METHODS.has(method) && channel !== null ? this.channelBucket(channel).reserve() : 0;
+        const channelWait =
+          shared !== undefined
+            ? await shared.reserve(channel)
+            : CHANNEL_METHODS.has(method) && channel !== null
+              ? this.channelBucket(channel).reserve()
+              : 0;
         const wait = Math.max(channelWait, this.methodBucket(method)?.reserve() ?? 0);
         if (wait > 0) await this.sleep(wait);
+        if (shared !== undefined) await shared.depart(channel as string);
       }
       try {
-        return await call();
+        const result = await call();
+        if (shared !== undefined) await shared.settled(channel as string);
+        return result;
       } catch (err) {
+        if (shared !== undefined) await shared.settled(channel as string);
         const retryAfter = retryAfterOf(err);
         if (retryAfter === null || attempt >= maxRetries || retryAfter > maxRetryAfter || UNPACED.has(method))
           throw err;
-        await this.sleep(retryAfter * 1000);
+        // Shared: the channel's budget moves past the Retry-After for every process, and the next reservation
+        // (which waits it out) is this call's retry.
+        if (shared !== undefined) await shared.pushBack(channel, retryAfter * 1000);
+        else await this.sleep(retryAfter * 1000);
       }
     }
   }

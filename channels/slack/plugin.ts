@@ -110,6 +110,7 @@ const whoIs = (userId: string | null): string => `slack:${userId ?? 'unknown'}`;
 export class SlackChannel implements ChannelPlugin {
   readonly name = 'slack';
   readonly surface = 'slack' as const;
+  readonly converses = true;
   readonly capabilities = { supportsFormDelivery: true };
   readonly client: webApi.WebClient;
   private readonly app: App;
@@ -206,7 +207,7 @@ export class SlackChannel implements ChannelPlugin {
     // A user id posts into the app's DM with that user; the answer names the conversation it really went to.
     const channel = sent.channel ?? recipient;
     const ts = sent.ts ?? '';
-    return { channel, ts, [DELIVERY_REF]: messageRef(channel, ts) };
+    return { channel, ts, message_id: ts, [DELIVERY_REF]: messageRef(channel, ts) };
   }
 
   async showOutcome(interaction: StoredInteraction): Promise<void> {
@@ -353,7 +354,10 @@ export class SlackChannel implements ChannelPlugin {
       });
   }
 
-  /** A reply in a question's thread answers it; other messages are not ours to read. */
+  /**
+   * A reply in a question's thread answers it; any other message a person writes (in a channel, a DM or another
+   * thread) may be a conversation turn for the route of its channel (ASKGATE_ROUTES), answered in its thread.
+   */
   private async onMessage(event: Json, core: ChannelCore): Promise<void> {
     const subtype = str(event['subtype']);
     // Our own posts (and other bots'), edits and deletions come back as message events too.
@@ -366,19 +370,33 @@ export class SlackChannel implements ChannelPlugin {
     const threadTs = str(event['thread_ts']);
     const ts = str(event['ts']);
     const userId = str(event['user']);
-    if (channel === null || threadTs === null || ts === null || threadTs === ts) return;
-    const stored = await core.findByDelivery(this.name, messageRef(channel, threadTs));
-    if (stored === null) return;
+    if (channel === null || ts === null) return;
     const text = str(event['text']) ?? '';
     const params: Record<string, string> = {
       ...filesParams(event['files']),
       ...personParams(userId === null ? null : { id: userId, team_id: event['team'] }, channel, ts),
-      thread_ts: threadTs,
+      ...(threadTs === null ? {} : { thread_ts: threadTs }),
     };
+    const inThread = threadTs !== null && threadTs !== ts;
+    const stored = inThread ? await core.findByDelivery(this.name, messageRef(channel, threadTs)) : null;
+    if (stored === null) {
+      // A thread root or a message in a thread of ours that is no question: the reply goes into that thread.
+      await core.converse?.({
+        channel: this.name,
+        recipient: channel,
+        messageId: ts,
+        ...(inThread ? { threadId: threadTs } : {}),
+        text,
+        replyTo: null,
+        params,
+        from: whoIs(userId),
+      });
+      return;
+    }
     const outcome = await core.offer({
       interactionId: stored.id,
       answer: answerFromText(stored, text),
-      replyTo: { message_id: threadTs, status: stored.status, text: stored.question },
+      replyTo: { message_id: threadTs as string, status: stored.status, text: stored.question },
       params,
       surface: 'slack',
       answeredBy: whoIs(userId),
@@ -386,7 +404,7 @@ export class SlackChannel implements ChannelPlugin {
     if (outcome.kind === 'answered') return;
     const hint = outcome.kind === 'invalid' ? replyHint(stored, outcome.message) : tellNotTaken(outcome);
     await this.courtesy('chat.postMessage', channel, () =>
-      this.client.chat.postMessage({ channel, thread_ts: threadTs, text: clip(hint, MESSAGE_TEXT_MAX) }),
+      this.client.chat.postMessage({ channel, thread_ts: threadTs as string, text: clip(hint, MESSAGE_TEXT_MAX) }),
     );
   }
 

@@ -17,7 +17,7 @@ import {
   type TelegramUser,
 } from './webhook.js';
 import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type ThreadRef } from '../contract.js';
-import type { StoredInteraction } from '../../src/core/types.js';
+import type { ReplyTo, StoredInteraction } from '../../src/core/types.js';
 import type { Logger } from '../../src/observability/logger.js';
 
 export interface TelegramChannelOptions {
@@ -81,6 +81,7 @@ export function toChannelError(err: unknown): ChannelError {
 export class TelegramChannel implements ChannelPlugin {
   readonly name = 'telegram';
   readonly surface = 'telegram' as const;
+  readonly converses = true;
   readonly capabilities = { supportsFormDelivery: true };
   readonly bot: Bot;
   private readonly pacer: Pacer;
@@ -214,7 +215,8 @@ export class TelegramChannel implements ChannelPlugin {
   private async onReply(event: ReplyEvent, core: ChannelCore): Promise<void> {
     const stored = await core.findByDelivery(this.name, messageRef(event.chatId, event.quotedMessageId));
     if (stored === null) {
-      await this.converse(event, { message_id: event.quotedMessageId, text: event.quotedText }, core);
+      // The person quoted it, so they saw it: a quoted message that is no question is `read`.
+      await this.converse(event, { message_id: event.quotedMessageId, status: 'read', text: event.quotedText }, core);
       return;
     }
     const outcome = await core.offer({
@@ -239,11 +241,7 @@ export class TelegramChannel implements ChannelPlugin {
    * A message that answers no question goes to the route for its chat, if one is configured (ASKGATE_ROUTES); with
    * none it answers nothing, as before. The route's target replies into this chat, quoting this message.
    */
-  private async converse(
-    event: MessageEvent | ReplyEvent,
-    replyTo: { message_id: string; text: string } | null,
-    core: ChannelCore,
-  ): Promise<void> {
+  private async converse(event: MessageEvent | ReplyEvent, replyTo: ReplyTo | null, core: ChannelCore): Promise<void> {
     await core.converse?.({
       channel: this.name,
       recipient: event.chatId,

@@ -16,6 +16,14 @@ export const SMS_MAX_SEGMENTS = 3;
 /** A WhatsApp-via-Twilio message is not segmented; its body limit is WhatsApp's. */
 export const WHATSAPP_BODY_MAX = 1600;
 
+/**
+ * A sender number's throughput, messages per second, every process together: a US long code sends 1 segment/s (toll
+ * free 3, a short code 100); Twilio queues the excess itself, so askgate paces to it rather than build a queue there.
+ */
+export const SENDER_MESSAGES_PER_SECOND = 1;
+/** Twilio's REST refusal for too many requests at once on the account (HTTP 429). */
+export const ERROR_TOO_MANY_REQUESTS = 20429;
+
 /** Twilio error codes askgate reacts to. */
 export const ERROR_UNSUBSCRIBED = 21610; // the number replied STOP: Twilio refuses to send until it replies START
 

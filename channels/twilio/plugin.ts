@@ -25,6 +25,7 @@ import { webhookRoutes } from '../pipeline.js';
 import { verify } from './verify.js';
 import { formParams, parseInbound, parseStatus, type InboundMessage, type StatusCallback } from './webhook.js';
 import type { ReplyTo, StoredInteraction } from '../../src/core/types.js';
+import type { SharedPacer } from '../shared-pacing.js';
 import type { Logger } from '../../src/observability/logger.js';
 
 export interface TwilioChannelOptions {
@@ -38,6 +39,8 @@ export interface TwilioChannelOptions {
   apiUrl: string;
   /** INTERACTIONS_PUBLIC_BASE_URL: Twilio signs the public URL of each webhook, and status callbacks go there. */
   publicBaseUrl: string | null;
+  /** The senders' budget shared on Redis (channels/shared-pacing.ts), one per sender number; absent: none. */
+  pacer?: (sender: string) => SharedPacer;
   logger?: Logger;
 }
 
@@ -118,6 +121,7 @@ const keyword = (body: string): string =>
 export class TwilioChannel implements ChannelPlugin {
   readonly name = 'twilio';
   readonly surface = 'twilio' as const;
+  readonly converses = true;
   readonly capabilities = { supportsFormDelivery: false };
   readonly client: twilio.Twilio;
 
@@ -140,7 +144,14 @@ export class TwilioChannel implements ChannelPlugin {
       );
     try {
       const sent = await this.send(to, renderText(interaction, callbackUrl, to));
-      return { to, message_sid: sent, tag: tagOf(interaction.id), status: 'pending', [DELIVERY_REF]: sent };
+      return {
+        to,
+        message_sid: sent,
+        message_id: sent,
+        tag: tagOf(interaction.id),
+        status: 'pending',
+        [DELIVERY_REF]: sent,
+      };
     } catch (err) {
       throw toChannelError(err);
     }
@@ -158,15 +169,30 @@ export class TwilioChannel implements ChannelPlugin {
           : 'TWILIO_FROM is not set, so no SMS can be sent.',
       );
     const sender = isWhatsApp(to) && !isWhatsApp(from) ? `whatsapp:${from}` : from;
-    const message = await this.client.messages.create({
-      to,
-      from: sender,
-      body: clip(body, WHATSAPP_BODY_MAX),
-      ...(this.options.publicBaseUrl === null
-        ? {}
-        : { statusCallback: `${this.options.publicBaseUrl}${TWILIO_STATUS_PATH}` }),
-    });
-    return message.sid;
+    const pacer = this.options.pacer?.(sender);
+    for (let attempt = 0; ; attempt++) {
+      // The sender's throughput is one budget for every process; Twilio would queue the excess on its side.
+      if (pacer !== undefined) {
+        const wait = await pacer.reserve(null);
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+      try {
+        const message = await this.client.messages.create({
+          to,
+          from: sender,
+          body: clip(body, WHATSAPP_BODY_MAX),
+          ...(this.options.publicBaseUrl === null
+            ? {}
+            : { statusCallback: `${this.options.publicBaseUrl}${TWILIO_STATUS_PATH}` }),
+        });
+        return message.sid;
+      } catch (err) {
+        // A 429 pushes the sender's shared budget back a second for every process; the next reservation retries.
+        const status = (err as { status?: unknown } | null)?.status;
+        if (pacer === undefined || status !== 429 || attempt >= 2) throw err;
+        await pacer.pushBack(null, 1000);
+      }
+    }
   }
 
   async showOutcome(interaction: StoredInteraction): Promise<void> {
@@ -230,16 +256,21 @@ export class TwilioChannel implements ChannelPlugin {
     ];
   }
 
-  /** A delivery receipt: recorded on the question, unless it would move the status back. */
+  /** A delivery receipt: applied to the question's delivery atomically, never moving it back. */
   private async onStatus(status: StatusCallback, core: ChannelCore): Promise<void> {
-    const stored = await core.findByDelivery(this.name, status.messageSid);
-    const current = STATUS_RANK[stored?.delivery?.['status'] ?? ''] ?? 0;
-    if (stored !== null && core.updateDelivery !== undefined && (STATUS_RANK[status.status] ?? 0) > current) {
-      await core.updateDelivery(this.name, status.messageSid, {
-        status: status.status,
-        ...(status.errorCode === null ? {} : { error_code: status.errorCode }),
-      });
-    }
+    const rank = STATUS_RANK[status.status];
+    if (rank === undefined) return; // a status word Twilio added later: nothing to order it by
+    const failed = status.status === 'failed' || status.status === 'undelivered';
+    await core.receipt(this.name, status.messageSid, {
+      status: status.status,
+      rank,
+      state: failed ? 'failed' : status.status === 'delivered' || status.status === 'read' ? status.status : 'sent',
+      ...(failed
+        ? { error: { code: status.errorCode ?? status.status, message: twilioErrorWords(status.errorCode) } }
+        : status.errorCode === null
+          ? {}
+          : { error: { code: status.errorCode, message: twilioErrorWords(status.errorCode) } }),
+    });
   }
 
   /** Handles one inbound message; returns what to text back (TwiML), or null for silence. */
@@ -247,24 +278,31 @@ export class TwilioChannel implements ChannelPlugin {
     const word = keyword(message.body);
     // Twilio and the carriers act on these themselves (an opted-out number is refused with 21610 at the next ask);
     // they are never an answer, and Twilio sends its own confirmation.
-    if (
-      message.optOutType !== null ||
-      OPT_OUT_WORDS.includes(word) ||
-      OPT_IN_WORDS.includes(word) ||
-      HELP_WORDS.includes(word)
-    )
-      return null;
-    const { stored, text } = await this.questionOf(message, core);
-    if (stored === null) return 'There is no open question to answer.';
+    const optOut = message.optOutType === 'STOP' || (message.optOutType === null && OPT_OUT_WORDS.includes(word));
+    if (optOut) await this.optedOut(message.from, core);
+    if (optOut || message.optOutType !== null || OPT_IN_WORDS.includes(word) || HELP_WORDS.includes(word)) return null;
+    const { stored, text, tied } = await this.questionOf(message, core);
+    if (stored === null) {
+      // No open question: a conversation turn for the route of this number, answered by SMS to the same number.
+      const taken = await core.converse?.({
+        channel: this.name,
+        recipient: message.from,
+        messageId: message.messageSid,
+        text: message.body,
+        replyTo: null,
+        params: this.personParams(message),
+        from: `twilio:${message.from}`,
+      });
+      return taken === true ? null : 'There is no open question to answer.';
+    }
     const fromButton = message.buttonPayload?.startsWith(`${stored.id}:`);
     const answer = fromButton
       ? buttonAnswer(stored, message.buttonPayload as string)
       : answerFromText(stored, message.media['media_kind'] !== undefined && text === '' ? null : text);
-    const params: Record<string, string> = { ...message.media, from: message.from, message_sid: message.messageSid };
-    if (message.profileName !== null) params['profile_name'] = message.profileName;
-    if (message.buttonText !== null) params['button_text'] = message.buttonText;
+    const params = this.personParams(message);
+    // An SMS quotes nothing: reply_to only when the reply is tied to the question by its #tag or the replied id.
     const replyTo: ReplyTo | null =
-      stored.delivery?.['message_sid'] === undefined
+      !tied || stored.delivery?.['message_sid'] === undefined
         ? null
         : {
             message_id: stored.delivery['message_sid'],
@@ -283,22 +321,48 @@ export class TwilioChannel implements ChannelPlugin {
   }
 
   /**
+   * STOP: nothing more reaches this number (Twilio refuses every send with 21610 until it texts START), so each of
+   * its pending questions is marked failed with that code — undeliverable, its blocked caller told at once.
+   */
+  private async optedOut(from: string, core: ChannelCore): Promise<void> {
+    for (const stored of await core.pendingFor(this.name, from)) {
+      const ref = stored.delivery?.[DELIVERY_REF];
+      if (ref === undefined) continue;
+      await core.receipt(this.name, ref, {
+        status: 'failed',
+        rank: STATUS_RANK['failed'] as number,
+        state: 'failed',
+        error: { code: OPTED_OUT, message: twilioErrorWords(OPTED_OUT) },
+      });
+    }
+  }
+
+  /** The channel's params of an inbound message (channels/twilio/README.md). */
+  private personParams(message: InboundMessage): Record<string, string> {
+    const params: Record<string, string> = { ...message.media, from: message.from, message_sid: message.messageSid };
+    if (message.profileName !== null) params['profile_name'] = message.profileName;
+    if (message.buttonText !== null) params['button_text'] = message.buttonText;
+    return params;
+  }
+
+  /**
    * Which question a reply answers: the message it replied to (WhatsApp's OriginalRepliedMessageSid), a button's
    * payload, the `#tag` it starts with, or else the sender's latest open question.
    */
   private async questionOf(
     message: InboundMessage,
     core: ChannelCore,
-  ): Promise<{ stored: StoredInteraction | null; text: string }> {
+  ): Promise<{ stored: StoredInteraction | null; text: string; tied: boolean }> {
     const own = (s: StoredInteraction | null): StoredInteraction | null =>
       s !== null && s.channel === this.name && s.recipient === message.from && s.status === 'pending' ? s : null;
     if (message.originalRepliedMessageSid !== null) {
       const found = own(await core.findByDelivery(this.name, message.originalRepliedMessageSid));
-      if (found !== null) return { stored: found, text: splitTag(message.body).text };
+      if (found !== null) return { stored: found, text: splitTag(message.body).text, tied: true };
     }
     if (message.buttonPayload !== null) {
       const found = own(await core.get(message.buttonPayload.split(':')[0] ?? ''));
-      if (found !== null) return { stored: found, text: message.body };
+      // A tap on a quick reply quotes nothing, as a tap on any channel.
+      if (found !== null) return { stored: found, text: message.body, tied: false };
     }
     const pending = await core.pendingFor(this.name, message.from);
     const { tag, text } = splitTag(message.body);
@@ -306,7 +370,29 @@ export class TwilioChannel implements ChannelPlugin {
     return {
       stored: (tagged.length > 0 ? tagged : pending).at(-1) ?? null,
       text: tag !== null && tagged.length === 0 ? message.body.trim() : text,
+      tied: tagged.length > 0,
     };
+  }
+}
+
+/** Twilio's error code for a number that replied STOP. */
+const OPTED_OUT = '21610';
+
+/** Words for the Twilio error codes a failed delivery reports most; any other is named by its code. */
+function twilioErrorWords(code: string | null): string {
+  switch (code) {
+    case OPTED_OUT:
+      return 'the recipient replied STOP: Twilio sends nothing to this number until it texts START.';
+    case '30003':
+      return 'the handset is unreachable (off, or out of coverage).';
+    case '30005':
+      return 'the number is unknown or no longer exists.';
+    case '30006':
+      return 'the number is a landline or cannot receive SMS.';
+    case '30007':
+      return 'the carrier filtered the message.';
+    default:
+      return code === null ? 'Twilio reported the message undelivered.' : `Twilio error ${code}.`;
   }
 }
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ChannelModule } from '../from-config.js';
+import { MemoryConversationLog, RedisConversationLog } from './conversation-log.js';
 import { WebChatChannel } from './plugin.js';
 import type { Config } from '../../src/config.js';
 
@@ -16,6 +17,19 @@ export function webChatSecret(config: Pick<Config, 'tokens'>): string {
 /** The web chat needs no platform and is always on. */
 export const web: ChannelModule = {
   name: 'web',
-  fromConfig: ({ config, doors }) =>
-    new WebChatChannel({ secret: webChatSecret(config), publicBaseUrl: config.publicBaseUrl, ...doors }),
+  fromConfig: ({ config, doors, redis }) =>
+    new WebChatChannel({
+      secret: webChatSecret(config),
+      publicBaseUrl: config.publicBaseUrl,
+      // Replies are posted by the worker and read by whichever process serves the page: one log on the shared Redis.
+      conversations:
+        redis === null
+          ? new MemoryConversationLog()
+          : new RedisConversationLog({
+              client: redis.command(),
+              keys: redis.keys,
+              subscriber: () => redis.subscriber(),
+            }),
+      ...doors,
+    }),
 };

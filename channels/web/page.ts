@@ -8,6 +8,12 @@ export const CHAT_PAGE = appPage({
   topbarStatus: '<span id="who" class="count"></span>',
   main: `  <p id="notice" class="notice" role="alert" hidden></p>
   <p id="empty" class="empty" hidden>No questions for you right now.</p>
-  <ol id="thread" class="cards chat" aria-label="Conversation"></ol>`,
+  <ol id="thread" class="cards chat" aria-label="Conversation"></ol>
+  <form id="compose" class="chat compose" autocomplete="off">
+    <label for="message" class="visually-hidden">Message</label>
+    <input id="message" name="message" maxlength="4000" placeholder="Write a message" required>
+    <button type="submit">Send</button>
+  </form>
+  <p id="compose-error" class="control-error" role="alert" hidden></p>`,
   noscript: 'The chat needs JavaScript.',
 });

@@ -1,7 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { MemoryConversationLog, type ChatMessage, type ConversationLog } from './conversation-log.js';
 import { mintLinkToken, verifyLinkToken } from './link-token.js';
 import { CHAT_PAGE } from './page.js';
-import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type OfferOutcome } from '../contract.js';
+import {
+  ChannelError,
+  DELIVERY_REF,
+  type ChannelCore,
+  type ChannelPlugin,
+  type OfferOutcome,
+  type ThreadRef,
+} from '../contract.js';
 import type { WebhookRoute } from '../http.js';
 import { outcomeLine } from '../outcome.js';
 import { answerFromText } from '../replies.js';
@@ -16,12 +25,23 @@ export interface WebChatOptions {
   requireWrite?: RequestHandler;
   /** Prefix of minted links, e.g. INTERACTIONS_PUBLIC_BASE_URL; null: the links are relative. */
   publicBaseUrl?: string | null;
+  /** Where conversations (the person's messages and the replies posted into them) are kept; default in memory. */
+  conversations?: ConversationLog;
 }
+
+/** The longest message a person may type into the chat. */
+const MESSAGE_MAX = 4000;
 
 /** A question as the chat shows it: the record and, once it has ended, the outcome line. */
 export type ChatItem = InteractionRecord & { outcome: string | null };
 
-const item = (record: StoredInteraction): ChatItem => ({ ...toPublicRecord(record), outcome: outcomeLine(record) });
+const item = (record: StoredInteraction | InteractionRecord): ChatItem => ({
+  ...toPublicRecord(record),
+  outcome: outcomeLine(record),
+});
+
+/** Comment lines keep idle proxies from closing the chat's event stream. */
+const HEARTBEAT_MS = 15_000;
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -34,14 +54,19 @@ declare module 'express-serve-static-core' {
  * The `web` channel: a chat page at /chat for a person signed in with a link token. Questions asked with
  * `channel: "web"` and their `recipient` appear there; buttons, text and forms are answered inline (the form is the
  * same schema-driven widget, with the same shape checks and words, as the callback page), and every answer goes
- * through the core like any other. The page polls; nothing is pushed, so no webhook or outbound call can fail.
+ * through the core like any other. The page listens on its own event stream (`/chat/api/events`); nothing goes out to
+a platform, so no webhook or outbound call can fail.
  */
 export class WebChatChannel implements ChannelPlugin {
   readonly name = 'web';
   readonly surface = 'web' as const;
+  readonly converses = true;
   readonly capabilities = { supportsFormDelivery: true };
+  private readonly conversations: ConversationLog;
 
-  constructor(private readonly options: WebChatOptions) {}
+  constructor(private readonly options: WebChatOptions) {
+    this.conversations = options.conversations ?? new MemoryConversationLog();
+  }
 
   /** The link a person opens to chat as `recipient` (the token rides in the fragment, never sent to a server). */
   link(recipient: string): { token: string; url: string } {
@@ -60,10 +85,23 @@ export class WebChatChannel implements ChannelPlugin {
     return { recipient: interaction.recipient, [DELIVERY_REF]: interaction.id };
   }
 
-  /** The page reads the outcome on its next poll; there is no message to edit. */
+  /** A reply into the recipient's conversation (a route's answer to a message typed on the page). */
+  async postReply(thread: ThreadRef, text: string): Promise<Record<string, string>> {
+    const message: ChatMessage = {
+      id: randomUUID(),
+      from: 'askgate',
+      text,
+      reply_to: thread.replyToMessageId ?? null,
+      at: new Date().toISOString(),
+    };
+    await this.conversations.append(thread.recipient, message);
+    return { recipient: thread.recipient, message_id: message.id };
+  }
+
+  /** The page hears the outcome on its event stream; there is no message to edit. */
   async showOutcome(): Promise<void> {}
 
-  /** No platform calls in: the page polls askgate itself. */
+  /** No platform calls in: the page talks to askgate itself. */
   webhooks(): WebhookRoute[] {
     return [];
   }
@@ -122,6 +160,82 @@ export class WebChatChannel implements ChannelPlugin {
 
     router.get('/chat/api/me', (req, res) => {
       res.json({ recipient: req.chatRecipient });
+    });
+
+    // The page's live feed (Server-Sent Events, tail only): `question` — one of this recipient's web questions was
+    // asked or ended, data the chat item — and `message` — a message joined the conversation. The page reads the
+    // questions and the conversation once after each (re)connect, then only listens.
+    router.get('/chat/api/events', (req, res) => {
+      const recipient = req.chatRecipient as string;
+      res.status(200);
+      res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+      res.setHeader('Cache-Control', 'no-cache, no-transform');
+      res.setHeader('X-Accel-Buffering', 'no');
+      res.flushHeaders();
+      res.write(': connected\n\n');
+      const send = (type: string, data: unknown): void => {
+        res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+      };
+      const unwatch = core.watch((record) => {
+        if (record.channel === this.name && record.recipient === recipient) send('question', item(record));
+      });
+      const unsubscribe = this.conversations.subscribe((to, message) => {
+        if (to === recipient) send('message', message);
+      });
+      const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS);
+      heartbeat.unref();
+      req.on('close', () => {
+        clearInterval(heartbeat);
+        unwatch();
+        unsubscribe();
+      });
+    });
+
+    router.get('/chat/api/messages', async (req, res) => {
+      // A fast reply may be appended before the message it answers (the message is kept once a route took it).
+      const items = await this.conversations.read(req.chatRecipient as string);
+      res.json({ items: items.sort((a, b) => a.at.localeCompare(b.at)) });
+    });
+
+    // A message that answers no question: a conversation turn for the route of this recipient (ASKGATE_ROUTES).
+    router.post('/chat/api/messages', body, async (req, res) => {
+      const text = (req.body as { text?: unknown } | undefined)?.text;
+      if (typeof text !== 'string' || text.trim() === '' || text.length > MESSAGE_MAX) {
+        res.status(400).json({
+          error: 'invalid_request',
+          message: `send {"text": "<your message>"}, 1..${MESSAGE_MAX} characters.`,
+          field: 'text',
+        });
+        return;
+      }
+      const recipient = req.chatRecipient as string;
+      const message: ChatMessage = {
+        id: randomUUID(),
+        from: 'person',
+        text,
+        reply_to: null,
+        at: new Date().toISOString(),
+      };
+      const taken = await core.converse?.({
+        channel: this.name,
+        recipient,
+        messageId: message.id,
+        text,
+        replyTo: null,
+        params: { recipient },
+        from: `web:${recipient}`,
+      });
+      if (taken !== true) {
+        // Nobody takes messages here: the person is told, and nothing is kept.
+        res.status(422).json({
+          error: 'no_conversation',
+          message: 'There is no open question to answer, and this chat takes no other messages.',
+          field: 'text',
+        });
+        return;
+      }
+      await this.conversations.append(recipient, message);
+      res.status(202).json(message);
     });
 
     router.get('/chat/api/questions', async (req, res) => {

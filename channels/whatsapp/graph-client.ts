@@ -1,4 +1,5 @@
 import { ChannelError } from '../contract.js';
+import type { SharedPacer } from '../shared-pacing.js';
 import { ERROR_PAIR_RATE, ERROR_THROUGHPUT, THROTTLE_BASE_DELAY_MS, THROTTLE_RETRIES } from './limits.js';
 
 /**
@@ -17,6 +18,11 @@ export interface GraphClientOptions {
   throttleDelayMs?: number;
   /** Retries of a throttled send. Default 2. */
   throttleRetries?: number;
+  /**
+   * The number's send budget shared by every process on one Redis (channels/shared-pacing.ts): each send reserves
+   * its turn (the number's throughput, a gap per recipient), and a throttle refusal pushes the budget back for all.
+   */
+  pacer?: SharedPacer;
 }
 
 /** Meta refused a call: its `error.code` (e.g. 131047), its message and, when given, its details. */
@@ -73,12 +79,20 @@ export class GraphClient {
   async sendMessage(phoneNumberId: string, message: Json): Promise<SentMessage> {
     const retries = this.options.throttleRetries ?? THROTTLE_RETRIES;
     const base = this.options.throttleDelayMs ?? THROTTLE_BASE_DELAY_MS;
+    const pacer = this.options.pacer;
+    const to = typeof message['to'] === 'string' ? message['to'] : null;
     for (let attempt = 0; ; attempt++) {
+      if (pacer !== undefined) {
+        const wait = await pacer.reserve(to);
+        if (wait > 0) await sleep(wait);
+        if (to !== null) await pacer.depart(to);
+      }
       try {
         const body = await this.call('POST', `/${phoneNumberId}/messages`, {
           messaging_product: 'whatsapp',
           ...message,
         });
+        if (pacer !== undefined && to !== null) await pacer.settled(to);
         const messages = Array.isArray(body['messages']) ? (body['messages'] as Json[]) : [];
         const id = str(messages[0]?.['id']);
         if (id === null)
@@ -88,7 +102,10 @@ export class GraphClient {
       } catch (err) {
         const throttled = err instanceof GraphError && (err.code === ERROR_THROUGHPUT || err.code === ERROR_PAIR_RATE);
         if (!throttled || attempt >= retries) throw err;
-        await sleep(base * 2 ** attempt);
+        // Shared: the number (130429) or the pair (131056) waits for every process; the next reservation waits it out.
+        if (pacer !== undefined)
+          await pacer.pushBack(err.code === ERROR_PAIR_RATE ? to : null, Math.max(1, base * 2 ** attempt));
+        else await sleep(base * 2 ** attempt);
       }
     }
   }

@@ -57,6 +57,10 @@ export const SERVICE_WINDOW_HOURS = 24;
 export const ERROR_RE_ENGAGEMENT = 131047; // outside the 24-hour window: only a template may be sent
 export const ERROR_THROUGHPUT = 130429; // the phone number's messages-per-second budget
 export const ERROR_PAIR_RATE = 131056; // too many messages to one recipient in a short time
+/** Cloud API throughput of one business phone number (messages per second, every process together). */
+export const MESSAGES_PER_SECOND = 80;
+/** The least gap askgate leaves between two sends to one recipient (Meta's pair rate limit, 131056, allows bursts). */
+export const PER_RECIPIENT_INTERVAL_MS = 1000;
 /** Retries of a throttled send (130429, 131056) before the refusal is reported. */
 export const THROTTLE_RETRIES = 2;
 /** Wait before the first retry of a throttled send; doubles each time. */

@@ -10,6 +10,7 @@ import {
 import { FlowPublisher } from './flows.js';
 import { compileFlow, checkFlowAnswer, decodeFlowValues, fieldLabels, fieldOfRefusal, flowData } from './flow.js';
 import { GraphClient, GraphError } from './graph-client.js';
+import type { SharedPacer } from '../shared-pacing.js';
 import { CAPTION_MAX, ERROR_RE_ENGAGEMENT, TEXT_BODY_MAX, RenderLimitError } from './limits.js';
 import { decodeAction, flowMessage, renderQuestion, type Json } from './render.js';
 import { json, text as textResponse, type WebhookRoute } from '../http.js';
@@ -44,6 +45,8 @@ export interface WhatsAppChannelOptions {
   templateLanguage?: string;
   /** Wait before retrying a throttled send (130429, 131056). Default 1000 ms. */
   throttleDelayMs?: number;
+  /** The number's send budget shared on Redis (channels/shared-pacing.ts); absent: no pacing across processes. */
+  pacer?: SharedPacer;
   logger?: Logger;
 }
 
@@ -75,6 +78,7 @@ function toChannelError(err: unknown): ChannelError {
 export class WhatsAppChannel implements ChannelPlugin {
   readonly name = 'whatsapp';
   readonly surface = 'whatsapp' as const;
+  readonly converses = true;
   readonly capabilities: { supportsFormDelivery: boolean };
   readonly graph: GraphClient;
   private readonly flows: FlowPublisher | null;
@@ -84,6 +88,7 @@ export class WhatsAppChannel implements ChannelPlugin {
       apiUrl: options.apiUrl,
       token: options.token,
       ...(options.throttleDelayMs === undefined ? {} : { throttleDelayMs: options.throttleDelayMs }),
+      ...(options.pacer === undefined ? {} : { pacer: options.pacer }),
     });
     // Flows belong to a business account; without its id a form cannot be delivered, and the ask says so.
     this.flows = options.businessAccountId === null ? null : new FlowPublisher(this.graph, options.businessAccountId);
@@ -162,7 +167,7 @@ export class WhatsAppChannel implements ChannelPlugin {
         ? `\n${(interaction.choices ?? []).map((c, i) => `${i + 1}. ${c}`).join('\n')}`
         : '';
     const text =
-      interaction.answer_format === 'form'
+      interaction.answer_format === 'form' && callbackUrl !== ''
         ? `${interaction.question} ${callbackUrl}`
         : `${interaction.question}${choices}`;
     return {
@@ -237,16 +242,59 @@ export class WhatsAppChannel implements ChannelPlugin {
     );
   }
 
+  /** A delivery receipt: applied to the question's delivery atomically, never moving it back; failed is final. */
   private async onStatus(event: StatusEvent, core: ChannelCore): Promise<void> {
-    const stored = await core.findByDelivery(this.name, event.messageId);
-    if (stored === null || core.updateDelivery === undefined) return;
-    const current = STATUS_RANK[stored.delivery?.['status'] ?? ''] ?? 0;
-    if ((STATUS_RANK[event.status] ?? 0) <= current) return;
-    const entries: Record<string, string> = { status: event.status };
-    if (event.timestamp !== null) entries['status_at'] = event.timestamp;
-    if (event.errorCode !== null) entries['error_code'] = String(event.errorCode);
-    if (event.errorTitle !== null) entries['error_title'] = event.errorTitle;
-    await core.updateDelivery(this.name, event.messageId, entries);
+    const rank = STATUS_RANK[event.status];
+    if (rank === undefined || rank === 0) return;
+    const failed = event.status === 'failed';
+    // Outside the 24-hour window only a template goes through: with one configured, it carries the question, and
+    // the failed session message is replaced by the template's delivery instead of failing the question.
+    if (failed && event.errorCode === ERROR_RE_ENGAGEMENT && (await this.resendAsTemplate(event.messageId, core)))
+      return;
+    await core.receipt(this.name, event.messageId, {
+      status: event.status,
+      rank,
+      state: failed ? 'failed' : (event.status as 'sent' | 'delivered' | 'read'),
+      ...(event.timestamp === null ? {} : { at: event.timestamp }),
+      ...(failed
+        ? {
+            error: {
+              code: event.errorCode === null ? 'failed' : String(event.errorCode),
+              message: event.errorTitle ?? 'WhatsApp reported the message failed.',
+            },
+          }
+        : {}),
+    });
+  }
+
+  /** Re-sends a pending question delivered as `ref` through WHATSAPP_TEMPLATE_NAME; false when it could not. */
+  private async resendAsTemplate(ref: string, core: ChannelCore): Promise<boolean> {
+    const template = this.options.templateName ?? null;
+    if (template === null) return false;
+    const stored = await core.findByDelivery(this.name, ref);
+    if (stored === null || stored.status !== 'pending' || stored.recipient === null) return false;
+    try {
+      // The ticket is kept only as a hash, so a form's template names the question without its link.
+      const sent = await this.graph.sendMessage(this.options.phoneNumberId, {
+        recipient_type: 'individual',
+        to: digits(stored.recipient),
+        ...this.templateMessage(stored, template, ''),
+      });
+      await core.redeliver(this.name, ref, {
+        wa_id: sent.waId ?? digits(stored.recipient),
+        message_id: sent.messageId,
+        status: INITIAL_STATUS,
+        via: 'template',
+        [DELIVERY_REF]: sent.messageId,
+      });
+      return true;
+    } catch (err) {
+      this.options.logger?.warn(
+        { channel: this.name, err: toChannelError(err).message },
+        'whatsapp template re-send failed; the delivery is marked failed',
+      );
+      return false;
+    }
   }
 
   /** A tap on a button or list row askgate rendered: the id names the question and the choice. */
@@ -265,7 +313,11 @@ export class WhatsAppChannel implements ChannelPlugin {
   private async onReply(event: ReplyEvent, core: ChannelCore): Promise<void> {
     let stored = event.contextId === null ? null : await core.findByDelivery(this.name, event.contextId);
     if (stored === null) stored = await this.latestPending(core, event.from);
-    if (stored === null || !this.isRecipient(stored, event.from)) return;
+    if (stored === null) {
+      await this.converseOrTell(event, core);
+      return;
+    }
+    if (!this.isRecipient(stored, event.from)) return;
     if (stored.answer_format === 'form') {
       await this.send(
         event.from,
@@ -284,6 +336,24 @@ export class WhatsAppChannel implements ChannelPlugin {
     );
     if (outcome.kind !== 'answered')
       await this.send(event.from, textMessage(tellOutcome(outcome, stored)), event.messageId);
+  }
+
+  /**
+   * A message with no question to answer is a conversation turn for the route of its number (ASKGATE_ROUTES),
+   * answered with `context` quoting it; with no route, the person is told once that nothing is open.
+   */
+  private async converseOrTell(event: ReplyEvent, core: ChannelCore): Promise<void> {
+    const taken = await core.converse?.({
+      channel: this.name,
+      recipient: event.from,
+      messageId: event.messageId,
+      text: event.text,
+      // The webhook carries the quoted message's id, not its words; the person quoted it, so they read it.
+      replyTo: event.contextId === null ? null : { message_id: event.contextId, status: 'read', text: '' },
+      params: { ...event.media, ...personParams(event) },
+      from: whoIs(event.from),
+    });
+    if (taken !== true) await this.send(event.from, textMessage(NOTHING_OPEN), event.messageId);
   }
 
   /** A submitted Flow: checked here with the form's own rules first, then by the core against the schema. */
@@ -405,6 +475,9 @@ function personParams(event: {
   if (event.contextId !== null) params['context_id'] = event.contextId;
   return params;
 }
+
+/** What a person who writes with no open question and no route is told. */
+const NOTHING_OPEN = 'There is no open question to answer.';
 
 const textMessage = (body: string): Json => ({ type: 'text', text: { body: clip(body, TEXT_BODY_MAX) } });
 

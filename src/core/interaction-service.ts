@@ -242,12 +242,13 @@ export class InteractionService {
       wake = resolve;
     });
     // Watch before reading, so a resolution between the read and the watch is not missed.
+    // An undeliverable question stays pending, but nobody saw it on a channel: its waiter returns at once too.
     const unwatch = this.hub.watch(id, (event) => {
-      if (event.record.status !== 'pending') wake();
+      if (event.record.status !== 'pending' || event.record.undeliverable === true) wake();
     });
     try {
       const current = await this.get(id);
-      if (current.status !== 'pending' || seconds <= 0) return current;
+      if (current.status !== 'pending' || current.undeliverable === true || seconds <= 0) return current;
       const timer = setTimeout(wake, seconds * 1000);
       await woken;
       clearTimeout(timer);

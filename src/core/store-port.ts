@@ -1,4 +1,11 @@
-import type { AskResult, InteractionEvent, InteractionStatus, StoredInteraction } from './types.js';
+import type {
+  AskResult,
+  DeliveryReceipt,
+  InteractionEvent,
+  InteractionStatus,
+  ReceiptOutcome,
+  StoredInteraction,
+} from './types.js';
 
 /** How a pending interaction ends. */
 export interface Resolution {
@@ -116,6 +123,20 @@ export interface Store {
    * indexed (per the record's channel) for `findByDelivery`, for as long as the record itself lives.
    */
   setDelivery(id: string, delivery: Record<string, string>): Promise<void>;
+
+  /**
+   * The pending questions asked on `channel` of any of `recipients` (several spellings of one person, e.g. a number
+   * with and without its `+`), oldest first, read from the recipient index — never a pass over the pending list.
+   */
+  pendingFor(channel: string, recipients: readonly string[]): Promise<StoredInteraction[]>;
+
+  /**
+   * Applies a platform's receipt to the delivery `ref` of interaction `id` in one atomic step (no read-then-write):
+   * forward only by the receipt's rank, `failed` final; `moved` when it moved, `unchanged` for a late, repeated or
+   * post-failure receipt, `unknown` when no such delivery exists. A receipt that fails the delivery of a pending
+   * question emits `interaction.delivery_failed` (its record then says `undeliverable`) and returns `failed`.
+   */
+  recordReceipt(id: string, ref: string, receipt: DeliveryReceipt): Promise<ReceiptOutcome>;
 
   /**
    * The interaction whose delivered message has `ref` on `channel` (its `delivery.ref`), while it still resolves:

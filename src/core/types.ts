@@ -95,9 +95,46 @@ export interface InteractionRecord {
   resolved_at: string | null;
   /** Present only in the response to the ask itself; the store keeps a hash of the ticket. */
   callback_url?: string;
+  /** Present on a question delivered on a chat channel: each delivery, kept current from the platform's receipts. */
+  deliveries?: Delivery[];
+  /**
+   * Present, and true, once every chat delivery of a pending question has failed: nobody saw it on a channel (an
+   * answer on another surface, the inbox, still wins).
+   */
+  undeliverable?: true;
   /** Present only in the response to an ask through a confirmation preset: the provider's page for the party. */
   confirmation_url?: string;
 }
+
+/** Where a delivery stands: forward only (sent → delivered → read); `failed` is final. */
+export type DeliveryState = 'sent' | 'delivered' | 'read' | 'failed';
+
+/** One delivery of a question, as the record shows it. */
+export interface Delivery {
+  channel: string;
+  recipient: string | null;
+  message_id: string;
+  status: DeliveryState;
+  /** The platform's code and words, when it failed. */
+  error?: { code: string; message: string };
+}
+
+/**
+ * A platform's receipt for a delivered message: its own status word (`status`, kept as the platform says it), where
+ * that puts the delivery (`state`), and the word's place in the platform's order (`rank`), so a receipt that arrives
+ * late or twice never moves the delivery back.
+ */
+export interface DeliveryReceipt {
+  status: string;
+  state: DeliveryState;
+  rank: number;
+  /** The platform's time of the status, as it sent it (epoch seconds for Meta); absent when it sent none. */
+  at?: string;
+  error?: { code: string; message: string };
+}
+
+/** What a receipt did: moved the delivery, changed nothing (late, repeated, after failed), or failed it just now. */
+export type ReceiptOutcome = 'moved' | 'unchanged' | 'failed' | 'unknown';
 
 /**
  * What the store keeps beside the record: facts the doors never show (the ticket hash, the verifier binding's
@@ -114,7 +151,9 @@ export type InteractionEventType =
   | 'interaction.created'
   | 'interaction.answered'
   | 'interaction.expired'
-  | 'interaction.cancelled';
+  | 'interaction.cancelled'
+  /** A platform reported, after the send, that a delivery of a pending question failed (the record says which). */
+  | 'interaction.delivery_failed';
 
 export interface InteractionEvent {
   type: InteractionEventType;

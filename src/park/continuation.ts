@@ -69,10 +69,17 @@ export interface ConversationTurnPayload {
   resume_id: string;
   turn: {
     channel: string;
-    thread: { recipient: string; message_id: string };
+    /**
+     * The conversation and the message itself; `thread_id`, when present, is where replies go instead of under the
+     * message (a Slack thread's root `ts`, for a message written inside a thread).
+     */
+    thread: { recipient: string; message_id: string; thread_id?: string };
     text: string | null;
-    /** The message the person quoted, when they quoted one (not a question: that would have answered it). */
-    reply_to: { message_id: string; text: string } | null;
+    /**
+     * The message the person quoted, `{message_id, status, text}` as an answer's `reply_to`; null when they quoted
+     * nothing (never a question: quoting one would have answered it).
+     */
+    reply_to: ReplyTo | null;
     params: Record<string, string>;
     /** Who wrote it, as the channel names people (`telegram:@ada`). */
     from: string;
@@ -84,7 +91,7 @@ export function turnThread(payload: ConversationTurnPayload): ChatThread {
   return {
     channel: payload.turn.channel,
     recipient: payload.turn.thread.recipient,
-    replyToMessageId: payload.turn.thread.message_id,
+    replyToMessageId: payload.turn.thread.thread_id ?? payload.turn.thread.message_id,
     route: payload.route,
   };
 }

@@ -29,7 +29,7 @@ export class ConversationService {
     const thread: ChatThread = {
       channel: turn.channel,
       recipient: turn.recipient,
-      replyToMessageId: turn.messageId,
+      replyToMessageId: turn.threadId ?? turn.messageId,
       route: route.name,
     };
     if (!(await this.deps.runs.bindThread(runId, route.identity, thread))) {
@@ -45,7 +45,11 @@ export class ConversationService {
       resume_id: jobId,
       turn: {
         channel: turn.channel,
-        thread: { recipient: turn.recipient, message_id: turn.messageId },
+        thread: {
+          recipient: turn.recipient,
+          message_id: turn.messageId,
+          ...(turn.threadId === undefined ? {} : { thread_id: turn.threadId }),
+        },
         text: turn.text,
         reply_to: turn.replyTo,
         params: turn.params,

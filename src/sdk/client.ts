@@ -5,6 +5,7 @@ import {
   AskgateNetworkError,
   AskgateSdkError,
   AskTimeoutError,
+  AskUndeliverableError,
 } from './errors.js';
 import { askExternal, type AskExternalOptions, type ExternalAnswer } from './external.js';
 import { TailStream } from './tail.js';
@@ -288,6 +289,7 @@ export class AskgateClient {
     let failures = 0;
     for (;;) {
       if (record.status !== 'pending') return settle(record);
+      if (record.undeliverable === true) throw new AskUndeliverableError(record);
       const left = Date.parse(record.deadline_at) + this.#expiryGraceMs - Date.now();
       if (left <= 0) {
         // A gateway we could not reach is not a person who did not answer: report the failure, not a timeout.

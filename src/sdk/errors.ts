@@ -88,6 +88,31 @@ export class AskTimeoutError extends AskgateSdkError {
   }
 }
 
+/**
+ * Every chat delivery of the question failed after it was sent (a failed receipt, WhatsApp's 131047 outside the
+ * 24-hour window, an SMS STOP): nobody saw it, so waiting out the deadline would only waste the caller's time. The
+ * question stays pending on the gateway (an answer in the inbox still wins); `code` is the platform's error code.
+ */
+export class AskUndeliverableError extends AskgateSdkError {
+  readonly interactionId: string;
+  /** The platform's error code of the (first) failed delivery, e.g. `131047` or `21610`. */
+  readonly code: string;
+  /** The record as the gateway returned it, with its `deliveries`. */
+  readonly record: InteractionRecord;
+
+  constructor(record: InteractionRecord) {
+    const failed = (record.deliveries ?? []).find((d) => d.status === 'failed');
+    const code = failed?.error?.code ?? 'unknown';
+    const where = failed === undefined ? 'its channel' : `${failed.channel} (${failed.recipient ?? 'no recipient'})`;
+    super(
+      `interaction ${record.id} could not be delivered on ${where}: ${code} ${failed?.error?.message ?? ''}`.trim(),
+    );
+    this.interactionId = record.id;
+    this.code = code;
+    this.record = record;
+  }
+}
+
 /** A sync ask was cancelled (`DELETE /api/interactions/{id}`) while its caller waited. */
 export class AskCancelledError extends AskgateSdkError {
   /** The id of the cancelled interaction. */

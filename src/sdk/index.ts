@@ -17,6 +17,7 @@ export {
   AskgateNetworkError,
   AskgateSdkError,
   AskTimeoutError,
+  AskUndeliverableError,
 } from './errors.js';
 export type {
   AnswerFormat,

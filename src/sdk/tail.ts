@@ -8,6 +8,7 @@ const EVENT_TYPES: ReadonlySet<string> = new Set<InteractionEventType>([
   'interaction.answered',
   'interaction.expired',
   'interaction.cancelled',
+  'interaction.delivery_failed',
 ]);
 
 /**

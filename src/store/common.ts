@@ -1,4 +1,5 @@
 import { invalid } from '../core/errors.js';
+import type { DeliveryReceipt } from '../core/types.js';
 
 /**
  * Small rules both stores share, so they cannot drift apart: the pending cursor, the fixed window and the expiry
@@ -34,4 +35,28 @@ export function resetIn(msLeft: number, windowSeconds: number): number {
  */
 export function pendingExpiresAt(deadlineMs: number, nowMs: number, idleTtlMs: number): number {
   return Math.max(deadlineMs, nowMs) + idleTtlMs;
+}
+
+/**
+ * A receipt applied to a stored delivery map, or null when it changes nothing: forward only by `rank` (the stored
+ * `status_rank`), `failed` final. The Redis store's `delivery-receipt` script applies the same rule in Lua.
+ */
+export function applyReceipt(
+  delivery: Readonly<Record<string, string>>,
+  receipt: DeliveryReceipt,
+): Record<string, string> | null {
+  if (delivery['receipt'] === 'failed') return null;
+  if (receipt.rank <= Number(delivery['status_rank'] ?? '0')) return null;
+  const next: Record<string, string> = {
+    ...delivery,
+    status: receipt.status,
+    status_rank: String(receipt.rank),
+    receipt: receipt.state,
+  };
+  if (receipt.at !== undefined) next['status_at'] = receipt.at;
+  if (receipt.error !== undefined) {
+    next['error_code'] = receipt.error.code;
+    next['error_message'] = receipt.error.message;
+  }
+  return next;
 }

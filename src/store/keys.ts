@@ -18,11 +18,16 @@
  * | `dl:<channel>:<ref>`  | string | the id whose delivered message has `ref` on `channel` | deadline + idle TTL from setDelivery (a resolved record may go first; the lookup then finds nothing) |
  * | `w:<key>:<start>`     | string | a fixed-window hit counter (start in epoch s)     | PEXPIREAT at the end of its window               |
  * | `events`              | channel| pub/sub: one message per transition               | n/a (not a key)                                  |
+ * | `wc-events`           | channel| pub/sub: one message per web chat message appended, `{"r": recipient, "m": message}` | n/a (not a key) |
  * | `r:<run_id>`          | hash   | a parked run (src/store/redis/run-store.ts documents its fields); listpack-encoded: no defaults stored, long values in 64-byte pieces | retention after its last write (PEXPIRE on every write) |
  * | `runs:ready`          | zset   | runs whose resume or kill is due, scored by when (epoch ms) | permanent; a run leaves when its continuation completes |
+ * | `pace:<platform>:<account>:slots` / `:pause` / `:c:<chat>` | zset / string / string | the shared send budget of Slack, WhatsApp and Twilio (channels/shared-pacing.ts), as the three `tg:` keys below are Telegram's | as the `tg:` keys |
+ * | `pace:<platform>:<account>:s:<chat>` | string | epoch ms of the last call's departure into a chat (the `pace-gap` gate) | PX the chat's interval |
  * | `tg:<bot>:slots`      | zset   | Telegram send slots reserved by every process of one bot | PEXPIRE a minute past its last slot |
  * | `tg:<bot>:pause`      | string | epoch ms before which the bot sends nothing (a bot-wide 429) | PX retry_after                   |
  * | `tg:<bot>:c:<chat>`   | string | epoch ms of a chat's next free send time (pacing or a 429)   | PX until that time               |
+ * | `rc:<channel>:<recipient>` | zset | ids of questions asked on a channel of one recipient, scored by sequence number: how a reply, a STOP or the web chat finds a person's pending questions without reading the pending list; members of resolved questions are removed by the next read | PEXPIREAT the latest expiry of a question in it |
+ * | `wc:<recipient>`      | list   | a web chat conversation: JSON messages (the person's and the replies), oldest first, the last 200 (channels/web/conversation-log.ts) | PEXPIRE 7 days from its last message |
  * | `p:<name>`            | list   | every version of preset `<name>`, oldest first: JSON `{body, written_by, written_at}`; the version is the position + 1 | permanent |
  * | `seen:<key>`          | string | a seen-set claim, e.g. `stripe_checkout:<event id>` (src/confirmations/ingress.ts) | PX until the signature's tolerance ends |
  * | `<queue>:...`         | BullMQ | the resume / completed / handler-<name> / turn / reply queues (src/queue/queues.ts), under `queuePrefix` | BullMQ's own; completed jobs kept a day |
@@ -126,6 +131,41 @@ export class Keys {
   /** Telegram pacing: one chat's next free send time. */
   telegramChat(botId: string, chatId: string): string {
     return `${this.prefix}tg:${botId}:c:${chatId}`;
+  }
+
+  /** The questions asked of one recipient on one channel (a zset of ids, scored by sequence number). */
+  recipient(channel: string, recipient: string): string {
+    return `${this.prefix}rc:${channel}:${recipient}`;
+  }
+
+  /** The pub/sub channel of web chat messages: every process serving the page hears every append. */
+  get webChatEvents(): string {
+    return `${this.prefix}wc-events`;
+  }
+
+  /** One web chat conversation (a capped list of JSON messages, appended by the `chat-log-append` script). */
+  webChatLog(recipient: string): string {
+    return `${this.prefix}wc:${recipient}`;
+  }
+
+  /** Shared pacing of a platform account (a Slack workspace's bot, a WhatsApp number, a Twilio sender): its slots. */
+  paceSlots(platform: string, account: string): string {
+    return `${this.prefix}pace:${platform}:${account}:slots`;
+  }
+
+  /** Shared pacing: until when the whole account waits out a 429. */
+  pacePause(platform: string, account: string): string {
+    return `${this.prefix}pace:${platform}:${account}:pause`;
+  }
+
+  /** Shared pacing: one chat's (channel's, recipient's) next free send time. */
+  paceChat(platform: string, account: string, chat: string): string {
+    return `${this.prefix}pace:${platform}:${account}:c:${chat}`;
+  }
+
+  /** Shared pacing: when the last call into one chat left (the departure gate). */
+  paceDeparture(platform: string, account: string, chat: string): string {
+    return `${this.prefix}pace:${platform}:${account}:s:${chat}`;
   }
 
   /** Every version of one preset (a list, appended with RPUSH). */

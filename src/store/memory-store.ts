@@ -1,6 +1,6 @@
 import { AskgateError } from '../core/errors.js';
-import type { InteractionEvent, StoredInteraction } from '../core/types.js';
-import { fixedWindow, parseCursor, pendingExpiresAt, resetIn } from './common.js';
+import type { DeliveryReceipt, InteractionEvent, ReceiptOutcome, StoredInteraction } from '../core/types.js';
+import { applyReceipt, fixedWindow, parseCursor, pendingExpiresAt, resetIn } from './common.js';
 import { ListenerSet, type EventListener } from './listeners.js';
 import { timeMs, toPublicRecord } from './record-codec.js';
 import { SortedIndex } from './sorted-index.js';
@@ -44,6 +44,8 @@ export class MemoryStore implements Store {
   private readonly deliveries = new Map<string, string>();
   private readonly pending = new SortedIndex();
   private readonly groups = new Map<string, SortedIndex>();
+  /** `<channel>\n<recipient>` → the pending questions asked of that recipient on that channel. */
+  private readonly recipients = new Map<string, SortedIndex>();
   private readonly deadlines = new SortedIndex();
   private readonly windows = new Map<string, { count: number; endsAt: number }>();
   private readonly listeners = new ListenerSet();
@@ -74,6 +76,12 @@ export class MemoryStore implements Store {
     if (stored.ticket_hash !== null) this.tickets.set(stored.ticket_hash, stored.id);
     this.pending.add(stored.id, seq);
     if (stored.group_id !== null) this.groupIndex(stored.group_id).add(stored.id, seq);
+    if (stored.channel !== null && stored.recipient !== null) {
+      const key = deliveryKey(stored.channel, stored.recipient);
+      const index = this.recipients.get(key) ?? new SortedIndex();
+      index.add(stored.id, seq);
+      this.recipients.set(key, index);
+    }
     this.deadlines.add(stored.id, deadlineMs);
     this.emit({ type: 'interaction.created', record: toPublicRecord(structuredClone(stored)) });
   }
@@ -110,6 +118,31 @@ export class MemoryStore implements Store {
     const ref = delivery['ref'];
     if (ref !== undefined && entry.record.channel !== null)
       this.deliveries.set(deliveryKey(entry.record.channel, ref), id);
+  }
+
+  async pendingFor(channel: string, recipients: readonly string[]): Promise<StoredInteraction[]> {
+    const now = Date.now();
+    const rows = [...new Set(recipients)].flatMap(
+      (r) => this.recipients.get(deliveryKey(channel, r))?.after(0, Number.MAX_SAFE_INTEGER) ?? [],
+    );
+    return rows
+      .sort((a, b) => a.score - b.score)
+      .map((row) => this.live(row.id, now)?.record)
+      .filter((r): r is StoredInteraction => r !== undefined && r.status === 'pending')
+      .map((r) => structuredClone(r));
+  }
+
+  async recordReceipt(id: string, ref: string, receipt: DeliveryReceipt): Promise<ReceiptOutcome> {
+    const entry = this.live(id, Date.now());
+    const delivery = entry?.record.delivery;
+    if (entry === undefined || delivery === null || delivery === undefined || delivery['ref'] !== ref) return 'unknown';
+    // One process, no await between the read and the write: the same step the Redis script takes atomically.
+    const next = applyReceipt(delivery, receipt);
+    if (next === null) return 'unchanged';
+    entry.record.delivery = next;
+    if (receipt.state !== 'failed' || entry.record.status !== 'pending') return 'moved';
+    this.emit({ type: 'interaction.delivery_failed', record: toPublicRecord(structuredClone(entry.record)) });
+    return 'failed';
   }
 
   async findByDelivery(channel: string, ref: string): Promise<StoredInteraction | null> {
@@ -215,6 +248,12 @@ export class MemoryStore implements Store {
   private unindex(record: StoredInteraction): void {
     this.pending.remove(record.id);
     this.deadlines.remove(record.id);
+    if (record.channel !== null && record.recipient !== null) {
+      const key = deliveryKey(record.channel, record.recipient);
+      const index = this.recipients.get(key);
+      index?.remove(record.id);
+      if (index !== undefined && index.size === 0) this.recipients.delete(key);
+    }
     if (record.group_id === null) return;
     const group = this.groups.get(record.group_id);
     group?.remove(record.id);

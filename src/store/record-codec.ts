@@ -10,6 +10,7 @@ import type {
   VerifierBinding,
 } from '../core/types.js';
 import { invalid } from '../core/errors.js';
+import { deliveryView } from '../core/record.js';
 
 /**
  * The compact stored form of an interaction, shared by every store that serialises records.
@@ -193,8 +194,8 @@ function parseOrNull<T>(part: string): T | null {
 /** The record as the doors and events show it: without the facts only the store keeps. */
 export function toPublicRecord(record: StoredInteraction): InteractionRecord {
   // Destructuring drops the store-only members; the rest is the public shape.
-  const { ticket_hash: _ticket, verifier_binding: _binding, delivery: _delivery, callback_url: _url, ...rest } = record;
-  return rest;
+  const { ticket_hash: _ticket, verifier_binding: _binding, delivery, callback_url: _url, ...rest } = record;
+  return { ...rest, ...deliveryView({ ...rest, delivery }) };
 }
 
 /** The epoch milliseconds of an RFC 3339 timestamp a record carries; refuses one that does not parse. */

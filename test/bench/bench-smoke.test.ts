@@ -4,6 +4,7 @@ import { delivery } from '../../bench/delivery.js';
 import type { Bench, BenchResult } from '../../bench/harness.js';
 import { memory } from '../../bench/memory.js';
 import { resumeLatency } from '../../bench/resume-latency.js';
+import { slackDelivery } from '../../bench/slack-delivery.js';
 import { streamFanout } from '../../bench/stream-fanout.js';
 
 /**
@@ -75,6 +76,15 @@ const BENCHES: Array<{ name: string; bench: Bench; timeoutMs: number; counts(r: 
     timeoutMs: 60_000,
     counts(r) {
       expect(r.counts['asked']).toBe(r.counts['questions']);
+      expect(r.counts['sent']).toBe(r.counts['questions']);
+    },
+  },
+  {
+    name: 'slack delivery: every question was sent once, through two processes',
+    bench: slackDelivery,
+    timeoutMs: 60_000,
+    counts(r) {
+      expect(r.counts['processes']).toBe(2);
       expect(r.counts['sent']).toBe(r.counts['questions']);
     },
   },

@@ -1,5 +1,5 @@
 import { runChannelContract, threadedAsks, type SentQuestion } from './contract-suite.js';
-import { freshPhone, startTwilioWorld } from './twilio-harness.js';
+import { freshPhone, startTwilioWorld, tagIn } from './twilio-harness.js';
 import type { FakeSms } from '../fakes/twilio-server.js';
 
 /**
@@ -33,7 +33,8 @@ runChannelContract('twilio', async () => {
       w.fake.optOut(to);
       return { recipient: to };
     },
-    reply: async (q, text) => (await w.text(sent(q.id).to, text)).status,
+    // An SMS quotes nothing: a reply "to" a question is one that starts with its #tag.
+    reply: async (q, text) => (await w.text(sent(q.id).to, `${tagIn(sent(q.id).message.body)} ${text}`)).status,
     replyUnsigned: async (q, text) => (await w.text(sent(q.id).to, text, {}, 'bm90LWEtc2lnbmF0dXJl')).status,
     async outcomeShown(q) {
       const entry = sent(q.id);

@@ -77,3 +77,10 @@ export async function startTwilioWorld(): Promise<TwilioWorld> {
     },
   };
 }
+
+/** The `#tag` a question's SMS starts with (`[#123] ...` → `#123`), for a reply tied to that question. */
+export function tagIn(body: string): string {
+  const m = /^\[(#\d{3})\]/.exec(body);
+  if (m === null) throw new Error(`no [#tag] at the start of: ${body}`);
+  return m[1] as string;
+}

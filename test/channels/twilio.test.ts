@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PUBLIC_BASE, SMS_FROM, WA_FROM, freshPhone, startTwilioWorld, type TwilioWorld } from './twilio-harness.js';
+import {
+  PUBLIC_BASE,
+  SMS_FROM,
+  WA_FROM,
+  freshPhone,
+  startTwilioWorld,
+  tagIn,
+  type TwilioWorld,
+} from './twilio-harness.js';
 import { segments } from '../../channels/twilio/render.js';
 import { verify } from '../../channels/twilio/verify.js';
 import { AUTH_TOKEN, signTwilio } from '../fakes/twilio-server.js';
@@ -19,7 +27,8 @@ describe('twilio channel over the fake Twilio API', () => {
     expect(q.message.from).toBe(SMS_FROM);
     expect(q.message.body).toMatch(/^\[#\d{3}\] Restart the primary database\?\nReply YES or NO\.$/);
     expect(q.message.statusCallback).toBe(`${PUBLIC_BASE}/channels/twilio/status`);
-    const res = await w.text(q.to, 'Yes');
+    // Tied to the question by its tag, the reply quotes it.
+    const res = await w.text(q.to, `${tagIn(q.message.body)} Yes`);
     expect(res.status).toBe(200);
     expect(res.body).toContain('<Response><Message>');
     expect(res.body).toContain('Answer recorded');
@@ -29,6 +38,12 @@ describe('twilio channel over the fake Twilio API', () => {
       answered_by: `twilio:${q.to}`,
       reply_to: { message_id: q.message.sid, text: 'Restart the primary database?' },
     });
+  });
+
+  it('an untagged SMS answers the latest open question and quotes nothing: reply_to is null', async () => {
+    const q = await w.ask({ question: 'Rotate the keys?', answer_format: 'confirm' });
+    expect((await w.text(q.to, 'yes')).body).toContain('Answer recorded');
+    expect(result(await w.record(q.id))).toMatchObject({ answer: true, reply_to: null });
   });
 
   it('SMS select: numbered choices, answered by the number', async () => {
@@ -88,6 +103,11 @@ describe('twilio channel over the fake Twilio API', () => {
     expect(res.status).toBe(200);
     expect(res.body).not.toContain('<Message>');
     expect((await w.record(q.id))['status']).toBe('pending');
+    // Nothing more reaches the number: its pending question is undeliverable, its delivery failed with 21610.
+    expect(await w.record(q.id)).toMatchObject({
+      undeliverable: true,
+      deliveries: [{ channel: 'twilio', recipient: q.to, status: 'failed', error: { code: '21610' } }],
+    });
     w.fake.optOut(q.to); // what Twilio does on STOP
     const refused = await w.http.post('/api/interactions', {
       question: 'Still there?',
@@ -100,6 +120,10 @@ describe('twilio channel over the fake Twilio API', () => {
     // START opts back in (Twilio's side) and is not an answer either.
     expect((await w.text(q.to, 'START')).status).toBe(200);
     expect((await w.record(q.id))['status']).toBe('pending');
+    w.fake.optIn(q.to); // what Twilio does on START: the number takes questions again
+    const again = await w.ask({ question: 'Back again?', answer_format: 'confirm', recipient: q.to });
+    expect(await w.record(again.id)).toMatchObject({ deliveries: [{ status: 'sent' }] });
+    expect((await w.record(again.id))['undeliverable']).toBeUndefined();
   });
 
   it('status callbacks update the delivery status that reply_to reports', async () => {
@@ -109,7 +133,7 @@ describe('twilio channel over the fake Twilio API', () => {
     expect(await w.status(q.message.sid, 'sent')).toBe(204);
     expect((await w.gw.gateway.store.get(q.id))?.delivery?.['status']).toBe('delivered');
     expect(await w.status(q.message.sid, 'read', 'bad')).toBe(401);
-    await w.text(q.to, 'all good');
+    await w.text(q.to, `${tagIn(q.message.body)} all good`);
     expect(result(await w.record(q.id))['reply_to']).toMatchObject({ status: 'delivered' });
   });
 

@@ -33,6 +33,14 @@ describe('web chat doors', () => {
     expect(anonymous.status).toBe(401);
   });
 
+  it('tells a person who writes with no route configured that nothing takes messages, and keeps nothing', async () => {
+    const ada = freshRecipient();
+    const said = await w.chatAs(ada).post('/chat/api/messages', { text: 'hello?' });
+    expect(said.status).toBe(422);
+    expect(said.json).toMatchObject({ error: 'no_conversation', field: 'text' });
+    expect((await w.chatAs(ada).get('/chat/api/messages')).json).toEqual({ items: [] });
+  });
+
   it('shows a recipient only their own questions, and answers through the core', async () => {
     const ada = freshRecipient();
     const bob = freshRecipient();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bodyOf, startWhatsAppWorld, type WhatsAppWorld } from './whatsapp-harness.js';
+import { bodyOf, freshNumber, startWhatsAppWorld, type WhatsAppWorld } from './whatsapp-harness.js';
 import { GraphClient, GraphError } from '../../channels/whatsapp/graph-client.js';
 import { GRAPH_TOKEN } from '../fakes/whatsapp-graph.js';
 import {
@@ -24,6 +24,17 @@ describe('whatsapp channel over the fake Graph API', () => {
     w = await startWhatsAppWorld({ WHATSAPP_TEMPLATE_NAME: 'askgate_question' });
   });
   afterAll(async () => w.close());
+
+  it('tells a number with no open question and no route so, quoting its message, and stores nothing', async () => {
+    const from = freshNumber();
+    const body = textReply(from, 'hello?');
+    const before = (await w.http.get('/api/interactions?status=pending&limit=200')).json['items'] as unknown[];
+    expect(await w.send(body)).toBe(200);
+    const told = await w.replyTo(from, inboundId(body));
+    expect(bodyOf(told)).toBe('There is no open question to answer.');
+    const after = (await w.http.get('/api/interactions?status=pending&limit=200')).json['items'] as unknown[];
+    expect(after).toHaveLength(before.length);
+  });
 
   it('confirm: two reply buttons; a tap on Yes answers true', async () => {
     const q = await w.ask({ question: 'Deploy now?', answer_format: 'confirm' });

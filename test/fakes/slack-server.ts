@@ -13,6 +13,8 @@ export interface SlackCall {
   method: string;
   args: Record<string, unknown>;
   at: number;
+  /** Set when the fake's own limits answered this call 429. */
+  limited?: true;
 }
 
 export interface FakeSlackMessage {
@@ -37,6 +39,8 @@ export interface FakeSlack {
   /** The API URL to give the WebClient, ending in `/`. */
   readonly apiUrl: string;
   readonly calls: SlackCall[];
+  /** How many calls the fake's own limits (`startFakeSlack({limits})`) answered 429. */
+  readonly rateLimited: number;
   callsTo(method: string): SlackCall[];
   message(channel: string, ts: string): FakeSlackMessage | undefined;
   messagesIn(channel: string): FakeSlackMessage[];
@@ -117,8 +121,17 @@ function parseArgs(raw: string, contentType: string): Json {
   return args;
 }
 
-export async function startFakeSlack(): Promise<FakeSlack> {
+/** Slack's published limit, enforced by the fake when asked: chat.postMessage at most 1/s per channel. */
+export interface FakeSlackLimits {
+  /** The least gap between two accepted chat.postMessage calls into one channel, ms; a closer one is a 429. */
+  perChannelGapMs: number;
+}
+
+export async function startFakeSlack(options: { limits?: FakeSlackLimits } = {}): Promise<FakeSlack> {
   const calls: SlackCall[] = [];
+  /** Per channel: when its last chat.postMessage was accepted (only with `limits`). */
+  const lastPost = new Map<string, number>();
+  let rateLimited = 0;
   const messages = new Map<string, FakeSlackMessage>();
   const views = new Map<string, FakeView>();
   const triggers = new Map<string, { issuedAt: number; used: boolean; viewId?: string }>();
@@ -215,6 +228,16 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         return reply(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(failure.retryAfter) });
       return reply(res, 200, { ok: false, error: failure.error });
     }
+    if (options.limits !== undefined && method === 'chat.postMessage') {
+      const channel = String(args['channel'] ?? '');
+      const now = Date.now();
+      if (now - (lastPost.get(channel) ?? 0) < options.limits.perChannelGapMs) {
+        rateLimited++;
+        (calls[calls.length - 1] as SlackCall).limited = true;
+        return reply(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': '1' });
+      }
+      lastPost.set(channel, now);
+    }
     const handler = handlers[method];
     if (handler === undefined) return reply(res, 200, { ok: false, error: 'unknown_method' });
     try {
@@ -243,6 +266,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   return {
     apiUrl: `http://127.0.0.1:${port}/api/`,
     calls,
+    get rateLimited() {
+      return rateLimited;
+    },
     callsTo: (method) => calls.filter((c) => c.method === method),
     message: (channel, ts) => messages.get(`${channel}:${ts}`),
     messagesIn: (channel) => [...messages.values()].filter((x) => x.channel === channel),

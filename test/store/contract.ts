@@ -1,5 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EXPIRED_MARKER, type InteractionEvent, type StoredInteraction } from '../../src/core/types.js';
+import {
+  EXPIRED_MARKER,
+  type DeliveryState,
+  type InteractionEvent,
+  type StoredInteraction,
+} from '../../src/core/types.js';
 import { toPublicRecord } from '../../src/store/record-codec.js';
 import type { Store, StoreOptions } from '../../src/store/store.js';
 import { answer, eventually, makeInteraction, sleep, ticketHash } from './fixtures.js';
@@ -410,6 +415,83 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       it('refuses an unknown id', async () => {
         await expect(store.setDelivery('int_missing', { chat_id: '1' })).rejects.toMatchObject({ code: 'not_found' });
         expect(await store.get('int_missing')).toBeNull();
+      });
+    });
+
+    describe('pendingFor', () => {
+      it("reads a recipient's pending questions on one channel, oldest first, under any of their spellings", async () => {
+        const first = makeInteraction({ channel: 'twilio', recipient: '+15550100' });
+        const other = makeInteraction({ channel: 'twilio', recipient: '+15550101' });
+        const elsewhere = makeInteraction({ channel: 'whatsapp', recipient: '+15550100' });
+        const second = makeInteraction({ channel: 'twilio', recipient: '15550100' });
+        const answered = makeInteraction({ channel: 'twilio', recipient: '+15550100' });
+        for (const r of [first, other, elsewhere, second, answered]) await store.create(r);
+        await store.resolve(answered.id, {
+          status: 'answered',
+          result: answer('done'),
+          resolvedAt: new Date().toISOString(),
+        });
+        const found = await store.pendingFor('twilio', ['+15550100', '15550100']);
+        expect(found.map((r) => r.id)).toEqual([first.id, second.id]);
+        expect(await store.pendingFor('twilio', ['+15550199'])).toEqual([]);
+        await store.resolve(first.id, {
+          status: 'answered',
+          result: answer('done'),
+          resolvedAt: new Date().toISOString(),
+        });
+        expect((await store.pendingFor('twilio', ['+15550100'])).map((r) => r.id)).toEqual([]);
+      });
+    });
+
+    describe('recordReceipt', () => {
+      const receipt = (
+        status: string,
+        rank: number,
+        state: DeliveryState,
+        error?: { code: string; message: string },
+      ) => (error === undefined ? { status, rank, state } : { status, rank, state, error });
+
+      it('moves a delivery forward only: a late or repeated receipt changes nothing, and failed is final', async () => {
+        const record = makeInteraction({ channel: 'whatsapp', recipient: '15550001' });
+        await store.create(record);
+        await store.setDelivery(record.id, { message_id: 'wamid.1', ref: 'wamid.1', status: 'pending' });
+        expect(await store.recordReceipt(record.id, 'wamid.1', receipt('delivered', 2, 'delivered'))).toBe('moved');
+        expect(await store.recordReceipt(record.id, 'wamid.1', receipt('sent', 1, 'sent'))).toBe('unchanged');
+        expect(await store.recordReceipt(record.id, 'wamid.1', receipt('delivered', 2, 'delivered'))).toBe('unchanged');
+        expect((await store.get(record.id))?.delivery).toMatchObject({ status: 'delivered', receipt: 'delivered' });
+        expect(toPublicRecord((await store.get(record.id)) as StoredInteraction).deliveries).toEqual([
+          { channel: 'whatsapp', recipient: '15550001', message_id: 'wamid.1', status: 'delivered' },
+        ]);
+      });
+
+      it('fails a pending question once, publishing interaction.delivery_failed, and then nothing moves it', async () => {
+        const events = collect();
+        const record = makeInteraction({ channel: 'whatsapp', recipient: '15550002' });
+        await store.create(record);
+        await store.setDelivery(record.id, { message_id: 'wamid.2', ref: 'wamid.2' });
+        const failure = { code: '131047', message: 'Re-engagement message' };
+        expect(await store.recordReceipt(record.id, 'wamid.2', receipt('failed', 4, 'failed', failure))).toBe('failed');
+        expect(await store.recordReceipt(record.id, 'wamid.2', receipt('read', 3, 'read'))).toBe('unchanged');
+        expect(await store.recordReceipt(record.id, 'wamid.2', receipt('failed', 4, 'failed', failure))).toBe(
+          'unchanged',
+        );
+        await eventually(() => expect(events.filter((e) => e.type === 'interaction.delivery_failed')).toHaveLength(1));
+        const shown = events.find((e) => e.type === 'interaction.delivery_failed')?.record;
+        expect(shown).toMatchObject({
+          id: record.id,
+          status: 'pending',
+          undeliverable: true,
+          deliveries: [{ channel: 'whatsapp', message_id: 'wamid.2', status: 'failed', error: failure }],
+        });
+      });
+
+      it('refuses a receipt for an unknown id or another ref', async () => {
+        const record = makeInteraction({ channel: 'twilio', recipient: '+15550003' });
+        await store.create(record);
+        await store.setDelivery(record.id, { message_id: 'SM3', ref: 'SM3' });
+        expect(await store.recordReceipt('int_missing', 'SM3', receipt('sent', 4, 'sent'))).toBe('unknown');
+        expect(await store.recordReceipt(record.id, 'SM4', receipt('sent', 4, 'sent'))).toBe('unknown');
+        expect((await store.get(record.id))?.delivery).toEqual({ message_id: 'SM3', ref: 'SM3' });
       });
     });
 

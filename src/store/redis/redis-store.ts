@@ -1,6 +1,6 @@
 import type { Redis, RedisOptions } from 'ioredis';
 import { AskgateError } from '../../core/errors.js';
-import type { InteractionEventType, StoredInteraction } from '../../core/types.js';
+import type { DeliveryReceipt, InteractionEventType, ReceiptOutcome, StoredInteraction } from '../../core/types.js';
 import { fixedWindow, parseCursor, pendingExpiresAt, resetIn } from '../common.js';
 import type { Keys } from '../keys.js';
 import { ListenerSet, type EventListener } from '../listeners.js';
@@ -146,6 +146,8 @@ export class RedisStore implements Store {
     const now = Date.now();
     const deadlineMs = timeMs(record.deadline_at, 'deadline_at');
     const recordKey = this.keys.interaction(record.id);
+    // A question asked of someone on a channel is indexed by recipient (a reply finds it there).
+    const indexed = record.channel !== null && record.recipient !== null;
     const code = await this.run(() =>
       this.client.askgateCreate(
         recordKey,
@@ -156,6 +158,7 @@ export class RedisStore implements Store {
         record.group_id === null ? recordKey : this.keys.group(record.group_id),
         record.ticket_hash === null ? recordKey : this.keys.ticket(record.ticket_hash),
         schema === null ? recordKey : this.keys.schema(schema.hash),
+        indexed ? this.keys.recipient(record.channel as string, record.recipient as string) : recordKey,
         record.id,
         envelope,
         pendingExpiresAt(deadlineMs, now, this.idleTtlMs),
@@ -165,6 +168,7 @@ export class RedisStore implements Store {
         schema?.json ?? '',
         this.keys.events,
         now,
+        indexed ? '1' : '',
       ),
     );
     if (code === -1) throw new AskgateError('conflict', `interaction ${record.id} already exists; ids must be unique.`);
@@ -253,6 +257,44 @@ export class RedisStore implements Store {
     if (record === null || record.channel === null) return;
     const ttlMs = Math.max(timeMs(record.deadline_at, 'deadline_at') - Date.now(), 0) + this.idleTtlMs;
     await this.run(() => this.client.set(this.keys.delivery(record.channel as string, ref), id, 'PX', ttlMs));
+  }
+
+  async recordReceipt(id: string, ref: string, receipt: DeliveryReceipt): Promise<ReceiptOutcome> {
+    const code = await this.run(() =>
+      this.client.askgateDeliveryReceipt(
+        this.keys.interaction(id),
+        ref,
+        receipt.status,
+        receipt.rank,
+        receipt.state,
+        receipt.at ?? '',
+        receipt.error?.code ?? '',
+        receipt.error?.message ?? '',
+        this.keys.events,
+        this.keys.schemaPrefix,
+        id,
+      ),
+    );
+    return code === 2 ? 'failed' : code === 1 ? 'moved' : code === 0 ? 'unchanged' : 'unknown';
+  }
+
+  async pendingFor(channel: string, recipients: readonly string[]): Promise<StoredInteraction[]> {
+    const found: Array<{ seq: number; record: StoredInteraction }> = [];
+    for (const recipient of new Set(recipients)) {
+      const key = this.keys.recipient(channel, recipient);
+      const rows = await this.run(() => this.client.zrange(key, 0, -1, 'WITHSCORES'));
+      const ids = rows.filter((_, i) => i % 2 === 0);
+      // One round trip for all of them: the command connection pipelines the reads of one tick.
+      const records = await Promise.all(ids.map((id) => this.get(id)));
+      const stale: string[] = [];
+      records.forEach((record, i) => {
+        if (record === null || record.status !== 'pending') stale.push(ids[i] as string);
+        else found.push({ seq: Number(rows[2 * i + 1]), record });
+      });
+      // Resolved questions leave the index here, on its next read, rather than in every claim's script.
+      if (stale.length > 0) await this.run(() => this.client.zrem(key, ...stale));
+    }
+    return found.sort((a, b) => a.seq - b.seq).map((f) => f.record);
   }
 
   async findByDelivery(channel: string, ref: string): Promise<StoredInteraction | null> {

@@ -107,6 +107,9 @@ export class RedisRunStore implements RunStore {
         schema === null ? '' : this.keys.schema(schema.hash),
         schema?.json ?? '',
         input.unlisted.has(record.id) ? '' : '1',
+        record.channel === null || record.recipient === null
+          ? ''
+          : this.keys.recipient(record.channel, record.recipient),
       );
     }
     const code = await this.run(() =>

@@ -5,7 +5,7 @@ export const CREATE = `--[[
   create: writes a new pending interaction and publishes interaction.created.
 
   Guarantees: all or nothing. The record, its pending-list entry (scored by a fresh sequence number), its group
-  entry, its deadline entry, its ticket and its shared form schema are written in one step, and the event is
+  entry, its recipient entry, its deadline entry, its ticket and its shared form schema are written in one step, and the event is
   published in the same step, so no subscriber hears of an ask that is not stored. The pending-list and deadline
   entries go into the ask's bucket (BUCKETS in fragments.ts), which the record's body names (member pb). An existing id or ticket
   changes nothing. The record and ticket expire at ARGV[3] (deadline + idle TTL), a safety net should nothing ever
@@ -18,6 +18,7 @@ export const CREATE = `--[[
   KEYS[5] group zset        g:<group_id>   (KEYS[1] again when the ask has no group)
   KEYS[6] ticket            t:<hash>       (KEYS[1] again when it has no ticket)
   KEYS[7] schema            s:<hash>       (KEYS[1] again when it has no schema)
+  KEYS[8] recipient zset    rc:<channel>:<recipient> (KEYS[1] again when it is asked on no channel)
 
   ARGV[1] id
   ARGV[2] envelope (status p)
@@ -28,6 +29,7 @@ export const CREATE = `--[[
   ARGV[7] schema JSON, or '' when none
   ARGV[8] events channel
   ARGV[9] now, epoch ms
+  ARGV[10] '1' when it is asked of a recipient on a channel (KEYS[8]), else ''
 
   Returns
     n > 0  created; n is its sequence number
@@ -52,6 +54,10 @@ text = envelopeWithBucket(text, b)
 redis.call('SET', KEYS[1], text)
 redis.call('PEXPIREAT', KEYS[1], expireAt)
 if hasGroup then redis.call('ZADD', KEYS[5], seq, id) end
+if ARGV[10] == '1' then
+  redis.call('ZADD', KEYS[8], seq, id)
+  extendTo(KEYS[8], expireAt, tonumber(ARGV[9]))
+end
 if hasTicket then
   redis.call('SET', KEYS[6], id)
   redis.call('PEXPIREAT', KEYS[6], expireAt)

@@ -1,10 +1,13 @@
 import type { Redis } from 'ioredis';
+import { CHAT_LOG_APPEND } from './chat-log.js';
 import { CREATE } from './create.js';
+import { DELIVERY_RECEIPT } from './delivery-receipt.js';
 import { FIND_BY_TICKET } from './find-by-ticket.js';
 import { GET } from './get.js';
 import { HIT_WINDOW } from './hit-window.js';
 import { LIST_PENDING } from './list-pending.js';
 import { MIGRATE_INDEXES } from './migrate-indexes.js';
+import { PACE_GAP } from './pace-gap.js';
 import { PARK_RUN } from './park-run.js';
 import { POP_DUE } from './pop-due.js';
 import { RESOLVE } from './resolve.js';
@@ -33,6 +36,8 @@ export interface ScriptCommands {
   /** `[id, envelope, schema]`, or null when no live ticket. */
   askgateFindByTicket(...args: Arg[]): Promise<[string, string, Bulk] | null>;
   askgateSetDelivery(...args: Arg[]): Promise<number>;
+  /** 2 failed now, 1 moved, 0 unchanged, -1 no such delivery. */
+  askgateDeliveryReceipt(...args: Arg[]): Promise<number>;
   /** `[nextCursor, [id, envelope, schema], ...]`. */
   askgateListPending(...args: Arg[]): Promise<[Bulk, ...Array<[string, string, Bulk]>]>;
   askgatePopDue(...args: Arg[]): Promise<string[]>;
@@ -53,17 +58,28 @@ export interface ScriptCommands {
   askgateTelegramReserve(...args: Arg[]): Promise<[number, number]>;
   /** The wait left in the scope, ms. */
   askgateTelegramPushBack(...args: Arg[]): Promise<number>;
+  // The same two scripts for every other channel's shared pacing (channels/shared-pacing.ts).
+  /** `[slot, wait]`, as askgateTelegramReserve. */
+  askgatePaceReserve(...args: Arg[]): Promise<[number, number]>;
+  /** The wait left in the scope, ms. */
+  askgatePacePushBack(...args: Arg[]): Promise<number>;
+  /** 0: call now (departure recorded); else the wait before trying again, ms. */
+  askgatePaceGap(...args: Arg[]): Promise<number>;
+  // The web chat's conversations (channels/web/conversation-log.ts).
+  /** The conversation's length after the append. */
+  askgateChatLogAppend(...args: Arg[]): Promise<number>;
 }
 
 /** A command connection with every script registered. */
 export type ScriptClient = Redis & ScriptCommands;
 
 const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: number }> = {
-  askgateCreate: { lua: CREATE, numberOfKeys: 7 },
+  askgateCreate: { lua: CREATE, numberOfKeys: 8 },
   askgateResolve: { lua: RESOLVE, numberOfKeys: 3 },
   askgateGet: { lua: GET, numberOfKeys: 1 },
   askgateFindByTicket: { lua: FIND_BY_TICKET, numberOfKeys: 1 },
   askgateSetDelivery: { lua: SET_DELIVERY, numberOfKeys: 1 },
+  askgateDeliveryReceipt: { lua: DELIVERY_RECEIPT, numberOfKeys: 1 },
   askgateListPending: { lua: LIST_PENDING, numberOfKeys: 2 },
   askgatePopDue: { lua: POP_DUE, numberOfKeys: 2 },
   askgateHitWindow: { lua: HIT_WINDOW, numberOfKeys: 1 },
@@ -74,6 +90,11 @@ const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: number 
   askgateRunBind: { lua: RUN_BIND, numberOfKeys: 1 },
   askgateTelegramReserve: { lua: TELEGRAM_RESERVE, numberOfKeys: 3 },
   askgateTelegramPushBack: { lua: TELEGRAM_PUSH_BACK, numberOfKeys: 1 },
+  // One budget script for every platform: only the keys (pace:<platform>:<account>:...) differ from Telegram's.
+  askgatePaceReserve: { lua: TELEGRAM_RESERVE, numberOfKeys: 3 },
+  askgatePacePushBack: { lua: TELEGRAM_PUSH_BACK, numberOfKeys: 1 },
+  askgatePaceGap: { lua: PACE_GAP, numberOfKeys: 1 },
+  askgateChatLogAppend: { lua: CHAT_LOG_APPEND, numberOfKeys: 1 },
 };
 
 /** Registers every script on `client` (ioredis `defineCommand`) and returns the client typed with them. */

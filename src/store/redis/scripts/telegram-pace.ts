@@ -1,5 +1,7 @@
 /**
- * Telegram's outbound budget, shared by every process of one bot (channels/telegram/shared-pacing.ts).
+ * An outbound budget shared by every process of one account: Telegram's bot (channels/telegram/shared-pacing.ts),
+ * and under the pace:<platform>:<account>:... keys a Slack bot, a WhatsApp number, a Twilio sender
+ * (channels/shared-pacing.ts). The headers name Telegram's keys; the others have the same three.
  */
 export const TELEGRAM_RESERVE = `--[[
   telegram-reserve: reserves the send time of one Bot API call, for the bot as a whole and for its chat.

@@ -1,0 +1,94 @@
+import { createHash } from 'node:crypto';
+import type { Keys } from '../src/store/keys.js';
+import type { ScriptClient } from '../src/store/redis/scripts/index.js';
+
+/** The process's command connection and key names: where a shared budget lives (src/store/redis/connections.ts). */
+export interface SharedPacingStore {
+  client: ScriptClient;
+  keys: Keys;
+}
+
+export interface SharedBudget {
+  /** The platform, as it names the keys: `slack`, `whatsapp`, `twilio`. */
+  platform: string;
+  /** The account the budget belongs to (a bot token, a phone number id, a sender): hashed, never written as is. */
+  account: string;
+  /** Calls per second for the whole account, every process together (a whole number ≥ 1). */
+  perSecond: number;
+  /** The least gap between two calls to one chat (channel, recipient), ms. */
+  perChatIntervalMs: number;
+}
+
+/**
+ * One send budget for every process that sends as one account, as Telegram's (channels/telegram/shared-pacing.ts):
+ * each call reserves its turn with one Lua script (a slot among the account's `perSecond`, at or after the chat's
+ * next free time, atomically, by Redis' clock), waits for it, then calls; a 429 pushes the chat's (or the
+ * account's) next free time past its Retry-After, so every process's next reservation lands after it too.
+ */
+export class SharedPacer {
+  private readonly account: string;
+
+  constructor(
+    private readonly store: SharedPacingStore,
+    private readonly budget: SharedBudget,
+  ) {
+    // A token or number may be secret or personal: the keys carry a short hash of it.
+    this.account = createHash('sha256').update(budget.account).digest('hex').slice(0, 16);
+  }
+
+  /** Reserves a call's turn; resolves with the wait until it, ms (already reserved: the caller must wait it out). */
+  async reserve(chat: string | null): Promise<number> {
+    const { keys, client } = this.store;
+    const pause = keys.pacePause(this.budget.platform, this.account);
+    const [, wait] = await client.askgatePaceReserve(
+      keys.paceSlots(this.budget.platform, this.account),
+      pause,
+      chat === null ? pause : keys.paceChat(this.budget.platform, this.account, chat),
+      Math.max(1, Math.floor(this.budget.perSecond)),
+      this.budget.perChatIntervalMs,
+      chat === null ? '' : '1',
+    );
+    return Number(wait);
+  }
+
+  /**
+   * The last gate before a call into `chat` leaves: resolves once the last call into it left at least the chat's
+   * interval ago (by Redis' clock), recording this one's departure. Planned slots spread the calls; this holds their
+   * actual departures apart, whatever delayed the one before.
+   */
+  async depart(chat: string): Promise<void> {
+    const { keys, client } = this.store;
+    if (this.budget.perChatIntervalMs <= 0) return;
+    const key = keys.paceDeparture(this.budget.platform, this.account, chat);
+    for (;;) {
+      const wait = Number(await client.askgatePaceGap(key, this.budget.perChatIntervalMs, ''));
+      if (wait <= 0) return;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+
+  /**
+   * A call to `chat` came back: the next call into it leaves no sooner than an interval from now (the departure
+   * gate), so a call that reached the platform late (a busy event loop, a slow connection) does not put the next one
+   * too close behind it.
+   */
+  async settled(chat: string): Promise<void> {
+    if (this.budget.perChatIntervalMs <= 0) return;
+    const { keys, client } = this.store;
+    await client.askgatePaceGap(
+      keys.paceDeparture(this.budget.platform, this.account, chat),
+      this.budget.perChatIntervalMs,
+      '1',
+    );
+  }
+
+  /** The platform answered 429: nobody sends in the scope (the chat, or the whole account) for `ms`. */
+  async pushBack(chat: string | null, ms: number): Promise<void> {
+    const { keys, client } = this.store;
+    const scope =
+      chat === null
+        ? keys.pacePause(this.budget.platform, this.account)
+        : keys.paceChat(this.budget.platform, this.account, chat);
+    await client.askgatePacePushBack(scope, Math.max(1, Math.ceil(ms)));
+  }
+}

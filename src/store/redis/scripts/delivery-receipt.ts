@@ -1,0 +1,62 @@
+import { EVENT_JSON, RECORD } from './fragments.js';
+
+/** Applies a platform's delivery receipt to an interaction's delivery. */
+export const DELIVERY_RECEIPT = `--[[
+  delivery-receipt: applies a platform's receipt (sent, delivered, read, failed) to the delivery of an interaction
+  (envelope part 8, a flat JSON map of strings), the same rule as applyReceipt in src/store/common.ts.
+
+  Guarantees: read, compare and write are one step, so two receipts racing (a webhook retried while the next status
+  arrives, two processes) never move a delivery back: it moves forward only by rank, and failed is final. A receipt
+  that fails the delivery of a pending question publishes interaction.delivery_failed in the same step. Keeps the
+  record's expiry. Part 8 holds only string values, so cjson re-encodes it faithfully (no arrays to turn into {}).
+
+  KEYS[1] record            i:<id>
+
+  ARGV[1] the delivery ref the receipt names (must be the record's delivery.ref)
+  ARGV[2] the platform's status word
+  ARGV[3] its rank in the platform's order (a number)
+  ARGV[4] the state it puts the delivery in: sent | delivered | read | failed
+  ARGV[5] the platform's time of the status, or ''
+  ARGV[6] error code, or ''
+  ARGV[7] error message, or ''
+  ARGV[8] events channel
+  ARGV[9] schema key prefix (the event carries the schema)
+  ARGV[10] the interaction id
+
+  Returns
+     2  failed now, on a pending question (event published)
+     1  moved
+     0  unchanged (late, repeated, or after failed)
+    -1  no such record, or no delivery with that ref
+]]
+${RECORD}
+${EVENT_JSON}
+local text, parts, schema = readRecord(KEYS[1], ARGV[9])
+if not text or parts[8] == '' then return -1 end
+local d = cjson.decode(parts[8])
+if d['ref'] ~= ARGV[1] then return -1 end
+if d['receipt'] == 'failed' then return 0 end
+local rank = tonumber(ARGV[3])
+if rank <= tonumber(d['status_rank'] or '0') then return 0 end
+d['status'] = ARGV[2]
+d['status_rank'] = ARGV[3]
+d['receipt'] = ARGV[4]
+if ARGV[5] ~= '' then d['status_at'] = ARGV[5] end
+if ARGV[6] ~= '' then
+  d['error_code'] = ARGV[6]
+  d['error_message'] = ARGV[7]
+end
+parts[8] = cjson.encode(d)
+local updated = joinRecord(parts)
+local pttl = redis.call('PTTL', KEYS[1])
+if pttl > 0 then
+  redis.call('SET', KEYS[1], updated, 'PX', pttl)
+else
+  redis.call('SET', KEYS[1], updated)
+end
+if ARGV[4] == 'failed' and parts[1] == 'p' then
+  redis.call('PUBLISH', ARGV[8], eventJson('interaction.delivery_failed', ARGV[10], updated, schema))
+  return 2
+end
+return 1
+`;
