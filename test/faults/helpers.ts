@@ -73,7 +73,9 @@ export async function startFaultReceiver(secret: string): Promise<FaultReceiver>
         }, Number(first));
       } else {
         record('ok');
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        // A conversation turn's answer is the reply the route posts into the chat.
+        const reply = body['type'] === 'conversation.turn' ? { text: 'on it' } : {};
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
       }
     },
     () => (state.unverified += 1),
