@@ -110,10 +110,9 @@ describe('a worker SIGKILLed', () => {
     const id = await park('run-kill-claim', '/hook');
     // The claim that settles the park, made by a process that then dies without enqueueing (as a worker SIGKILLed
     // right after its claim would): the store's own atomic claim, from a gateway that runs no workers.
-    const claimer = await createGateway(
-      loadConfig({ ...who.env(redis.url, PREFIX), LOG_LEVEL: 'silent' }),
-      { workers: false },
-    );
+    const claimer = await createGateway(loadConfig({ ...who.env(redis.url, PREFIX), LOG_LEVEL: 'silent' }), {
+      workers: false,
+    });
     const now = new Date().toISOString();
     const outcome = await claimer.store.resolve(id, {
       status: 'answered',
@@ -194,7 +193,7 @@ async function startHoldingProxy(target: string): Promise<HoldingProxy> {
     const upstream = await fetch(`${target}${req.url ?? ''}`, {
       method: req.method ?? 'GET',
       headers: { 'content-type': req.headers['content-type'] ?? 'application/json' },
-      body: req.method === 'GET' || req.method === 'HEAD' ? undefined : raw,
+      body: req.method === 'GET' || req.method === 'HEAD' ? undefined : new Uint8Array(raw),
     });
     res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
     res.end(Buffer.from(await upstream.arrayBuffer()));
