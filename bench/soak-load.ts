@@ -99,8 +99,11 @@ export class SseClients {
         .then(async (res) => {
           if (res.body === null) return;
           const decoder = new TextDecoder();
-          for await (const chunk of res.body) {
-            const text = decoder.decode(chunk as Uint8Array, { stream: true });
+          const reader = res.body.getReader();
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) return;
+            const text = decoder.decode(value, { stream: true });
             this.counts.sseEvents += text.split('\nevent:').length - 1 + (text.startsWith('event:') ? 1 : 0);
           }
         })

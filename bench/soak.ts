@@ -12,7 +12,7 @@ import { emptyCounts, oneSecond, SseClients, startCountingReceiver, type LoadTar
  * `npm run soak [-- --minutes N]`: mixed traffic (bench/soak-load.ts) against one `askgate serve` and one
  * `askgate worker` on a redis-server of its own, for N minutes (default 4), sampling the two processes' RSS and Redis
  * `used_memory` every 10 s. Then it stops the traffic, waits out the questions' idle TTL and the runs' retention,
- * and counts what is left in Redis. It prints the samples, the growth once warm (after the first third) and the keys
+ * and counts what is left in Redis. It prints the samples, each minute's peaks and the keys
  * left, and exits non-zero when traffic met an unexpected response or records outlived their TTLs.
  */
 
@@ -37,8 +37,29 @@ interface Sample {
   serveRssMb: number;
   workerRssMb: number;
   redisMb: number;
+  /** Of `redisMb`, what the BullMQ queues hold: mostly finished jobs, which BullMQ keeps for a day. */
+  queuesMb: number;
   keys: number;
 }
+
+/** The key kinds askgate's own store spells (src/store/keys.ts); every other kind under the prefix is a BullMQ queue. */
+const STORE_KINDS = new Set([
+  'i',
+  't',
+  'dl',
+  'r',
+  'g',
+  'w',
+  'seen',
+  'pending',
+  'deadlines',
+  'seq',
+  's',
+  'runs',
+  'tg',
+  'p',
+  'events',
+]);
 
 function parseMinutes(argv: string[]): number {
   const i = argv.indexOf('--minutes');
@@ -87,6 +108,21 @@ async function redisMb(raw: Redis): Promise<number> {
   return Math.round(Number(/used_memory:(\d+)/.exec(info)?.[1]) / 104_857.6) / 10;
 }
 
+/** The bytes of every BullMQ queue key under the prefix (MEMORY USAGE, pipelined), in MB. */
+async function queuesMb(raw: Redis): Promise<number> {
+  let bytes = 0;
+  let cursor = '0';
+  do {
+    const [next, keys] = await raw.scan(cursor, 'MATCH', `${PREFIX}*`, 'COUNT', 1000);
+    cursor = next;
+    const queueKeys = keys.filter((key) => !STORE_KINDS.has(key.slice(PREFIX.length).split(':')[0] ?? ''));
+    const pipeline = raw.pipeline();
+    for (const key of queueKeys) pipeline.call('MEMORY', 'USAGE', key);
+    for (const [, usage] of (await pipeline.exec()) ?? []) bytes += Number(usage ?? 0);
+  } while (cursor !== '0');
+  return Math.round(bytes / 104_857.6) / 10;
+}
+
 /**
  * Every key under the prefix, grouped by what it is (the part after the prefix up to the next `:`), and those of
  * them that will never expire (no TTL), by kind.
@@ -96,7 +132,7 @@ async function keysByKind(raw: Redis): Promise<{ kinds: Record<string, number>; 
   const lasting: Record<string, number> = {};
   let cursor = '0';
   do {
-    const [next, keys] = await raw.scan(cursor, 'MATCH', '{soak}*', 'COUNT', 1000);
+    const [next, keys] = await raw.scan(cursor, 'MATCH', `${PREFIX}*`, 'COUNT', 1000);
     cursor = next;
     for (const key of keys) {
       const kind = key.slice(PREFIX.length).split(':')[0] || key;
@@ -147,11 +183,12 @@ async function main(): Promise<void> {
       serveRssMb: rssMb(serve.child.pid),
       workerRssMb: rssMb(worker.child.pid),
       redisMb: await redisMb(raw),
+      queuesMb: await queuesMb(raw),
       keys: await raw.dbsize(),
     };
     samples.push(s);
     console.log(
-      `t=${s.second}s serve ${s.serveRssMb} MB, worker ${s.workerRssMb} MB, redis ${s.redisMb} MB, ${s.keys} keys`,
+      `t=${s.second}s serve ${s.serveRssMb} MB, worker ${s.workerRssMb} MB, redis ${s.redisMb} MB (queues ${s.queuesMb} MB), ${s.keys} keys`,
     );
   };
 
@@ -182,13 +219,22 @@ async function main(): Promise<void> {
   }
   const left = await keysByKind(raw);
 
-  const warm = samples[Math.floor(loadEnd / 3)] as Sample;
-  const last = samples[loadEnd - 1] as Sample;
+  // RSS saws up and down with V8's collections, so each minute is summed up by its peak: flat means the later
+  // minutes' peaks are no higher than the first warm minute's.
   console.log('\ncounts', JSON.stringify(counts));
   console.log(
-    `growth once warm (t=${warm.second}s → t=${last.second}s): serve ${(last.serveRssMb - warm.serveRssMb).toFixed(1)} MB, ` +
-      `worker ${(last.workerRssMb - warm.workerRssMb).toFixed(1)} MB, redis ${(last.redisMb - warm.redisMb).toFixed(1)} MB`,
+    'minute | serve RSS peak MB | worker RSS peak MB | redis peak MB | of it queues MB | redis without queues MB',
   );
+  const load = samples.slice(0, loadEnd);
+  for (let minute = 0; minute * 60 <= (load.at(-1)?.second ?? 0); minute += 1) {
+    const inMinute = load.filter((x) => x.second >= minute * 60 && x.second < (minute + 1) * 60);
+    if (inMinute.length === 0) continue;
+    const peak = (f: (x: Sample) => number): string => Math.max(...inMinute.map(f)).toFixed(1);
+    console.log(
+      `${minute + 1} | ${peak((x) => x.serveRssMb)} | ${peak((x) => x.workerRssMb)} | ${peak((x) => x.redisMb)} | ` +
+        `${peak((x) => x.queuesMb)} | ${peak((x) => x.redisMb - x.queuesMb)}`,
+    );
+  }
   console.log(
     `keys left after the drain: ${JSON.stringify(left.kinds)}; of them without a TTL: ${JSON.stringify(left.lasting)}`,
   );
