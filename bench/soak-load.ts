@@ -21,6 +21,8 @@ export interface SoakCounts {
   sseEvents: number;
   /** Responses the soak did not expect (a 5xx, a refused ask): must stay 0. */
   unexpected: number;
+  /** What the first few unexpected responses were. */
+  surprises: string[];
 }
 
 export interface LoadTarget {
@@ -45,6 +47,7 @@ export function emptyCounts(): SoakCounts {
     sseOpened: 0,
     sseEvents: 0,
     unexpected: 0,
+    surprises: [],
   };
 }
 
@@ -126,8 +129,10 @@ const chats = Array.from({ length: 60 }, (_, i) => String(8_100_000 + i));
 /** One second of traffic; resolves when every request it started has its response. */
 export async function oneSecond(target: LoadTarget, counts: SoakCounts): Promise<void> {
   const work: Array<Promise<void>> = [];
-  const expect = (ok: boolean): void => {
-    if (!ok) counts.unexpected += 1;
+  const expect = (ok: boolean, what: string, got: unknown): void => {
+    if (ok) return;
+    counts.unexpected += 1;
+    if (counts.surprises.length < 10) counts.surprises.push(`${what}: ${JSON.stringify(got)}`.slice(0, 300));
   };
   // Ten sync asks: eight answered (two of them awaited on the result door first), two left to expire.
   for (let i = 0; i < 10; i += 1) {
@@ -139,15 +144,16 @@ export async function oneSecond(target: LoadTarget, counts: SoakCounts): Promise
           answer_format: 'text',
           timeout: target.deadlineSeconds,
         });
-        expect(asked['status'] === 'pending');
+        expect(asked['status'] === 'pending', 'ask', asked);
         counts.asks += 1;
         if (i >= 8) return;
         const waiting = i < 2 ? call(target, 'GET', `/api/interactions/${asked['id']}/result?wait=5`) : null;
         const answered = await call(target, 'POST', `/api/interactions/${asked['id']}/answer`, { answer: `a${n}` });
-        expect(answered['status'] === 'answered');
+        expect(answered['status'] === 'answered', 'answer', answered);
         counts.answers += 1;
         if (waiting !== null) {
-          expect((await waiting)['status'] === 'answered');
+          const waited = await waiting;
+          expect(waited['status'] === 'answered', 'result wait', waited);
           counts.waits += 1;
         }
       })(),
@@ -166,11 +172,11 @@ export async function oneSecond(target: LoadTarget, counts: SoakCounts): Promise
           expiry_at: new Date(Date.now() + target.deadlineSeconds * 1000).toISOString(),
           run: { run_id: `soak-run-${n}`, resume: { webhook: `${target.receiverUrl}/resume` } },
         });
-        expect(parked['suspended'] === true);
+        expect(parked['suspended'] === true, 'park', parked);
         counts.parks += 1;
         if (i === 2) return;
         const answered = await call(target, 'POST', `/api/interactions/${parked['id']}/answer`, { answer: true });
-        expect(answered['status'] === 'answered');
+        expect(answered['status'] === 'answered', 'answer', answered);
         counts.answers += 1;
       })(),
     );
@@ -189,18 +195,17 @@ export async function oneSecond(target: LoadTarget, counts: SoakCounts): Promise
           recipient: chat,
           timeout: target.deadlineSeconds,
         });
-        expect(asked['status'] === 'pending');
+        expect(asked['status'] === 'pending', 'ask', asked);
         counts.telegramAsks += 1;
         if (i === 1) return;
         const message = target.telegram.messagesIn(chat).find((m) => m.text.includes(question));
-        if (message === undefined) return expect(false);
-        expect(
-          (await postUpdate(target.gatewayUrl, target.telegramSecret, tapUpdate(message, { label: 'Yes' }))) === 200,
-        );
+        if (message === undefined) return expect(false, 'telegram message', { chat, question });
+        const tapped = await postUpdate(target.gatewayUrl, target.telegramSecret, tapUpdate(message, { label: 'Yes' }));
+        expect(tapped === 200, 'tap', tapped);
         counts.taps += 1;
       })(),
     );
   }
   work.push(new Promise((r) => setTimeout(r, 1_000)));
-  await Promise.all(work.map((w) => w.catch(() => expect(false))));
+  await Promise.all(work.map((w) => w.catch((err: unknown) => expect(false, 'request failed', String(err)))));
 }

@@ -221,7 +221,8 @@ async function main(): Promise<void> {
 
   // RSS saws up and down with V8's collections, so each minute is summed up by its peak: flat means the later
   // minutes' peaks are no higher than the first warm minute's.
-  console.log('\ncounts', JSON.stringify(counts));
+  const { surprises, ...done } = counts;
+  console.log('\ncounts', JSON.stringify(done));
   console.log(
     'minute | serve RSS peak MB | worker RSS peak MB | redis peak MB | of it queues MB | redis without queues MB',
   );
@@ -244,7 +245,8 @@ async function main(): Promise<void> {
   await Promise.all([telegram.close(), receiver.close()]);
   raw.disconnect();
   await redis.stop();
-  if (counts.unexpected > 0) throw new Error(`${counts.unexpected} unexpected responses during the soak`);
+  if (counts.unexpected > 0)
+    throw new Error(`${counts.unexpected} unexpected responses during the soak:\n${counts.surprises.join('\n')}`);
   if (recordsLeft > 0)
     throw new Error(`${recordsLeft} per-question keys outlived their TTLs: ${JSON.stringify(left.kinds)}`);
   console.log(`soak done: ${counts.unexpected} unexpected responses, ${recordsLeft} per-question keys left`);
