@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram-server.js';
+import { postUpdate, tapUpdate } from '../fakes/telegram-updates.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 import {
   faultIdentity,
@@ -24,16 +26,24 @@ const who = faultIdentity('restart');
 const PREFIX = '{fr}:';
 /** A door that takes longer than this while Redis is down counts as a hang. */
 const HANG_MS = 15_000;
-const DOWN_MS = 4_000;
+const DOWN_MS = 5_000;
+const TG_SECRET = 'tg-restart-webhook-secret_0123456789';
+const CHAT = '7400001';
 let redis: RedisServerHandle;
 let receiver: FaultReceiver;
+let telegram: FakeTelegram;
 let gateways: GatewayProcess[] = [];
 let serves: GatewayProcess[] = [];
 
 beforeAll(async () => {
   redis = await startRedisServer({ own: true, aof: true });
-  receiver = await startFaultReceiver(who.secret);
-  const env = who.env(redis.url, PREFIX);
+  [receiver, telegram] = await Promise.all([startFaultReceiver(who.secret), startFakeTelegram()]);
+  const env = who.env(redis.url, PREFIX, {
+    TELEGRAM_BOT_TOKEN: '123456:RESTART-token-for-the-fake',
+    TELEGRAM_WEBHOOK_SECRET: TG_SECRET,
+    TELEGRAM_API_ROOT: telegram.apiRoot,
+    INTERACTIONS_PUBLIC_BASE_URL: 'http://127.0.0.1:1',
+  });
   gateways = await Promise.all([
     spawnGateway('serve', env),
     spawnGateway('serve', env),
@@ -45,7 +55,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(gateways.map((g) => stopChild(g.child)));
-  await receiver?.close();
+  await Promise.all([receiver?.close(), telegram?.close()]);
   await redis?.stop();
 });
 
@@ -150,6 +160,17 @@ describe('Redis killed and restarted under load', () => {
     const questions: Question[] = [];
     for (let i = 0; i < 20; i += 1) parks.push(await park(`run-before-${i}`));
     for (let i = 0; i < 20; i += 1) questions.push(await ask(i));
+    const chatAsk = await retrying('POST', '/api/interactions', {
+      question: 'Tap while Redis is away?',
+      answer_format: 'confirm',
+      channel: 'telegram',
+      recipient: CHAT,
+      timeout: 600,
+    });
+    expect(chatAsk.final.status).toBe(201);
+    const message = telegram.messagesIn(CHAT)[0];
+    expect(message).toBeDefined();
+    const tap = tapUpdate(message as NonNullable<typeof message>, { label: 'Yes' });
 
     // The load: answers to the asks made before, new asks and parks, all while Redis goes away and comes back.
     let loading = true;
@@ -173,15 +194,21 @@ describe('Redis killed and restarted under load', () => {
     await new Promise((r) => setTimeout(r, 1_000));
     const downAt = Date.now();
     const restarted = redis.restart({ crash: true, downMs: DOWN_MS });
-    // While it is down: /readyz says so, and a door answers 503 with Retry-After at once rather than hanging.
     await new Promise((r) => setTimeout(r, 500));
-    const ready = await door('GET', '/readyz');
+    // While it is down, all at once: /readyz says so, a door answers 503 with Retry-After rather than hanging, and a
+    // tap on Telegram is refused with a 5xx, so Telegram delivers the update again later.
+    const [ready, refused, tapWhileDown] = await Promise.all([
+      door('GET', '/readyz'),
+      door('POST', '/api/interactions', { question: 'Down?', answer_format: 'text', timeout: 5 }),
+      postUpdate(serves[0]?.url as string, TG_SECRET, tap),
+    ]);
+    expect(Date.now() - downAt).toBeLessThan(DOWN_MS);
     expect(ready.status).toBe(503);
     expect(ready.retryAfter).not.toBeNull();
-    const refused = await door('POST', '/api/interactions', { question: 'Down?', answer_format: 'text', timeout: 5 });
     expect(refused.status).toBe(503);
     expect(refused.json['error']).toBe('store_unavailable');
     expect(Number(refused.retryAfter)).toBeGreaterThan(0);
+    expect(tapWhileDown).toBe(503);
     await restarted;
     const upAt = Date.now();
     await until(async () => (await door('GET', '/readyz')).status === 200, '/readyz to answer 200 again');
@@ -189,6 +216,12 @@ describe('Redis killed and restarted under load', () => {
     await answering;
     loading = false;
     await asking;
+    // Telegram's redelivery lands, and answers the question; a second copy changes nothing.
+    expect(await postUpdate(serves[1]?.url as string, TG_SECRET, tap)).toBe(200);
+    expect(await postUpdate(serves[0]?.url as string, TG_SECRET, tap)).toBe(200);
+    const chatQuestion = await door('GET', `/api/interactions/${chatAsk.final.json['id']}`);
+    expect(chatQuestion.json['status']).toBe('answered');
+    expect((chatQuestion.json['result'] as { answer: unknown }).answer).toBe(true);
 
     // Every acknowledged answer is there, once, as given; every acknowledged ask exists.
     let answersLost = 0;
@@ -254,6 +287,7 @@ describe('Redis killed and restarted under load', () => {
       'asks lost': asksLost,
       'answers acknowledged': [...questions, ...parks].filter((q) => q.answered !== null).length,
       'answers lost': answersLost,
+      'Telegram tap while down': `${tapWhileDown}, then answered on redelivery`,
       'runs resumed once': answeredParks.length,
       'runs still parked': stillParked,
       'duplicate resumes': duplicates,
