@@ -60,10 +60,18 @@ export function errorResponse(
   return { status: STATUS_OF[error.code], body: error.toBody(), headers: errorHeaders(error) };
 }
 
-/** The headers an error carries beyond the content type: `Retry-After` on a 429. */
+/**
+ * How long a client should wait before retrying while the store does not answer: the Redis connections reconnect
+ * at most a second apart, so two seconds lets a restarted Redis be reached again before the retry arrives.
+ */
+export const STORE_RETRY_AFTER_SECONDS = 2;
+
+/** The headers an error carries beyond the content type: `Retry-After` on a 429, and on a 503 while the store is away. */
 export function errorHeaders(error: AskgateError): Record<string, string> {
   const retryAfter = error.extra['retry_after'];
-  return error.code === 'rate_limited' && typeof retryAfter === 'number' ? { 'Retry-After': String(retryAfter) } : {};
+  if (error.code === 'rate_limited' && typeof retryAfter === 'number') return { 'Retry-After': String(retryAfter) };
+  if (error.code === 'store_unavailable') return { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) };
+  return {};
 }
 
 /** Turns whatever a door threw into the contract's JSON error body. Unknown errors are 500 and are logged. */

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { Metrics } from '../observability/metrics.js';
 import type { Store } from '../store/store.js';
+import { STORE_RETRY_AFTER_SECONDS } from './error-status.js';
 
 /** Public liveness, readiness (the store answers) and Prometheus metrics. */
 export function healthRouter(store: Store, metrics: Metrics): Router {
@@ -15,6 +16,7 @@ export function healthRouter(store: Store, metrics: Metrics): Router {
     } catch {
       res
         .status(503)
+        .setHeader('Retry-After', String(STORE_RETRY_AFTER_SECONDS))
         .json({ error: 'store_unavailable', message: `the ${store.kind} store does not answer.`, store: store.kind });
     }
   });

@@ -64,7 +64,8 @@ export async function spawnGateway(
     url: match[1] ?? null,
     output: () => out,
     stop(signal = 'SIGTERM') {
-      if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+      // A child ended by a signal has no exit code, only a signal code: it has exited all the same.
+      if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
       return new Promise((resolve) => {
         child.once('exit', (code) => resolve(code));
         child.kill(signal);

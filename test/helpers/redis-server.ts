@@ -11,8 +11,12 @@ export interface RedisServerHandle {
   port: number;
   /** Stops the server (SIGTERM, then waits for the process to exit). */
   stop(): Promise<void>;
-  /** Stops it, then starts a fresh one on the same port, resolving once it answers PING. */
-  restart(): Promise<void>;
+  /**
+   * Stops it, then starts a fresh one on the same port, resolving once it answers PING. With `crash`, the server is
+   * SIGKILLed instead of asked to stop (so only what the append-only file already holds survives), and the new one
+   * starts `downMs` later (default at once), so a test can hold Redis away for a while.
+   */
+  restart(options?: { crash?: boolean; downMs?: number }): Promise<void>;
 }
 
 const READY_TIMEOUT_MS = 10_000;
@@ -27,10 +31,12 @@ process.once('exit', () => {
  * Starts a real `redis-server` on a free loopback port, with persistence off and its working files in a temporary
  * directory, and resolves once it answers PING. With `REDIS_URL` set, the tests use that server instead
  * (`stop` leaves it running and `restart` throws: an external server is not ours to stop) — unless `own` is set,
- * which a test that stops or flushes its server passes to always get a server of its own.
+ * which a test that stops or flushes its server passes to always get a server of its own. With `aof`, the server
+ * keeps an append-only file fsynced on every write (`appendfsync always`), so a restart, even after SIGKILL, comes
+ * back with every acknowledged write.
  * The binary is `REDIS_SERVER_BIN` or `redis-server` on the PATH.
  */
-export async function startRedisServer(options: { own?: boolean } = {}): Promise<RedisServerHandle> {
+export async function startRedisServer(options: { own?: boolean; aof?: boolean } = {}): Promise<RedisServerHandle> {
   const external = process.env['REDIS_URL'];
   if (external !== undefined && external !== '' && options.own !== true) {
     const port = Number(new URL(external).port || 6379);
@@ -48,12 +54,13 @@ export async function startRedisServer(options: { own?: boolean } = {}): Promise
 
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'askgate-redis-'));
-  let child: ChildProcess | null = await launch(port, dir);
+  const aof = options.aof === true;
+  let child: ChildProcess | null = await launch(port, dir, aof);
 
-  const stop = async (): Promise<void> => {
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM'): Promise<void> => {
     const running = child;
     child = null;
-    if (running !== null) await terminate(running);
+    if (running !== null) await terminate(running, signal);
   };
   return {
     url: `redis://127.0.0.1:${port}`,
@@ -63,17 +70,19 @@ export async function startRedisServer(options: { own?: boolean } = {}): Promise
       rmSync(dir, { recursive: true, force: true });
     },
     // restart() also brings back a server that stop() ended, so a test can take Redis down and up again.
-    async restart() {
-      await stop();
-      child = await launch(port, dir);
+    async restart(restartOptions = {}) {
+      await stop(restartOptions.crash === true ? 'SIGKILL' : 'SIGTERM');
+      if (restartOptions.downMs !== undefined) await new Promise((r) => setTimeout(r, restartOptions.downMs));
+      child = await launch(port, dir, aof);
     },
   };
 }
 
-async function launch(port: number, dir: string): Promise<ChildProcess> {
+async function launch(port: number, dir: string, aof: boolean): Promise<ChildProcess> {
   mkdirSync(dir, { recursive: true });
   const bin = process.env['REDIS_SERVER_BIN'] ?? 'redis-server';
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
+  const persistence = aof ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir];
   const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   children.add(child);
   let stderr = '';
@@ -93,9 +102,9 @@ async function launch(port: number, dir: string): Promise<ChildProcess> {
   return child;
 }
 
-async function terminate(child: ChildProcess): Promise<void> {
+async function terminate(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
   children.delete(child);
-  await stopChild(child);
+  await stopChild(child, signal);
 }
 
 /** Polls with a raw PING until the server answers +PONG. */
