@@ -88,6 +88,8 @@ describe('a WhatsApp question whose delivery fails after the send', () => {
         (err: unknown) => err,
       );
     const [question] = await sentTo(to, 1);
+    // The ask's answer (201) comes once the delivery is recorded: a receipt before that names no known message.
+    await until(() => id !== '', 'the ask to be created');
     // A receipt for a message askgate never sent changes nothing, and the caller keeps waiting.
     expect(await postWebhook(plain.url as string, statusUpdate('wamid.unknown', to, 'failed', REENGAGEMENT))).toBe(200);
     expect(await postWebhook(plain.url as string, statusUpdate(question?.id as string, to, 'sent'))).toBe(200);
@@ -132,6 +134,7 @@ describe('a WhatsApp question whose delivery fails after the send', () => {
       { onCreated: (record) => (id = record.id) },
     );
     const [question] = await sentTo(to, 1);
+    await until(() => id !== '', 'the ask to be created');
     expect(
       await postWebhook(templated.url as string, statusUpdate(question?.id as string, to, 'failed', REENGAGEMENT)),
     ).toBe(200);
