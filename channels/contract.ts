@@ -132,8 +132,12 @@ export interface ChannelCore {
    * question sent again another way (WhatsApp's template after a 131047). A no-op when no question has that ref.
    */
   redeliver(channel: string, ref: string, entries: Record<string, string>): Promise<void>;
-  /** True the first time `key` is seen (across processes on one store): de-duplicates platform retries. */
+  /**
+   * True the first time `key` is seen (across processes on one store, for an hour): de-duplicates platform retries.
+   */
   firstSeen(key: string): Promise<boolean>;
+  /** Gives a `firstSeen` claim back, when the event it guarded could not be handled and the platform will retry it. */
+  forgetSeen(key: string): Promise<void>;
   /**
    * A message that answers no pending question, offered as a conversation turn to the route configured for its
    * channel and chat (ASKGATE_ROUTES). Resolves true when a route took it (its target replies into the thread),

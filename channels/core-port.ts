@@ -53,9 +53,9 @@ export function channelCore(
       // A whole new delivery: its own ref is indexed, so a reply quoting the new message finds the question.
       if (stored !== null && stored.status === 'pending') await store.setDelivery(stored.id, entries);
     },
-    async firstSeen(key) {
-      return (await store.hitWindow(`seen:${key}`, SEEN_WINDOW_SECONDS)).count === 1;
-    },
+    // One claim per key for an hour from its first sight (SET NX PX), whatever window boundary a retry crosses.
+    firstSeen: (key) => store.markSeen(`channel:${key}`, SEEN_WINDOW_SECONDS * 1000),
+    forgetSeen: (key) => store.unmarkSeen(`channel:${key}`),
     watch: (listener) => hub.listen((event) => listener(event.record)),
   };
 }

@@ -54,19 +54,28 @@ export interface WebhookSpec<Event> {
   handshake?(request: WebhookRequest): WebhookResponse;
 }
 
-/** True the first time `key` is seen (ChannelCore.firstSeen). */
-export type FirstSeen = (key: string) => Promise<boolean>;
+/**
+ * The platform retries already taken (ChannelCore's `firstSeen` / `forgetSeen`): a key is claimed before its event is
+ * dispatched, and given back when the dispatch fails, so the platform's retry of a failed delivery is handled again
+ * rather than dropped as a duplicate.
+ */
+export interface SeenSet {
+  /** True the first time `key` is seen (the claim); false while an earlier claim holds. */
+  firstSeen(key: string): Promise<boolean>;
+  /** Gives a claim back. */
+  forgetSeen(key: string): Promise<void>;
+}
 
 const DEFAULT_OK: WebhookResponse = { status: 200, body: { ok: true } };
 
 /** The routes of one webhook: its POST door through the pipeline, and its GET handshake when it has one. */
-export function webhookRoutes<Event>(spec: WebhookSpec<Event>, firstSeen: FirstSeen): WebhookRoute[] {
+export function webhookRoutes<Event>(spec: WebhookSpec<Event>, seen: SeenSet): WebhookRoute[] {
   const routes: WebhookRoute[] = [
     {
       method: 'POST',
       path: spec.path,
       ...(spec.maxBodyBytes === undefined ? {} : { maxBodyBytes: spec.maxBodyBytes }),
-      handle: (request) => runPipeline(spec, firstSeen, request),
+      handle: (request) => runPipeline(spec, seen, request),
     },
   ];
   const handshake = spec.handshake;
@@ -78,7 +87,7 @@ export function webhookRoutes<Event>(spec: WebhookSpec<Event>, firstSeen: FirstS
 /** One request through verify → parse → dedupe → dispatch. Exported for tests; the gateway uses webhookRoutes. */
 export async function runPipeline<Event>(
   spec: WebhookSpec<Event>,
-  firstSeen: FirstSeen,
+  seen: SeenSet,
   request: WebhookRequest,
 ): Promise<WebhookResponse> {
   const verdict = spec.verify({
@@ -104,31 +113,37 @@ export async function runPipeline<Event>(
       field: 'body',
     });
   }
-  const work = dispatchAll(spec, firstSeen, events, request);
+  const work = dispatchAll(spec, seen, events, request);
   if (spec.ack === undefined) return work;
   return acknowledged(work, spec.ack);
 }
 
 async function dispatchAll<Event>(
   spec: WebhookSpec<Event>,
-  firstSeen: FirstSeen,
+  seen: SeenSet,
   events: readonly Event[],
   request: WebhookRequest,
 ): Promise<WebhookResponse> {
   let answer: WebhookResponse | undefined;
-  let seen = 0;
+  let duplicates = 0;
   for (const event of events) {
     const key = spec.dedupeKey(event);
     // A platform redelivers what it thinks was not received; the second copy must change nothing.
-    if (key !== null && !(await firstSeen(key))) {
-      seen += 1;
+    if (key !== null && !(await seen.firstSeen(key))) {
+      duplicates += 1;
       continue;
     }
-    answer = (await spec.dispatch(event, request)) ?? answer;
+    try {
+      answer = (await spec.dispatch(event, request)) ?? answer;
+    } catch (err) {
+      // The platform will retry an event whose delivery failed (a 5xx): that retry must be handled, not skipped.
+      if (key !== null) await seen.forgetSeen(key).catch(() => undefined);
+      throw err;
+    }
   }
   const ok = spec.ok ?? DEFAULT_OK;
   if (answer !== undefined) return answer;
-  return events.length > 0 && seen === events.length ? (spec.duplicate ?? ok) : ok;
+  return events.length > 0 && duplicates === events.length ? (spec.duplicate ?? ok) : ok;
 }
 
 /** The dispatch's own answer if it comes within the window, else the quick acknowledgement (the work goes on). */

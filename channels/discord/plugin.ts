@@ -151,7 +151,7 @@ export class DiscordChannel implements ChannelPlugin {
         // Every dispatch answers; only a copy of an interaction already acted on reaches the pipeline's default.
         duplicate: ALREADY_ACTED,
       },
-      (key) => core.firstSeen(key),
+      core,
     );
   }
 

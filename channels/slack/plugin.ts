@@ -249,7 +249,7 @@ export class SlackChannel implements ChannelPlugin {
       this.onSubmit(args, core),
     );
     this.app.event('message', ({ event }) => this.onMessage(event as unknown as Json, core));
-    return this.receiver.webhooks((key) => core.firstSeen(key));
+    return this.receiver.webhooks(core);
   }
 
   /** A tap on a question's control. Acknowledged first: for "Open form", views.open must follow inside 3 s. */

@@ -3,7 +3,7 @@ import { ACK_FALLBACK_MS } from './limits.js';
 import { verify } from './verify.js';
 import { parseEventsBody, parseInteractionBody, retryNum, retryReason, type EventsEnvelope } from './webhook.js';
 import { json, type WebhookHeaders, type WebhookResponse, type WebhookRoute } from '../http.js';
-import { webhookRoutes, type FirstSeen } from '../pipeline.js';
+import { webhookRoutes, type SeenSet } from '../pipeline.js';
 import type { Logger } from '../../src/observability/logger.js';
 
 export const SLACK_EVENTS_PATH = '/channels/slack/events';
@@ -47,7 +47,7 @@ export class SlackReceiver implements Receiver {
   }
 
   /** The events and interactivity doors. */
-  webhooks(firstSeen: FirstSeen): WebhookRoute[] {
+  webhooks(seen: SeenSet): WebhookRoute[] {
     const common = {
       channel: 'slack',
       secret: this.options.signingSecret,
@@ -84,7 +84,7 @@ export class SlackReceiver implements Receiver {
             return this.dispatch(envelope.body, request.headers);
           },
         },
-        firstSeen,
+        seen,
       ),
       ...webhookRoutes<Json>(
         {
@@ -94,7 +94,7 @@ export class SlackReceiver implements Receiver {
           dedupeKey: () => null,
           dispatch: (payload, request) => this.dispatch(payload, request.headers),
         },
-        firstSeen,
+        seen,
       ),
     ];
   }

@@ -166,7 +166,7 @@ export class TelegramChannel implements ChannelPlugin {
         },
         duplicate: { status: 200, body: { ok: true, duplicate: true } },
       },
-      (key) => core.firstSeen(key),
+      core,
     );
   }
 

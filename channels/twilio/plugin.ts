@@ -225,7 +225,6 @@ export class TwilioChannel implements ChannelPlugin {
       // Twilio signs the URL it was configured with (query string included): the public one.
       publicBaseUrl: this.options.publicBaseUrl,
     };
-    const firstSeen = (key: string): Promise<boolean> => core.firstSeen(key);
     return [
       ...webhookRoutes<InboundMessage>(
         {
@@ -237,7 +236,7 @@ export class TwilioChannel implements ChannelPlugin {
           dispatch: async (message) => twimlReply(await this.onMessage(message, core)),
           duplicate: twimlReply(null),
         },
-        firstSeen,
+        core,
       ),
       ...webhookRoutes<StatusCallback>(
         {
@@ -251,7 +250,7 @@ export class TwilioChannel implements ChannelPlugin {
           },
           ok: { status: 204 },
         },
-        firstSeen,
+        core,
       ),
     ];
   }

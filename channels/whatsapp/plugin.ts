@@ -238,7 +238,7 @@ export class WhatsAppChannel implements ChannelPlugin {
             : textResponse(200, challenge);
         },
       },
-      (key) => core.firstSeen(key),
+      core,
     );
   }
 

@@ -33,16 +33,19 @@ const demo = {
         dispatch: async (body) => (body === 'xml' ? text(200, '<Response/>', 'text/xml; charset=utf-8') : undefined),
         handshake: (request) => json(200, { echo: request.query['challenge'] ?? null }),
       },
-      (key) => core.firstSeen(key),
+      core,
     ),
 } as unknown as ChannelPlugin; // only the webhook face is under test here
 
-// The demo's pipeline needs only firstSeen from the port; the rest is never called.
+// The demo's pipeline needs only the seen set from the port; the rest is never called.
 const core = {
   firstSeen: async (key: string) => {
     const first = !firstSeenKeys.has(key);
     firstSeenKeys.add(key);
     return first;
+  },
+  forgetSeen: async (key: string) => {
+    firstSeenKeys.delete(key);
   },
 } as unknown as ChannelCore;
 

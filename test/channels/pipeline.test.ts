@@ -36,12 +36,17 @@ function world(over: Partial<WebhookSpec<{ id: string }>> = {}) {
     },
     ...over,
   };
-  const firstSeen = async (key: string): Promise<boolean> => {
-    const first = !seen.has(key);
-    seen.add(key);
-    return first;
+  const seenSet = {
+    firstSeen: async (key: string): Promise<boolean> => {
+      const first = !seen.has(key);
+      seen.add(key);
+      return first;
+    },
+    forgetSeen: async (key: string): Promise<void> => {
+      seen.delete(key);
+    },
   };
-  return { spec, calls, run: (req: WebhookRequest) => runPipeline(spec, firstSeen, req), firstSeen };
+  return { spec, calls, run: (req: WebhookRequest) => runPipeline(spec, seenSet, req), seenSet };
 }
 
 describe('the channel webhook pipeline', () => {
@@ -72,6 +77,25 @@ describe('the channel webhook pipeline', () => {
     expect(await w.run(request('a'))).toEqual({ status: 200, body: { ok: true, duplicate: true } });
     expect(await w.run(request('a,b'))).toEqual({ status: 200, body: { ok: true } });
     expect(w.calls.dispatch).toEqual(['a', 'b']);
+  });
+
+  it('hands a failed dispatch its claim back, so the platform retry of that event is handled, not dropped', async () => {
+    let fail = true;
+    const handled: string[] = [];
+    const w = world({
+      dispatch: async (e) => {
+        if (fail) throw new Error('the store did not answer');
+        handled.push(e.id);
+        return undefined;
+      },
+    });
+    await expect(w.run(request('a'))).rejects.toThrow(/the store did not answer/);
+    fail = false;
+    expect(await w.run(request('a'))).toEqual({ status: 200, body: { ok: true } });
+    expect(handled).toEqual(['a']);
+    // Once handled, a further copy is a duplicate again.
+    await w.run(request('a'));
+    expect(handled).toEqual(['a']);
   });
 
   it("answers with the dispatch's own response when it gives one, and `ok` otherwise", async () => {
@@ -125,10 +149,10 @@ describe('the channel webhook pipeline', () => {
 
   it('declares a POST route, and a GET handshake on the same path when the channel has one', async () => {
     const w = world();
-    expect(webhookRoutes(w.spec, w.firstSeen).map((r) => `${r.method} ${r.path}`)).toEqual(['POST /hook']);
+    expect(webhookRoutes(w.spec, w.seenSet).map((r) => `${r.method} ${r.path}`)).toEqual(['POST /hook']);
     const routes = webhookRoutes(
       { ...w.spec, handshake: (req) => json(200, { q: req.query['hub.challenge'] }) },
-      w.firstSeen,
+      w.seenSet,
     );
     expect(routes.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /hook', 'GET /hook']);
     const get = routes[1];
