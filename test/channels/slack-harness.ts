@@ -2,7 +2,7 @@ import { postEvent, postInteraction, type SendOptions, type SlackResponse } from
 import { startFakeSlack, type FakeSlack, type FakeSlackMessage } from '../fakes/slack-server.js';
 import { startPlatformWorld, type PlatformWorld } from './platform-world.js';
 
-const SIGNING_SECRET = 'slack-signing-secret-0123456789abcdef';
+export const SIGNING_SECRET = 'slack-signing-secret-0123456789abcdef';
 export const BOT_TOKEN = 'xoxb-0000-test-token-for-the-fake';
 
 type Probe<T> = T | undefined | null | false;
