@@ -32,6 +32,7 @@ const TOKEN = 'route-concierge-token-0123456789abc';
 const PREFIX = '{rt}:';
 const SECRET = webhookSecret();
 const TG_SECRET = 'tg-route-webhook-secret_0123456789';
+const TG_TOKEN = '123456:ROUTE-token-for-the-fake';
 const HANDLER_CHAT = '7100001';
 const ROUTE_WORKER = fileURLToPath(new URL('../fixtures/route-worker.mjs', import.meta.url));
 let chatSeq = 7_200_000;
@@ -108,7 +109,7 @@ async function startTarget(): Promise<Target> {
 
 beforeAll(async () => {
   redis = await startRedisServer({ own: true });
-  [fake, target] = await Promise.all([startFakeTelegram(), startTarget()]);
+  [fake, target] = await Promise.all([startFakeTelegram({ token: TG_TOKEN }), startTarget()]);
   const env = {
     REDIS_URL: redis.url,
     ASKGATE_REDIS_PREFIX: PREFIX,
@@ -116,7 +117,7 @@ beforeAll(async () => {
       [TOKEN]: { identity: 'concierge', scopes: ['read', 'write', 'answer'], webhook_secret: SECRET },
     }),
     ASKGATE_RESUME_BACKOFF_MS: '100',
-    TELEGRAM_BOT_TOKEN: '123456:ROUTE-token-for-the-fake',
+    TELEGRAM_BOT_TOKEN: TG_TOKEN,
     TELEGRAM_WEBHOOK_SECRET: TG_SECRET,
     TELEGRAM_API_ROOT: fake.apiRoot,
     INTERACTIONS_PUBLIC_BASE_URL: 'http://127.0.0.1:1',
