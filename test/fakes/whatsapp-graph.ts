@@ -126,7 +126,10 @@ function checkMessage(
     if (len(body) > 4096) throw new Refusal(100, 'text.body is too long (max 4096)');
     return;
   }
-  if (type === 'template') return checkTemplate(p, templates);
+  if (type === 'template') {
+    checkTemplate(p, templates);
+    return;
+  }
   if (type !== 'interactive') throw new Refusal(100, `unsupported type ${String(type)}`);
   const i = p['interactive'] as Record<string, unknown>;
   const body = (i['body'] as Record<string, unknown> | undefined)?.['text'];
