@@ -3,6 +3,8 @@ import { figure, pool, sleep, type BenchResult, type Size } from './harness.js';
 import { HttpClient } from './http.js';
 import { BENCH_TOKEN, spawnGateway, startRedis } from './processes.js';
 
+const BOT_TOKEN = '123456789:bench-bot-token';
+
 /**
  * 5. Delivery at the limit: Q confirm questions asked with `channel: "telegram"` to C chats (round robin) through
  * the gateway's ask door, against the test fake Bot API (test/fakes/telegram-server.ts) with its flood limits on:
@@ -20,9 +22,9 @@ export async function delivery(size: Size): Promise<BenchResult> {
   const started = Date.now();
   const s = size.tiny ? { questions: 60, chats: 10, warmup: 10 } : { questions: 5_000, chats: 200, warmup: 30 };
   const redis = await startRedis();
-  const telegram = await startFakeTelegram({ limits: LIMITS });
+  const telegram = await startFakeTelegram({ limits: LIMITS, token: BOT_TOKEN });
   const gateway = await spawnGateway(redis.url, {
-    TELEGRAM_BOT_TOKEN: '123456789:bench-bot-token',
+    TELEGRAM_BOT_TOKEN: BOT_TOKEN,
     TELEGRAM_WEBHOOK_SECRET: 'bench-webhook-secret',
     TELEGRAM_API_ROOT: telegram.apiRoot,
     // Channel asks carry a callback URL; loopback http is allowed and nothing calls it.

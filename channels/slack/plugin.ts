@@ -102,6 +102,9 @@ function personParams(user: Json | null, channel: string | null, ts: string | nu
 
 const whoIs = (userId: string | null): string => `slack:${userId ?? 'unknown'}`;
 
+/** Told (to the tapper alone) when the form modal could not open: nothing else on screen says why. */
+export const FORM_DID_NOT_OPEN = 'The form did not open in time. Tap "Open form" again.';
+
 /**
  * Slack through Bolt and the Web API: questions become Block Kit messages (Yes/No buttons, choice buttons or a
  * static_select, an "Open form" button that opens a modal, or a "reply in this thread" prompt); taps, modal
@@ -272,9 +275,19 @@ export class SlackChannel implements ChannelPlugin {
         stored === null || stored.status !== 'pending'
           ? closedView(stored?.status ?? 'unknown')
           : buildFormView(stored, { interactionId, channel, ts });
-      await this.call('views.open', null, () =>
-        this.client.views.open({ trigger_id: body.trigger_id, view: view as unknown as webApi.View }),
-      );
+      try {
+        await this.call('views.open', null, () =>
+          this.client.views.open({ trigger_id: body.trigger_id, view: view as unknown as webApi.View }),
+        );
+      } catch (err) {
+        // A trigger that expired (the tap waited too long) or was used already: the question is untouched, and the
+        // person, who saw nothing open, is told to tap again (a new tap brings a new trigger).
+        this.options.logger?.warn(
+          { channel: this.name, method: 'views.open', err: err instanceof Error ? err.message : String(err) },
+          'slack form did not open',
+        );
+        if (channel !== null) await this.ephemeral(channel, str(user['id']), FORM_DID_NOT_OPEN);
+      }
       return;
     }
     const stored = await core.get(interactionId);

@@ -164,12 +164,14 @@ export class WhatsAppChannel implements ChannelPlugin {
   private templateMessage(interaction: StoredInteraction, name: string, callbackUrl: string): Json {
     const choices =
       interaction.answer_format === 'select'
-        ? `\n${(interaction.choices ?? []).map((c, i) => `${i + 1}. ${c}`).join('\n')}`
+        ? ` ${(interaction.choices ?? []).map((c, i) => `${i + 1}. ${c}`).join('; ')}`
         : '';
-    const text =
+    const raw =
       interaction.answer_format === 'form' && callbackUrl !== ''
         ? `${interaction.question} ${callbackUrl}`
         : `${interaction.question}${choices}`;
+    // The Cloud API refuses a template parameter holding a new line, a tab or more than 4 spaces in a row (132018).
+    const text = raw.replace(/\s*[\n\t]\s*/g, ' ').replace(/ {5,}/g, ' ');
     return {
       type: 'template',
       template: {

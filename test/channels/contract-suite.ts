@@ -116,8 +116,10 @@ export interface SentQuestion<M> {
 /**
  * The `ask` of a harness for a channel that cannot edit a sent message (SMS, WhatsApp), where the outcome arrives as
  * a follow-up message. What the person sees of a question is then its thread — the question, then the follow-ups
- * `followUps` finds for it — and once a follow-up reports an outcome the question's controls count as gone.
- * `sent(id)` hands back where a question went, for the harness's replies.
+ * `followUps` finds for it in the fake (by quote or tag, never by their wording) — and the controls the person is
+ * offered are those of the newest message in that thread, as the fake holds it: an outcome note that came with no
+ * controls leaves none, a missing note leaves the question's. `sent(id)` hands back where a question went, for the
+ * harness's replies.
  */
 export function threadedAsks<M>(
   send: (body: Record<string, unknown>) => Promise<{ id: string } & SentQuestion<M>>,
@@ -131,11 +133,11 @@ export function threadedAsks<M>(
       const { id, message, to } = await send(body);
       const q = { message, to };
       asked.set(id, q);
-      const ended = (): boolean => followUps(q).some((m) => /Answered|Expired|Cancelled/.test(bodyOf(m)));
+      const thread = (): M[] => [message, ...followUps(q)];
       return {
         id,
-        text: () => [message, ...followUps(q)].map(bodyOf).join('\n'),
-        controls: () => (ended() ? 0 : controlsOf(message)),
+        text: () => thread().map(bodyOf).join('\n'),
+        controls: () => controlsOf(thread().at(-1) as M),
       };
     },
     sent(id) {

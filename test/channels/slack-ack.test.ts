@@ -17,7 +17,7 @@ import { startFakeSlack, type FakeSlack } from '../fakes/slack-server.js';
 const SECRET = 'slack-ack-secret';
 let fake: FakeSlack;
 beforeAll(async () => {
-  fake = await startFakeSlack();
+  fake = await startFakeSlack({ token: 'xoxb-ack' });
 });
 afterAll(async () => fake.close());
 

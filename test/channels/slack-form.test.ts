@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSlackWorld, type SlackWorld } from './slack-harness.js';
 import { PERSON, blockActions, state, viewBlockAction, viewSubmission } from '../fakes/slack-payloads.js';
 import type { FakeView } from '../fakes/slack-server.js';
+import { FORM_DID_NOT_OPEN } from '../../channels/slack/plugin.js';
 import type { webApi } from '@slack/bolt';
 
 /** A form question answered through a Slack modal, end to end over the fake Web API. */
@@ -164,5 +165,23 @@ describe('slack form modal', () => {
         view: { type: 'modal', title: { type: 'plain_text', text: 'x' }, blocks: [] },
       }),
     ).rejects.toMatchObject({ data: { error: 'exchanged_trigger_id' } });
+  });
+  it('a form that cannot open (expired or used trigger) tells the tapper to tap again and leaves the question open', async () => {
+    const { id, message } = await w.ask({ question: 'Form again?', answer_format: 'form', schema: SCHEMA });
+    const toldTapAgain = () =>
+      w.fake
+        .callsTo('chat.postEphemeral')
+        .filter((c) => c.args['channel'] === message.channel && c.args['user'] === PERSON.id)
+        .filter((c) => c.args['text'] === FORM_DID_NOT_OPEN);
+    await w.interact(blockActions(message, 'askgate_open_form', { triggerId: w.fake.mintTrigger(3500) }));
+    await w.eventually(() => toldTapAgain().length === 1);
+    const used = w.fake.mintTrigger();
+    await w.interact(blockActions(message, 'askgate_open_form', { triggerId: used }));
+    await w.interact(blockActions(message, 'askgate_open_form', { triggerId: used }));
+    await w.eventually(() => toldTapAgain().length === 2);
+    // The first tap on `used` opened the modal; only the refused ones were told anything.
+    expect(w.fake.callsTo('views.open').filter((c) => c.args['trigger_id'] === used)).toHaveLength(2);
+    expect((await w.record(id))['status']).toBe('pending');
+    expect(message.history).toHaveLength(1);
   });
 });

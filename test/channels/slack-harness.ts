@@ -1,9 +1,9 @@
 import { postEvent, postInteraction, type SendOptions, type SlackResponse } from '../fakes/slack-payloads.js';
-import { startFakeSlack, type FakeSlack, type FakeSlackMessage } from '../fakes/slack-server.js';
+import { FAKE_SLACK_TOKEN, startFakeSlack, type FakeSlack, type FakeSlackMessage } from '../fakes/slack-server.js';
 import { startPlatformWorld, type PlatformWorld } from './platform-world.js';
 
-const SIGNING_SECRET = 'slack-signing-secret-0123456789abcdef';
-export const BOT_TOKEN = 'xoxb-0000-test-token-for-the-fake';
+export const SIGNING_SECRET = 'slack-signing-secret-0123456789abcdef';
+export const BOT_TOKEN = FAKE_SLACK_TOKEN;
 
 type Probe<T> = T | undefined | null | false;
 

@@ -148,7 +148,7 @@ describe('slack render limits', () => {
 describe('slack pacing', () => {
   let fake: FakeSlack;
   beforeAll(async () => {
-    fake = await startFakeSlack();
+    fake = await startFakeSlack({ token: 'xoxb-unit' });
   });
   afterAll(async () => fake.close());
 

@@ -1,9 +1,15 @@
-import { startFakeTelegram, type FakeMessage, type FakeTelegram } from '../fakes/telegram-server.js';
+import {
+  FAKE_BOT_TOKEN,
+  startFakeTelegram,
+  type FakeMessage,
+  type FakeTelegram,
+  type FakeTelegramOptions,
+} from '../fakes/telegram-server.js';
 import { postUpdate } from '../fakes/telegram-updates.js';
 import { startPlatformWorld, type PlatformWorld } from './platform-world.js';
 
 export const WEBHOOK_SECRET = 'tg-webhook-secret_0123456789';
-export const BOT_TOKEN = '123456:TEST-token-for-the-fake';
+export const BOT_TOKEN = FAKE_BOT_TOKEN;
 
 export interface TelegramWorld extends PlatformWorld<FakeTelegram> {
   /** Asks on Telegram; returns the interaction id and the message the fake received. */
@@ -17,13 +23,17 @@ let chatSeq = 5_000_000;
 /** A fresh private chat per test keeps the per-chat pacing of one test from slowing the next. */
 export const freshChat = (): string => String(++chatSeq);
 
-export async function startTelegramWorld(env: Record<string, string> = {}): Promise<TelegramWorld> {
-  const fake = await startFakeTelegram();
+export async function startTelegramWorld(
+  env: Record<string, string> = {},
+  fakeOptions: FakeTelegramOptions = {},
+): Promise<TelegramWorld> {
+  const fake = await startFakeTelegram(fakeOptions);
   const world = await startPlatformWorld(fake, {
     TELEGRAM_BOT_TOKEN: BOT_TOKEN,
     TELEGRAM_WEBHOOK_SECRET: WEBHOOK_SECRET,
     TELEGRAM_API_ROOT: fake.apiRoot,
-    INTERACTIONS_PUBLIC_BASE_URL: env['INTERACTIONS_PUBLIC_BASE_URL'] ?? 'http://127.0.0.1:1',
+    // Telegram takes https web_app URLs only; nothing here fetches the callback pages.
+    INTERACTIONS_PUBLIC_BASE_URL: env['INTERACTIONS_PUBLIC_BASE_URL'] ?? 'https://askgate.example.com',
     ...env,
   });
   return {

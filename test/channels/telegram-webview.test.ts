@@ -23,7 +23,11 @@ let w: TelegramWorld;
 let browser: Browser;
 beforeAll(async () => {
   const port = await freePort();
-  w = await startTelegramWorld({ PORT: String(port), INTERACTIONS_PUBLIC_BASE_URL: `http://127.0.0.1:${port}` });
+  // The webview is this gateway on loopback http; real Telegram takes https web_app URLs only.
+  w = await startTelegramWorld(
+    { PORT: String(port), INTERACTIONS_PUBLIC_BASE_URL: `http://127.0.0.1:${port}` },
+    { allowLoopbackWebApp: true },
+  );
   browser = await launchBrowser();
 });
 afterAll(async () => {

@@ -113,6 +113,10 @@ describe('Telegram: delivery', () => {
       .map((c) => c.at);
     expect(at).toHaveLength(5);
     expect((at[4] as number) - (at[0] as number)).toBeGreaterThanOrEqual(1900);
+    // Beside the span, what Telegram would have said: the fake's flood limit (a burst of 3, then about 1/s) answered
+    // no send to this chat with a 429.
+    const refused = w.fake.callsTo('sendMessage').filter((c) => c.payload['chat_id'] === chat && c.status === 429);
+    expect(refused).toHaveLength(0);
   });
 
   it('refuses a form schema outside the channel subset at ask time, naming the property', async () => {

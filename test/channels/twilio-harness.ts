@@ -1,6 +1,8 @@
 import {
   ACCOUNT_SID,
   AUTH_TOKEN,
+  OWNED_SMS_FROM,
+  OWNED_WHATSAPP_FROM,
   postTwilio,
   startFakeTwilio,
   type FakeSms,
@@ -9,8 +11,8 @@ import {
 import { startPlatformWorld, type PlatformWorld } from './platform-world.js';
 
 export const PUBLIC_BASE = 'https://askgate.example.com';
-export const SMS_FROM = '+15005550006';
-export const WA_FROM = 'whatsapp:+14155238886';
+export const SMS_FROM = OWNED_SMS_FROM;
+export const WA_FROM = OWNED_WHATSAPP_FROM;
 
 export interface TwilioWorld extends PlatformWorld<FakeTwilio> {
   ask(body: Record<string, unknown>): Promise<{ id: string; message: FakeSms; to: string }>;
@@ -28,7 +30,11 @@ let seq = 14_155_550_000;
 export const freshPhone = (): string => `+${++seq}`;
 let smsSeq = 0;
 
-export async function startTwilioWorld(): Promise<TwilioWorld> {
+/**
+ * `statusCallbacks: false` keeps the fake from sending the delivery receipts of its messages (a test that judges
+ * the status a question has before any receipt).
+ */
+export async function startTwilioWorld(options: { statusCallbacks?: boolean } = {}): Promise<TwilioWorld> {
   const fake = await startFakeTwilio();
   const world = await startPlatformWorld(fake, {
     TWILIO_ACCOUNT_SID: ACCOUNT_SID,
@@ -39,6 +45,7 @@ export async function startTwilioWorld(): Promise<TwilioWorld> {
     INTERACTIONS_PUBLIC_BASE_URL: PUBLIC_BASE,
   });
   const gw = world.gw;
+  if (options.statusCallbacks ?? true) fake.routeCallbacks(PUBLIC_BASE, gw.url);
   return {
     ...world,
     async ask(body) {

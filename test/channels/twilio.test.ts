@@ -126,6 +126,20 @@ describe('twilio channel over the fake Twilio API', () => {
     expect((await w.record(again.id))['undeliverable']).toBeUndefined();
   });
 
+  it("Twilio's own signed status callbacks are accepted and move the question to delivered", async () => {
+    const q = await w.ask({ question: 'Receipts?', answer_format: 'text' });
+    const deadline = Date.now() + 10_000;
+    while (w.fake.callbacks.filter((c) => c.sid === q.message.sid).length < 2) {
+      if (Date.now() > deadline) throw new Error('the fake never sent its status callbacks');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(w.fake.callbacks.filter((c) => c.sid === q.message.sid)).toEqual([
+      { sid: q.message.sid, status: 'sent', httpStatus: 204 },
+      { sid: q.message.sid, status: 'delivered', httpStatus: 204 },
+    ]);
+    expect((await w.gw.gateway.store.get(q.id))?.delivery?.['status']).toBe('delivered');
+  });
+
   it('status callbacks update the delivery status that reply_to reports', async () => {
     const q = await w.ask({ question: 'Status?', answer_format: 'text' });
     expect(await w.status(q.message.sid, 'sent')).toBe(204);

@@ -26,7 +26,8 @@ runChannelContract('web', async () => {
       return {
         id,
         text: () => [view()['question'], view()['outcome']].filter((x) => typeof x === 'string').join('\n\n'),
-        controls: () => (view()['status'] === 'pending' ? 1 : 0),
+        // The chat page's rule (web/chat.ts): a question shows its controls until the view carries an outcome line.
+        controls: () => (view()['outcome'] === null ? 1 : 0),
       } satisfies Delivered;
     },
     failingAsk: () => ({}), // no recipient: nobody could ever see it

@@ -163,6 +163,25 @@ describe('whatsapp channel over the fake Graph API', () => {
     await w.send(textReply(to, 'yes', q.message.id));
     expect(result(await w.record(q.id))['answer']).toBe(true);
   });
+
+  it('a select outside the window goes out as the template with its numbered choices on one line; "2" answers it', async () => {
+    const to = '15557770002';
+    w.fake.outsideWindow(to);
+    // The Cloud API refuses a template parameter with a new line, a tab or more than 4 spaces in a row (132018).
+    const q = await w.ask({
+      question: 'Which region?',
+      answer_format: 'select',
+      choices: ['eu', 'us'],
+      recipient: `+${to}`,
+    });
+    expect(q.message.payload['type']).toBe('template');
+    const template = q.message.payload['template'] as { components: Array<{ parameters: Array<{ text: string }> }> };
+    const text = template.components[0]?.parameters[0]?.text ?? '';
+    expect(text).toContain('Which region?');
+    expect(text).toMatch(/1\. eu.*2\. us/);
+    await w.send(textReply(to, '2', q.message.id));
+    expect(result(await w.record(q.id))['answer']).toBe('us');
+  });
 });
 
 describe('whatsapp without a template', () => {

@@ -6,7 +6,11 @@ import type { AddressInfo } from 'node:net';
  * messages and views it "made", answers in Slack's shapes (`{ok: true, ...}` / `{ok: false, error}` with HTTP 200,
  * and 429 + Retry-After for rate limits), and enforces what askgate must respect: a trigger_id is good for 3 s and
  * once (expired_trigger_id, exchanged_trigger_id), views.update checks the view hash (hash_conflict), and block,
- * title, label and metadata limits are refused as Slack refuses them (invalid_blocks, invalid_arguments).
+ * title, label and metadata limits are refused as Slack refuses them (invalid_blocks, invalid_arguments). Like
+ * Slack it checks the whole bot token (invalid_auth), refuses `blocks` that are not an array
+ * (invalid_blocks_format), a block_id used twice in one message or view or an action_id used twice in one block,
+ * and text objects of the wrong type (plain_text only in headers, buttons, options, input labels and modal titles);
+ * and chat.postEphemeral to a channel that does not exist fails (channel_not_found).
  */
 
 export interface SlackCall {
@@ -71,11 +75,49 @@ const text = (v: unknown): string =>
   typeof v === 'object' && v !== null && typeof (v as Json)['text'] === 'string' ? ((v as Json)['text'] as string) : '';
 const len = (s: string): number => [...s].length;
 
+/** A text object of one of `types` (Block Kit: `{type: "plain_text" | "mrkdwn", text}`), or absent when allowed. */
+function checkTextObject(v: unknown, types: ReadonlyArray<'plain_text' | 'mrkdwn'>, optional = false): void {
+  if (v === undefined && optional) return;
+  if (typeof v !== 'object' || v === null) throw new Refusal('invalid_blocks');
+  const t = v as Json;
+  if (!types.includes(t['type'] as 'plain_text') || typeof t['text'] !== 'string') throw new Refusal('invalid_blocks');
+}
+
+const PLAIN = ['plain_text'] as const;
+const ANY_TEXT = ['plain_text', 'mrkdwn'] as const;
+
+/** Ids Slack wants unique: block_id over the message or view, action_id within its block. */
+function checkIds(blocks: Json[]): void {
+  const blockIds = new Set<string>();
+  for (const block of blocks) {
+    const blockId = block['block_id'];
+    if (typeof blockId === 'string') {
+      if (blockIds.has(blockId)) throw new Refusal('invalid_blocks');
+      blockIds.add(blockId);
+    }
+    const elements = block['type'] === 'actions' ? (block['elements'] as Json[]) : [];
+    const actionIds = new Set<string>();
+    for (const el of elements) {
+      const actionId = el['action_id'];
+      if (typeof actionId !== 'string') continue;
+      if (actionIds.has(actionId)) throw new Refusal('invalid_blocks');
+      actionIds.add(actionId);
+    }
+  }
+}
+
 /** The Block Kit limits Slack checks (a subset: the ones askgate's renderer has to respect). */
 function checkBlocks(blocks: unknown, max: number, where: 'message' | 'view'): Json[] {
-  if (!Array.isArray(blocks)) return [];
+  if (blocks === undefined) return [];
+  if (!Array.isArray(blocks)) throw new Refusal(where === 'message' ? 'invalid_blocks_format' : 'invalid_arguments');
   if (blocks.length > max) throw new Refusal(where === 'message' ? 'invalid_blocks' : 'invalid_arguments');
+  checkIds(blocks as Json[]);
   for (const block of blocks as Json[]) {
+    if (block['type'] === 'header') checkTextObject(block['text'], PLAIN);
+    if (block['type'] === 'section') checkTextObject(block['text'], ANY_TEXT, block['fields'] !== undefined);
+    if (block['type'] === 'input') checkTextObject(block['label'], PLAIN);
+    if (block['type'] === 'context')
+      for (const el of (block['elements'] as Json[]) ?? []) if (el['type'] !== 'image') checkTextObject(el, ANY_TEXT);
     if (block['type'] === 'section' && len(text(block['text'])) > 3000) throw new Refusal('invalid_blocks');
     if (block['type'] === 'input' && len(text(block['label'])) > 2000) throw new Refusal('invalid_blocks');
     const elements =
@@ -86,14 +128,20 @@ function checkBlocks(blocks: unknown, max: number, where: 'message' | 'view'): J
           : [];
     if (block['type'] === 'actions' && elements.length > 25) throw new Refusal('invalid_blocks');
     for (const el of elements) {
+      if (el['type'] === 'button') checkTextObject(el['text'], PLAIN);
       if (el['type'] === 'button' && (len(text(el['text'])) > 75 || String(el['value'] ?? '').length > 2000))
         throw new Refusal('invalid_blocks');
+      checkTextObject(el['placeholder'], PLAIN, true);
       const options = el['options'];
       if (Array.isArray(options)) {
         const cap = el['type'] === 'radio_buttons' || el['type'] === 'checkboxes' ? 10 : 100;
         if (options.length > cap) throw new Refusal('invalid_blocks');
-        for (const o of options as Json[])
+        // Radio buttons and checkboxes may show mrkdwn; a select's options are plain text.
+        const optionText = el['type'] === 'radio_buttons' || el['type'] === 'checkboxes' ? ANY_TEXT : PLAIN;
+        for (const o of options as Json[]) {
+          checkTextObject(o['text'], optionText);
           if (len(text(o['text'])) > 75 || String(o['value']).length > 150) throw new Refusal('invalid_blocks');
+        }
       }
     }
   }
@@ -103,6 +151,13 @@ function checkBlocks(blocks: unknown, max: number, where: 'message' | 'view'): J
 function checkView(view: unknown): Json {
   if (typeof view !== 'object' || view === null) throw new Refusal('invalid_arguments');
   const v = view as Json;
+  try {
+    checkTextObject(v['title'], PLAIN);
+    checkTextObject(v['submit'], PLAIN, true);
+    checkTextObject(v['close'], PLAIN, true);
+  } catch {
+    throw new Refusal('invalid_arguments');
+  }
   if (len(text(v['title'])) > 24 || len(text(v['submit'])) > 24 || len(text(v['close'])) > 24)
     throw new Refusal('invalid_arguments');
   if (typeof v['private_metadata'] === 'string' && len(v['private_metadata']) > 3000)
@@ -127,7 +182,11 @@ export interface FakeSlackLimits {
   perChannelGapMs: number;
 }
 
-export async function startFakeSlack(options: { limits?: FakeSlackLimits } = {}): Promise<FakeSlack> {
+/** The bot token the fake accepts unless told another. */
+export const FAKE_SLACK_TOKEN = 'xoxb-0000-test-token-for-the-fake';
+
+export async function startFakeSlack(options: { limits?: FakeSlackLimits; token?: string } = {}): Promise<FakeSlack> {
+  const token = options.token ?? FAKE_SLACK_TOKEN;
   const calls: SlackCall[] = [];
   /** Per channel: when its last chat.postMessage was accepted (only with `limits`). */
   const lastPost = new Map<string, number>();
@@ -183,6 +242,8 @@ export async function startFakeSlack(options: { limits?: FakeSlackLimits } = {})
       return { ok: true, channel: m.channel, ts: m.ts, text: m.text };
     },
     'chat.postEphemeral'(args) {
+      const channel = String(args['channel'] ?? '');
+      if (channel === '' || unknownChannels.has(channel)) throw new Refusal('channel_not_found');
       if (typeof args['user'] !== 'string') throw new Refusal('user_not_in_channel');
       return { ok: true, message_ts: nextTs() };
     },
@@ -216,8 +277,9 @@ export async function startFakeSlack(options: { limits?: FakeSlackLimits } = {})
     const m = /^\/api\/([\w.]+)$/.exec(req.url ?? '');
     if (m === null) return reply(res, 404, { ok: false, error: 'unknown_method' });
     const method = m[1] as string;
-    if (!/^Bearer xoxb-/.test(req.headers.authorization ?? ''))
-      return reply(res, 200, { ok: false, error: 'not_authed' });
+    const auth = req.headers.authorization ?? '';
+    if (!auth.startsWith('Bearer ')) return reply(res, 200, { ok: false, error: 'not_authed' });
+    if (auth !== `Bearer ${token}`) return reply(res, 200, { ok: false, error: 'invalid_auth' });
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const args = parseArgs(Buffer.concat(chunks).toString('utf8'), req.headers['content-type'] ?? '');

@@ -4,10 +4,14 @@ import type { AddressInfo } from 'node:net';
 /**
  * A loopback Telegram Bot API that the real grammY client talks to (`TELEGRAM_API_ROOT`). It records every call,
  * keeps the messages it "sent", answers with Telegram's shapes (`{ok: true, result}` / `{ok: false, error_code,
- * description, parameters?}`), and enforces the limits askgate must respect: callback_data ≤ 64 bytes, texts ≤ 4096
- * characters, web_app buttons in private chats only. Failures can be injected per method: a 429 with retry_after,
- * a 5xx, or any Telegram refusal. With `limits`, it also answers 429 (retry_after 1) as Telegram does when a chat
- * gets messages faster than about one a second or the bot sends more than about 30 a second.
+ * description, parameters?}`), and refuses what Telegram refuses: a token other than the bot's (401), a button with
+ * no action or more than one (exactly one of callback_data, url, web_app...), callback_data outside 1..64 bytes, rows
+ * wider than 8 buttons or keyboards over 100, web_app buttons outside private chats or on a URL that is not https
+ * (loopback http only when the test says so), texts over 4096 characters, and an answerCallbackQuery for a query
+ * it never issued (telegram-updates.ts issues them) or answered already. Failures can be injected per method: a 429
+ * with retry_after, a 5xx, or any Telegram refusal. Its flood limits are on unless a test turns them off: it answers
+ * 429 (retry_after 1) as Telegram does when a chat gets messages faster than about one a second (after a short burst)
+ * or the bot sends more than about 30 a second.
  */
 
 export interface FakeCall {
@@ -23,8 +27,12 @@ export interface FakeCall {
  * loopback HTTP under test load: Telegram does not count to the millisecond either.
  */
 export interface FakeLimits {
-  /** A chat's message closer than this to its previous accepted one is refused. 1 message/s with 100 ms slack: 900. */
+  /**
+   * A chat's message is refused when `perChatBurst` (default 1) of its messages were accepted in the last
+   * `perChatGapMs`. 1 message/s with 100 ms slack: 900.
+   */
   perChatGapMs: number;
+  perChatBurst?: number;
   /** More than `perWindow` accepted messages of the bot within `windowMs` are refused. 30/s with slack: 30 in 900 ms. */
   perWindow: number;
   windowMs: number;
@@ -63,6 +71,31 @@ export interface FakeTelegram {
 
 export const BOT_USER = { id: 777000111, is_bot: true, first_name: 'askgate', username: 'askgate_test_bot' };
 
+/**
+ * The callback queries Telegram "sent" (telegram-updates.ts adds each tap's id): answerCallbackQuery accepts these
+ * only. Module-wide, since a test builds its taps apart from the fake they are answered at.
+ */
+export const issuedCallbackQueries = new Set<string>();
+
+/** The token the fake accepts unless told another. */
+export const FAKE_BOT_TOKEN = '123456:TEST-token-for-the-fake';
+
+/**
+ * The limits on by default: Telegram tolerates a short burst into a chat (3 here, as askgate's in-process pacer
+ * allows) and then about one a second, and about 30 a second for the bot. Judged on arrival, so the slack is what a
+ * loaded two-core host needs: a message that left on time may arrive 300 ms late beside one that did not.
+ */
+export const DEFAULT_FAKE_LIMITS: FakeLimits = { perChatGapMs: 700, perChatBurst: 3, perWindow: 30, windowMs: 700 };
+
+export interface FakeTelegramOptions {
+  /** Flood limits; `null` turns them off (a test about something else that must send faster). Default on. */
+  limits?: FakeLimits | null;
+  /** The bot token; calls under any other answer 401. Default {@link FAKE_BOT_TOKEN}. */
+  token?: string;
+  /** Accept web_app buttons on http://127.0.0.1 or http://localhost (a browser test's gateway). Default false. */
+  allowLoopbackWebApp?: boolean;
+}
+
 const isPrivate = (chatId: string): boolean => /^\d+$/.test(chatId);
 
 class ApiRefusal extends Error {
@@ -74,24 +107,69 @@ class ApiRefusal extends Error {
   }
 }
 
-function checkMarkup(markup: unknown, chatId: string): void {
+/** The fields of which an inline button must carry exactly one (Bot API, InlineKeyboardButton). */
+const BUTTON_ACTIONS = [
+  'url',
+  'callback_data',
+  'web_app',
+  'login_url',
+  'switch_inline_query',
+  'switch_inline_query_current_chat',
+  'switch_inline_query_chosen_chat',
+  'copy_text',
+  'callback_game',
+  'pay',
+];
+const ROW_MAX = 8;
+
+function checkMarkup(markup: unknown, chatId: string, allowLoopbackWebApp: boolean): void {
   if (markup === undefined || markup === null) return;
   const keyboard = (markup as { inline_keyboard?: unknown }).inline_keyboard;
-  if (!Array.isArray(keyboard)) return;
+  if (keyboard === undefined) return;
+  if (!Array.isArray(keyboard) || keyboard.some((row) => !Array.isArray(row)))
+    throw new ApiRefusal(400, "Bad Request: can't parse reply keyboard markup JSON object");
   let count = 0;
   for (const row of keyboard as unknown[][]) {
+    if (row.length > ROW_MAX) throw new ApiRefusal(400, 'Bad Request: too many buttons in a row');
     for (const button of row as Record<string, unknown>[]) {
       count++;
-      const data = button['callback_data'];
-      if (typeof data === 'string' && (Buffer.byteLength(data) > 64 || data.length === 0))
-        throw new ApiRefusal(400, 'Bad Request: BUTTON_DATA_INVALID');
-      if (button['web_app'] !== undefined && !isPrivate(chatId))
-        throw new ApiRefusal(400, 'Bad Request: BUTTON_TYPE_INVALID');
       if (typeof button['text'] !== 'string' || button['text'] === '')
         throw new ApiRefusal(400, 'Bad Request: text buttons are unallowed in the inline keyboard');
+      const actions = BUTTON_ACTIONS.filter((field) => button[field] !== undefined);
+      if (actions.length !== 1)
+        throw new ApiRefusal(
+          400,
+          actions.length === 0
+            ? 'Bad Request: text buttons are unallowed in the inline keyboard'
+            : "Bad Request: can't parse inline keyboard button: exactly one of the optional fields must be used",
+        );
+      const data = button['callback_data'];
+      if (data !== undefined && (typeof data !== 'string' || Buffer.byteLength(data) > 64 || data.length === 0))
+        throw new ApiRefusal(400, 'Bad Request: BUTTON_DATA_INVALID');
+      const webApp = button['web_app'] as { url?: unknown } | undefined;
+      if (webApp !== undefined) {
+        if (!isPrivate(chatId)) throw new ApiRefusal(400, 'Bad Request: BUTTON_TYPE_INVALID');
+        if (!webAppUrlAllowed(webApp.url, allowLoopbackWebApp))
+          throw new ApiRefusal(
+            400,
+            `Bad Request: inline keyboard button Web App URL '${String(webApp.url)}' is invalid: Only HTTPS links are allowed`,
+          );
+      }
     }
   }
   if (count > 100) throw new ApiRefusal(400, 'Bad Request: REPLY_MARKUP_TOO_LONG');
+}
+
+function webAppUrlAllowed(url: unknown, allowLoopback: boolean): boolean {
+  if (typeof url !== 'string') return false;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  if (parsed.protocol === 'https:') return true;
+  return allowLoopback && parsed.protocol === 'http:' && ['127.0.0.1', 'localhost'].includes(parsed.hostname);
 }
 
 function checkText(text: unknown): string {
@@ -100,21 +178,26 @@ function checkText(text: unknown): string {
   return text;
 }
 
-export async function startFakeTelegram(options: { limits?: FakeLimits } = {}): Promise<FakeTelegram> {
+export async function startFakeTelegram(options: FakeTelegramOptions = {}): Promise<FakeTelegram> {
+  const token = options.token ?? FAKE_BOT_TOKEN;
+  const allowLoopbackWebApp = options.allowLoopbackWebApp ?? false;
+  const limits = options.limits === undefined ? DEFAULT_FAKE_LIMITS : options.limits;
   const calls: FakeCall[] = [];
-  const lastInChat = new Map<string, number>();
+  /** Per chat, the times of its recently accepted messages. */
+  const recentInChat = new Map<string, number[]>();
   const accepted: number[] = [];
+  const answeredQueries = new Set<string>();
   /** Null when the call is within the limits (and counts it); otherwise the 429 Telegram would answer. */
   const overLimit = (payload: Record<string, unknown>, at: number): InjectedFailure | null => {
-    const limits = options.limits;
-    if (limits === undefined || payload['chat_id'] === undefined) return null;
+    if (limits === null || payload['chat_id'] === undefined) return null;
     const chat = String(payload['chat_id']);
-    const last = lastInChat.get(chat);
+    const recent = (recentInChat.get(chat) ?? []).filter((t) => at - t < limits.perChatGapMs);
     while (accepted.length > 0 && (accepted[0] as number) <= at - limits.windowMs) accepted.shift();
-    if ((last !== undefined && at - last < limits.perChatGapMs) || accepted.length >= limits.perWindow) {
+    if (recent.length >= (limits.perChatBurst ?? 1) || accepted.length >= limits.perWindow) {
       return { status: 429, error_code: 429, description: 'Too Many Requests: retry after 1', retry_after: 1 };
     }
-    lastInChat.set(chat, at);
+    recent.push(at);
+    recentInChat.set(chat, recent);
     accepted.push(at);
     return null;
   };
@@ -146,7 +229,7 @@ export async function startFakeTelegram(options: { limits?: FakeLimits } = {}): 
       const chatId = String(p['chat_id']);
       if (unknownChats.has(chatId)) throw new ApiRefusal(400, 'Bad Request: chat not found');
       const text = checkText(p['text']);
-      checkMarkup(p['reply_markup'], chatId);
+      checkMarkup(p['reply_markup'], chatId, allowLoopbackWebApp);
       const id = (nextId.get(chatId) ?? 100) + 1;
       nextId.set(chatId, id);
       const m: FakeMessage = {
@@ -162,7 +245,7 @@ export async function startFakeTelegram(options: { limits?: FakeLimits } = {}): 
     editMessageText(p) {
       const m = find(p);
       const text = checkText(p['text']);
-      checkMarkup(p['reply_markup'], m.chat_id);
+      checkMarkup(p['reply_markup'], m.chat_id, allowLoopbackWebApp);
       const markup = (p['reply_markup'] as Record<string, unknown>) ?? null;
       if (text === m.text && JSON.stringify(markup) === JSON.stringify(m.reply_markup)) {
         throw new ApiRefusal(
@@ -178,13 +261,16 @@ export async function startFakeTelegram(options: { limits?: FakeLimits } = {}): 
     },
     editMessageReplyMarkup(p) {
       const m = find(p);
-      checkMarkup(p['reply_markup'], m.chat_id);
+      checkMarkup(p['reply_markup'], m.chat_id, allowLoopbackWebApp);
       m.reply_markup = (p['reply_markup'] as Record<string, unknown>) ?? null;
       return messageObject(m);
     },
     answerCallbackQuery(p) {
-      if (typeof p['callback_query_id'] !== 'string')
+      const id = p['callback_query_id'];
+      // Telegram knows the queries it sent; one is answered once, and only within its time.
+      if (typeof id !== 'string' || !issuedCallbackQueries.has(id) || answeredQueries.has(id))
         throw new ApiRefusal(400, 'Bad Request: query is too old and response timeout expired or query ID is invalid');
+      answeredQueries.add(id);
       if (typeof p['text'] === 'string' && [...p['text']].length > 200)
         throw new ApiRefusal(400, 'Bad Request: MESSAGE_TOO_LONG');
       return true;
@@ -198,9 +284,11 @@ export async function startFakeTelegram(options: { limits?: FakeLimits } = {}): 
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const m = /^\/bot[^/]+\/(\w+)$/.exec(req.url ?? '');
+    const m = /^\/bot([^/]+)\/(\w+)$/.exec(req.url ?? '');
     if (m === null) return reply(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
-    const method = m[1] as string;
+    if (decodeURIComponent(m[1] as string) !== token)
+      return reply(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
+    const method = m[2] as string;
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks).toString('utf8');

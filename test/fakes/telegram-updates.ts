@@ -1,4 +1,4 @@
-import { BOT_USER, type FakeMessage } from './telegram-server.js';
+import { BOT_USER, issuedCallbackQueries, type FakeMessage } from './telegram-server.js';
 
 /**
  * Real-shaped Telegram updates (as the Bot API posts them to a webhook) for tests: taps on inline buttons and
@@ -44,10 +44,13 @@ export function tapUpdate(
     data = rows.flat().find((b) => b.text === pick.label)?.callback_data;
     if (data === undefined) throw new Error(`no button "${pick.label}" on message ${question.message_id}`);
   }
+  const update_id = nextUpdateId();
+  const id = `cbq-${updateSeq}`;
+  issuedCallbackQueries.add(id);
   return {
-    update_id: nextUpdateId(),
+    update_id,
     callback_query: {
-      id: `cbq-${updateSeq}`,
+      id,
       from,
       chat_instance: '-1234567890',
       message: {

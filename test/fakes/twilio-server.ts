@@ -5,7 +5,10 @@ import twilio from 'twilio';
 /**
  * A loopback Twilio REST API that the real twilio package talks to (`TWILIO_API_URL`): Messages.json with HTTP Basic
  * auth (account SID and auth token), Twilio's error body `{code, message, more_info, status}` — 21610 for a number
- * that replied STOP — and signed status callbacks to a message's StatusCallback.
+ * that replied STOP — and what Twilio refuses: an empty Body (21602), a To or From that is not E.164 (21211, 21212),
+ * a From the account does not own (21606), a WhatsApp sender to an SMS number or the reverse (21910). Once told where
+ * the public base really listens (`routeCallbacks`), it POSTs each message's status callbacks (`sent`, then
+ * `delivered`) to its StatusCallback, signed as Twilio signs them (X-Twilio-Signature over the public URL).
  */
 
 export const ACCOUNT_SID = `AC${'0123456789abcdef'.repeat(2)}`;
@@ -19,9 +22,23 @@ export interface FakeSms {
   statusCallback: string | null;
 }
 
+/** The senders the fake's account owns unless a test names others. */
+export const OWNED_SMS_FROM = '+15005550006';
+export const OWNED_WHATSAPP_FROM = 'whatsapp:+14155238886';
+
+/** A status callback the fake delivered, and how the receiver answered it. */
+export interface FakeCallback {
+  sid: string;
+  status: string;
+  httpStatus: number;
+}
+
 export interface FakeTwilio {
   readonly apiUrl: string;
   readonly sent: FakeSms[];
+  readonly callbacks: FakeCallback[];
+  /** StatusCallback URLs under `publicBase` are POSTed to `reachableBase` instead (still signed for the public URL). */
+  routeCallbacks(publicBase: string, reachableBase: string): void;
   sentTo(to: string): FakeSms[];
   /** The number replied STOP: sends to it fail with 21610 until `optIn`. */
   optOut(number: string): void;
@@ -59,7 +76,46 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export async function startFakeTwilio(): Promise<FakeTwilio> {
+const E164 = /^\+[1-9]\d{6,14}$/;
+const bare = (n: string): string => n.replace(/^whatsapp:/, '');
+const isWhatsApp = (n: string): boolean => n.startsWith('whatsapp:');
+
+export async function startFakeTwilio(options: { owned?: readonly string[] } = {}): Promise<FakeTwilio> {
+  const owned = new Set(options.owned ?? [OWNED_SMS_FROM, OWNED_WHATSAPP_FROM]);
+  const callbacks: FakeCallback[] = [];
+  let route: { publicBase: string; reachableBase: string } | null = null;
+  /** Twilio's callbacks for one message, in order, each signed over the public StatusCallback URL. */
+  const sendCallbacks = async (sms: FakeSms): Promise<void> => {
+    const url = sms.statusCallback;
+    if (url === null || route === null || !url.startsWith(route.publicBase)) return;
+    const target = route.reachableBase + url.slice(route.publicBase.length);
+    for (const status of ['sent', 'delivered']) {
+      const params = {
+        MessageSid: sms.sid,
+        SmsSid: sms.sid,
+        MessageStatus: status,
+        SmsStatus: status,
+        AccountSid: ACCOUNT_SID,
+        From: sms.from,
+        To: sms.to,
+        ApiVersion: '2010-04-01',
+      };
+      try {
+        const res = await fetch(target, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            'x-twilio-signature': signTwilio(url, params),
+          },
+          body: new URLSearchParams(params).toString(),
+        });
+        await res.text();
+        callbacks.push({ sid: sms.sid, status, httpStatus: res.status });
+      } catch {
+        callbacks.push({ sid: sms.sid, status, httpStatus: 0 });
+      }
+    }
+  };
   const sent: FakeSms[] = [];
   const optedOut = new Set<string>();
   let seq = 0;
@@ -83,11 +139,33 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
       const body = p['Body'] ?? '';
       if (to === '') return refuse(res, 400, 21604, "A 'To' phone number is required.");
       if (from === '') return refuse(res, 400, 21603, "A 'From' phone number is required.");
+      if (!E164.test(bare(to))) return refuse(res, 400, 21211, `The 'To' number ${to} is not a valid phone number.`);
+      if (!E164.test(bare(from)))
+        return refuse(
+          res,
+          400,
+          21212,
+          `The 'From' number ${from} is not a valid phone number, shortcode, or alphanumeric sender ID.`,
+        );
+      if (!owned.has(from))
+        return refuse(
+          res,
+          400,
+          21606,
+          `The From phone number ${from} is not a valid, SMS-capable inbound phone number or short code for your account.`,
+        );
+      if (isWhatsApp(to) !== isWhatsApp(from))
+        return refuse(res, 400, 21910, 'Invalid From and To pair. From and To should be of the same channel.');
+      if (body.trim() === '' && p['MediaUrl'] === undefined)
+        return refuse(res, 400, 21602, 'Message body is required.');
       if (body.length > 1600)
         return refuse(res, 400, 21617, 'The concatenated message body exceeds the 1600 character limit.');
       if (optedOut.has(to)) return refuse(res, 400, 21610, 'Attempt to send to unsubscribed recipient');
       const sid = `SM${String(++seq).padStart(32, '0')}`;
-      sent.push({ sid, to, from, body, statusCallback: p['StatusCallback'] ?? null });
+      const sms: FakeSms = { sid, to, from, body, statusCallback: p['StatusCallback'] ?? null };
+      sent.push(sms);
+      // After the 201, as Twilio does: the message goes out, then its callbacks come.
+      setTimeout(() => void sendCallbacks(sms), 10);
       reply(res, 201, {
         sid,
         account_sid: ACCOUNT_SID,
@@ -108,6 +186,10 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
   return {
     apiUrl: `http://127.0.0.1:${port}`,
     sent,
+    callbacks,
+    routeCallbacks(publicBase, reachableBase) {
+      route = { publicBase, reachableBase };
+    },
     sentTo: (to) => sent.filter((m) => m.to === to),
     optOut: (n) => optedOut.add(n),
     optIn: (n) => optedOut.delete(n),

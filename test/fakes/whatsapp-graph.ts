@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { PHONE_NUMBER_ID, WABA_ID } from './whatsapp-webhooks.js';
 
 /**
  * A loopback Graph API that askgate's WhatsApp client talks to (`WHATSAPP_API_URL`). It answers with the Cloud API's
@@ -55,6 +56,9 @@ const ERRORS: Record<number, { message: string; details: string; status: number 
     status: 400,
   },
   131009: { message: 'Parameter value is not valid', details: '', status: 400 },
+  132000: { message: 'Number of parameters does not match the expected number of params', details: '', status: 400 },
+  132001: { message: 'Template name does not exist in the translation', details: '', status: 404 },
+  132018: { message: "There's an issue with the parameters in your template.", details: '', status: 400 },
   100: { message: 'Invalid parameter', details: '', status: 400 },
 };
 
@@ -69,7 +73,52 @@ class Refusal extends Error {
 
 const len = (s: unknown): number => (typeof s === 'string' ? [...s].length : 0);
 
-function checkMessage(p: Record<string, unknown>): void {
+/** An approved message template: its language and how many body parameters ({{1}}…) it takes. */
+export interface FakeTemplate {
+  language: string;
+  bodyParameters: number;
+}
+
+/** The templates approved on the fake's account unless a test names others. */
+export const DEFAULT_TEMPLATES: Record<string, FakeTemplate> = {
+  askgate_question: { language: 'en_US', bodyParameters: 1 },
+};
+
+function checkTemplate(p: Record<string, unknown>, templates: Record<string, FakeTemplate>): void {
+  const t = p['template'] as Record<string, unknown> | undefined;
+  const name = t?.['name'];
+  const language = (t?.['language'] as Record<string, unknown> | undefined)?.['code'];
+  const approved = typeof name === 'string' ? templates[name] : undefined;
+  if (approved === undefined || approved.language !== language)
+    throw new Refusal(132001, `template name (${String(name)}) does not exist in ${String(language)}`);
+  const components = (t?.['components'] ?? []) as Array<{ type: string; parameters?: Array<Record<string, unknown>> }>;
+  const body = components.find((c) => c.type === 'body')?.parameters ?? [];
+  if (body.length !== approved.bodyParameters)
+    throw new Refusal(
+      132000,
+      `body: number of localizable_params (${body.length}) does not match the expected number of params (${approved.bodyParameters})`,
+    );
+  for (const param of body) {
+    const text = param['text'];
+    if (param['type'] !== 'text' || typeof text !== 'string' || text === '')
+      throw new Refusal(131009, 'a body parameter must be a non-empty text');
+    // The Cloud API refuses these in a parameter at send time.
+    if (/[\n\t]| {5,}/.test(text))
+      throw new Refusal(132018, 'Param text cannot have new-line/tab characters or more than 4 consecutive spaces');
+    if (len(text) > 1024) throw new Refusal(131009, 'a body parameter is too long');
+  }
+}
+
+/** Ids must be unique within one message, and every title non-empty. */
+function checkUnique(ids: string[], what: string): void {
+  if (new Set(ids).size !== ids.length) throw new Refusal(131009, `${what} ids must be unique`);
+}
+
+function checkMessage(
+  p: Record<string, unknown>,
+  templates: Record<string, FakeTemplate>,
+  publishedFlow: (id: string) => boolean,
+): void {
   const type = p['type'];
   if (type === 'text') {
     const body = (p['text'] as Record<string, unknown> | undefined)?.['body'];
@@ -77,7 +126,10 @@ function checkMessage(p: Record<string, unknown>): void {
     if (len(body) > 4096) throw new Refusal(100, 'text.body is too long (max 4096)');
     return;
   }
-  if (type === 'template') return;
+  if (type === 'template') {
+    checkTemplate(p, templates);
+    return;
+  }
   if (type !== 'interactive') throw new Refusal(100, `unsupported type ${String(type)}`);
   const i = p['interactive'] as Record<string, unknown>;
   const body = (i['body'] as Record<string, unknown> | undefined)?.['text'];
@@ -87,20 +139,44 @@ function checkMessage(p: Record<string, unknown>): void {
   if (i['type'] === 'button') {
     const buttons = action['buttons'] as Array<{ reply: { id: string; title: string } }>;
     if (buttons.length < 1 || buttons.length > 3) throw new Refusal(131009, 'action.buttons must have 1..3 buttons');
-    for (const b of buttons)
+    for (const b of buttons) {
       if (len(b.reply.title) > 20 || len(b.reply.id) > 256)
         throw new Refusal(131009, 'button title is too long (max 20)');
+      if (len(b.reply.title) === 0 || len(b.reply.id) === 0)
+        throw new Refusal(131009, 'a button needs a title and an id');
+    }
+    checkUnique(
+      buttons.map((b) => b.reply.id),
+      'button',
+    );
+    checkUnique(
+      buttons.map((b) => b.reply.title),
+      'button title',
+    );
   } else if (i['type'] === 'list') {
-    const rows = (action['sections'] as Array<{ rows: Array<Record<string, string>> }>).flatMap((s) => s.rows);
+    const sections = action['sections'] as Array<{ title?: string; rows: Array<Record<string, string>> }>;
+    if (!Array.isArray(sections) || sections.length < 1 || sections.length > 10)
+      throw new Refusal(131009, 'a list has 1..10 sections');
+    // More than one section: each needs a title (max 24).
+    if (sections.length > 1 && sections.some((s) => len(s.title) === 0 || len(s.title) > 24))
+      throw new Refusal(131009, 'each section of a multi-section list needs a title of 1..24 characters');
+    const rows = sections.flatMap((s) => s.rows);
     if (rows.length < 1 || rows.length > 10) throw new Refusal(131009, 'a list has 1..10 rows');
-    for (const r of rows)
+    for (const r of rows) {
       if (len(r['title']) > 24 || len(r['description']) > 72 || len(r['id']) > 200)
         throw new Refusal(131009, 'row title is too long (max 24)');
+      if (len(r['title']) === 0 || len(r['id']) === 0) throw new Refusal(131009, 'a row needs a title and an id');
+    }
+    checkUnique(
+      rows.map((r) => r['id'] as string),
+      'row',
+    );
     if (len(action['button']) > 20) throw new Refusal(131009, 'list button is too long (max 20)');
   } else if (i['type'] === 'flow') {
     const params = action['parameters'] as Record<string, unknown>;
     if (typeof params['flow_token'] !== 'string' || typeof params['flow_id'] !== 'string')
       throw new Refusal(100, 'flow_token and flow_id are required');
+    if (!publishedFlow(params['flow_id'])) throw new Refusal(131009, `flow ${params['flow_id']} is not published`);
   } else throw new Refusal(100, `unsupported interactive type ${String(i['type'])}`);
 }
 
@@ -110,7 +186,18 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export async function startFakeGraph(): Promise<FakeGraph> {
+export interface FakeGraphOptions {
+  /** The business phone number the token may send from; /<other id>/messages does not exist. */
+  phoneNumberId?: string;
+  /** The WhatsApp Business Account that owns the Flows; /<other id>/flows does not exist. */
+  businessAccountId?: string;
+  templates?: Record<string, FakeTemplate>;
+}
+
+export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<FakeGraph> {
+  const phoneNumberId = options.phoneNumberId ?? PHONE_NUMBER_ID;
+  const businessAccountId = options.businessAccountId ?? WABA_ID;
+  const templates = options.templates ?? DEFAULT_TEMPLATES;
   const sent: SentMessage[] = [];
   const flows = new Map<string, FakeFlow>();
   const calls: Array<{ method: string; path: string }> = [];
@@ -154,6 +241,18 @@ export async function startFakeGraph(): Promise<FakeGraph> {
       }
       const raw = await readBody(req);
       const parts = path.split('/').filter((p) => p !== '');
+      const noSuchObject = (): void =>
+        reply(res, 400, {
+          error: {
+            message: `Unsupported ${req.method} request. Object with ID '${parts[0]}' does not exist, cannot be loaded due to missing permissions, or does not support this operation`,
+            type: 'GraphMethodException',
+            code: 100,
+            error_subcode: 33,
+            fbtrace_id: 'x',
+          },
+        });
+      if (parts[1] === 'messages' && parts[0] !== phoneNumberId) return noSuchObject();
+      if (parts[1] === 'flows' && parts[0] !== businessAccountId) return noSuchObject();
       if (req.method === 'POST' && parts[1] === 'messages') {
         const p = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
         const to = String(p['to']);
@@ -162,7 +261,7 @@ export async function startFakeGraph(): Promise<FakeGraph> {
         if (failure !== undefined) return refuse(res, failure);
         if (outside.has(to) && p['type'] !== 'template') return refuse(res, 131047);
         try {
-          checkMessage(p);
+          checkMessage(p, templates, (id) => flows.get(id)?.status === 'PUBLISHED');
         } catch (err) {
           if (err instanceof Refusal) return refuse(res, err.code, err.details);
           throw err;

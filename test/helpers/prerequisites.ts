@@ -1,9 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
  * Runs once before any test: the suite needs a real redis-server and a real Chromium, and says how to get them
- * instead of failing later with a confusing error.
+ * instead of failing later with a confusing error. Then it brings dist/ up to date with the sources: the
+ * spawned-process and browser tests run dist/ while the in-process tests run the sources, so a stale dist/ would
+ * test yesterday's askgate without saying so.
  */
 export default function checkPrerequisites(): void {
   const missing: string[] = [];
@@ -22,5 +27,23 @@ export default function checkPrerequisites(): void {
   }
   if (missing.length > 0) {
     throw new Error(`askgate tests cannot run:\n- ${missing.join('\n- ')}`);
+  }
+  buildDist();
+}
+
+/**
+ * The same two incremental compilations as `npm run build`. Modification times cannot tell a stale dist/: the
+ * incremental compiler leaves an output untouched when its source was saved without a change. Compiling is exact,
+ * and after `npm test`'s own pretest build it finds nothing to do in a few seconds.
+ */
+function buildDist(): void {
+  const tsc = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
+  for (const project of ['tsconfig.json', 'tsconfig.web.json']) {
+    try {
+      execFileSync(process.execPath, [tsc, '-p', project], { cwd: ROOT, stdio: 'pipe' });
+    } catch (err) {
+      const out = (err as { stdout?: Buffer }).stdout?.toString() ?? String(err);
+      throw new Error(`askgate tests cannot run: the build of dist/ (tsc -p ${project}) failed:\n${out}`);
+    }
   }
 }

@@ -142,6 +142,18 @@ export async function until(check: () => boolean | Promise<boolean>, what: strin
   }
 }
 
+/**
+ * Watches `check` for `ms` and fails the moment it is false: "delivered once" holds only if no late duplicate shows
+ * up after the first delivery. The window is wider than a resume's retry backoff in these tests (100 ms, doubling).
+ */
+export async function holds(check: () => boolean | Promise<boolean>, what: string, ms = 1_500): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (!(await check())) throw new Error(`no longer true: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** An RFC 3339 moment `ms` from now. */
 export function inMs(ms: number): string {
   return new Date(Date.now() + ms).toISOString();

@@ -9,6 +9,7 @@ import {
   startReceiver,
   startRecorder,
   stopChild,
+  holds,
   until,
   webhookSecret,
   type Receiver,
@@ -95,8 +96,8 @@ describe('an async park resumes exactly once', () => {
       async () => (await onA().get('/api/runs/run-webhook')).json['status'] === 'resumed',
       'the run to resume',
     );
+    await holds(() => deliveriesFor('run-webhook').length === 1, 'one delivery of run-webhook');
     const [delivery] = deliveriesFor('run-webhook');
-    expect(deliveriesFor('run-webhook')).toHaveLength(1);
     expect(delivery?.body).toMatchObject({
       type: 'run.resumed',
       run_id: 'run-webhook',
@@ -122,7 +123,7 @@ describe('an async park resumes exactly once', () => {
     expect(statuses.filter((s) => s === 'answered')).toHaveLength(1);
     expect(statuses.filter((s) => s === 'already_answered')).toHaveLength(99);
     await until(async () => (await onB().get('/api/runs/run-dupes')).json['status'] === 'resumed', 'the run to resume');
-    expect(deliveriesFor('run-dupes')).toHaveLength(1);
+    await holds(() => deliveriesFor('run-dupes').length === 1, 'one delivery of run-dupes');
     expect((await onB().get('/api/runs/run-dupes')).json['resume_attempts']).toBe(1);
   });
 
@@ -139,7 +140,7 @@ describe('an async park resumes exactly once', () => {
       async () => (await onA().get('/api/runs/run-handler')).json['status'] === 'resumed',
       'the handler run to resume',
     );
-    expect(eventsFor('run-handler', 'completed')).toHaveLength(1);
+    await holds(() => eventsFor('run-handler', 'completed').length === 1, 'one completed continuation of run-handler');
     expect(eventsFor('run-handler', 'completed')[0]?.continuation).toMatchObject({
       type: 'run.resumed',
       identity: 'alice',
@@ -178,7 +179,7 @@ describe('an async park resumes exactly once', () => {
     const started = eventsFor('run-sigkill', 'started');
     const completed = eventsFor('run-sigkill', 'completed');
     expect(started.map((e) => e.pid)).toEqual([doomed.pid, survivor.pid]);
-    expect(completed).toHaveLength(1);
+    await holds(() => eventsFor('run-sigkill', 'completed').length === 1, 'one completed rerun of run-sigkill');
     expect(completed[0]?.pid).toBe(survivor.pid);
     expect(completed[0]?.continuation['resume_id']).toBe(started[0]?.continuation['resume_id']);
     await stopChild(survivor);
@@ -210,7 +211,7 @@ describe('an async park resumes exactly once', () => {
       async () => (await onA().get('/api/runs/run-fanout')).json['status'] === 'resumed',
       'the fan-out to resume',
     );
-    expect(deliveriesFor('run-fanout')).toHaveLength(1);
+    await holds(() => deliveriesFor('run-fanout').length === 1, 'one delivery of run-fanout');
     const results = deliveriesFor('run-fanout')[0]?.body['results'] as Record<string, { answer: unknown }>;
     expect(Object.keys(results).sort()).toEqual([...ids].sort());
     for (const id of ids) expect(results[id]?.answer).toEqual(answers[id]);

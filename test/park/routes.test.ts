@@ -4,13 +4,22 @@ import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { replyJobId, resumeJobId } from '../../src/queue/queues.js';
+import { ResumeProducer } from '../../src/queue/queues.js';
+import { Keys } from '../../src/store/keys.js';
 import { startFakeTelegram, type FakeCall, type FakeMessage, type FakeTelegram } from '../fakes/telegram-server.js';
 import { PERSON, nextUpdateId, postUpdate, tapUpdate } from '../fakes/telegram-updates.js';
 import { api } from '../helpers/http.js';
 import { spawnGateway, type GatewayProcess } from '../helpers/process.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
-import { inMs, spawnContinuationWorker, startVerifyingServer, stopChild, until, webhookSecret } from './helpers.js';
+import {
+  holds,
+  inMs,
+  spawnContinuationWorker,
+  startVerifyingServer,
+  stopChild,
+  until,
+  webhookSecret,
+} from './helpers.js';
 
 /**
  * Runs reached over chat (docs/parks.md, "Routes"), all real processes on one redis-server: an `askgate serve`
@@ -23,6 +32,7 @@ const TOKEN = 'route-concierge-token-0123456789abc';
 const PREFIX = '{rt}:';
 const SECRET = webhookSecret();
 const TG_SECRET = 'tg-route-webhook-secret_0123456789';
+const TG_TOKEN = '123456:ROUTE-token-for-the-fake';
 const HANDLER_CHAT = '7100001';
 const ROUTE_WORKER = fileURLToPath(new URL('../fixtures/route-worker.mjs', import.meta.url));
 let chatSeq = 7_200_000;
@@ -99,7 +109,7 @@ async function startTarget(): Promise<Target> {
 
 beforeAll(async () => {
   redis = await startRedisServer({ own: true });
-  [fake, target] = await Promise.all([startFakeTelegram(), startTarget()]);
+  [fake, target] = await Promise.all([startFakeTelegram({ token: TG_TOKEN }), startTarget()]);
   const env = {
     REDIS_URL: redis.url,
     ASKGATE_REDIS_PREFIX: PREFIX,
@@ -107,7 +117,7 @@ beforeAll(async () => {
       [TOKEN]: { identity: 'concierge', scopes: ['read', 'write', 'answer'], webhook_secret: SECRET },
     }),
     ASKGATE_RESUME_BACKOFF_MS: '100',
-    TELEGRAM_BOT_TOKEN: '123456:ROUTE-token-for-the-fake',
+    TELEGRAM_BOT_TOKEN: TG_TOKEN,
     TELEGRAM_WEBHOOK_SECRET: TG_SECRET,
     TELEGRAM_API_ROOT: fake.apiRoot,
     INTERACTIONS_PUBLIC_BASE_URL: 'http://127.0.0.1:1',
@@ -219,28 +229,37 @@ describe('runs reached over chat', () => {
     expect(target.resumes.filter((r) => r.body['run_id'] === runId)).toHaveLength(1);
     expect(target.refused).toContain(target.resumes.find((r) => r.body['run_id'] === runId)?.id);
 
-    // A duplicate resume attempt (the sweep, a second gateway) and a duplicate reply enqueue find their jobs done.
+    // Duplicates as askgate itself makes them: the sweep or a second gateway enqueues the resume again and a rerun
+    // continuation enqueues its reply again, both through askgate's producer. And a resume job under an id no
+    // dedupe knows (a job that outlived its kept id): only the run's own state can keep that one from resuming.
     const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
-    const queues = [
+    const producer = new ResumeProducer(connection, new Keys(PREFIX));
+    const [resumeQueue, replyQueue] = [
       new Queue('resume', { connection, prefix: '{rt}' }),
       new Queue('reply', { connection, prefix: '{rt}' }),
-    ];
+    ] as const;
     try {
-      const [resumeQueue, replyQueue] = queues as [Queue, Queue];
-      await resumeQueue.add('resume', { runId, generation: 1 }, { jobId: resumeJobId(runId, 1) });
+      await producer.enqueue(runId, 1);
       const thread = { channel: 'telegram', recipient: chat, replyToMessageId: messageId, route: 'ops' };
-      await replyQueue.add(
-        'reply',
-        { runId, generation: 1, thread, output: { text: 'again' } },
-        { jobId: replyJobId(runId, 1) },
-      );
-      expect(await resumeQueue.getJobState(resumeJobId(runId, 1))).toBe('completed');
-      expect(await replyQueue.getJobState(replyJobId(runId, 1))).toBe('completed');
+      await producer.enqueueReply({ runId, generation: 1, thread, output: { text: 'again' } });
+      const stray = await resumeQueue.add('resume', { runId, generation: 1 }, { jobId: `stray-${messageId}` });
+      await until(async () => (await stray.getState()) === 'completed', 'the stray resume job to be processed');
+      const unsettled = async (): Promise<number> =>
+        Object.values(await replyQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).reduce(
+          (a, b) => a + b,
+          0,
+        );
+      await until(async () => (await unsettled()) === 0, 'the reply queue to settle');
     } finally {
-      await Promise.all(queues.map((q) => q.close()));
+      await Promise.all([resumeQueue.close(), replyQueue.close(), producer.close()]);
       connection.disconnect();
     }
-    expect(repliesTo(chat, messageId)).toHaveLength(1);
+    await holds(
+      () =>
+        repliesTo(chat, messageId).length === 1 &&
+        target.resumes.filter((r) => r.body['run_id'] === runId).length === 1,
+      'one reply and one resume delivery of the run',
+    );
   });
 
   it('runs a handler route on an SDK worker: the turn parks, and the resumed return value lands in the thread', async () => {

@@ -1,4 +1,4 @@
-import { describe, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { AskAnswer, AskgateClient, SuspendedAsk } from '../../src/sdk/index.js';
 
 /**
@@ -62,4 +62,21 @@ describe('ask types', () => {
       // @ts-expect-error async needs expiry_at
       void client.ask({ question: 'q', answer_format: 'text', mode: 'async' });
     }));
+});
+
+describe('the type-level tests are enforced', () => {
+  // The checks above never run; this one does, and fails when `npm test` stops type-checking the test files.
+  it('npm test type-checks every test file before it runs', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const root = new URL('../../', import.meta.url);
+    const pkg = JSON.parse(await readFile(new URL('package.json', root), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(pkg.scripts['pretest']).toMatch(/\btsc -p tsconfig\.test\.json\b/);
+    const config = JSON.parse(await readFile(new URL('tsconfig.test.json', root), 'utf8')) as {
+      include: string[];
+      compilerOptions: { noEmit?: boolean };
+    };
+    expect(config.include).toContain('test/**/*.ts');
+  });
 });

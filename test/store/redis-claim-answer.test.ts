@@ -5,7 +5,7 @@ import { answerFacts } from '../../src/core/interaction-service.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import type { AnswerFacts, Resolution } from '../../src/store/store.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
-import { answer, makeInteraction, sleep } from './fixtures.js';
+import { answer, eventually, makeInteraction, sleep } from './fixtures.js';
 
 /** RedisStore.claimAnswer: the resolve script's answer check (ARGV[15], ARGV[16]) — claim or change nothing. */
 
@@ -57,16 +57,23 @@ describe('RedisStore.claimAnswer', () => {
       [makeInteraction({ answer_format: 'select', choices: ['a', 'b'] }), 'c'],
       [makeInteraction({ answer_format: 'select', choices: ['a', 'b'] }), ['a']],
     ] as const;
+    const ids = new Set<string>(cases.map(([record]) => record.id));
+    const about = () => events.filter((e) => ids.has(e.record.id)).map((e) => `${e.type} ${e.record.id}`);
     for (const [record] of cases) await store.create(record);
-    await sleep(50);
-    const before = events.length;
+    // The baseline is every created event seen, not a pause that a loaded host may outlast.
+    await eventually(() => expect(about()).toHaveLength(cases.length));
     for (const [record, value] of cases) {
       const outcome = await store.claimAnswer(record.id, answered(value), facts(value));
       expect(outcome.kind).toBe('invalid');
       expect((await store.get(record.id))?.status).toBe('pending');
     }
-    await sleep(50);
-    expect(events.length).toBe(before);
+    // Events reach a subscriber in publish order: once a record created after the claims is seen, any event a
+    // claim published has been seen too.
+    const sentinel = makeInteraction();
+    await store.create(sentinel);
+    await eventually(() => expect(events.some((e) => e.record.id === sentinel.id)).toBe(true));
+    expect(about().every((line) => line.startsWith('interaction.created '))).toBe(true);
+    expect(about()).toHaveLength(cases.length);
   });
 
   it('leaves forms, asks to the caller and passed deadlines to the full path (unchecked)', async () => {
