@@ -24,6 +24,8 @@ COPY --from=build /app/dist/channels ./dist/channels
 COPY --from=build /app/dist/forms ./dist/forms
 COPY --from=build /app/dist/web ./dist/web
 COPY web/*.css ./web/
+# The docs the landing page links and serves at /docs/*.md.
+COPY docs ./docs
 USER node
 EXPOSE 8080
 ENTRYPOINT ["node", "dist/src/cli/main.js"]

@@ -22,7 +22,7 @@ export async function slackDelivery(size: Size): Promise<BenchResult> {
   const s = size.tiny ? { questions: 24, channels: 4 } : { questions: 600, channels: 8 };
   const allowed = s.channels;
   const redis = await startRedis();
-  const slack = await startFakeSlack({ limits: LIMITS });
+  const slack = await startFakeSlack({ limits: LIMITS, token: 'xoxb-bench-token' });
   const env = {
     SLACK_BOT_TOKEN: 'xoxb-bench-token',
     SLACK_SIGNING_SECRET: 'bench-signing-secret',

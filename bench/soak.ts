@@ -148,7 +148,10 @@ async function main(): Promise<void> {
   const redis = await startRedis();
   const raw = new Redis(redis.url);
   const counts = emptyCounts();
-  const [telegram, receiver] = await Promise.all([startFakeTelegram(), startCountingReceiver(counts)]);
+  const [telegram, receiver] = await Promise.all([
+    startFakeTelegram({ token: '123456:SOAK-token-for-the-fake' }),
+    startCountingReceiver(counts),
+  ]);
   const env = {
     REDIS_URL: redis.url,
     ASKGATE_REDIS_PREFIX: PREFIX,

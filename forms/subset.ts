@@ -1,5 +1,5 @@
 /**
- * The channel-deliverable form subset (CONTRACT.md): what a chat channel can render natively and check inside the
+ * The channel-deliverable form subset (docs/forms.md): what a chat channel can render natively and check inside the
  * form (a Slack modal, a WhatsApp Flow, the Telegram webview). A channel form's schema is checked when the question
  * is asked, before anything is stored, and a refusal names the property. The inbox and the callback page take any
  * schema and never call this.

@@ -5,7 +5,7 @@ import { RouteConfigError, parseRoutes, type Route } from './park/routes.js';
 import { DEFAULT_KEY_PREFIX } from './store/keys.js';
 
 /**
- * The one place that reads the environment. Every variable of the contract becomes a typed, validated field;
+ * The one place that reads the environment. Every variable askgate reads becomes a typed, validated field;
  * a bad value throws a ConfigError whose message is one line naming the variable and the fix.
  */
 
@@ -259,6 +259,15 @@ function routesOf(
   return routes;
 }
 
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function parseLogLevel(raw: string | null): string {
+  const level = (raw ?? 'info').trim().toLowerCase();
+  if (!LOG_LEVELS.includes(level))
+    throw new ConfigError('LOG_LEVEL', `"${raw}" is not a level; use one of ${LOG_LEVELS.join(', ')}.`);
+  return level;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   // PORT=0 asks the OS for a free port (tests use it); the bound port is printed at start.
   const port = env['PORT'] === '0' ? 0 : positiveInt(env, 'PORT', 8080);
@@ -328,7 +337,7 @@ export function loadConfig(env: Env = process.env): Config {
       whatsappFrom: optional(env, 'TWILIO_WHATSAPP_FROM'),
       apiUrl: optional(env, 'TWILIO_API_URL') ?? 'https://api.twilio.com',
     })),
-    logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
+    logLevel: parseLogLevel(optional(env, 'LOG_LEVEL')),
     resumeLockMs: positiveInt(env, 'ASKGATE_RESUME_LOCK_MS', 30_000),
     resumeBackoffMs: positiveInt(env, 'ASKGATE_RESUME_BACKOFF_MS', 1_000),
     webhookAllowPrivate,

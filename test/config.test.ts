@@ -14,6 +14,12 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ HOST: '0.0.0.0', ASKGATE_TOKENS: tokens }).devToken).toBeNull();
   });
 
+  it('takes LOG_LEVEL in any case and refuses an unknown level, naming the variable and the levels', () => {
+    expect(loadConfig({ LOG_LEVEL: 'DEBUG' }).logLevel).toBe('debug');
+    expect(loadConfig({}).logLevel).toBe('info');
+    expect(() => loadConfig({ LOG_LEVEL: 'verbose' })).toThrow(/LOG_LEVEL: "verbose" is not a level; use one of fatal/);
+  });
+
   it('takes ASKGATE_DEV_TOKEN as the dev token, and refuses a short one', () => {
     expect(loadConfig({ ASKGATE_DEV_TOKEN: 'sixteen-chars-ok' }).devToken).toBe('sixteen-chars-ok');
     expect(() => loadConfig({ ASKGATE_DEV_TOKEN: 'short' })).toThrow(/ASKGATE_DEV_TOKEN: must be at least 16/);

@@ -1,5 +1,5 @@
 /**
- * The inbox's way to the API doors: a bearer token on every request, JSON both ways, and the contract's error body
+ * The inbox's way to the API doors: a bearer token on every request, JSON both ways, and the doors' error body
  * (`{error, message, field?}`) read into one shape. A refused token is reported once, so the page can ask again.
  */
 

@@ -62,8 +62,9 @@ export class DiscordClient {
       api: options.apiUrl.replace(/\/+$/, ''),
       version: '10',
       timeout: REQUEST_TIMEOUT_MS,
-      // A 5xx or a timeout is retried once; an asker is waiting for the delivery.
-      retries: 1,
+      // No blind retry: a timeout after Discord accepted a message would post the question twice. A failed send
+      // reaches the asker as a 502 (or a reply job's retry), which decides with the whole picture.
+      retries: 0,
       rejectOnRateLimit: (limit) => limit.timeToReset > MAX_RATE_LIMIT_WAIT_MS,
     }).setToken(options.botToken);
   }

@@ -4,7 +4,7 @@ import { formModal, formRefusal, readFormModal, textModal, TEXT_INPUT_ID } from 
 import { renderOutcome, renderQuestion } from './render.js';
 import { verify } from './verify.js';
 import { decodeControlId, dedupeKeyOf, parseInteraction, type DiscordEvent, type DiscordUser } from './webhook.js';
-import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type ThreadRef } from '../contract.js';
+import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin } from '../contract.js';
 import type { WebhookResponse, WebhookRoute } from '../http.js';
 import { webhookRoutes } from '../pipeline.js';
 import { tellClosed, tellNotTaken } from '../replies.js';
@@ -122,15 +122,6 @@ export class DiscordChannel implements ChannelPlugin {
     const messageId = interaction.delivery?.['message_id'];
     if (channelId === undefined || messageId === undefined) return;
     await this.client.editMessage(channelId, messageId, renderOutcome(interaction));
-  }
-
-  async postReply(thread: ThreadRef, text: string): Promise<Record<string, string>> {
-    const sent = await this.client.createMessage(
-      thread.recipient,
-      { content: clip(text, CONTENT_MAX) },
-      thread.replyToMessageId,
-    );
-    return { channel_id: sent.channelId, message_id: sent.id };
   }
 
   /**

@@ -76,6 +76,7 @@ export class MemoryConversationLog implements ConversationLog {
 export class RedisConversationLog implements ConversationLog {
   private readonly listeners = new Listeners();
   private subscribed = false;
+  private listening = false;
 
   constructor(
     private readonly redis: {
@@ -98,11 +99,12 @@ export class RedisConversationLog implements ConversationLog {
   }
 
   subscribe(listener: Listener): () => void {
-    if (!this.subscribed) {
-      this.subscribed = true;
+    if (!this.listening) {
+      // The message handler is added once; only the SUBSCRIBE is tried again after a failure (else each retry would
+      // add a handler, and every message would be shown once per retry).
+      this.listening = true;
       const channel = this.redis.keys.webChatEvents;
-      const subscriber = this.redis.subscriber();
-      subscriber.on('message', (from: string, raw: string) => {
+      this.redis.subscriber().on('message', (from: string, raw: string) => {
         if (from !== channel) return;
         try {
           const { r, m } = JSON.parse(raw) as { r: string; m: ChatMessage };
@@ -111,9 +113,15 @@ export class RedisConversationLog implements ConversationLog {
           // Not a message of ours: nothing to show.
         }
       });
-      void subscriber.subscribe(channel).catch(() => {
-        this.subscribed = false;
-      });
+    }
+    if (!this.subscribed) {
+      this.subscribed = true;
+      void this.redis
+        .subscriber()
+        .subscribe(this.redis.keys.webChatEvents)
+        .catch(() => {
+          this.subscribed = false;
+        });
     }
     return this.listeners.add(listener);
   }

@@ -107,7 +107,7 @@ export class WebChatChannel implements ChannelPlugin {
   }
 
   /**
-   * The chat page and the API it calls, as express routes (the contract's optional capability): unlike a webhook,
+   * The chat page and the API it calls, as express routes (the ChannelPlugin interface's optional capability): unlike a webhook,
    * these are a browser's doors — the page shell, JSON bodies, bearer link tokens and the gateway's `write` guard
    * for minting links — which express already serves for every other page of the gateway.
    */

@@ -9,7 +9,7 @@ import { eventLine, interactionTable, recordDetail } from './format.js';
 
 /**
  * `askgate interactions list|tail|show|answer|ask`: the CLI face of the HTTP doors. Human output goes through
- * format.ts; `--json` prints exactly what the SDK returned, so scripts see the contract's shapes.
+ * format.ts; `--json` prints exactly what the SDK returned, so scripts see the doors' own shapes.
  */
 
 const out = (line: string): void => {

@@ -12,7 +12,7 @@ import {
 import { checkChannelFormSubset } from '../../forms/subset.js';
 import { literalWebhookRefusal } from './network-address.js';
 
-/** A validated ask: every field of the contract's ask body, defaults applied. */
+/** A validated ask: every field of the ask body, defaults applied. */
 export interface AskRequest {
   question: string;
   answer_format: AnswerFormat;

@@ -90,7 +90,7 @@ export class CallbackService {
   /**
    * Offers the answer through the one answer path. The schema (and any const pin) is checked there before the
    * claim, so a mismatch is `invalid_answer` and the ticket stays live. A question that closed meanwhile is
-   * `not_found`, as the contract has the door answer for an expired ticket.
+   * `not_found`, as the door answers for an expired ticket.
    */
   async answer(record: StoredInteraction, answer: unknown): Promise<AnswerVerdict> {
     const answeredBy = record.verifier_binding === null ? 'callback' : `verifier:${record.verifier_binding.name}`;

@@ -1,7 +1,7 @@
 import { invalid } from './errors.js';
 import { MEDIA_KINDS, type MediaItem, type MediaKind } from './types.js';
 
-/** Media rules of the contract, in one place. */
+/** The rules for media items, in one place. */
 export const MEDIA_LIMITS = {
   maxItems: 10,
   maxCaption: 1024,

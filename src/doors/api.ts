@@ -54,7 +54,7 @@ export async function answerWith(
 }
 
 /**
- * The other authenticated interaction doors of the contract (the answer door is `answerDoor`, the stream door lives
+ * The other authenticated interaction doors (docs/doors.md) (the answer door is `answerDoor`, the stream door lives
  * in stream.ts).
  */
 export function apiRouter(service: InteractionService, auth: TokenAuthenticator): Router {

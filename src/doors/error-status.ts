@@ -7,7 +7,6 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   invalid_request: 400,
   invalid_json: 400,
   invalid_answer: 400,
-  unknown_channel: 400,
   fixed_by_preset: 400,
   payload_too_large: 413,
   unauthorized: 401,
@@ -24,7 +23,6 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   provider_failed: 502,
   store_unavailable: 503,
   not_configured: 503,
-  timeout: 504,
 };
 
 interface BodyParserError {
@@ -74,7 +72,7 @@ export function errorHeaders(error: AskgateError): Record<string, string> {
   return {};
 }
 
-/** Turns whatever a door threw into the contract's JSON error body. Unknown errors are 500 and are logged. */
+/** Turns whatever a door threw into the JSON error body every door answers with. Unknown errors are 500 and are logged. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, _req, res, _next) => {
     const { status, body, headers } = errorResponse(err, logger);

@@ -14,7 +14,7 @@ import type {
  * union of its choices.
  */
 
-/** The run that parks on an async ask (see the contract's "Async parks and resumes"). */
+/** The run that parks on an async ask (see docs/parks.md). */
 export interface RunBody {
   run_id: string;
   /** Default `"tool"`. */

@@ -13,7 +13,7 @@ import {
   stripeHeader,
 } from './helpers.js';
 
-/** Every verdict of the public callback door (CONTRACT.md "Answering"), for a plain ticket and a verifier-bound one. */
+/** Every verdict of the public callback door (docs/callback.md, "Verdicts"), for a plain ticket and a verifier-bound one. */
 
 let gw: TestGateway;
 beforeAll(async () => {

@@ -46,7 +46,7 @@ const envFor = (prefix: string, extra: Record<string, string> = {}): Record<stri
 
 beforeAll(async () => {
   redis = await startRedisServer({ own: true });
-  graph = await startFakeGraph();
+  graph = await startFakeGraph({ templates: { question_v1: { language: 'en_US', bodyParameters: 1 } } });
   [plain, worker, templated] = await Promise.all([
     spawnGateway('serve', envFor('{un}:')),
     spawnGateway('worker', envFor('{un}:')),

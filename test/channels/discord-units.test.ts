@@ -143,7 +143,7 @@ const question = (over: Partial<StoredInteraction>): StoredInteraction =>
   }) as StoredInteraction;
 
 describe('render', () => {
-  it("cuts the contract's longest question to Discord's 2000 characters, keeping the hint", () => {
+  it("cuts the longest question an ask may carry to Discord's 2000 characters, keeping the hint", () => {
     const body = renderQuestion(question({ question: 'Q'.repeat(4096) }));
     expect([...body.content].length).toBe(2000);
     expect(body.content.endsWith('\n\nChoose Yes or No.')).toBe(true);

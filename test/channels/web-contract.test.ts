@@ -14,7 +14,7 @@ runChannelContract('web', async () => {
     channel: 'web',
     gateway: w.gw.gateway,
     http: w.http,
-    // The chat shows the question whole; the contract's own 4096 is the bound.
+    // The chat shows the question whole; the ask body's own 4096 is the bound.
     maxTextLength: 4096 + 200,
     async ask(body) {
       const recipient = freshRecipient();

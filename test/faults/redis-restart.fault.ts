@@ -37,7 +37,10 @@ let serves: GatewayProcess[] = [];
 
 beforeAll(async () => {
   redis = await startRedisServer({ own: true, aof: true });
-  [receiver, telegram] = await Promise.all([startFaultReceiver(who.secret), startFakeTelegram()]);
+  [receiver, telegram] = await Promise.all([
+    startFaultReceiver(who.secret),
+    startFakeTelegram({ token: '123456:RESTART-token-for-the-fake' }),
+  ]);
   const env = who.env(redis.url, PREFIX, {
     TELEGRAM_BOT_TOKEN: '123456:RESTART-token-for-the-fake',
     TELEGRAM_WEBHOOK_SECRET: TG_SECRET,

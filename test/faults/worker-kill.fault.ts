@@ -39,7 +39,10 @@ const workers: GatewayProcess[] = [];
 
 beforeAll(async () => {
   redis = await startRedisServer({ own: true, aof: true });
-  [receiver, fake] = await Promise.all([startFaultReceiver(who.secret), startFakeTelegram()]);
+  [receiver, fake] = await Promise.all([
+    startFaultReceiver(who.secret),
+    startFakeTelegram({ token: '123456:FAULT-token-for-the-fake' }),
+  ]);
   telegram = await startHoldingProxy(fake.apiRoot);
   env = who.env(redis.url, PREFIX, {
     ASKGATE_RESUME_LOCK_MS: String(LOCK_MS),

@@ -41,8 +41,8 @@ const bases: { telegram: unknown[]; whatsapp: unknown[]; slack: unknown[] } = { 
 
 beforeAll(async () => {
   [tg, slack, graph, twilio] = await Promise.all([
-    startFakeTelegram(),
-    startFakeSlack(),
+    startFakeTelegram({ token: '123456:FUZZ-token' }),
+    startFakeSlack({ token: 'xoxb-fuzz' }),
     startFakeGraph(),
     startFakeTwilio(),
   ]);

@@ -124,10 +124,16 @@ describe('ask_human input and the ask rules', () => {
 
   it('the published JSON Schema never refuses a sync body the core takes', () => {
     const validate = new Ajv2020({ strict: false }).compile(syncAskBodySchema());
+    let checked = 0;
     for (const [what, body] of CASES) {
       const syncOnly = Object.keys(body as object).every((k) => (SYNC_ASK_FIELDS as readonly string[]).includes(k));
-      if (syncOnly && core(body) === null) expect(validate(body), what).toBe(true);
+      if (syncOnly && core(body) === null) {
+        expect(validate(body), what).toBe(true);
+        checked += 1;
+      }
     }
+    // The table holds bodies the core takes, so this check always has something to judge.
+    expect(checked).toBeGreaterThan(3);
   });
 
   it('publishes exactly the sync fields, with the core limits', () => {

@@ -41,7 +41,11 @@ let w: TelegramWorld;
 let browser: Browser;
 beforeAll(async () => {
   const port = await freePort();
-  w = await startTelegramWorld({ PORT: String(port), INTERACTIONS_PUBLIC_BASE_URL: `http://127.0.0.1:${port}` });
+  // The webview page is opened in Chromium from this gateway itself, so its form button is a loopback http URL.
+  w = await startTelegramWorld(
+    { PORT: String(port), INTERACTIONS_PUBLIC_BASE_URL: `http://127.0.0.1:${port}` },
+    { allowLoopbackWebApp: true },
+  );
   browser = await launchBrowser();
 });
 afterAll(async () => {

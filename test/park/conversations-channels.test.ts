@@ -93,7 +93,7 @@ async function startTarget(): Promise<Target> {
 beforeAll(async () => {
   redis = await startRedisServer({ own: true });
   [slack, graph, twilio, target] = await Promise.all([
-    startFakeSlack(),
+    startFakeSlack({ token: 'xoxb-0000-conversations-token' }),
     startFakeGraph(),
     startFakeTwilio(),
     startTarget(),

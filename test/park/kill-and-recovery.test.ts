@@ -147,7 +147,14 @@ describe('the recovery sweep', () => {
     const sweepEnv = { ...env, ASKGATE_REDIS_PREFIX: '{pks}:' };
     // A gateway without workers parks and answers, so nothing consumes the resume job its claim enqueued; the job is
     // then removed, as if the answering process had died between the claim and the enqueue.
-    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...sweepEnv });
+    const config = loadConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      // The resume webhook is this test's loopback receiver (the test gateways allow private targets too).
+      ASKGATE_WEBHOOK_ALLOW_PRIVATE: '1',
+      ...sweepEnv,
+    });
     const answering = await createGateway(config, { workers: false });
     const url = await answering.listen();
     const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
