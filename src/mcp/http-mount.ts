@@ -1,7 +1,7 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import express, { type Request, type RequestHandler, Router } from 'express';
+import express, { type Request, type RequestHandler, type Response, Router } from 'express';
 import { AskgateError } from '../core/errors.js';
 import type { InteractionService } from '../core/interaction-service.js';
 import { identityOf, type TokenAuthenticator } from '../doors/auth.js';
@@ -23,12 +23,26 @@ export const MCP_PATH = '/mcp';
 export interface McpMountOptions extends AskToolOptions {
   auth: TokenAuthenticator;
   service: InteractionService;
+  /** How long a session with no open response lives on. Default {@link MCP_SESSION_IDLE_MS}. */
+  sessionIdleMs?: number;
 }
 
 interface Session {
   transport: StreamableHTTPServerTransport;
   tokenHash: Buffer;
+  /** Responses of this session still open (a tool call waiting for a person, an event stream). */
+  open: number;
+  /** When its last response closed (epoch ms). */
+  lastSeen: number;
 }
+
+/**
+ * A session with no open response for this long is ended (its server and its stored events freed): a client that went
+ * away without DELETE would otherwise hold them for good. A client coming back after it gets 404 and initializes a new
+ * session, as the protocol has it. Open sessions are capped, so unauthenticated-looking churn cannot exhaust memory.
+ */
+export const MCP_SESSION_IDLE_MS = 30 * 60_000;
+export const MCP_MAX_SESSIONS = 1000;
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
@@ -54,8 +68,16 @@ export function mcpRouter(options: McpMountOptions): { router: Router; close(): 
           });
           return;
         }
+        track(session, res);
         await session.transport.handleRequest(req, res, req.body);
         return;
+      }
+      if (sessions.size >= MCP_MAX_SESSIONS) {
+        throw new AskgateError(
+          'rate_limited',
+          `this gateway holds ${MCP_MAX_SESSIONS} MCP sessions already; close one (DELETE /mcp) or retry once idle ones end.`,
+          { extra: { retry_after: 60 } },
+        );
       }
       if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
         throw new AskgateError(
@@ -70,7 +92,9 @@ export function mcpRouter(options: McpMountOptions): { router: Router; close(): 
         sessionIdGenerator: () => randomUUID(),
         eventStore: new BoundedEventStore(),
         onsessioninitialized: (sessionId) => {
-          sessions.set(sessionId, { transport, tokenHash: hash });
+          const session: Session = { transport, tokenHash: hash, open: 0, lastSeen: Date.now() };
+          sessions.set(sessionId, session);
+          track(session, res);
         },
       });
       transport.onclose = () => {
@@ -82,10 +106,38 @@ export function mcpRouter(options: McpMountOptions): { router: Router; close(): 
       next(error);
     }
   };
-  router.all(MCP_PATH, options.auth.require('write'), options.auth.require('answer'), express.json(), handle);
+  /** Counts the response as open until it closes, so a session waiting on a person is never idle. */
+  function track(session: Session, res: Response): void {
+    session.open += 1;
+    res.once('close', () => {
+      session.open -= 1;
+      session.lastSeen = Date.now();
+    });
+  }
+  const idleMs = options.sessionIdleMs ?? MCP_SESSION_IDLE_MS;
+  const sweeper = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, session] of sessions) {
+        if (session.open > 0 || now - session.lastSeen < idleMs) continue;
+        sessions.delete(id);
+        void session.transport.close().catch(() => undefined);
+      }
+    },
+    Math.min(60_000, idleMs),
+  );
+  sweeper.unref();
+  router.all(
+    MCP_PATH,
+    options.auth.require('write'),
+    options.auth.require('answer'),
+    express.json({ limit: '1mb' }),
+    handle,
+  );
   return {
     router,
     async close() {
+      clearInterval(sweeper);
       const open = [...sessions.values()];
       sessions.clear();
       await Promise.all(open.map((s) => s.transport.close()));

@@ -44,7 +44,7 @@ export async function startTelegramWorld(
       ),
     send: (update, secret = WEBHOOK_SECRET) => postUpdate(world.gw.url, secret, update),
     async edited(message) {
-      const deadline = Date.now() + 5000;
+      const deadline = Date.now() + 15_000; // a margin a loaded two-core host keeps
       while (message.history.length < 2) {
         if (Date.now() > deadline) throw new Error(`message ${message.message_id} was never edited`);
         await new Promise((r) => setTimeout(r, 20));
