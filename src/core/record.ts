@@ -42,5 +42,10 @@ export function toPublicRecord(stored: InteractionRecord | StoredInteraction): I
   // An already public record (an event's) keeps its deliveries; a stored one has them drawn from its references.
   if (delivery === undefined) return record;
   const { deliveries: _stale, undeliverable: _staleFlag, ...rest } = record;
-  return { ...rest, ...deliveryView({ ...rest, delivery }) };
+  // An undelivered question (the inbox's, the hot path's) adds nothing: no second copy of the record.
+  if (delivery === null || rest.channel === null) return rest;
+  return Object.assign(
+    rest,
+    deliveryView({ channel: rest.channel, recipient: rest.recipient, status: rest.status, delivery }),
+  );
 }

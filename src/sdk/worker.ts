@@ -100,8 +100,12 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
     const unsupported = unsupportedVersion(job.data, 'this SDK worker');
     if (unsupported !== null) throw new UnrecoverableError(unsupported);
     const data = job.data;
-    // Reported already (a rerun after a crash between the report and the job's completion): never run it again.
-    if ((await completed.getJobState(data.resume_id)) !== 'unknown') return null;
+    // Reported already (a rerun after a crash between the report and the job's completion): never run it again. Only
+    // a job that ran before — a retry, or one taken back from a stalled worker — can have been reported, so a first
+    // run skips the look (one Redis round trip less on every resume). A second job under the same id cannot appear
+    // while the first is kept (a day once completed), as BullMQ ignores an add under a kept job's id.
+    const ranBefore = job.attemptsMade > 0 || job.stalledCounter > 0;
+    if (ranBefore && (await completed.getJobState(data.resume_id)) !== 'unknown') return null;
     const attempt = job.attemptsMade + 1;
     const output = (await handler({ ...continuationOf(data), attempt })) ?? null;
     const report: CompletionJob = {

@@ -195,7 +195,12 @@ function parseOrNull<T>(part: string): T | null {
 export function toPublicRecord(record: StoredInteraction): InteractionRecord {
   // Destructuring drops the store-only members; the rest is the public shape.
   const { ticket_hash: _ticket, verifier_binding: _binding, delivery, callback_url: _url, ...rest } = record;
-  return { ...rest, ...deliveryView({ ...rest, delivery }) };
+  // `rest` is this call's own copy: the deliveries are added to it in place (an undelivered question adds none).
+  if (delivery === null || rest.channel === null) return rest;
+  return Object.assign(
+    rest,
+    deliveryView({ channel: rest.channel, recipient: rest.recipient, status: rest.status, delivery }),
+  );
 }
 
 /** The epoch milliseconds of an RFC 3339 timestamp a record carries; refuses one that does not parse. */

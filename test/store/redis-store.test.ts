@@ -114,8 +114,12 @@ describe('RedisStore on a real redis-server', () => {
     expect(await b.findByTicketHash(record.ticket_hash!)).toBeNull();
     expect((await b.listPending({ limit: 10, cursor: null, groupId: null })).items).toEqual([]);
     expect(await b.popDue(Date.now(), 10)).toEqual([]);
-    await sleep(100);
-    expect(seenByB).toEqual([]);
+    // B's own create, published after A's, arrives after anything of A's that reached B would have: none did.
+    const sentinel = makeInteraction();
+    await b.create(sentinel);
+    await eventually(() => expect(seenByB.map((e) => e.record.id)).toContain(sentinel.id));
+    expect(seenByB.filter((e) => e.record.id !== sentinel.id)).toEqual([]);
+    await b.resolve(sentinel.id, { status: 'cancelled', result: null, resolvedAt: new Date().toISOString() });
     // Every key the create wrote lives under A's prefix.
     const keys = new Keys(prefixA);
     expect(await keysUnder(raw, prefixA)).toEqual(
@@ -186,8 +190,11 @@ describe('RedisStore on a real redis-server', () => {
         kind: 'not_found',
       });
       expect(await keysUnder(raw, prefix)).toEqual([]);
-      await sleep(50);
-      expect(seen).toEqual([]);
+      // A create published after the refused resolve arrives after anything that resolve could have published.
+      const sentinel = makeInteraction();
+      await store.create(sentinel);
+      await eventually(() => expect(seen.map((e) => e.record.id)).toContain(sentinel.id));
+      expect(seen.filter((e) => e.record.id !== sentinel.id)).toEqual([]);
     });
 
     it('setDelivery does not re-create an expired hash', async () => {
