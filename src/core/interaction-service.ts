@@ -180,6 +180,10 @@ export class InteractionService {
         cause: err,
       });
     }
+    // Resolved while the message was on its way (a short deadline on a paced chat, an answer on another surface):
+    // its outcome edit found no message then, so it is made now, on the message just recorded.
+    const current = await this.store.get(stored.id);
+    if (current !== null && current.status !== 'pending' && current.delivery !== null) this.afterResolve(current);
   }
 
   async getStored(id: string): Promise<StoredInteraction> {
