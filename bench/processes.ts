@@ -66,7 +66,7 @@ export async function spawnNode(
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${what} did not start in 20 s:\n${out}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`${what} did not start in 60 s:\n${out}`)), 60_000);
     const check = (): void => {
       const m = ready.exec(out);
       if (m === null) return;

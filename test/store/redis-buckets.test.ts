@@ -5,7 +5,7 @@ import type { StoredInteraction } from '../../src/core/types.js';
 import { Keys } from '../../src/store/keys.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
-import { keysUnder, makeInteraction, sleep, ticketHash } from './fixtures.js';
+import { keysUnder, makeInteraction, ticketHash } from './fixtures.js';
 
 /**
  * The bucketed pending list and deadline index (BUCKETS in src/store/redis/scripts/fragments.ts): one `pending`
@@ -157,16 +157,18 @@ describe('RedisStore buckets', () => {
 
   it('leaves nothing behind: the keyspace is back to its baseline once every ask resolves', async () => {
     const { store, keys, prefix } = await open(1);
+    // The asks are written with a long idle TTL, so that a past deadline cannot prune one before it is resolved
+    // however slow the writes; they are resolved through a store whose idle TTL is 1 s, so the keyspace empties soon.
+    const { store: writer } = await open(60, prefix);
     // Baseline: a store that has asked and resolved once keeps only its sequence counter.
     const first = makeInteraction();
     await store.create(first);
     await store.resolve(first.id, { status: 'cancelled', result: null, resolvedAt: resolvedAt() });
-    await sleep(1200);
-    const baseline = await keysUnder(raw, prefix);
-    expect(baseline).toEqual([keys.seq]);
+    await expect.poll(() => keysUnder(raw, prefix), { timeout: 20_000, interval: 200 }).toEqual([keys.seq]);
+    const baseline = [keys.seq];
 
     const now = Date.now();
-    const records = await createMany(store, 400, (i) => ({
+    const records = await createMany(writer, 400, (i) => ({
       group_id: `grp-${i % 3}`,
       ticket_hash: i % 2 === 0 ? ticketHash() : null,
       deadline_at: new Date(now + (i % 5 === 0 ? -1000 : 60_000)).toISOString(),
@@ -182,8 +184,7 @@ describe('RedisStore buckets', () => {
     expect(
       await raw.exists(keys.pending, keys.deadlines, keys.group('grp-0'), keys.group('grp-1'), keys.group('grp-2')),
     ).toBe(0);
-    await sleep(1200);
-    expect(await keysUnder(raw, prefix)).toEqual(baseline);
+    await expect.poll(() => keysUnder(raw, prefix), { timeout: 20_000, interval: 200 }).toEqual(baseline);
   });
 });
 
@@ -193,7 +194,8 @@ describe('RedisStore buckets: migration of the index layout written before them'
     const keys = new Keys(prefix);
     prefixes.push(prefix);
     // Write through a store, then rewrite its indexes and records into the legacy form (one member per ask).
-    const { store: writer } = await open(1, prefix);
+    // A long idle TTL for the writes, so that a past deadline cannot prune a record before it is rewritten.
+    const { store: writer } = await open(60, prefix);
     const now = Date.now();
     const records = await createMany(writer, 70, (i) => ({
       deadline_at: new Date(now + (i < 10 ? -1000 : 60_000) + i).toISOString(),
@@ -232,7 +234,6 @@ describe('RedisStore buckets: migration of the index layout written before them'
       records.map((r) => store.resolve(r.id, { status: 'cancelled', result: null, resolvedAt: resolvedAt() })),
     );
     expect(await raw.exists(keys.pending, keys.deadlines)).toBe(0);
-    await sleep(1200);
-    expect(await keysUnder(raw, prefix)).toEqual([keys.seq]);
+    await expect.poll(() => keysUnder(raw, prefix), { timeout: 20_000, interval: 200 }).toEqual([keys.seq]);
   });
 });
