@@ -52,8 +52,8 @@ export function ticketHash(): string {
   return randomBytes(32).toString('hex');
 }
 
-/** Polls `check` until it stops throwing, or rethrows its last failure after `timeoutMs`. */
-export async function eventually(check: () => void | Promise<void>, timeoutMs = 3000): Promise<void> {
+/** Polls `check` until it stops throwing, or rethrows its last failure after `timeoutMs` (a bound for a loaded host). */
+export async function eventually(check: () => void | Promise<void>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
