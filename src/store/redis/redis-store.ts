@@ -34,7 +34,7 @@ interface WireEvent {
 }
 
 export interface RedisStoreOptions extends StoreOptions {
-  /** `redis://[:password@]host:port[/db]` or `rediss://...`; ignored when `connections` is given. */
+  /** `redis://[:password@]host:port[/db]`, `rediss://...` or `redis+cluster://...`; ignored when `connections` is given. */
   url: string;
   /** Prefix of every key and of the events channel. Default `{askgate}:`; ignored when `connections` is given. */
   prefix?: string;
