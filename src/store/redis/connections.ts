@@ -169,10 +169,11 @@ export class RedisConnections {
 }
 
 function openSingle(url: string, options: RedisOptions, how: { lazy: boolean; autoPipelining?: boolean }): Redis {
+  // The caller's options (askgate's defaults, then `redisOptions`) have the last word, as before clusters.
   return new Redis(url, {
-    ...options,
     ...(how.lazy ? { lazyConnect: true } : {}),
     ...(how.autoPipelining === true ? { enableAutoPipelining: true } : {}),
+    ...options,
   });
 }
 
