@@ -231,3 +231,51 @@ describe('parks on a Redis Cluster, across processes', () => {
     expect(completed()[0]?.continuation).toMatchObject({ interaction_id: id, ask_result: { answer: false } });
   });
 });
+
+describe('npm start (one process: doors and workers) on a Redis Cluster', () => {
+  const TOKEN = 'cluster-all-token-bob-0123456789';
+  let all: GatewayProcess;
+  let serve: GatewayProcess;
+
+  beforeAll(async () => {
+    const env = {
+      REDIS_URL: cluster.url,
+      ASKGATE_REDIS_PREFIX: '{ca}:',
+      ASKGATE_TOKENS: JSON.stringify({ [TOKEN]: { identity: 'bob', scopes: ['read', 'write', 'answer'] } }),
+    };
+    all = await spawnGateway('all', env);
+    serve = await spawnGateway('serve', env);
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all([all?.stop(), serve?.stop()]);
+  });
+
+  it('wakes a result wait on it when the answer lands on another process (events through the cluster)', async () => {
+    const created = await api(all.url as string, TOKEN).post('/api/interactions', {
+      question: 'Which region?',
+      answer_format: 'select',
+      choices: ['eu', 'us'],
+    });
+    const id = created.json['id'] as string;
+    const waiting = api(all.url as string, TOKEN).get(`/api/interactions/${id}/result?wait=60`);
+    expect(
+      (await api(serve.url as string, TOKEN).post(`/api/interactions/${id}/answer`, { answer: 'eu' })).status,
+    ).toBe(200);
+    const result = await waiting;
+    expect(result.json['status']).toBe('answered');
+    expect((result.json['result'] as Record<string, unknown>)['answer']).toBe('eu');
+  });
+
+  it('expires a sync ask whose timeout passes, and the other process reads it expired', async () => {
+    const created = await api(serve.url as string, TOKEN).post('/api/interactions', {
+      question: 'Fast?',
+      answer_format: 'confirm',
+      timeout: 0.5,
+    });
+    const id = created.json['id'] as string;
+    await until(
+      async () => (await api(serve.url as string, TOKEN).get(`/api/interactions/${id}`)).json['status'] === 'expired',
+      'the ask to expire',
+    );
+  });
+});
