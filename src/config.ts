@@ -3,6 +3,7 @@ import type { Identity, Scope } from './core/types.js';
 import { confirmationsConfig, type ConfirmationsConfig } from './confirmations/config.js';
 import { RouteConfigError, parseRoutes, type Route } from './park/routes.js';
 import { DEFAULT_KEY_PREFIX } from './store/keys.js';
+import { isClusterUrl, parseClusterUrl } from './store/redis/cluster-url.js';
 
 /**
  * The one place that reads the environment. Every variable askgate reads becomes a typed, validated field;
@@ -55,6 +56,13 @@ export interface Config {
   redisUrl: string | null;
   /** Key prefix in Redis; the braces make it a Cluster hash tag. */
   redisPrefix: string;
+  /**
+   * How many replicas must confirm an answer's claim (Redis `WAIT`) before it is acknowledged; 0 does not wait.
+   * `ASKGATE_REDIS_WAIT_REPLICAS`, default 0 (docs/scaling.md says what waiting costs and buys).
+   */
+  redisWaitReplicas: number;
+  /** How long that WAIT may take, ms. `ASKGATE_REDIS_WAIT_TIMEOUT_MS`, default 1000. */
+  redisWaitTimeoutMs: number;
   /** Bearer token → identity. */
   tokens: Map<string, Identity>;
   /** Set when no ASKGATE_TOKENS was given: the one random all-scopes token printed at start. */
@@ -106,6 +114,13 @@ function positiveInt(env: Env, name: string, fallback: number): number {
   if (!/^\d+$/.test(raw) || Number(raw) <= 0) {
     throw new ConfigError(name, `"${raw}" is not a positive whole number; set it to e.g. ${fallback}.`);
   }
+  return Number(raw);
+}
+
+function nonNegativeInt(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `"${raw}" is not a whole number; set it to e.g. ${fallback}.`);
   return Number(raw);
 }
 
@@ -206,9 +221,44 @@ function parseRate(raw: string | null): { limit: number; windowSeconds: number }
 
 function parseRedisUrl(raw: string | null): string | null {
   if (raw === null) return null;
+  if (isClusterUrl(raw)) {
+    try {
+      parseClusterUrl(raw);
+    } catch (error) {
+      throw new ConfigError('REDIS_URL', (error as Error).message);
+    }
+    return raw;
+  }
   if (!/^rediss?:\/\//.test(raw))
-    throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://, e.g. redis://127.0.0.1:6379.');
+    throw new ConfigError(
+      'REDIS_URL',
+      'must start with redis://, rediss:// or redis+cluster://, e.g. redis://127.0.0.1:6379 or redis+cluster://10.0.0.1:6379,10.0.0.2:6379.',
+    );
   return raw;
+}
+
+/**
+ * On a Redis Cluster every key of one Lua step must hash to one slot, and BullMQ's queue keys too: the prefix must
+ * carry a hash tag (`{…}`), as the default does.
+ */
+function parseRedisPrefix(raw: string | null, redisUrl: string | null): string {
+  const prefix = raw ?? DEFAULT_KEY_PREFIX;
+  if (redisUrl !== null && isClusterUrl(redisUrl) && !/\{[^{}]+\}/.test(prefix)) {
+    throw new ConfigError(
+      'ASKGATE_REDIS_PREFIX',
+      `"${prefix}" has no hash tag, which a Redis Cluster needs (every key of one step in one slot); wrap a name in braces, e.g. {askgate}:.`,
+    );
+  }
+  return prefix;
+}
+
+/** Spreading keys over several hash tags is the next step; until it ships, only the one tag is accepted. */
+function parseShards(raw: string | null): 1 {
+  if (raw === null || raw.trim() === '1') return 1;
+  throw new ConfigError(
+    'ASKGATE_SHARDS',
+    `"${raw}" is not available yet: this version keeps every key under one hash tag (one slot); unset ASKGATE_SHARDS or set it to 1 (docs/scaling.md).`,
+  );
 }
 
 /** A group of variables that is all-or-nothing: a channel with some but not all of its required variables is a mistake. */
@@ -290,14 +340,17 @@ export function loadConfig(env: Env = process.env): Config {
   } else {
     tokens = parseTokens(tokensRaw);
   }
-  const prefix = optional(env, 'ASKGATE_REDIS_PREFIX') ?? DEFAULT_KEY_PREFIX;
   const redisUrl = parseRedisUrl(optional(env, 'REDIS_URL'));
+  const prefix = parseRedisPrefix(optional(env, 'ASKGATE_REDIS_PREFIX'), redisUrl);
+  parseShards(optional(env, 'ASKGATE_SHARDS'));
   const webhookAllowPrivate = flag(env, 'ASKGATE_WEBHOOK_ALLOW_PRIVATE');
   return {
     port,
     host,
     redisUrl,
     redisPrefix: prefix,
+    redisWaitReplicas: nonNegativeInt(env, 'ASKGATE_REDIS_WAIT_REPLICAS', 0),
+    redisWaitTimeoutMs: positiveInt(env, 'ASKGATE_REDIS_WAIT_TIMEOUT_MS', 1000),
     tokens,
     devToken,
     publicBaseUrl: parsePublicBaseUrl(optional(env, 'INTERACTIONS_PUBLIC_BASE_URL')),

@@ -90,7 +90,14 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   const logger = options.logger ?? createLogger(config.logLevel);
   // The one connection factory of this process: the store, runs, queues and Telegram's pacing all draw from it.
   const connections =
-    config.redisUrl === null ? null : new RedisConnections({ url: config.redisUrl, prefix: config.redisPrefix });
+    config.redisUrl === null
+      ? null
+      : new RedisConnections({
+          url: config.redisUrl,
+          prefix: config.redisPrefix,
+          waitReplicas: config.redisWaitReplicas,
+          waitTimeoutMs: config.redisWaitTimeoutMs,
+        });
   const store = await createStore(config, connections).catch(async (err: unknown) => {
     await connections?.close();
     throw err;

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { persistentDevToken } from './dev-token.js';
 import { createGateway, type Gateway } from './gateway.js';
+import { isClusterUrl, parseClusterUrl } from './store/redis/cluster-url.js';
 
 type Env = Record<string, string | undefined>;
 type Role = 'all' | 'serve' | 'worker';
@@ -10,6 +11,10 @@ type Role = 'all' | 'serve' | 'worker';
 function describeStore(config: Config): string {
   if (config.redisUrl === null)
     return 'in-memory store (sync asks only; set REDIS_URL for async parks and several processes)';
+  if (isClusterUrl(config.redisUrl)) {
+    const seeds = parseClusterUrl(config.redisUrl).nodes.map((n) => `${n.host}:${n.port}`);
+    return `Redis Cluster store (seeds ${seeds.join(', ')})`; // never print the URL's password
+  }
   const url = new URL(config.redisUrl);
   return `redis store at ${url.hostname}:${url.port || '6379'}`; // never print the URL's password
 }

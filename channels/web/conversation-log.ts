@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { Keys } from '../../src/store/keys.js';
 import type { ScriptClient } from '../../src/store/redis/scripts/index.js';
 
@@ -83,7 +83,7 @@ export class RedisConversationLog implements ConversationLog {
       client: ScriptClient;
       keys: Keys;
       /** The process's shared pub/sub connection (src/store/redis/connections.ts); its owner closes it. */
-      subscriber: () => Redis;
+      subscriber: () => Redis | Cluster;
     },
   ) {}
 

@@ -1,5 +1,5 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from '../observability/logger.js';
 import { BRIDGE_RETRIES, BridgeFailure, type BridgeSettings, postConfirmation, retryDelayMs } from './bridge.js';
 import type { CompletedConfirmation } from './providers/types.js';
@@ -51,7 +51,7 @@ export class ConfirmQueues {
   readonly confirm: Queue<BridgeJobData>;
   readonly reconcile: Queue;
 
-  constructor(connection: Redis, prefix: string) {
+  constructor(connection: Redis | Cluster, prefix: string) {
     this.confirm = new Queue<BridgeJobData>(CONFIRM_QUEUE, { connection, prefix });
     this.reconcile = new Queue(RECONCILE_QUEUE, { connection, prefix });
   }
@@ -111,7 +111,7 @@ export class ConfirmQueues {
 }
 
 export interface ConfirmWorkersOptions {
-  connection: Redis;
+  connection: Redis | Cluster;
   prefix: string;
   settings: BridgeSettings;
   logger: Logger;

@@ -1,5 +1,5 @@
 import { Queue, type JobsOptions, type WorkerOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { ChatThread } from '../park/run-store.js';
 import type { Keys } from '../store/keys.js';
 import type { HandlerJob } from './job-protocol.js';
@@ -99,7 +99,7 @@ export function backoffDelay(attemptsMade: number, baseMs: number, capMs = 15 * 
 
 /** What every askgate worker of a continuation-like queue is built from (the workers' own options). */
 export interface WorkerBasis {
-  connection: Redis;
+  connection: Redis | Cluster;
   queuePrefix: string;
   /** How long a silent worker keeps its job before another takes it over, ms. */
   lockMs: number;
@@ -138,7 +138,7 @@ export class ResumeProducer {
   private replyQueue: Queue<ReplyJobData> | null = null;
 
   constructor(
-    private readonly connection: Redis,
+    private readonly connection: Redis | Cluster,
     private readonly keys: Keys,
   ) {
     this.queue = new Queue<ResumeJobData>(RESUME_QUEUE, { connection, prefix: keys.queuePrefix });

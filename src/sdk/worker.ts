@@ -28,7 +28,7 @@ export type ContinuationHandler = (continuation: Continuation) => unknown;
 
 /** Options of `startWorker`. */
 export interface ContinuationWorkerOptions {
-  /** The gateway's Redis, `redis://...`. Required. */
+  /** The gateway's Redis, `redis://...`, or its Redis Cluster, `redis+cluster://host:port,...`. Required. */
   redisUrl: string;
   /** The gateway's `ASKGATE_REDIS_PREFIX`. Default `{askgate}:`. */
   prefix?: string;

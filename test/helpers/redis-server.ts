@@ -108,7 +108,7 @@ async function terminate(child: ChildProcess, signal: NodeJS.Signals): Promise<v
 }
 
 /** Polls with a raw PING until the server answers +PONG. */
-async function waitForPong(port: number): Promise<void> {
+export async function waitForPong(port: number): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (await pingOnce(port)) return;
@@ -136,7 +136,7 @@ function pingOnce(port: number): Promise<boolean> {
 }
 
 /** A port the OS just handed out and released; redis-server binds it right after. */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

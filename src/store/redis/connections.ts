@@ -1,12 +1,29 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 import { AskgateError } from '../../core/errors.js';
 import { Keys } from '../keys.js';
+import { isClusterUrl, parseClusterUrl, redactClusterUrl } from './cluster-url.js';
 import { registerScripts, type ScriptClient } from './scripts/index.js';
+
+/**
+ * A connection of either shape: one Redis, or an ioredis `Cluster` (when the URL is `redis+cluster://`). Both run the
+ * same commands and scripts; a Cluster routes each to the master of its key's slot.
+ */
+export type RedisClient = Redis | Cluster;
 
 /** Options of {@link RedisConnections}. */
 export interface RedisConnectionsOptions {
-  /** `redis://[:password@]host:port[/db]` or `rediss://...`. Required. */
+  /**
+   * `redis://[:password@]host:port[/db]`, `rediss://...`, or `redis+cluster://[[user]:password@]host:port,host:port,…`
+   * (the seed nodes of a Redis Cluster). Required.
+   */
   url: string;
+  /**
+   * After an answer's claim, wait until this many replicas hold it before the claim returns (Redis `WAIT`); 0 (the
+   * default) does not wait. See {@link RedisConnections.replicated}.
+   */
+  waitReplicas?: number;
+  /** How long one `WAIT` may take, ms. Default 1000. */
+  waitTimeoutMs?: number;
   /** Prefix of every key, queue and the events channel. Default `{askgate}:` (a Redis Cluster hash tag). */
   prefix?: string;
   /** Told about connection errors while ioredis reconnects (they are retried, not thrown). Default: ignored. */
@@ -38,18 +55,25 @@ const DEFAULT_REDIS_OPTIONS: RedisOptions = {
  * BullMQ opens one more per Worker, a duplicate of `queue()` for its blocking reads; nothing else opens any.
  * Each connection is opened on first use, so a process opens only the kinds it uses (docs/architecture.md counts
  * them per process). `close()` closes every connection this factory opened.
+ *
+ * With a `redis+cluster://` URL each kind is an ioredis `Cluster` instead of one `Redis`: it holds one socket per
+ * cluster node it talks to (the master of askgate's slot, plus the node it reads the slot table from), so the socket
+ * count per kind grows with the cluster while the count of kinds stays three (docs/scaling.md).
  */
 export class RedisConnections {
   /** The key names of this deployment (its prefix). */
   readonly keys: Keys;
   readonly url: string;
+  /** Whether the URL names a Redis Cluster. */
+  readonly cluster: boolean;
   private commandClient: ScriptClient | null = null;
-  private subscriberClient: Redis | null = null;
-  private queueClient: Redis | null = null;
-  private readonly connecting = new Map<Redis, Promise<void>>();
+  private subscriberClient: RedisClient | null = null;
+  private queueClient: RedisClient | null = null;
+  private readonly connecting = new Map<RedisClient, Promise<void>>();
 
   constructor(private readonly options: RedisConnectionsOptions) {
     this.url = options.url;
+    this.cluster = isClusterUrl(options.url);
     this.keys = new Keys(options.prefix);
   }
 
@@ -58,29 +82,52 @@ export class RedisConnections {
     // The command connection pipelines automatically: the commands of one event-loop tick (many doors' claims under
     // load) leave in one write and come back in one read. Order and atomicity per command are unchanged.
     this.commandClient ??= registerScripts(
-      this.open({ ...DEFAULT_REDIS_OPTIONS, enableAutoPipelining: true, ...this.options.redisOptions }),
+      this.open({ ...DEFAULT_REDIS_OPTIONS, ...this.options.redisOptions }, { lazy: true, autoPipelining: true }),
     );
     return this.commandClient;
   }
 
   /** The pub/sub connection of the store's events. */
-  subscriber(): Redis {
-    this.subscriberClient ??= this.open({ ...DEFAULT_REDIS_OPTIONS, ...this.options.redisOptions });
+  subscriber(): RedisClient {
+    this.subscriberClient ??= this.open({ ...DEFAULT_REDIS_OPTIONS, ...this.options.redisOptions }, { lazy: true });
     return this.subscriberClient;
   }
 
   /** The BullMQ connection: Queues and Workers share it (a Worker duplicates it for its blocking reads). */
-  queue(): Redis {
+  queue(): RedisClient {
     // Blocking commands must not give up, so BullMQ refuses a connection with a per-request retry limit.
-    this.queueClient ??= this.open({ maxRetriesPerRequest: null });
+    this.queueClient ??= this.open({ maxRetriesPerRequest: null }, { lazy: false });
     return this.queueClient;
+  }
+
+  /**
+   * Resolves once `waitReplicas` replicas hold every write the command connection made so far to the node that
+   * serves `key` (Redis `WAIT`), so a claim acknowledged after it survives that master's failover. A no-op when
+   * `waitReplicas` is 0. Rejects with `store_unavailable` when fewer replicas confirm within `waitTimeoutMs`: the
+   * write is done on the master but not yet safe, and the caller must not acknowledge it as safe.
+   */
+  async replicated(key: string): Promise<void> {
+    const wanted = this.options.waitReplicas ?? 0;
+    if (wanted <= 0) return;
+    const timeoutMs = this.options.waitTimeoutMs ?? 1000;
+    // WAIT counts the writes of the connection it is sent on. Piped behind a read of `key`, a Cluster sends it on its
+    // socket to the master of key's slot — the socket that carried the claim; a single Redis has one socket anyway.
+    const replies = await this.command().pipeline().exists(key).wait(wanted, timeoutMs).exec();
+    const [error, acked] = replies?.[1] ?? [new Error('no reply to WAIT'), 0];
+    if (error !== null) throw error;
+    if (typeof acked !== 'number' || acked < wanted) {
+      throw new AskgateError(
+        'store_unavailable',
+        `the write reached Redis but ${String(acked)} of ${wanted} replicas confirmed it within ${timeoutMs} ms (ASKGATE_REDIS_WAIT_REPLICAS); retry.`,
+      );
+    }
   }
 
   /**
    * Connects `connection` (one of this factory's) now, so an unreachable Redis fails at start rather than on the
    * first request; concurrent callers share one attempt. Rejects with `store_unavailable` naming the URL, redacted.
    */
-  async connect(connection: Redis): Promise<void> {
+  async connect(connection: RedisClient): Promise<void> {
     let attempt = this.connecting.get(connection);
     if (attempt === undefined) {
       attempt = (connection.status === 'wait' ? connection.connect() : connection.ping().then(() => undefined)).catch(
@@ -106,20 +153,58 @@ export class RedisConnections {
 
   /** Closes every connection opened here: QUIT when connected (in-flight replies still arrive), else drop at once. */
   async close(): Promise<void> {
-    const open = [this.subscriberClient, this.commandClient, this.queueClient].filter((c): c is Redis => c !== null);
+    const open = [this.subscriberClient, this.commandClient, this.queueClient].filter(
+      (c): c is RedisClient => c !== null,
+    );
     this.subscriberClient = this.commandClient = this.queueClient = null;
     await Promise.all(open.map(closeConnection));
   }
 
-  private open(options: RedisOptions): Redis {
-    const connection = new Redis(this.url, options);
+  private open(options: RedisOptions, how: { lazy: boolean; autoPipelining?: boolean }): RedisClient {
+    const connection = this.cluster ? openCluster(this.url, options, how) : openSingle(this.url, options, how);
     // Without a listener ioredis prints every reconnect error to the console.
     connection.on('error', this.options.onError ?? (() => undefined));
     return connection;
   }
 }
 
-async function closeConnection(connection: Redis): Promise<void> {
+function openSingle(url: string, options: RedisOptions, how: { lazy: boolean; autoPipelining?: boolean }): Redis {
+  // The caller's options (askgate's defaults, then `redisOptions`) have the last word, as before clusters.
+  return new Redis(url, {
+    ...(how.lazy ? { lazyConnect: true } : {}),
+    ...(how.autoPipelining === true ? { enableAutoPipelining: true } : {}),
+    ...options,
+  });
+}
+
+/**
+ * A Cluster over the URL's seed nodes. The per-node options (auth, per-request retries) go to every node's
+ * connection; reconnecting is the Cluster's: after a failover it re-reads the slot table and follows the new master.
+ */
+function openCluster(url: string, options: RedisOptions, how: { lazy: boolean; autoPipelining?: boolean }): Cluster {
+  const { nodes, username, password } = parseClusterUrl(url);
+  // A node's own reconnect strategy gives way to the Cluster's (clusterRetryStrategy below); laziness and
+  // auto-pipelining are the Cluster's to decide.
+  const { retryStrategy: _retry, lazyConnect: _lazy, enableAutoPipelining: _auto, ...nodeOptions } = options;
+  const clusterOptions: ClusterOptions = {
+    lazyConnect: how.lazy,
+    enableAutoPipelining: how.autoPipelining === true,
+    clusterRetryStrategy: (attempt: number) => Math.min(attempt * 100, 1000),
+    // While a failover is under way the slot answers CLUSTERDOWN or is unreachable; retry through it for a while
+    // (commands still fail after `maxRetriesPerRequest`, as on one Redis).
+    retryDelayOnFailover: 200,
+    retryDelayOnClusterDown: 200,
+    retryDelayOnTryAgain: 200,
+    redisOptions: {
+      ...nodeOptions,
+      ...(username === null ? {} : { username }),
+      ...(password === null ? {} : { password }),
+    },
+  };
+  return new Cluster(nodes, clusterOptions);
+}
+
+async function closeConnection(connection: RedisClient): Promise<void> {
   if (connection.status === 'ready') {
     try {
       await connection.quit();
@@ -133,6 +218,7 @@ async function closeConnection(connection: Redis): Promise<void> {
 
 /** The URL without its password, for messages. */
 export function redactUrl(url: string): string {
+  if (isClusterUrl(url)) return redactClusterUrl(url);
   try {
     const parsed = new URL(url);
     if (parsed.password !== '') parsed.password = '***';

@@ -1,4 +1,4 @@
-import type { Redis, RedisOptions } from 'ioredis';
+import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { AskgateError } from '../../core/errors.js';
 import type { DeliveryReceipt, InteractionEventType, ReceiptOutcome, StoredInteraction } from '../../core/types.js';
 import { fixedWindow, parseCursor, pendingExpiresAt, resetIn } from '../common.js';
@@ -34,7 +34,7 @@ interface WireEvent {
 }
 
 export interface RedisStoreOptions extends StoreOptions {
-  /** `redis://[:password@]host:port[/db]` or `rediss://...`; ignored when `connections` is given. */
+  /** `redis://[:password@]host:port[/db]`, `rediss://...` or `redis+cluster://...`; ignored when `connections` is given. */
   url: string;
   /** Prefix of every key and of the events channel. Default `{askgate}:`; ignored when `connections` is given. */
   prefix?: string;
@@ -71,7 +71,7 @@ export class RedisStore implements Store {
 
   private readonly keys: Keys;
   private readonly client: ScriptClient;
-  private readonly subscriber: Redis;
+  private readonly subscriber: Redis | Cluster;
   private readonly idleTtlMs: number;
   private readonly pingTimeoutMs: number;
   private readonly runRetentionMs: number;
@@ -232,6 +232,8 @@ export class RedisStore implements Store {
     if (code === -2) return { kind: 'invalid', record };
     if (code === -3) return { kind: 'unchecked', record };
     if (code !== 1) return { kind: 'not_pending', record };
+    // With ASKGATE_REDIS_WAIT_REPLICAS, the claim is acknowledged only once replicas hold it (a failover keeps it).
+    await this.run(() => this.connections.replicated(this.keys.interaction(id)));
     if ((verdict === 'ready' || verdict === 'kill') && typeof runId === 'string' && runId !== '') {
       const run: SettledRun = { runId, generation: Number(generation), verdict };
       if (verdict === 'ready' && Array.isArray(runFields) && runFields.length > 0) {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { CHAT_LOG_APPEND } from './chat-log.js';
 import { CREATE } from './create.js';
 import { DELIVERY_RECEIPT } from './delivery-receipt.js';
@@ -71,7 +71,7 @@ export interface ScriptCommands {
 }
 
 /** A command connection with every script registered. */
-export type ScriptClient = Redis & ScriptCommands;
+export type ScriptClient = (Redis | Cluster) & ScriptCommands;
 
 const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: number }> = {
   askgateCreate: { lua: CREATE, numberOfKeys: 8 },
@@ -98,7 +98,7 @@ const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: number 
 };
 
 /** Registers every script on `client` (ioredis `defineCommand`) and returns the client typed with them. */
-export function registerScripts(client: Redis): ScriptClient {
+export function registerScripts(client: Redis | Cluster): ScriptClient {
   for (const [name, script] of Object.entries(SCRIPTS)) client.defineCommand(name, script);
   // The one cast: defineCommand adds the methods at run time, and ioredis cannot type them; SCRIPTS is keyed by
   // ScriptCommands, so every method the type names was just added.
