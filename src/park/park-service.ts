@@ -4,6 +4,7 @@ import type { Identity, RunSpec, StoredInteraction } from '../core/types.js';
 import type { Logger } from '../observability/logger.js';
 import { HANDLER_NAME, resumeJobId, type ResumeProducer } from '../queue/queues.js';
 import { handlerJob } from '../queue/job-protocol.js';
+import { freezeBeforeEnqueue } from './test-hold.js';
 import { type AttemptOutcome, runView, type RunStore, type RunView } from './run-store.js';
 
 /**
@@ -18,6 +19,8 @@ export class ParkService implements ParkPort {
       runs: RunStore;
       producer: ResumeProducer;
       logger: Logger;
+      /** TEST ONLY (ASKGATE_TEST_HOLD_BEFORE_ENQUEUE): freeze the process between a settling claim and its enqueue. */
+      holdBeforeEnqueue?: boolean;
     },
   ) {}
 
@@ -54,6 +57,7 @@ export class ParkService implements ParkPort {
   }
 
   settled(run: SettledRun): void {
+    if (this.deps.holdBeforeEnqueue === true) freezeBeforeEnqueue(run.runId);
     const enqueued = run.verdict === 'ready' ? this.resume(run) : this.deps.producer.enqueue(run.runId, run.generation);
     enqueued.catch((err: unknown) => {
       // The run sits in the ready-runs index; the worker's sweep enqueues it under the same id.
