@@ -119,6 +119,7 @@ describe('the Discord interactions webhook with valid signatures over random bod
           .tuple(fc.constantFrom(...bases), fc.array(mutation, { minLength: 1, maxLength: 3 }))
           .map(([b, m]) => JSON.stringify(mutate(b, m))),
       );
+      const statuses = new Map<number, number>();
       await fc.assert(
         fc.asyncProperty(body, async (text) => {
           const before = await Promise.all(questions.map(readRecord));
@@ -127,6 +128,7 @@ describe('the Discord interactions webhook with valid signatures over random bod
             headers: signed(text),
             body: text,
           });
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
           if (typeof res.body === 'object' && res.body !== null && 'error' in res.body)
             expectWellRefused(res.status, res.body, `discord ${text.slice(0, 300)}`);
           else expect(res.status, `discord ${text.slice(0, 300)} answered ${res.text.slice(0, 200)}`).toBeLessThan(500);
@@ -139,6 +141,11 @@ describe('the Discord interactions webhook with valid signatures over random bod
           expect((await call(`${gw.url}/healthz`, {})).status).toBe(200);
         }),
         fuzzParameters('POST /channels/discord/interactions'),
+      );
+      // How deep the cases went, for the log: a 200 is an interaction askgate parsed and answered.
+      const answered = (await Promise.all(questions.map(readRecord))).filter((r) => r['status'] === 'answered');
+      console.log(
+        `fuzz discord statuses: ${JSON.stringify(Object.fromEntries(statuses))}; questions answered: ${answered.length}/${questions.length}`,
       );
     },
     fuzzTimeout(),
