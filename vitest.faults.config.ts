@@ -10,7 +10,7 @@ export default defineConfig({
     include: ['test/faults/**/*.fault.ts'],
     globalSetup: ['test/helpers/prerequisites.ts'],
     testTimeout: 120_000,
-    hookTimeout: 60_000,
+    hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 1,
     fileParallelism: false,

@@ -92,6 +92,12 @@ export interface Config {
    * that resolves to one is refused where the send connects.
    */
   webhookAllowPrivate: boolean;
+  /**
+   * TEST ONLY — `ASKGATE_TEST_HOLD_BEFORE_ENQUEUE=1`: the process freezes right after a claim that settled a run
+   * committed, before that run's resume job is enqueued, so the fault suite can SIGKILL it at that exact point
+   * (docs/reliability.md). Refused at start under `NODE_ENV=production` (the Docker image sets it).
+   */
+  testHoldBeforeEnqueue: boolean;
   /** `ASKGATE_ROUTES`: which target a chat message that answers no question reaches (docs/parks.md, "Routes"). */
   routes: Route[];
   /** Confirmations: STRIPE_*, TAI_BRIDGE_CALLBACK_SECRET and ASKGATE_RECONCILE_* (src/confirmations/config.ts). */
@@ -344,6 +350,12 @@ export function loadConfig(env: Env = process.env): Config {
   const prefix = parseRedisPrefix(optional(env, 'ASKGATE_REDIS_PREFIX'), redisUrl);
   parseShards(optional(env, 'ASKGATE_SHARDS'));
   const webhookAllowPrivate = flag(env, 'ASKGATE_WEBHOOK_ALLOW_PRIVATE');
+  const testHoldBeforeEnqueue = flag(env, 'ASKGATE_TEST_HOLD_BEFORE_ENQUEUE');
+  if (testHoldBeforeEnqueue && env['NODE_ENV'] === 'production')
+    throw new ConfigError(
+      'ASKGATE_TEST_HOLD_BEFORE_ENQUEUE',
+      'is a fault-injection hook of the test suite (it freezes the process after a claim); unset it in production.',
+    );
   return {
     port,
     host,
@@ -394,6 +406,7 @@ export function loadConfig(env: Env = process.env): Config {
     resumeLockMs: positiveInt(env, 'ASKGATE_RESUME_LOCK_MS', 30_000),
     resumeBackoffMs: positiveInt(env, 'ASKGATE_RESUME_BACKOFF_MS', 1_000),
     webhookAllowPrivate,
+    testHoldBeforeEnqueue,
     routes: routesOf(optional(env, 'ASKGATE_ROUTES'), tokens, redisUrl, webhookAllowPrivate),
     confirmations: confirmationsConfig(env, (variable, message) => new ConfigError(variable, message)),
     env: Object.freeze({ ...env }),

@@ -14,6 +14,14 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ HOST: '0.0.0.0', ASKGATE_TOKENS: tokens }).devToken).toBeNull();
   });
 
+  it('refuses the test-only ASKGATE_TEST_HOLD_BEFORE_ENQUEUE hook under NODE_ENV=production, and leaves it off by default', () => {
+    expect(loadConfig({}).testHoldBeforeEnqueue).toBe(false);
+    expect(loadConfig({ ASKGATE_TEST_HOLD_BEFORE_ENQUEUE: '1' }).testHoldBeforeEnqueue).toBe(true);
+    expect(() => loadConfig({ ASKGATE_TEST_HOLD_BEFORE_ENQUEUE: '1', NODE_ENV: 'production' })).toThrow(
+      /ASKGATE_TEST_HOLD_BEFORE_ENQUEUE.*unset it in production/,
+    );
+  });
+
   it('takes LOG_LEVEL in any case and refuses an unknown level, naming the variable and the levels', () => {
     expect(loadConfig({ LOG_LEVEL: 'DEBUG' }).logLevel).toBe('debug');
     expect(loadConfig({}).logLevel).toBe('info');

@@ -4,7 +4,8 @@ import type { Identity, RunSpec, StoredInteraction } from '../core/types.js';
 import type { Logger } from '../observability/logger.js';
 import { HANDLER_NAME, resumeJobId, type ResumeProducer } from '../queue/queues.js';
 import { handlerJob } from '../queue/job-protocol.js';
-import { runView, type RunStore, type RunView } from './run-store.js';
+import { freezeBeforeEnqueue } from './test-hold.js';
+import { type AttemptOutcome, runView, type RunStore, type RunView } from './run-store.js';
 
 /**
  * Parks, as the core's `ParkPort`: checks a park as a whole and writes its asks and the run in one step, enqueues
@@ -18,6 +19,8 @@ export class ParkService implements ParkPort {
       runs: RunStore;
       producer: ResumeProducer;
       logger: Logger;
+      /** TEST ONLY (ASKGATE_TEST_HOLD_BEFORE_ENQUEUE): freeze the process between a settling claim and its enqueue. */
+      holdBeforeEnqueue?: boolean;
     },
   ) {}
 
@@ -54,6 +57,7 @@ export class ParkService implements ParkPort {
   }
 
   settled(run: SettledRun): void {
+    if (this.deps.holdBeforeEnqueue === true) freezeBeforeEnqueue(run.runId);
     const enqueued = run.verdict === 'ready' ? this.resume(run) : this.deps.producer.enqueue(run.runId, run.generation);
     enqueued.catch((err: unknown) => {
       // The run sits in the ready-runs index; the worker's sweep enqueues it under the same id.
@@ -107,11 +111,11 @@ export class ParkService implements ParkPort {
     const visible = run !== null && (run.owner === identity.name || (await this.parentOwner(run)) === identity.name);
     if (run === null || !visible)
       throw new AskgateError('not_found', `run ${runId} does not exist (or its retention passed).`);
-    return publicRun(run);
+    return publicRun(run, await this.deps.runs.outcomes(runId, run.generation));
   }
 }
 
-function publicRun(run: RunView): Record<string, unknown> {
+function publicRun(run: RunView, outcomes: AttemptOutcome[]): Record<string, unknown> {
   const status = run.status === 'ready' ? 'parked' : run.status === 'dying' ? 'killed' : run.status;
   return {
     run_id: run.runId,
@@ -128,6 +132,8 @@ function publicRun(run: RunView): Record<string, unknown> {
     outstanding: run.outstanding,
     killed_by: run.killedBy,
     resume_attempts: run.attempts,
+    // The last few webhook attempts of this park, oldest first: how each ended, never the URL, headers or body.
+    resume_attempt_outcomes: outcomes.map(({ park: _park, ...shown }) => shown),
     parks: run.generation,
     parked_at: run.parkedAt,
     completed_at: run.completedAt,

@@ -43,6 +43,25 @@ export interface ChatThread {
   route: string;
 }
 
+/**
+ * How one resume webhook attempt ended: `delivered` (a 2xx), `http_error` (any other status), `refused` (the
+ * outbound pin would not connect: `reason` says which address and why), `network_error` (`error` is the code:
+ * ECONNREFUSED, ECONNRESET, ENOTFOUND, timeout, …). Never the URL's query, a header, or the signed body.
+ */
+export interface AttemptOutcome {
+  /** When the attempt ended (ISO 8601). */
+  at: string;
+  /** The park (the run's generation) the attempt delivered. */
+  park: number;
+  outcome: 'delivered' | 'http_error' | 'refused' | 'network_error';
+  status?: number;
+  error?: string;
+  reason?: string;
+}
+
+/** How many attempt outcomes a run keeps: the last ones, enough to see a pattern, bounded in memory. */
+export const ATTEMPT_OUTCOMES_KEPT = 10;
+
 export interface ParkInput {
   owner: string;
   run: RunSpec;
@@ -65,6 +84,10 @@ export interface RunStore {
   bindThread(runId: string, owner: string, thread: ChatThread): Promise<boolean>;
   /** Counts one continuation attempt (shown by GET /api/runs/{id}); refreshes the retention. */
   recordAttempt(runId: string): Promise<void>;
+  /** Keeps how one resume webhook attempt ended, with the last ATTEMPT_OUTCOMES_KEPT before it. */
+  recordOutcome(runId: string, outcome: AttemptOutcome): Promise<void>;
+  /** The kept attempt outcomes of park `generation`, oldest first. */
+  outcomes(runId: string, generation: number): Promise<AttemptOutcome[]>;
   /**
    * Records that the continuation of park `generation` completed (with `attempts`, when the attempts were counted
    * elsewhere: a handler's); 1 resumed, 2 killed, 0 nothing to do (done already, another park, no such run).

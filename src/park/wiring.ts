@@ -47,7 +47,7 @@ export async function startParks(
   const connection = connections.queue();
   const queuePrefix = connections.keys.queuePrefix;
   const producer = new ResumeProducer(connection, connections.keys);
-  const parks = new ParkService({ runs, producer, logger });
+  const parks = new ParkService({ runs, producer, logger, holdBeforeEnqueue: config.testHoldBeforeEnqueue });
   const routed = config.routes.length > 0;
   const conversations = routed ? new ConversationService({ routes: config.routes, runs, producer, logger }) : null;
   let worker: ResumeWorker | null = null;

@@ -91,7 +91,7 @@ export class ChatWorker {
       runId: payload.run_id,
       generation: 0,
       thread: turnThread(payload),
-      output: parseOutput(response),
+      output: parseOutput(response.text),
     });
   }
 

@@ -27,7 +27,14 @@ export interface OutboundPolicy {
 
 /** A request the pin refused before connecting: the host is, or resolves to, an address no webhook may reach. */
 export class OutboundRefusedError extends Error {
-  constructor(message: string) {
+  /**
+   * @param reason the refusal in a few words, naming the address and what it is ("address 169.254.169.254 is
+   *   link-local (cloud metadata)"): what a run's attempt outcome shows.
+   */
+  constructor(
+    message: string,
+    readonly reason: string,
+  ) {
     super(message);
     this.name = 'OutboundRefusedError';
   }
@@ -56,7 +63,10 @@ export function pinnedLookup(resolve: Resolver, allowPrivate = false): LookupFun
         if (bad !== undefined) {
           const reason = blockedAddressReason(bad.address) as string;
           callback(
-            new OutboundRefusedError(`${hostname} resolves to ${bad.address} (${reason}), which no webhook may reach.`),
+            new OutboundRefusedError(
+              `${hostname} resolves to ${bad.address} (${reason}), which no webhook may reach.`,
+              `${hostname} resolves to address ${bad.address}, which is ${reason}`,
+            ),
             '',
             0,
           );
@@ -96,7 +106,11 @@ export async function pinnedPost(
   const host = target.hostname.startsWith('[') ? target.hostname.slice(1, -1) : target.hostname;
   if (!policy.allowPrivate && isIP(host) !== 0) {
     const reason = blockedAddressReason(host);
-    if (reason !== null) throw new OutboundRefusedError(`${host} is a ${reason} address, which no webhook may reach.`);
+    if (reason !== null)
+      throw new OutboundRefusedError(
+        `${host} is a ${reason} address, which no webhook may reach.`,
+        `address ${host} is ${reason}`,
+      );
   }
   const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
   const lookup =

@@ -6,8 +6,8 @@ import { continuationPayload, type ContinuationPayload } from '../park/continuat
 import type { RunStore, RunView } from '../park/run-store.js';
 import { handlerJob } from './job-protocol.js';
 import { RESUME_QUEUE, type WorkerBasis, workerOptions, type ResumeJobData, type ResumeProducer } from './queues.js';
-import type { OutboundPolicy } from './outbound.js';
-import { parseOutput, postWebhook } from './webhook.js';
+import type { OutboundPolicy, PostResult } from './outbound.js';
+import { type DeliveryResult, parseOutput, postWebhook, WebhookDeliveryError } from './webhook.js';
 
 /** How long a ready run may sit in the ready-runs index before the sweep assumes its enqueue was lost. */
 const STRAGGLER_GRACE_MS = 5_000;
@@ -77,18 +77,46 @@ export class ResumeWorker {
       throw new Error(
         `identity "${run.owner}" has no webhook_secret in ASKGATE_TOKENS; the resume webhook cannot be signed.`,
       );
-    const response = await postWebhook(
-      run.resume.webhook,
-      secret,
-      `msg_${resumeId}`,
-      JSON.stringify(payload),
-      this.options.outbound,
-    );
+    let response: PostResult;
+    try {
+      response = await postWebhook(
+        run.resume.webhook,
+        secret,
+        `msg_${resumeId}`,
+        JSON.stringify(payload),
+        this.options.outbound,
+      );
+    } catch (error) {
+      const result: DeliveryResult =
+        error instanceof WebhookDeliveryError ? error.result : { outcome: 'network_error', error: 'unknown' };
+      await this.recordOutcome(run, result);
+      throw error;
+    }
+    await this.recordOutcome(run, { outcome: 'delivered', status: response.status });
     // The reply is queued before completion is recorded: a crash between the two reruns the continuation, and the
     // reply's fixed job id keeps the second enqueue a no-op; the other order could lose the reply for good.
     if (run.thread !== null && payload.type === 'run.resumed')
-      await this.options.onResumed?.(run, payload, parseOutput(response));
+      await this.options.onResumed?.(run, payload, parseOutput(response.text));
     await runs.complete(runId, generation);
+  }
+
+  /**
+   * Keeps how an attempt ended for GET /api/runs/{id}. Best effort: a store that cannot take it is logged, and the
+   * delivery carries on (or fails) as it would have; the attempt count was recorded before the POST.
+   */
+  private async recordOutcome(run: RunView, result: DeliveryResult): Promise<void> {
+    try {
+      await this.options.runs.recordOutcome(run.runId, {
+        at: new Date().toISOString(),
+        park: run.generation,
+        ...result,
+      });
+    } catch (err) {
+      this.options.logger.warn(
+        { run: run.runId, err: err instanceof Error ? err.message : String(err) },
+        'attempt outcome not recorded',
+      );
+    }
   }
 
   private async teardown(run: RunView): Promise<void> {

@@ -1,5 +1,9 @@
 import { createHmac } from 'node:crypto';
+import type { AttemptOutcome } from '../park/run-store.js';
 import { OutboundRefusedError, pinnedPost, type OutboundPolicy, type PostResult } from './outbound.js';
+
+/** How a delivery ended, as a run's attempt outcome records it (without when, and which park). */
+export type DeliveryResult = Omit<AttemptOutcome, 'at' | 'park'>;
 
 /**
  * Standard Webhooks signing (https://www.standardwebhooks.com): the receiver verifies with any Standard Webhooks
@@ -20,6 +24,8 @@ export class WebhookDeliveryError extends Error {
     readonly url: string,
     readonly status: number | null,
     message: string,
+    /** The failure in the terms a run's attempt outcome shows: no URL, header or body in it. */
+    readonly result: DeliveryResult,
   ) {
     super(message);
     this.name = 'WebhookDeliveryError';
@@ -29,7 +35,7 @@ export class WebhookDeliveryError extends Error {
 /**
  * POSTs `body` signed for `secret`, under the outbound pin (outbound.ts). `msgId` is the same on every retry of one
  * continuation, so a receiver that saw it before can drop the duplicate; the timestamp is fresh on each attempt, as
- * receivers reject stale ones. Resolves with the response body text on 2xx; throws WebhookDeliveryError otherwise —
+ * receivers reject stale ones. Resolves with the response (status and body text) on 2xx; throws WebhookDeliveryError otherwise —
  * a target the pin refuses included, so the refusal is a failed attempt like an unreachable host.
  */
 export async function postWebhook(
@@ -39,7 +45,7 @@ export async function postWebhook(
   body: string,
   policy: OutboundPolicy,
   timeoutMs = 10_000,
-): Promise<string> {
+): Promise<PostResult> {
   const timestamp = Math.floor(Date.now() / 1000);
   const headers = {
     'content-type': 'application/json',
@@ -52,22 +58,38 @@ export async function postWebhook(
     response = await pinnedPost(url, headers, body, policy, timeoutMs);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    throw new WebhookDeliveryError(
-      url,
-      null,
-      error instanceof OutboundRefusedError
-        ? `resume webhook ${url} refused: ${why} (ASKGATE_WEBHOOK_ALLOW_PRIVATE lifts this for development)`
-        : `resume webhook ${url} unreachable: ${why}`,
-    );
+    if (error instanceof OutboundRefusedError)
+      throw new WebhookDeliveryError(
+        url,
+        null,
+        `resume webhook ${url} refused: ${why} (ASKGATE_WEBHOOK_ALLOW_PRIVATE lifts this for development)`,
+        { outcome: 'refused', reason: error.reason },
+      );
+    throw new WebhookDeliveryError(url, null, `resume webhook ${url} unreachable: ${why}`, {
+      outcome: 'network_error',
+      error: networkErrorCode(error),
+    });
   }
   if (response.status < 200 || response.status > 299) {
     throw new WebhookDeliveryError(
       url,
       response.status,
       `resume webhook ${url} answered ${response.status}; it is retried until 2xx.`,
+      { outcome: 'http_error', status: response.status },
     );
   }
-  return response.text;
+  return response;
+}
+
+/**
+ * A network failure's code (ECONNREFUSED, ECONNRESET, ENOTFOUND, …), or `timeout` when the attempt's time ran out
+ * (the request's abort signal is its timeout and nothing else). Only a code of the usual shape is passed on; the
+ * message is not, as it may quote the URL.
+ */
+export function networkErrorCode(error: unknown): string {
+  const e = error as { name?: unknown; code?: unknown } | null;
+  if (e?.name === 'AbortError' || e?.name === 'TimeoutError' || e?.code === 'ABORT_ERR') return 'timeout';
+  return typeof e?.code === 'string' && /^[A-Z][A-Z0-9_]{1,39}$/.test(e.code) ? e.code : 'unknown';
 }
 
 /** A webhook's response body, parsed as JSON when it is JSON (a chat route maps it to the reply text). */

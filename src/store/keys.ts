@@ -20,6 +20,7 @@
  * | `events`              | channel| pub/sub: one message per transition               | n/a (not a key)                                  |
  * | `wc-events`           | channel| pub/sub: one message per web chat message appended, `{"r": recipient, "m": message}` | n/a (not a key) |
  * | `r:<run_id>`          | hash   | a parked run (src/store/redis/run-store.ts documents its fields); listpack-encoded: no defaults stored, long values in 64-byte pieces | retention after its last write (PEXPIRE on every write) |
+ * | `ro:<run_id>`         | list   | the outcomes of a run's last resume webhook attempts, JSON, newest first, the last 10 (RedisRunStore.recordOutcome) | retention after its last attempt (PEXPIRE on every push) |
  * | `runs:ready`          | zset   | runs whose resume or kill is due, scored by when (epoch ms) | permanent; a run leaves when its continuation completes |
  * | `pace:<platform>:<account>:slots` / `:pause` / `:c:<chat>` | zset / string / string | the shared send budget of Slack, WhatsApp and Twilio (channels/shared-pacing.ts), as the three `tg:` keys below are Telegram's | as the `tg:` keys |
  * | `pace:<platform>:<account>:s:<chat>` | string | epoch ms of the last call's departure into a chat (the `pace-gap` gate) | PX the chat's interval |
@@ -106,6 +107,11 @@ export class Keys {
   /** One parked run (a hash). */
   run(runId: string): string {
     return `${this.prefix}r:${runId}`;
+  }
+
+  /** The outcomes of a run's last resume webhook attempts (a list, newest first, trimmed to a few). */
+  runAttempts(runId: string): string {
+    return `${this.prefix}ro:${runId}`;
   }
 
   /** The prefix of run keys; the resolve script appends the run id it reads from the record. */

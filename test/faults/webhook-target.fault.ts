@@ -14,7 +14,8 @@ import {
 
 /**
  * A resume webhook's target misbehaves — answers 500, resets the connection, answers too slowly — and the worker
- * retries with exponential backoff under one `webhook-id`, each attempt counted on `GET /api/runs/{id}`.
+ * retries with exponential backoff under one `webhook-id`, each attempt counted on `GET /api/runs/{id}` with how it
+ * ended (`resume_attempt_outcomes`).
  */
 
 const BACKOFF_MS = 200;
@@ -73,11 +74,18 @@ function checkRetries(runId: string, failures: number): { gaps: number[] } {
   return { gaps };
 }
 
+/** The run's attempt outcomes as `GET /api/runs/{id}` shows them, without their times. */
+function outcomesOf(run: Record<string, unknown>): Array<Record<string, unknown>> {
+  return (run['resume_attempt_outcomes'] as Array<Record<string, unknown>>).map(({ at: _at, ...rest }) => rest);
+}
+
 describe('a misbehaving webhook target', () => {
   it('answers 500 three times: four attempts, one webhook-id, backoff doubling, attempts on the run', async () => {
     const run = await parkAnswerAndResume('run-500s', '/fail/3/hook');
     const { gaps } = checkRetries('run-500s', 3);
     expect(run['resume_attempts']).toBe(4);
+    const failed = { outcome: 'http_error', status: 500 };
+    expect(outcomesOf(run)).toEqual([failed, failed, failed, { outcome: 'delivered', status: 200 }]);
     figure('webhook target answers 500 ×3', {
       attempts: 4,
       'webhook-ids': 1,
@@ -90,6 +98,8 @@ describe('a misbehaving webhook target', () => {
     const run = await parkAnswerAndResume('run-resets', '/reset/2/hook');
     const { gaps } = checkRetries('run-resets', 2);
     expect(run['resume_attempts']).toBe(3);
+    const reset = { outcome: 'network_error', error: 'ECONNRESET' };
+    expect(outcomesOf(run)).toEqual([reset, reset, { outcome: 'delivered', status: 200 }]);
     figure('webhook target resets the connection ×2', {
       attempts: 3,
       'webhook-ids': 1,
@@ -114,6 +124,10 @@ describe('a misbehaving webhook target', () => {
     const { gaps } = checkRetries('run-slow-timeout', 1);
     expect(gaps[0]).toBeGreaterThanOrEqual(10_000);
     expect(run['resume_attempts']).toBe(2);
+    expect(outcomesOf(run)).toEqual([
+      { outcome: 'network_error', error: 'timeout' },
+      { outcome: 'delivered', status: 200 },
+    ]);
     figure('webhook target answers after 11 s', {
       attempts: 2,
       'webhook-ids': 1,

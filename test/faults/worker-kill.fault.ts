@@ -1,8 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createGateway } from '../../src/gateway.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram-server.js';
 import { PERSON, nextUpdateId, postUpdate } from '../fakes/telegram-updates.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
@@ -109,32 +107,42 @@ describe('a worker SIGKILLed', () => {
     await stopChild(survivor.child);
   });
 
-  it('between the claim and the enqueue: the sweep of a live worker enqueues the run once', async () => {
-    const id = await park('run-kill-claim', '/hook');
-    // The claim that settles the park, made by a process that then dies without enqueueing (as a worker SIGKILLed
-    // right after its claim would): the store's own atomic claim, from a gateway that runs no workers.
-    const claimer = await createGateway(loadConfig({ ...who.env(redis.url, PREFIX), LOG_LEVEL: 'silent' }), {
-      workers: false,
+  it('between the claim and the enqueue: a worker frozen there and SIGKILLed, then a live worker resumes the run once', async () => {
+    // The claim here is the expiry of a parked ask with on_expiry "resume", made by a worker's deadline sweep; the
+    // doomed worker runs with the test-only hook that freezes it right after that claim committed (src/park/test-hold.ts).
+    const res = await asks().post('/api/interactions', {
+      question: 'Ship it?',
+      answer_format: 'confirm',
+      mode: 'async',
+      expiry_at: inMs(2_000),
+      on_expiry: 'resume',
+      run: { run_id: 'run-kill-claim', resume: { webhook: `${receiver.url}/hook` } },
     });
-    const now = new Date().toISOString();
-    const outcome = await claimer.store.resolve(id, {
-      status: 'answered',
-      result: { answer: true, reply_to: null, params: null, answered_by: 'kills', answered_at: now, surface: 'inbox' },
-      resolvedAt: now,
-    });
-    await claimer.close();
-    expect(outcome.kind).toBe('resolved');
-    expect(await runStatus('run-kill-claim')).toBe('parked'); // ready, not yet resumed: nothing was enqueued
-    const claimedAt = Date.now();
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
+    const doomed = await spawnGateway('worker', { ...env, ASKGATE_TEST_HOLD_BEFORE_ENQUEUE: '1' });
+    workers.push(doomed);
+    await until(
+      () => doomed.output().includes('the claim settling run run-kill-claim committed; frozen before its enqueue'),
+      'the doomed worker to claim the expiry and freeze',
+      30_000,
+    );
+    await stopChild(doomed.child, 'SIGKILL');
+    // The claim is in Redis (the run is due, its ask expired); no job was enqueued, so nothing reached the target.
+    const claimed = (await asks().get('/api/runs/run-kill-claim')).json;
+    expect(claimed['status']).toBe('parked');
+    expect(claimed['resuming']).toBe(true);
+    expect((claimed['asks'] as Array<Record<string, unknown>>)[0]?.['status']).toBe('expired');
+    expect(receiver.attempts.filter((a) => a.runId === 'run-kill-claim')).toHaveLength(0);
+    const killedAt = Date.now();
     await startWorker();
-    await until(async () => (await runStatus('run-kill-claim')) === 'resumed', 'the sweep to resume the run');
-    const sweptMs = Date.now() - claimedAt;
+    await until(async () => (await runStatus('run-kill-claim')) === 'resumed', 'the sweep to resume the run', 40_000);
+    const sweptMs = Date.now() - killedAt;
     await new Promise((r) => setTimeout(r, 2_000)); // two more sweeps: neither may enqueue it again
     expect(receiver.completed('run-kill-claim')).toHaveLength(1);
     expect(receiver.attempts.filter((a) => a.runId === 'run-kill-claim')).toHaveLength(1);
-    figure('claim made, enqueue lost (claimer died)', {
+    figure('worker SIGKILLed between the claim and the enqueue', {
       completions: receiver.completed('run-kill-claim').length,
-      'resumed by the sweep after ms': sweptMs,
+      'resumed by the sweep after kill, ms': sweptMs,
     });
   });
 

@@ -45,6 +45,7 @@ export async function spawnGateway(
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
   const ready = role === 'worker' ? /askgate worker started/ : /askgate listening on (http:\/\/\S+)/;
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
+    // A generous bound: on a loaded two-core host a cold node start has been seen to take more than 15 s.
     const timer = setTimeout(() => reject(new Error(`askgate ${role} did not start in 60 s:\n${out}`)), 60_000);
     const check = (): void => {
       const m = ready.exec(out);

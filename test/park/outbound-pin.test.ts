@@ -191,6 +191,34 @@ describe('a gateway without ASKGATE_WEBHOOK_ALLOW_PRIVATE', () => {
     expect(view['completed_at']).toBeNull();
     expect(receiver.deliveries).toEqual([]);
   });
+
+  it('shows each refused attempt in GET /api/runs/{id}: the address and why, never the URL, signature or body', async () => {
+    const port = new URL(receiver.url).port;
+    const res = await park('run-shown', `http://localhost:${port}/hook?key=query-secret-123`);
+    expect(res.status).toBe(201);
+    const id = res.json['id'] as string;
+    expect((await api(gw.url, TOKEN).post(`/api/interactions/${id}/answer`, { answer: true })).status).toBe(200);
+    const run = async () => (await api(gw.url, TOKEN).get('/api/runs/run-shown')).json;
+    await until(
+      async () => ((await run())['resume_attempt_outcomes'] as unknown[]).length >= 2,
+      'two refused attempts shown',
+    );
+    const view = await run();
+    const outcomes = view['resume_attempt_outcomes'] as Array<Record<string, unknown>>;
+    for (const o of outcomes) {
+      expect(Object.keys(o).sort()).toEqual(['at', 'outcome', 'reason']);
+      expect(o['outcome']).toBe('refused');
+      // localhost resolves to 127.0.0.1 or ::1, both loopback.
+      expect(o['reason']).toMatch(/^localhost resolves to address (127\.0\.0\.1|::1), which is loopback$/);
+      expect(Number.isNaN(Date.parse(o['at'] as string))).toBe(false);
+    }
+    // Oldest first, and never more than the attempts counted.
+    const times = outcomes.map((o) => Date.parse(o['at'] as string));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect(outcomes.length).toBeLessThanOrEqual(view['resume_attempts'] as number);
+    const shown = JSON.stringify(outcomes);
+    for (const secret of ['query-secret-123', SECRET, 'v1,', 'run.resumed', TOKEN]) expect(shown).not.toContain(secret);
+  });
 });
 
 describe('route targets', () => {

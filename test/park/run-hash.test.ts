@@ -220,3 +220,24 @@ describe('the run hash stays compact', () => {
     }
   });
 });
+
+describe('attempt outcomes', () => {
+  it('keeps the last 10 outcomes of the current park, oldest first, apart from the hash, for the retention', async () => {
+    await park('outcomes', { resume: { webhook: LONG_WEBHOOK } });
+    const at = (i: number) => new Date(Date.UTC(2030, 0, 1, 0, 0, i)).toISOString();
+    // One outcome of an earlier park: not shown for this one.
+    await runs.recordOutcome('outcomes', { at: at(0), park: 0, outcome: 'delivered', status: 200 });
+    for (let i = 1; i <= 14; i++)
+      await runs.recordOutcome('outcomes', { at: at(i), park: 1, outcome: 'http_error', status: 500 + i });
+    const kept = await runs.outcomes('outcomes', 1);
+    expect(kept.map((o) => o.status)).toEqual([505, 506, 507, 508, 509, 510, 511, 512, 513, 514]);
+    expect(kept[0]).toEqual({ at: at(5), park: 1, outcome: 'http_error', status: 505 });
+    expect(await runs.outcomes('outcomes', 0)).toEqual([]); // trimmed away with the oldest
+    expect(await raw.llen(`${PREFIX}ro:outcomes`)).toBe(10);
+    // The hash is untouched: the outcomes' JSON would convert it out of listpack.
+    await expectCompact('outcomes');
+    const ttl = await raw.pttl(`${PREFIX}ro:outcomes`);
+    expect(ttl).toBeGreaterThan(RETENTION_MINUTES * 60_000 - 60_000);
+    expect(ttl).toBeLessThanOrEqual(RETENTION_MINUTES * 60_000);
+  });
+});

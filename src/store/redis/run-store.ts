@@ -1,7 +1,7 @@
 import { AskgateError } from '../../core/errors.js';
 import type { RunSpec } from '../../core/types.js';
-import type { ChatThread, ParkInput, RunStore, RunView } from '../../park/run-store.js';
-import { runView } from '../../park/run-store.js';
+import type { AttemptOutcome, ChatThread, ParkInput, RunStore, RunView } from '../../park/run-store.js';
+import { ATTEMPT_OUTCOMES_KEPT, runView } from '../../park/run-store.js';
 import { pendingExpiresAt } from '../common.js';
 import type { Keys } from '../keys.js';
 import { encodeRecord, timeMs } from '../record-codec.js';
@@ -160,6 +160,30 @@ export class RedisRunStore implements RunStore {
   async recordAttempt(runId: string): Promise<void> {
     const key = this.keys.run(runId);
     await this.run(() => this.client.multi().hincrby(key, 'at', 1).pexpire(key, this.retentionMs).exec());
+  }
+
+  /**
+   * Keeps how one attempt ended in the run's attempts list (`ro:<run_id>`, apart from the run hash so its JSON never
+   * converts the hash out of listpack), trimmed to the last ATTEMPT_OUTCOMES_KEPT, for the run's retention.
+   */
+  async recordOutcome(runId: string, outcome: AttemptOutcome): Promise<void> {
+    const key = this.keys.runAttempts(runId);
+    await this.run(() =>
+      this.client
+        .multi()
+        .lpush(key, JSON.stringify(outcome))
+        .ltrim(key, 0, ATTEMPT_OUTCOMES_KEPT - 1)
+        .pexpire(key, this.retentionMs)
+        .exec(),
+    );
+  }
+
+  async outcomes(runId: string, generation: number): Promise<AttemptOutcome[]> {
+    const kept = await this.run(() => this.client.lrange(this.keys.runAttempts(runId), 0, -1));
+    return kept
+      .map((json) => JSON.parse(json) as AttemptOutcome)
+      .filter((o) => o.park === generation)
+      .reverse();
   }
 
   async complete(runId: string, generation: number, attempts?: number): Promise<number> {
