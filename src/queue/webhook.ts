@@ -62,10 +62,10 @@ export async function postWebhook(
       throw new WebhookDeliveryError(
         url,
         null,
-        `resume webhook ${url} refused: ${why} (ASKGATE_WEBHOOK_ALLOW_PRIVATE lifts this for development)`,
+        `webhook to ${originOf(url)} refused: ${why} (ASKGATE_WEBHOOK_ALLOW_PRIVATE lifts this for development)`,
         { outcome: 'refused', reason: error.reason },
       );
-    throw new WebhookDeliveryError(url, null, `resume webhook ${url} unreachable: ${why}`, {
+    throw new WebhookDeliveryError(url, null, `webhook to ${originOf(url)} unreachable: ${networkErrorCode(error)}`, {
       outcome: 'network_error',
       error: networkErrorCode(error),
     });
@@ -74,11 +74,23 @@ export async function postWebhook(
     throw new WebhookDeliveryError(
       url,
       response.status,
-      `resume webhook ${url} answered ${response.status}; it is retried until 2xx.`,
+      `webhook to ${originOf(url)} answered ${response.status}; it is retried until 2xx.`,
       { outcome: 'http_error', status: response.status },
     );
   }
   return response;
+}
+
+/**
+ * The part of a webhook URL a message may show: its origin. The path and query of a caller's URL often carry a
+ * key (`/hooks/<token>`, `?key=…`), and these messages reach the worker's log.
+ */
+export function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '(an unparsable URL)';
+  }
 }
 
 /**

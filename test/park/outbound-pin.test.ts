@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { blockedAddressReason, literalWebhookRefusal } from '../../src/core/network-address.js';
 import { OutboundRefusedError, pinnedPost, type Resolver } from '../../src/queue/outbound.js';
+import { postWebhook, WebhookDeliveryError } from '../../src/queue/webhook.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { api } from '../helpers/http.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
@@ -115,6 +116,23 @@ describe('the send: checked on the address it connects to', () => {
     await expect(post(`http://rebind.test:${port}/`, false, rebinding)).rejects.toThrow(/127\.0\.0\.1/);
     await expect(post(`http://rebind.test:${port}/`, false, rebinding)).rejects.toThrow(/10\.0\.0\.1/);
     expect(calls).toBe(2);
+  });
+
+  it("words a failed send (which the worker logs) with the URL's origin only, never its path or query", async () => {
+    const secretUrl = (origin: string) => `${origin}/hooks/path-key-7f3a?key=query-key-9c1e`;
+    const send = (origin: string, allowPrivate: boolean) =>
+      postWebhook(secretUrl(origin), 'whsec_c2VjcmV0', 'msg_1', '{}', { allowPrivate }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+    // Refused by the pin, and unreachable (nothing listens on port 9).
+    const errors = [await send('http://169.254.169.254', false), await send('http://127.0.0.1:9', true)];
+    for (const error of errors) {
+      expect(error).toBeInstanceOf(WebhookDeliveryError);
+      const message = (error as WebhookDeliveryError).message;
+      expect(message).toMatch(/^webhook to http:\/\/(169\.254\.169\.254|127\.0\.0\.1:9) (refused|unreachable)/);
+      expect(message).not.toMatch(/path-key|query-key|whsec/);
+    }
   });
 
   it('refuses a name from the hosts file that is loopback (localhost)', async () => {
