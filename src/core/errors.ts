@@ -22,7 +22,9 @@ export type ErrorCode =
   | 'not_implemented'
   | 'fixed_by_preset'
   | 'provider_failed'
-  | 'not_configured';
+  | 'not_configured'
+  /** Something askgate did not expect went wrong (it is logged); not the store, not the caller. */
+  | 'internal_error';
 
 /** A refusal as data: its code, the field it is about (a JSON path; `(root)` for the whole answer) and the reason. */
 export interface Refusal {

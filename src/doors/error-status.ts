@@ -23,6 +23,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   provider_failed: 502,
   store_unavailable: 503,
   not_configured: 503,
+  internal_error: 500,
 };
 
 interface BodyParserError {
@@ -52,7 +53,8 @@ export function errorResponse(
       { err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) },
       'unhandled error in a door',
     );
-    error = new AskgateError('store_unavailable', 'askgate could not complete the request; try again.');
+    // Not store_unavailable: that names a cause (and a 503 with Retry-After) the log line above does not show.
+    error = new AskgateError('internal_error', 'askgate could not complete the request; the error is logged.');
     return { status: 500, body: error.toBody(), headers: {} };
   }
   return { status: STATUS_OF[error.code], body: error.toBody(), headers: errorHeaders(error) };
