@@ -45,7 +45,7 @@ export async function spawnGateway(
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
   const ready = role === 'worker' ? /askgate worker started/ : /askgate listening on (http:\/\/\S+)/;
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`askgate ${role} did not start in 15 s:\n${out}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`askgate ${role} did not start in 60 s:\n${out}`)), 60_000);
     const check = (): void => {
       const m = ready.exec(out);
       if (m) {
