@@ -25,7 +25,7 @@ import { BENCH_TOKEN, spawnGateway, startRedis } from './processes.js';
 const NAME = 'redis-commands';
 
 /** The budgets (commands per operation, rounded counts). Raise one only with a reason in bench/README.md. */
-export const COMMAND_BUDGETS = { answer: 10, parkCycle: 110 } as const;
+export const COMMAND_BUDGETS = { answer: 10, parkCycle: 125 } as const;
 
 /** Calls per command name from `INFO commandstats`. */
 export async function commandStats(redis: Redis): Promise<Map<string, number>> {
