@@ -58,6 +58,24 @@ export function figure(f: Omit<Figure, 'met' | 'ratio'> & { ratio?: number }): F
   return { ...f, ratio, met };
 }
 
+/** Rounds per timed benchmark (answer throughput, resume latency, the LangGraph comparison); the median is reported. */
+export const ROUNDS = 3;
+
+/**
+ * The round whose ratio (value / baseline, each round against its own same-round baseline) is the median, so the
+ * figure reported is one round's askgate and baseline side by side. With an even count, the lower middle.
+ */
+export function medianRound<R extends { value: number; baseline: number }>(rounds: readonly R[]): R {
+  if (rounds.length === 0) throw new Error('no rounds to take the median of');
+  const sorted = [...rounds].sort((a, b) => a.value / a.baseline - b.value / b.baseline);
+  return sorted[Math.floor((sorted.length - 1) / 2)] as R;
+}
+
+/** Ratios of every round, for the README and results.json (e.g. "0.71, 0.76, 0.78"). */
+export function roundRatios(rounds: ReadonlyArray<{ value: number; baseline: number }>): string {
+  return rounds.map((r) => (r.value / r.baseline).toFixed(2)).join(', ');
+}
+
 /** Nearest-rank percentile of unsorted samples (copied and sorted here, so callers may keep theirs). */
 export function percentile(samples: readonly number[], p: number): number {
   if (samples.length === 0) return Number.NaN;

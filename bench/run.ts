@@ -6,6 +6,7 @@ import { machine, table, writeResults, type Bench, type BenchResult } from './ha
 import { memory } from './memory.js';
 import { peerLangGraph } from './peer-langgraph.js';
 import { ROOT } from './processes.js';
+import { redisCommands } from './redis-commands.js';
 import { resumeLatency } from './resume-latency.js';
 import { streamFanout } from './stream-fanout.js';
 
@@ -23,6 +24,7 @@ export const BENCHES: ReadonlyArray<{ name: string; run: Bench }> = [
   { name: 'delivery', run: delivery },
   { name: 'slack-delivery', run: slackDelivery },
   { name: 'peer-langgraph', run: peerLangGraph },
+  { name: 'redis-commands', run: redisCommands },
 ];
 
 function parseArgs(argv: string[]): { tiny: boolean; only: string[] | null; out: string | null } {

@@ -3,7 +3,8 @@ import type { Config } from '../config.js';
 import type { InteractionService } from '../core/interaction-service.js';
 import type { Logger } from '../observability/logger.js';
 import { ChatWorker } from '../queue/chat-worker.js';
-import { CompletionWorker } from '../queue/completion-worker.js';
+import { CompletionStream } from '../queue/completion-stream.js';
+import { LegacyCompletions } from '../queue/completion-worker.js';
 import { ResumeProducer } from '../queue/queues.js';
 import { ResumeWorker } from '../queue/resume-worker.js';
 import type { RedisConnections } from '../store/redis/connections.js';
@@ -52,7 +53,8 @@ export async function startParks(
   const conversations = routed ? new ConversationService({ routes: config.routes, runs, producer, logger }) : null;
   let worker: ResumeWorker | null = null;
   let chatWorker: ChatWorker | null = null;
-  let completionWorker: CompletionWorker | null = null;
+  let completions: CompletionStream | null = null;
+  let legacyCompletions: LegacyCompletions | null = null;
   if (workers) {
     if (routed) {
       chatWorker = new ChatWorker({
@@ -68,15 +70,17 @@ export async function startParks(
         backoffMs: config.resumeBackoffMs,
       });
     }
-    completionWorker = new CompletionWorker({
-      connection,
-      queuePrefix,
+    // Handler completions: version 2 from the stream; version 1 (jobs an older gateway added) from its queue.
+    completions = new CompletionStream({
+      command: connections.command(),
+      reader: connections.streamReader(),
+      stream: connections.keys.completions,
       runs,
       producer,
       logger,
       lockMs: config.resumeLockMs,
-      backoffMs: config.resumeBackoffMs,
     });
+    legacyCompletions = new LegacyCompletions({ connection, queuePrefix, runs, producer, logger });
   }
   return {
     service: parks,
@@ -104,7 +108,8 @@ export async function startParks(
     async close() {
       await worker?.close();
       await chatWorker?.close();
-      await completionWorker?.close();
+      await completions?.close();
+      await legacyCompletions?.close();
       await producer.close();
       await runs.close();
     },

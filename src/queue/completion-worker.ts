@@ -1,48 +1,95 @@
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Queue } from 'bullmq';
+import type { RedisClient } from '../store/redis/connections.js';
 import type { Logger } from '../observability/logger.js';
 import type { RunStore } from '../park/run-store.js';
+import { recordCompletion } from './completion-stream.js';
 import { COMPLETED_QUEUE, unsupportedVersion, type CompletionJob } from './job-protocol.js';
-import { type WorkerBasis, workerOptions, type ResumeProducer } from './queues.js';
+import type { ResumeProducer } from './queues.js';
 
-export interface CompletionWorkerOptions extends WorkerBasis {
+export interface LegacyCompletionsOptions {
+  connection: RedisClient;
+  queuePrefix: string;
   runs: RunStore;
   producer: ResumeProducer;
   logger: Logger;
+  /** How often the queue is looked at when it held nothing, ms. Default 5000. */
+  pollMs?: number;
 }
 
-/**
- * The askgate worker's side of handler completions (the `completed` queue of the job protocol, job-protocol.ts): an
- * SDK worker reports each handler's return value there, and this records it.
- *
- * For a chat-reached run (or a conversation turn) the reply is queued first, under its fixed id, then completion is
- * recorded in the run (run-complete, with the attempts the worker counted); a crash between the two reruns this job,
- * whose second reply enqueue is a no-op. A turn belongs to no park (generation 0): it only has its reply. A stale
- * report (its park completed or re-parked since) changes nothing: run-complete checks the generation.
- */
-export class CompletionWorker {
-  private readonly worker: Worker<CompletionJob>;
+/** Jobs taken per look. */
+const BATCH = 64;
 
-  constructor(private readonly options: CompletionWorkerOptions) {
-    this.worker = new Worker<CompletionJob>(COMPLETED_QUEUE, (job) => this.process(job), workerOptions(options, 16));
-    this.worker.on('failed', (job, err) =>
-      options.logger.warn(
-        { job: job?.id, attempt: job?.attemptsMade, err: err.message },
-        'completion failed; retrying with backoff',
-      ),
-    );
-    this.worker.on('error', (err) => options.logger.warn({ err: err.message }, 'completion worker error'));
+/**
+ * Version 1 of the job protocol's completion reports: the `completed` BullMQ queue. The gateway adds version-2
+ * handler jobs, whose reports go to the completions stream (completion-stream.ts); version-1 reports still come
+ * from handler jobs an older gateway added before an upgrade, run by any SDK worker, and from older SDK workers
+ * finishing such jobs. This drains them.
+ *
+ * It is not a BullMQ Worker (which would hold a blocking connection and a blocking pop for a queue that is empty
+ * after an upgrade settles): it looks at the waiting and delayed jobs every `pollMs` (at once again after a full
+ * batch), records each report as the stream consumer does (idempotent: the reply's fixed id, run-complete's
+ * status and generation check) and then removes the job. Two gateways that take the same job both record it; the
+ * second changes nothing. A recording that fails leaves the job for the next look.
+ */
+export class LegacyCompletions {
+  private readonly queue: Queue<CompletionJob>;
+  private timer: NodeJS.Timeout | null = null;
+  private running = true;
+  private draining: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: LegacyCompletionsOptions) {
+    this.queue = new Queue<CompletionJob>(COMPLETED_QUEUE, {
+      connection: options.connection,
+      prefix: options.queuePrefix,
+    });
+    this.schedule(0);
   }
 
-  private async process(job: Job<CompletionJob>): Promise<void> {
-    const unsupported = unsupportedVersion(job.data, 'this gateway');
-    if (unsupported !== null) throw new UnrecoverableError(unsupported);
-    const { run_id: runId, generation, thread, type, output, attempt } = job.data;
-    if (thread !== null && type !== 'run.killed')
-      await this.options.producer.enqueueReply({ runId, generation, thread, output });
-    if (generation > 0) await this.options.runs.complete(runId, generation, attempt);
+  private schedule(ms: number): void {
+    if (!this.running) return;
+    this.timer = setTimeout(() => {
+      this.draining = this.drain().then(
+        (full) => this.schedule(full ? 0 : (this.options.pollMs ?? 5000)),
+        (error: unknown) => {
+          this.options.logger.warn(
+            { err: error instanceof Error ? error.message : String(error) },
+            'reading version-1 completion reports failed; looking again',
+          );
+          this.schedule(this.options.pollMs ?? 5000);
+        },
+      );
+    }, ms);
+    this.timer.unref();
+  }
+
+  /** One look; true when it found a full batch (more may wait). */
+  private async drain(): Promise<boolean> {
+    const jobs = await this.queue.getJobs(['waiting', 'delayed', 'prioritized'], 0, BATCH - 1, true);
+    for (const job of jobs) {
+      if (!this.running) return false;
+      const unsupported = unsupportedVersion(job.data, 'this gateway');
+      if (unsupported !== null) {
+        this.options.logger.warn({ job: job.id, err: unsupported }, 'completion report refused; removed unread');
+      } else {
+        try {
+          await recordCompletion(job.data, this.options);
+        } catch (error) {
+          this.options.logger.warn(
+            { job: job.id, err: error instanceof Error ? error.message : String(error) },
+            'recording a version-1 completion failed; it is looked at again',
+          );
+          continue;
+        }
+      }
+      await job.remove();
+    }
+    return jobs.length >= BATCH;
   }
 
   async close(): Promise<void> {
-    await this.worker.close();
+    this.running = false;
+    if (this.timer !== null) clearTimeout(this.timer);
+    await this.draining.catch(() => undefined);
+    await this.queue.close();
   }
 }

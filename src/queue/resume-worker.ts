@@ -37,7 +37,7 @@ export interface ResumeWorkerOptions extends WorkerBasis {
  * enqueued) before its resume target is told `run.killed`; every step of the teardown is idempotent, so a rerun
  * after a crash repeats it harmlessly. A webhook target is POSTed here; a handler target is handed to the SDK
  * workers' queue under the same deterministic id (job-protocol.ts), and the completion they report is recorded by
- * the CompletionWorker.
+ * the completions stream consumer (completion-stream.ts).
  */
 export class ResumeWorker {
   private readonly worker: Worker<ResumeJobData>;

@@ -2,7 +2,7 @@ import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { ContinuationPayload, ConversationTurnPayload } from '../park/continuation.js';
 import {
   COMPLETED_QUEUE,
-  JOB_PROTOCOL_VERSION,
+  REPORTED_FIELD,
   continuationOf,
   unsupportedVersion,
   type CompletionJob,
@@ -60,13 +60,14 @@ export interface ContinuationWorker {
 /**
  * Runs registered continuations for parked runs, in any number of processes beside any number of gateways.
  *
- * It speaks the gateway's job protocol (docs/sdk.md, "Job protocol"; src/queue/job-protocol.ts), version 1: it takes
- * jobs from `handler-<name>` and reports each handler's return value to the gateway's `completed` queue; the
- * gateway records the completion and posts any chat reply. It reads no run and runs none of the gateway's scripts.
+ * It speaks the gateway's job protocol (docs/sdk.md, "Job protocol"; src/queue/job-protocol.ts), versions 2 and 1:
+ * it takes jobs from `handler-<name>` and reports each handler's return value to the gateway — a version-2 job to
+ * the completions stream, a version-1 job (added by an older gateway) to the `completed` queue; the gateway records
+ * the completion and posts any chat reply. It reads no run and runs none of the gateway's scripts.
  *
- * The guarantee: a continuation that completed never runs again. Its completion report is added right after the
- * handler returns and before the job completes, under the continuation's id, and every run of a job checks for
- * that report first. A worker that dies while a handler runs leaves the job locked until `lockDurationMs` passes;
+ * The guarantee: a continuation that completed never runs again. Its completion report is written right after the
+ * handler returns and before the job completes (version 2: in one MULTI with a mark in the job's own hash), and
+ * every rerun of a job looks for that report first. A worker that dies while a handler runs leaves the job locked until `lockDurationMs` passes;
  * BullMQ's stalled-job check then runs it once more, on a live worker, with the same `resume_id` and `attempt` + 1.
  * Handler side effects outside askgate should therefore be idempotent on `resume_id`.
  *
@@ -94,22 +95,57 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
   const connections = new RedisConnections({ url: options.redisUrl, prefix: options.prefix ?? DEFAULT_KEY_PREFIX });
   const connection = connections.queue();
   const prefix = connections.keys.queuePrefix;
-  const completed = new Queue<CompletionJob>(COMPLETED_QUEUE, { connection, prefix });
 
-  const run = async (handler: ContinuationHandler, job: Job<HandlerJob>): Promise<unknown> => {
+  const completionsKey = connections.keys.completions;
+  // Version 1's report queue, opened only if a version-1 job (from an older gateway) turns up.
+  let legacyCompleted: Queue<CompletionJob> | null = null;
+  const legacy = (): Queue<CompletionJob> => {
+    legacyCompleted ??= new Queue<CompletionJob>(COMPLETED_QUEUE, { connection, prefix });
+    return legacyCompleted;
+  };
+
+  /** Whether this continuation was reported already (the job's version says where the report lives). */
+  const reported = async (worker: Worker<HandlerJob>, job: Job<HandlerJob>): Promise<boolean> => {
+    const id = job.data.resume_id;
+    if (job.data.v === 1) return (await legacy().getJobState(id)) !== 'unknown';
+    return (await connection.hexists(worker.toKey(job.id ?? id), REPORTED_FIELD)) === 1;
+  };
+
+  /** Writes the report before the job completes; a second report of one continuation is harmless (see below). */
+  const report = async (worker: Worker<HandlerJob>, job: Job<HandlerJob>, data: CompletionJob): Promise<void> => {
+    if (data.v === 1) {
+      // A fixed id: a second report of one continuation is a no-op.
+      await legacy().add('completed', data, { ...JOB_DEFAULTS, jobId: data.resume_id });
+      return;
+    }
+    // One MULTI: the mark that stops a rerun and the report the gateway records exist together or not at all. The
+    // gateway's recording is idempotent (run-complete checks status and generation; the reply has a fixed job id).
+    const results = await connection
+      .multi()
+      .hset(worker.toKey(job.id ?? data.resume_id), REPORTED_FIELD, '1')
+      .xadd(completionsKey, '*', 'r', JSON.stringify(data))
+      .exec();
+    const failed = results?.find(([error]) => error !== null)?.[0];
+    if (results === null || failed) throw failed ?? new Error('the completion report was not written; retrying');
+  };
+
+  const run = async (
+    worker: Worker<HandlerJob>,
+    handler: ContinuationHandler,
+    job: Job<HandlerJob>,
+  ): Promise<unknown> => {
     const unsupported = unsupportedVersion(job.data, 'this SDK worker');
     if (unsupported !== null) throw new UnrecoverableError(unsupported);
     const data = job.data;
     // Reported already (a rerun after a crash between the report and the job's completion): never run it again. Only
     // a job that ran before — a retry, or one taken back from a stalled worker — can have been reported, so a first
-    // run skips the look (one Redis round trip less on every resume). A second job under the same id cannot appear
-    // while the first is kept (a day once completed), as BullMQ ignores an add under a kept job's id.
+    // run skips the look (one Redis round trip less on every resume).
     const ranBefore = job.attemptsMade > 0 || job.stalledCounter > 0;
-    if (ranBefore && (await completed.getJobState(data.resume_id)) !== 'unknown') return null;
+    if (ranBefore && (await reported(worker, job))) return null;
     const attempt = job.attemptsMade + 1;
     const output = (await handler({ ...continuationOf(data), attempt })) ?? null;
-    const report: CompletionJob = {
-      v: JOB_PROTOCOL_VERSION,
+    await report(worker, job, {
+      v: data.v,
       resume_id: data.resume_id,
       run_id: data.run_id,
       generation: data.generation,
@@ -117,29 +153,32 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
       type: data.type,
       attempt,
       output,
-    };
-    // A fixed id: a second report of one continuation is a no-op.
-    await completed.add('completed', report, { ...JOB_DEFAULTS, jobId: data.resume_id });
+    });
     return output;
   };
 
-  const workers = names.map(
-    (name) =>
-      new Worker<HandlerJob>(handlerQueueName(name), (job) => run(options.handlers[name] as ContinuationHandler, job), {
+  const workers = names.map((name) => {
+    const handler = options.handlers[name] as ContinuationHandler;
+    const worker: Worker<HandlerJob> = new Worker<HandlerJob>(
+      handlerQueueName(name),
+      (job) => run(worker, handler, job),
+      {
         connection,
         prefix,
         concurrency: options.concurrency ?? 8,
         lockDuration,
         stalledInterval: lockDuration,
         settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(attemptsMade, backoffMs) },
-      }),
-  );
+      },
+    );
+    return worker;
+  });
   for (const w of workers) w.on('error', () => undefined); // connection blips; BullMQ retries
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   return {
     async close() {
       await Promise.all(workers.map((w) => w.close()));
-      await completed.close();
+      await legacyCompleted?.close();
       await connections.close();
     },
   };

@@ -31,10 +31,11 @@
  * | `wc:<recipient>`      | list   | a web chat conversation: JSON messages (the person's and the replies), oldest first, the last 200 (channels/web/conversation-log.ts) | PEXPIRE 7 days from its last message |
  * | `p:<name>`            | list   | every version of preset `<name>`, oldest first: JSON `{body, written_by, written_at}`; the version is the position + 1 | permanent |
  * | `seen:<key>`          | string | a seen-set claim, e.g. `stripe_checkout:<event id>` (src/confirmations/ingress.ts) | PX until the signature's tolerance ends |
+ * | `completions`         | stream | the job protocol's completion reports (v2): one entry `r` = report JSON per continuation whose handler returned; consumer group `askgate` | an entry is deleted once its completion is recorded |
  * | `<queue>:...`         | BullMQ | the resume / completed / handler-<name> / turn / reply queues (src/queue/queues.ts), under `queuePrefix` | BullMQ's own; completed jobs kept a day |
  *
- * The SDK continuation worker (src/sdk/worker.ts) uses `queuePrefix` alone: it reaches the gateway only through the
- * job protocol's queues (src/queue/job-protocol.ts), never through the keys above.
+ * The SDK continuation worker (src/sdk/worker.ts) uses `queuePrefix` and `completions` alone: it reaches the gateway
+ * only through the job protocol's queues and stream (src/queue/job-protocol.ts), never through the keys above.
  */
 export class Keys {
   /** The prefix every key starts with, e.g. `{askgate}:`. */
@@ -190,6 +191,14 @@ export class Keys {
    */
   get queuePrefix(): string {
     return this.prefix.endsWith(':') ? this.prefix.slice(0, -1) : this.prefix;
+  }
+
+  /**
+   * The job protocol's completions stream (version 2, src/queue/job-protocol.ts): SDK workers append one entry per
+   * completed continuation; askgate workers read it in a consumer group and delete each entry once recorded.
+   */
+  get completions(): string {
+    return `${this.prefix}completions`;
   }
 
   /** The pub/sub channel of interaction events. Channels are not keys, but share the prefix so stores on one Redis stay apart. */

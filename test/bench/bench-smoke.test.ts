@@ -4,6 +4,7 @@ import { delivery } from '../../bench/delivery.js';
 import type { Bench, BenchResult } from '../../bench/harness.js';
 import { memory } from '../../bench/memory.js';
 import { resumeLatency } from '../../bench/resume-latency.js';
+import { redisCommands } from '../../bench/redis-commands.js';
 import { slackDelivery } from '../../bench/slack-delivery.js';
 import { streamFanout } from '../../bench/stream-fanout.js';
 
@@ -99,6 +100,17 @@ const BENCHES: Array<{ name: string; bench: Bench; timeoutMs: number; counts(r: 
     counts(r) {
       expect(r.counts['processes']).toBe(2);
       expect(r.counts['sent']).toBe(r.counts['questions']);
+    },
+  },
+  {
+    name: 'redis commands: every answer and every park cycle counted',
+    bench: redisCommands,
+    timeoutMs: 60_000,
+    counts(r) {
+      expect(count(r, 'answers')).toBeGreaterThan(0);
+      expect(count(r, 'cycles')).toBeGreaterThan(0);
+      expect(count(r, 'resumed')).toBe(count(r, 'cycles'));
+      for (const f of r.figures) expect(f.value, f.name).toBeGreaterThan(0);
     },
   },
 ];

@@ -199,7 +199,7 @@ describe('the run hash stays compact', () => {
       state: LONG_STATE,
     });
 
-    // The handler job handed to the SDK workers (job protocol v1) carries the whole thread, joined from its pieces,
+    // The handler job handed to the SDK workers (job protocol v2) carries the whole thread, joined from its pieces,
     // for the park that is due (generation 1, ready).
     await gateway.service.offerAnswer({
       interactionId: id,
@@ -213,7 +213,7 @@ describe('the run hash stays compact', () => {
     try {
       await until(async () => (await handlerQueue.getJob(resumeJobId(runId, 1))) !== undefined, 'the handler job');
       const job = await handlerQueue.getJob(resumeJobId(runId, 1));
-      expect(job?.data).toMatchObject({ v: 1, run_id: runId, generation: 1, type: 'run.resumed' });
+      expect(job?.data).toMatchObject({ v: 2, run_id: runId, generation: 1, type: 'run.resumed' });
       expect(job?.data.thread).toEqual(thread);
     } finally {
       await handlerQueue.close();

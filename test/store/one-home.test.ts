@@ -130,7 +130,7 @@ describe('connections a process opens', () => {
     await settlesAt(0);
   });
 
-  it('worker: those three, plus a blocking connection for each of the resume and completion workers', async () => {
+  it('worker: those three, plus a blocking connection for the resume worker and one for the completions stream', async () => {
     const gateway = await createGateway(env(), { workers: true });
     try {
       await settlesAt(5);

@@ -51,6 +51,7 @@ const DEFAULT_REDIS_OPTIONS: RedisOptions = {
  * | `command()`  | the interaction store, the run store, Telegram's shared pacing | — (every script is registered on it; auto-pipelined) |
  * | `subscriber()`| the store's events listener                                  | a subscribed connection runs nothing else |
  * | `queue()`    | every BullMQ Queue and Worker of the process                  | BullMQ needs `maxRetriesPerRequest: null` |
+ * | `streamReader()` | the askgate worker's blocking reads of the completions stream (src/queue/completion-stream.ts) | a blocked connection runs nothing else |
  *
  * BullMQ opens one more per Worker, a duplicate of `queue()` for its blocking reads; nothing else opens any.
  * Each connection is opened on first use, so a process opens only the kinds it uses (docs/architecture.md counts
@@ -69,6 +70,7 @@ export class RedisConnections {
   private commandClient: ScriptClient | null = null;
   private subscriberClient: RedisClient | null = null;
   private queueClient: RedisClient | null = null;
+  private streamReaderClient: RedisClient | null = null;
   private readonly connecting = new Map<RedisClient, Promise<void>>();
 
   constructor(private readonly options: RedisConnectionsOptions) {
@@ -124,6 +126,15 @@ export class RedisConnections {
   }
 
   /**
+   * The connection of the completions stream's blocking reads (XREADGROUP … BLOCK). Like BullMQ's, it must wait
+   * through reconnects rather than fail a read, so it has no per-request retry limit.
+   */
+  streamReader(): RedisClient {
+    this.streamReaderClient ??= this.open({ maxRetriesPerRequest: null }, { lazy: false });
+    return this.streamReaderClient;
+  }
+
+  /**
    * Connects `connection` (one of this factory's) now, so an unreachable Redis fails at start rather than on the
    * first request; concurrent callers share one attempt. Rejects with `store_unavailable` naming the URL, redacted.
    */
@@ -148,15 +159,19 @@ export class RedisConnections {
 
   /** How many connections this factory has opened (BullMQ's blocking duplicates not included). */
   get opened(): number {
-    return [this.commandClient, this.subscriberClient, this.queueClient].filter((c) => c !== null).length;
+    return [this.commandClient, this.subscriberClient, this.queueClient, this.streamReaderClient].filter(
+      (c) => c !== null,
+    ).length;
   }
 
   /** Closes every connection opened here: QUIT when connected (in-flight replies still arrive), else drop at once. */
   async close(): Promise<void> {
+    // A reader blocked in XREADGROUP would hold QUIT back until its BLOCK ends: drop it at once.
+    this.streamReaderClient?.disconnect();
     const open = [this.subscriberClient, this.commandClient, this.queueClient].filter(
       (c): c is RedisClient => c !== null,
     );
-    this.subscriberClient = this.commandClient = this.queueClient = null;
+    this.subscriberClient = this.commandClient = this.queueClient = this.streamReaderClient = null;
     await Promise.all(open.map(closeConnection));
   }
 
