@@ -4,10 +4,13 @@ import { slackMethodTier } from '../../channels/slack/channel.js';
 import { SlackPacer } from '../../channels/slack/pacing.js';
 import { SharedPacer, type SharedBudget, type SharedPacingStore } from '../../channels/shared-pacing.js';
 import { SENDER_MESSAGES_PER_SECOND } from '../../channels/twilio/limits.js';
+import { GraphClient } from '../../channels/whatsapp/graph-client.js';
 import { MESSAGES_PER_SECOND, PER_RECIPIENT_INTERVAL_MS } from '../../channels/whatsapp/limits.js';
 import { Keys } from '../../src/store/keys.js';
 import { RedisConnections } from '../../src/store/redis/connections.js';
 import { FAKE_SLACK_TOKEN, startFakeSlack, type FakeSlack } from '../fakes/slack-server.js';
+import { GRAPH_TOKEN, startFakeGraph, type FakeGraph } from '../fakes/whatsapp-graph.js';
+import { PHONE_NUMBER_ID } from '../fakes/whatsapp-webhooks.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 
 /**
@@ -24,6 +27,9 @@ let redis: RedisServerHandle;
 let processes: [RedisConnections, RedisConnections];
 let stores: [SharedPacingStore, SharedPacingStore];
 let fake: FakeSlack;
+let graph: FakeGraph;
+/** The number's throughput the WhatsApp test paces to (a small one, so a second holds a few sends). */
+const TEST_NUMBER_PER_SECOND = 5;
 
 beforeAll(async () => {
   redis = await startRedisServer();
@@ -40,10 +46,15 @@ beforeAll(async () => {
     // The tier under test: auth.test at 240/min, 250 ms apart; 10 ms allowed for the two clocks' rounding.
     limits: { perChannelGapMs: 0, methodGapMs: { 'auth.test': 240 } },
   });
+  // Meta's limits as the fake enforces them for the WhatsApp test: a recipient's sends 1 s apart (10 ms for the
+  // clocks' rounding), and the number's sends within a window of a second — with room for a loaded host's jitter,
+  // not for a second process's whole budget (2 × 5).
+  graph = await startFakeGraph({ limits: { perRecipientGapMs: 990, perWindow: 8, windowMs: 1000 } });
 });
 
 afterAll(async () => {
   await fake?.close();
+  await graph?.close();
   await Promise.all((processes ?? []).map((p) => p.close()));
   await redis?.stop();
 });
@@ -106,6 +117,36 @@ describe('WhatsApp: one number, every process', () => {
     await a.pushBack('+15550003333', 5_000);
     expect((await b.reserveSlot('+15550003333')).slotAt).toBeGreaterThanOrEqual(before + 5_000);
     expect((await b.reserveSlot('+15550004444')).slotAt).toBeLessThan(before + 5_000);
+  });
+});
+
+describe('WhatsApp: two processes sending from one number to the fake Graph API', () => {
+  it("stay within the number's throughput and each recipient's gap: 0 refusals", async () => {
+    const account = `number-${++accounts}`;
+    const budget = { platform: 'whatsapp', account, perSecond: TEST_NUMBER_PER_SECOND, perChatIntervalMs: 1000 };
+    const clients = [0, 1].map(
+      (i) =>
+        new GraphClient({
+          apiUrl: graph.apiUrl,
+          token: GRAPH_TOKEN,
+          // A refusal fails the send at once: the fake's verdict is not retried away.
+          throttleRetries: 0,
+          pacer: new SharedPacer(stores[i as 0 | 1], budget),
+        }),
+    );
+    const recipients = ['15550005001', '15550005002', '15550005003'];
+    const mark = graph.sent.length;
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        (clients[i % 2] as GraphClient).sendMessage(PHONE_NUMBER_ID, {
+          to: recipients[i % 3] as string,
+          type: 'text',
+          text: { body: `message ${i}` },
+        }),
+      ),
+    );
+    expect(graph.throttled).toBe(0);
+    expect(graph.sent.length - mark).toBe(12);
   });
 });
 
