@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { TelegramChannel } from '../channels/telegram/plugin.js';
+import { FAKE_BOT_TOKEN, startFakeTelegram, type FakeTelegram } from '../test/fakes/telegram-server.js';
 import { Keys } from '../src/store/keys.js';
 import { BUCKETS } from '../src/store/redis/scripts/fragments.js';
 import { figure, pool, type BenchResult, type Figure, type Size } from './harness.js';
@@ -10,6 +12,13 @@ import { openSeeder } from './seed.js';
  * 3. Memory per pending question: Redis `used_memory` growth over N pending asks of each format, sync and async,
  * written through the real service (validation, record codec, the create / park-run scripts). Form asks all use one
  * schema, which the store keeps once. Each kind starts from an empty database, so kinds do not share keys.
+ *
+ * Two more kinds ask on a chat channel (`telegram` confirm, sync and async), each of its own recipient: the real
+ * Telegram plugin sends every question to the test fake Bot API (no flood limits, in-process pacing opened wide, so
+ * 100,000 sends take seconds — pacing keeps nothing in Redis either way), and the store records what a channel ask
+ * costs on top: the callback ticket, the recipient index entry (`rc:`), the delivery refs in the record and the
+ * reverse index of its message (`dl:`). One recipient per ask is the dearest layout (each recipient index is a key
+ * of its own); a person with several pending questions shares one.
  *
  * The baseline is the least a store can keep for a pending question it can list: the ask body's JSON in one string
  * key and one member of one sorted set, written with the same N on the same server. The target (600 bytes) is on
@@ -28,24 +37,36 @@ const FORM_SCHEMA = {
   },
 };
 /**
- * Bytes per pending ask, judged on askgate's own bytes (they do not drift). Async asks (issue 17): at most 450.
- * Sync asks: no worse than the last full run's figures (323 / 324 / 356), with a few bytes for allocator rounding.
+ * Bytes per pending ask, judged on askgate's own bytes (they do not drift). Async asks: at most 450. Sync asks: no
+ * worse than the last full run's figures (323 / 324 / 356), with a few bytes for allocator rounding. An ask on a chat
+ * channel (its ticket, recipient index and delivery refs on top): the 600 bytes the benchmark has always allowed.
  */
 const TARGET_BYTES: Record<'sync' | 'async', Partial<Record<string, number>>> = {
   sync: { text: 330, confirm: 330, select: 360 },
   async: { text: 450, confirm: 450, select: 450 },
 };
+const CHANNEL_TARGET_BYTES = 600;
+/** The channel kinds: confirm asked on Telegram, one recipient (chat) per ask. */
+const CHANNEL_FORMAT = 'confirm';
 
-function body(
-  format: (typeof FORMATS)[number],
-  mode: 'sync' | 'async',
-  i: number,
-  expiry: string,
-): Record<string, unknown> {
+type Kind = { mode: 'sync' | 'async'; format: (typeof FORMATS)[number]; channel: boolean };
+
+const KINDS: Kind[] = [
+  ...(['sync', 'async'] as const).flatMap((mode) => FORMATS.map((format) => ({ mode, format, channel: false }))),
+  { mode: 'sync', format: CHANNEL_FORMAT, channel: true },
+  { mode: 'async', format: CHANNEL_FORMAT, channel: true },
+];
+
+const kindName = (k: Kind): string => `${k.mode} ${k.format}${k.channel ? ' on telegram' : ''}`;
+const countName = (k: Kind): string => `${k.mode}_${k.format}${k.channel ? '_telegram' : ''}_pending`;
+
+function body({ format, mode, channel }: Kind, i: number, expiry: string): Record<string, unknown> {
   const b: Record<string, unknown> = {
     question: `Deploy build ${100_000 + i} of payments-api to production?`,
     answer_format: format,
   };
+  // A private chat id of Telegram's length, one per ask (the fake answers with it as the message's chat).
+  if (channel) Object.assign(b, { channel: 'telegram', recipient: String(5_000_000_000 + i) });
   if (format === 'select') b['choices'] = ['staging', 'canary', 'production', 'skip'];
   if (format === 'form') b['schema'] = FORM_SCHEMA;
   if (mode === 'sync') b['timeout'] = 86_400;
@@ -53,7 +74,7 @@ function body(
     Object.assign(b, {
       mode: 'async',
       expiry_at: expiry,
-      run: { run_id: `mem-${format}-${i}`, resume: { handler: 'bench' } },
+      run: { run_id: `mem-${format}${channel ? '-tg' : ''}-${i}`, resume: { handler: 'bench' } },
     });
   return b;
 }
@@ -68,6 +89,18 @@ end
 return count
 `;
 
+/** Keys matching `pattern`, by SCAN (the bench's own connection, after the measurement). */
+async function countKeys(redis: Redis, pattern: string): Promise<number> {
+  let count = 0;
+  let cursor = '0';
+  do {
+    const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 10_000);
+    count += found.length;
+    cursor = next;
+  } while (cursor !== '0');
+  return count;
+}
+
 async function usedMemory(redis: Redis): Promise<number> {
   const info = await redis.info('memory');
   const m = /^used_memory:(\d+)/m.exec(info);
@@ -81,54 +114,77 @@ export async function memory(size: Size): Promise<BenchResult> {
   const n = size.tiny ? 1_000 : 100_000;
   const redis = await startRedis();
   const direct = new Redis(redis.url);
-  const seeder = await openSeeder(redis.url);
+  const telegram: FakeTelegram = await startFakeTelegram({ limits: null });
+  // Channel asks carry a callback URL (so a ticket); loopback http is allowed and nothing calls it.
+  const seeder = await openSeeder(redis.url, { INTERACTIONS_PUBLIC_BASE_URL: 'http://127.0.0.1:9' });
+  // The real plugin, paced in this process only and opened wide: the bench measures what a delivered ask keeps.
+  seeder.gateway.channels.register(
+    new TelegramChannel({
+      botToken: FAKE_BOT_TOKEN,
+      webhookSecret: 'bench-webhook-secret',
+      apiRoot: telegram.apiRoot,
+      pacing: { globalPerSecond: 1_000_000, perChatBurst: 1_000 },
+    }),
+  );
   const figures: Figure[] = [];
   const counts: Record<string, number> = { per_kind: n };
   const expiry = new Date(Date.now() + 86_400_000).toISOString();
   try {
-    for (const mode of ['sync', 'async'] as const) {
-      for (const format of FORMATS) {
-        // Warm-up: the first asks of a kind load its scripts and grow allocator pools; none of that is per-question.
-        await pool(size.tiny ? 100 : 300, 32, (i) => seeder.ask(body(format, mode, i, expiry)).then(() => undefined));
-        await direct.flushall('SYNC');
-        const before = await usedMemory(direct);
-        await pool(n, 32, async (i) => {
-          await seeder.ask(body(format, mode, i, expiry));
-        });
-        const grown = (await usedMemory(direct)) - before;
-        // Every pending ask, sync or async, has one deadline: the count proves all N were written.
-        const pendingKey = new Keys(seeder.gateway.config.redisPrefix).pending;
-        counts[`${mode}_${format}_pending`] = Number(await direct.eval(COUNT_DEADLINES, 1, pendingKey));
-
-        await direct.flushall('SYNC');
-        const baseBefore = await usedMemory(direct);
-        for (let start = 0; start < n; start += 1_000) {
-          const pipe = direct.pipeline();
-          for (let i = start; i < Math.min(n, start + 1_000); i++) {
-            // An id as long as askgate's, so the baseline pays the same for naming a question.
-            const id = randomBytes(12).toString('base64url');
-            pipe.set(`q:${id}`, JSON.stringify(body(format, mode, i, expiry)));
-            pipe.zadd('q:pending', i, id);
-          }
-          await pipe.exec();
-        }
-        const baseGrown = (await usedMemory(direct)) - baseBefore;
-        const limit = TARGET_BYTES[mode as 'sync' | 'async'][format];
-        figures.push(
-          figure({
-            name: `${mode} ${format}`,
-            unit: 'bytes/ask',
-            value: grown / n,
-            baseline: baseGrown / n,
-            target: limit === undefined ? null : { op: '<=', limit, on: 'value' },
-            ...(mode === 'async' ? { note: 'includes the run hash of the parked run (one run per ask)' } : {}),
-          }),
-        );
+    for (const kind of KINDS) {
+      // Warm-up: the first asks of a kind load its scripts and grow allocator pools; none of that is per-question.
+      // Its recipients (chats) are not the measured ones: numbers from n up.
+      await pool(size.tiny ? 100 : 300, 32, (i) => seeder.ask(body(kind, n + i, expiry)).then(() => undefined));
+      await direct.flushall('SYNC');
+      const sentBefore = telegram.calls.filter((c) => c.method === 'sendMessage' && c.status === 200).length;
+      const before = await usedMemory(direct);
+      await pool(n, 32, async (i) => {
+        await seeder.ask(body(kind, i, expiry));
+      });
+      const grown = (await usedMemory(direct)) - before;
+      // Every pending ask, sync or async, has one deadline: the count proves all N were written.
+      const keys = new Keys(seeder.gateway.config.redisPrefix);
+      counts[countName(kind)] = Number(await direct.eval(COUNT_DEADLINES, 1, keys.pending));
+      if (kind.channel) {
+        // Each was delivered (its message accepted by the fake) and is findable by its recipient and its message.
+        counts[`${kind.mode}_telegram_sent`] =
+          telegram.calls.filter((c) => c.method === 'sendMessage' && c.status === 200).length - sentBefore;
+        counts[`${kind.mode}_telegram_recipient_indexes`] = await countKeys(direct, keys.recipient('telegram', '*'));
+        counts[`${kind.mode}_telegram_delivery_refs`] = await countKeys(direct, keys.delivery('telegram', '*'));
       }
+
+      await direct.flushall('SYNC');
+      const baseBefore = await usedMemory(direct);
+      for (let start = 0; start < n; start += 1_000) {
+        const pipe = direct.pipeline();
+        for (let i = start; i < Math.min(n, start + 1_000); i++) {
+          // An id as long as askgate's, so the baseline pays the same for naming a question.
+          const id = randomBytes(12).toString('base64url');
+          pipe.set(`q:${id}`, JSON.stringify(body(kind, i, expiry)));
+          pipe.zadd('q:pending', i, id);
+        }
+        await pipe.exec();
+      }
+      const baseGrown = (await usedMemory(direct)) - baseBefore;
+      const limit = kind.channel ? CHANNEL_TARGET_BYTES : TARGET_BYTES[kind.mode][kind.format];
+      const notes = [
+        ...(kind.mode === 'async' ? ['includes the run hash of the parked run (one run per ask)'] : []),
+        ...(kind.channel ? ['delivered: ticket, recipient index (one recipient per ask), delivery refs'] : []),
+      ];
+      figures.push(
+        figure({
+          name: kindName(kind),
+          unit: 'bytes/ask',
+          value: grown / n,
+          baseline: baseGrown / n,
+          target: limit === undefined ? null : { op: '<=', limit, on: 'value' },
+          ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
+        }),
+      );
     }
   } finally {
     direct.disconnect();
     await seeder.close();
+    await telegram.close();
     await redis.stop();
   }
   return {

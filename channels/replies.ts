@@ -9,6 +9,12 @@ import type { OfferOutcome } from './contract.js';
 
 const YES = new Set(['yes', 'y', 'true', 'ok', 'okay', 'sure', '👍', '✅']);
 const NO = new Set(['no', 'n', 'false', 'nope', '👎', '❌']);
+/**
+ * Words that pick a select's `Decline` choice when no choice is spelled that way: on SMS a person cannot tap the
+ * Decline of an MCP elicitation (src/mcp/elicitation.ts asks it as a one-choice select), and "no" is what they text.
+ */
+const DECLINE_WORDS = new Set(['no', 'decline']);
+const DECLINE_CHOICE = 'decline';
 
 export function answerFromText(
   interaction: Pick<StoredInteraction, 'answer_format' | 'choices'>,
@@ -27,6 +33,10 @@ export function answerFromText(
       const exact = choices.find((c) => c === said) ?? choices.find((c) => c.toLowerCase() === said.toLowerCase());
       if (exact !== undefined) return exact;
       if (/^\d{1,3}$/.test(said)) return choices[Number(said) - 1] ?? said;
+      if (DECLINE_WORDS.has(said.toLowerCase().replace(/[.!]+$/, ''))) {
+        const decline = choices.find((c) => c.toLowerCase() === DECLINE_CHOICE);
+        if (decline !== undefined) return decline;
+      }
       return said;
     }
     case 'form':

@@ -38,9 +38,17 @@ export class SharedPacer {
 
   /** Reserves a call's turn; resolves with the wait until it, ms (already reserved: the caller must wait it out). */
   async reserve(chat: string | null): Promise<number> {
+    return (await this.reserveSlot(chat)).wait;
+  }
+
+  /**
+   * Reserves a call's turn and says what was decided: the slot (epoch ms by Redis' clock, which every process
+   * shares) and the wait until it. The decision is what the budget guarantees; tests judge it.
+   */
+  async reserveSlot(chat: string | null): Promise<{ slotAt: number; wait: number }> {
     const { keys, client } = this.store;
     const pause = keys.pacePause(this.budget.platform, this.account);
-    const [, wait] = await client.askgatePaceReserve(
+    const [slotAt, wait] = await client.askgatePaceReserve(
       keys.paceSlots(this.budget.platform, this.account),
       pause,
       chat === null ? pause : keys.paceChat(this.budget.platform, this.account, chat),
@@ -48,7 +56,7 @@ export class SharedPacer {
       this.budget.perChatIntervalMs,
       chat === null ? '' : '1',
     );
-    return Number(wait);
+    return { slotAt: Number(slotAt), wait: Number(wait) };
   }
 
   /**

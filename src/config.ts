@@ -74,6 +74,8 @@ export interface Config {
   callbackRate: { limit: number; windowSeconds: number };
   /** Client addresses are taken from X-Forwarded-For only when the peer is one of these (express `trust proxy`). */
   trustProxy: string | null;
+  /** The longest gap between two progress notifications of `ask_human` on `/mcp`, seconds (1..60). */
+  mcpProgressSeconds: number;
   telegram: TelegramConfig | null;
   slack: SlackConfig | null;
   whatsapp: WhatsAppConfig | null;
@@ -128,6 +130,13 @@ function nonNegativeInt(env: Env, name: string, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw)) throw new ConfigError(name, `"${raw}" is not a whole number; set it to e.g. ${fallback}.`);
   return Number(raw);
+}
+
+/** Seconds between two progress notifications: a whole number 1..60 (a wait is polled in slices that long). */
+function progressSeconds(env: Env, name: string): number {
+  const seconds = positiveInt(env, name, 10);
+  if (seconds > 60) throw new ConfigError(name, `"${env[name]}" is over 60; set it to a whole number from 1 to 60.`);
+  return seconds;
 }
 
 /** A switch: unset, empty, "0" or "false" is off; "1" or "true" is on; anything else is refused by name. */
@@ -371,6 +380,7 @@ export function loadConfig(env: Env = process.env): Config {
     retentionWaitingMinutes: positiveInt(env, 'LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES', 10_080),
     callbackRate: parseRate(optional(env, 'INTERACTIONS_CALLBACK_RATE')),
     trustProxy: optional(env, 'ASKGATE_TRUST_PROXY'),
+    mcpProgressSeconds: progressSeconds(env, 'ASKGATE_MCP_PROGRESS_SECONDS'),
     telegram: group(env, ['TELEGRAM_BOT_TOKEN', 'TELEGRAM_WEBHOOK_SECRET'], (get) => ({
       botToken: get('TELEGRAM_BOT_TOKEN'),
       webhookSecret: get('TELEGRAM_WEBHOOK_SECRET'),

@@ -28,6 +28,15 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ LOG_LEVEL: 'verbose' })).toThrow(/LOG_LEVEL: "verbose" is not a level; use one of fatal/);
   });
 
+  it('takes ASKGATE_MCP_PROGRESS_SECONDS from 1 to 60 (default 10), and refuses anything else by name', () => {
+    expect(loadConfig({}).mcpProgressSeconds).toBe(10);
+    expect(loadConfig({ ASKGATE_MCP_PROGRESS_SECONDS: '3' }).mcpProgressSeconds).toBe(3);
+    expect(() => loadConfig({ ASKGATE_MCP_PROGRESS_SECONDS: '61' })).toThrow(
+      /ASKGATE_MCP_PROGRESS_SECONDS: "61" is over 60/,
+    );
+    expect(() => loadConfig({ ASKGATE_MCP_PROGRESS_SECONDS: '0' })).toThrow(/ASKGATE_MCP_PROGRESS_SECONDS/);
+  });
+
   it('takes ASKGATE_DEV_TOKEN as the dev token, and refuses a short one', () => {
     expect(loadConfig({ ASKGATE_DEV_TOKEN: 'sixteen-chars-ok' }).devToken).toBe('sixteen-chars-ok');
     expect(() => loadConfig({ ASKGATE_DEV_TOKEN: 'short' })).toThrow(/ASKGATE_DEV_TOKEN: must be at least 16/);

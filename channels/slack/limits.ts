@@ -75,6 +75,7 @@ export const METHOD_PER_MINUTE: Readonly<Record<string, number>> = {
   'auth.test': 100, // Tier 4
   'chat.postMessage': 600, // "special": paced per channel instead; this only caps a workspace-wide burst
   'chat.update': 50, // Tier 3
+  'chat.postEphemeral': 100, // Tier 4
   'views.update': 100, // Tier 4
   'views.push': 100, // Tier 4
 };

@@ -15,10 +15,11 @@ import { TokenBucket } from '../token-bucket.js';
  * instead of being retried inside the client for up to thirty minutes.
  *
  * views.open is never paced: its trigger_id dies 3 s after the tap, so queueing it would only waste it.
- * On the in-memory store the buckets live in this process. On Redis (`shared`) the per-channel budget — and the
- * workspace's cap on chat.postMessage — is one budget for every process posting as the bot, reserved by one Lua
- * script (channels/shared-pacing.ts), and a 429 pushes that shared budget back; the other methods' tiers stay per
- * process.
+ * On the in-memory store the buckets live in this process. On Redis every budget is one for every process posting
+ * as the bot, reserved by one Lua script (channels/shared-pacing.ts): the per-channel budget and the workspace's cap
+ * on chat.postMessage (`shared`), and each other method's tier (`sharedMethod`: one call per 60 000 / tier ms for
+ * the workspace, no burst). A 429 pushes back every shared budget the call counted against, so each process's next
+ * reservation lands after its Retry-After.
  */
 
 export interface SlackPacingOptions {
@@ -32,8 +33,13 @@ export interface SlackPacingOptions {
   maxRetryAfterSeconds?: number;
   /** 429 retries per call. Default 3. */
   max429Retries?: number;
-  /** The budget shared by every process on one Redis; absent: per-process buckets. */
+  /** The per-channel budget shared by every process on one Redis; absent: per-process buckets. */
   shared?: SharedPacer;
+  /**
+   * A method's tier shared by every process on one Redis (its scope is {@link METHOD_SCOPE}); undefined for a method
+   * without one there (then its tier, if any, is this process's bucket).
+   */
+  sharedMethod?: (method: string) => SharedPacer | undefined;
   /** How to wait (ms). Default a timer; tests inject one to see the waits without spending them. */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -42,6 +48,8 @@ export interface SlackPacingOptions {
 const CHANNEL_METHODS = new Set(['chat.postMessage', 'chat.update', 'chat.postEphemeral']);
 /** Methods that must never wait in a bucket (see above). */
 const UNPACED = new Set(['views.open']);
+/** The one "chat" of a method's shared tier: the tier is the workspace's, so every call of the method shares it. */
+export const METHOD_SCOPE = 'method';
 
 /** The WebClient's rate-limit refusal, read by shape so this module needs no SDK import. */
 function retryAfterOf(err: unknown): number | null {
@@ -90,6 +98,7 @@ export class SlackPacer {
     const maxRetries = this.options.max429Retries ?? MAX_429_RETRIES;
     for (let attempt = 0; ; attempt++) {
       const shared = CHANNEL_METHODS.has(method) && channel !== null ? this.options.shared : undefined;
+      const tier = UNPACED.has(method) ? undefined : this.options.sharedMethod?.(method);
       if (!UNPACED.has(method)) {
         const channelWait =
           shared !== undefined
@@ -97,23 +106,32 @@ export class SlackPacer {
             : CHANNEL_METHODS.has(method) && channel !== null
               ? this.channelBucket(channel).reserve()
               : 0;
-        const wait = Math.max(channelWait, this.methodBucket(method)?.reserve() ?? 0);
+        const methodWait =
+          tier !== undefined ? await tier.reserve(METHOD_SCOPE) : (this.methodBucket(method)?.reserve() ?? 0);
+        const wait = Math.max(channelWait, methodWait);
         if (wait > 0) await this.sleep(wait);
+        // The last gates: the actual departures, not only the planned slots, are an interval apart.
         if (shared !== undefined) await shared.depart(channel as string);
+        if (tier !== undefined) await tier.depart(METHOD_SCOPE);
       }
+      const settle = async (): Promise<void> => {
+        if (shared !== undefined) await shared.settled(channel as string);
+        if (tier !== undefined) await tier.settled(METHOD_SCOPE);
+      };
       try {
         const result = await call();
-        if (shared !== undefined) await shared.settled(channel as string);
+        await settle();
         return result;
       } catch (err) {
-        if (shared !== undefined) await shared.settled(channel as string);
+        await settle();
         const retryAfter = retryAfterOf(err);
         if (retryAfter === null || attempt >= maxRetries || retryAfter > maxRetryAfter || UNPACED.has(method))
           throw err;
-        // Shared: the channel's budget moves past the Retry-After for every process, and the next reservation
-        // (which waits it out) is this call's retry.
+        // Shared: the channel's budget and the method's tier move past the Retry-After for every process, and the
+        // next reservation (which waits it out) is this call's retry.
         if (shared !== undefined) await shared.pushBack(channel, retryAfter * 1000);
-        else await this.sleep(retryAfter * 1000);
+        if (tier !== undefined) await tier.pushBack(METHOD_SCOPE, retryAfter * 1000);
+        if (shared === undefined && tier === undefined) await this.sleep(retryAfter * 1000);
       }
     }
   }

@@ -22,7 +22,7 @@
  * | `r:<run_id>`          | hash   | a parked run (src/store/redis/run-store.ts documents its fields); listpack-encoded: no defaults stored, long values in 64-byte pieces | retention after its last write (PEXPIRE on every write) |
  * | `ro:<run_id>`         | list   | the outcomes of a run's last resume webhook attempts, JSON, newest first, the last 10 (RedisRunStore.recordOutcome) | retention after its last attempt (PEXPIRE on every push) |
  * | `runs:ready`          | zset   | runs whose resume or kill is due, scored by when (epoch ms) | permanent; a run leaves when its continuation completes |
- * | `pace:<platform>:<account>:slots` / `:pause` / `:c:<chat>` | zset / string / string | the shared send budget of Slack, WhatsApp and Twilio (channels/shared-pacing.ts), as the three `tg:` keys below are Telegram's | as the `tg:` keys |
+ * | `pace:<platform>:<account>:slots` / `:pause` / `:c:<chat>` | zset / string / string | the shared send budget of Slack, WhatsApp and Twilio (channels/shared-pacing.ts), as the three `tg:` keys below are Telegram's; each Slack method tier is an account of its own (the bot token and the method, hashed), whose one chat is `method` | as the `tg:` keys |
  * | `pace:<platform>:<account>:s:<chat>` | string | epoch ms of the last call's departure into a chat (the `pace-gap` gate) | PX the chat's interval |
  * | `tg:<bot>:slots`      | zset   | Telegram send slots reserved by every process of one bot | PEXPIRE a minute past its last slot |
  * | `tg:<bot>:pause`      | string | epoch ms before which the bot sends nothing (a bot-wide 429) | PX retry_after                   |

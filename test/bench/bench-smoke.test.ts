@@ -64,12 +64,19 @@ const BENCHES: Array<{ name: string; bench: Bench; timeoutMs: number; counts(r: 
     bench: memory,
     timeoutMs: 120_000,
     counts(r) {
-      expect(r.figures).toHaveLength(8);
-      // One pending count per kind (sync/async × four formats): without them the loop below would check nothing.
+      expect(r.figures).toHaveLength(10);
+      // One pending count per kind (sync/async × four formats, and confirm on Telegram sync/async): without them
+      // the loop below would check nothing.
       const pending = Object.entries(r.counts).filter(([key]) => key.endsWith('_pending'));
-      expect(pending).toHaveLength(8);
+      expect(pending).toHaveLength(10);
       expect(count(r, 'per_kind')).toBeGreaterThan(0);
       for (const [key, value] of pending) expect(value, key).toBe(count(r, 'per_kind'));
+      // The channel kinds measured delivered asks: each sent, indexed by its recipient and by its message.
+      for (const mode of ['sync', 'async']) {
+        expect(count(r, `${mode}_telegram_sent`), mode).toBe(count(r, 'per_kind'));
+        expect(count(r, `${mode}_telegram_recipient_indexes`), mode).toBe(count(r, 'per_kind'));
+        expect(count(r, `${mode}_telegram_delivery_refs`), mode).toBe(count(r, 'per_kind'));
+      }
     },
   },
   {

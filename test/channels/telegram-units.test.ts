@@ -77,6 +77,11 @@ describe('telegram replies', () => {
     expect(answerFromText({ answer_format: 'confirm', choices: null }, 'maybe')).toBe('maybe');
     expect(answerFromText({ answer_format: 'select', choices: ['Red', 'Green'] }, 'green')).toBe('Green');
     expect(answerFromText({ answer_format: 'select', choices: ['Red', 'Green'] }, '1')).toBe('Red');
+    // "no" / "decline" pick a Decline choice (an elicitation's decline question), unless a choice is spelled "no".
+    expect(answerFromText({ answer_format: 'select', choices: ['Decline'] }, ' No. ')).toBe('Decline');
+    expect(answerFromText({ answer_format: 'select', choices: ['Decline'] }, 'DECLINE!')).toBe('Decline');
+    expect(answerFromText({ answer_format: 'select', choices: ['No', 'Decline'] }, 'no')).toBe('No');
+    expect(answerFromText({ answer_format: 'select', choices: ['Red', 'Green'] }, 'no')).toBe('no');
   });
 });
 

@@ -180,6 +180,11 @@ function parseArgs(raw: string, contentType: string): Json {
 export interface FakeSlackLimits {
   /** The least gap between two accepted chat.postMessage calls into one channel, ms; a closer one is a 429. */
   perChannelGapMs: number;
+  /**
+   * A method's tier, workspace-wide: the least gap between two accepted calls of the method, ms (60 000 / its calls
+   * per minute, less any slack the test allows); a closer one is a 429 with Retry-After 1.
+   */
+  methodGapMs?: Readonly<Record<string, number>>;
 }
 
 /** The bot token the fake accepts unless told another. */
@@ -190,6 +195,8 @@ export async function startFakeSlack(options: { limits?: FakeSlackLimits; token?
   const calls: SlackCall[] = [];
   /** Per channel: when its last chat.postMessage was accepted (only with `limits`). */
   const lastPost = new Map<string, number>();
+  /** Per method with a tier in `limits.methodGapMs`: when its last call was accepted. */
+  const lastOfMethod = new Map<string, number>();
   let rateLimited = 0;
   const messages = new Map<string, FakeSlackMessage>();
   const views = new Map<string, FakeView>();
@@ -299,6 +306,16 @@ export async function startFakeSlack(options: { limits?: FakeSlackLimits; token?
         return reply(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': '1' });
       }
       lastPost.set(channel, now);
+    }
+    const methodGap = options.limits?.methodGapMs?.[method];
+    if (methodGap !== undefined) {
+      const now = Date.now();
+      if (now - (lastOfMethod.get(method) ?? 0) < methodGap) {
+        rateLimited++;
+        (calls[calls.length - 1] as SlackCall).limited = true;
+        return reply(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': '1' });
+      }
+      lastOfMethod.set(method, now);
     }
     const handler = handlers[method];
     if (handler === undefined) return reply(res, 200, { ok: false, error: 'unknown_method' });

@@ -32,6 +32,8 @@ export interface FakeGraph {
   readonly flows: Map<string, FakeFlow>;
   readonly calls: Array<{ method: string; path: string }>;
   sentTo(waId: string): SentMessage[];
+  /** Sends the fake's own `limits` refused (130429, 131056). */
+  readonly throttled: number;
   /** The recipient has not written in 24 hours: only templates go through (131047). */
   outsideWindow(waId: string): void;
   /** The next `times` sends fail with `code` (130429 throughput, 131056 pair rate, or any other). */
@@ -192,6 +194,11 @@ export interface FakeGraphOptions {
   /** The WhatsApp Business Account that owns the Flows; /<other id>/flows does not exist. */
   businessAccountId?: string;
   templates?: Record<string, FakeTemplate>;
+  /**
+   * Throughput limits, enforced when given: a send to a recipient closer than `perRecipientGapMs` to the last one
+   * accepted for it is refused 131056 (pair rate), and one over `perWindow` accepted sends in any `windowMs` 130429.
+   */
+  limits?: { perRecipientGapMs: number; perWindow: number; windowMs: number };
 }
 
 export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<FakeGraph> {
@@ -203,6 +210,10 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
   const calls: Array<{ method: string; path: string }> = [];
   const outside = new Set<string>();
   const failures: number[] = [];
+  /** With `limits`: when each recipient's last send was accepted, the accepted sends' times, the refusals. */
+  const lastTo = new Map<string, number>();
+  const accepted: number[] = [];
+  let throttled = 0;
   const media = new Map<string, { mime_type: string; sha256: string; file_size: number }>();
   let seq = 0;
 
@@ -260,6 +271,19 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
         const failure = failures.shift();
         if (failure !== undefined) return refuse(res, failure);
         if (outside.has(to) && p['type'] !== 'template') return refuse(res, 131047);
+        const limits = options.limits;
+        if (limits !== undefined) {
+          const now = Date.now();
+          if (now - (lastTo.get(to) ?? Number.NEGATIVE_INFINITY) < limits.perRecipientGapMs) {
+            throttled++;
+            return refuse(res, 131056);
+          }
+          while (accepted.length > 0 && (accepted[0] as number) <= now - limits.windowMs) accepted.shift();
+          if (accepted.length >= limits.perWindow) {
+            throttled++;
+            return refuse(res, 130429);
+          }
+        }
         try {
           checkMessage(p, templates, (id) => flows.get(id)?.status === 'PUBLISHED');
         } catch (err) {
@@ -267,6 +291,10 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
           throw err;
         }
         const id = `wamid.HBgL${String(++seq).padStart(8, '0')}`;
+        if (limits !== undefined) {
+          lastTo.set(to, Date.now());
+          accepted.push(Date.now());
+        }
         sent.push({ id, to, payload: p });
         return reply(res, 200, {
           messaging_product: 'whatsapp',
@@ -338,6 +366,9 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
     calls,
     sentTo: (waId) => sent.filter((s) => s.to === waId),
     outsideWindow: (waId) => outside.add(waId),
+    get throttled() {
+      return throttled;
+    },
     failNext(code, times = 1) {
       for (let i = 0; i < times; i++) failures.push(code);
     },

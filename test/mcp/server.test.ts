@@ -17,7 +17,8 @@ let gw: TestGateway;
 let http: Api;
 let browser: Browser;
 beforeAll(async () => {
-  gw = await startTestGateway();
+  // Progress every second on both transports (stdio: --progress-seconds below), so two arrive within a test.
+  gw = await startTestGateway({ ASKGATE_MCP_PROGRESS_SECONDS: '1' });
   http = api(gw.url, gw.token);
   browser = await launchBrowser();
 });
@@ -62,7 +63,7 @@ describe.each(transports)('over %s', (_name, connect) => {
     }
   });
 
-  it('blocks until the question is answered in the inbox and returns the structured result', async () => {
+  it('blocks until the question is answered in the inbox, sending progress meanwhile, and returns the structured result', async () => {
     const client = await connect();
     try {
       const progress: number[] = [];
@@ -73,12 +74,15 @@ describe.each(transports)('over %s', (_name, connect) => {
       );
       const question = await pendingOne(gw);
       expect(question).toMatchObject({ question: 'Ship the release?', answer_format: 'confirm' });
-      if (_name === 'stdio') await eventually(() => progress.length >= 1, 'a progress notification');
+      // Progress while it waits, on either transport: two notifications before the person answers.
+      await eventually(() => progress.length >= 2, 'two progress notifications');
+      const beforeAnswer = progress.length;
       await clickInInbox(question['id'] as string, 'Yes');
       const result = (await call) as CallToolResult;
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent).toMatchObject({ answer: true, reply_to: null, params: null, surface: 'inbox' });
       expect(typeof result.structuredContent?.['answered_by']).toBe('string');
+      expect(beforeAnswer).toBeGreaterThanOrEqual(2);
       // Progress values only grow.
       expect([...progress].sort((a, b) => a - b)).toEqual(progress);
     } finally {
