@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { AuditEvent } from './audit-event.js';
 
 /**
  * The audit trail of one question: what happened to it, in order, each event hash-chained to the one before.
@@ -8,45 +9,8 @@ import { createHash } from 'node:crypto';
  * the doors, the CLI's `--verify` and the SDK, so writer and verifier can never disagree on the rule.
  */
 
-export const AUDIT_EVENT_TYPES = [
-  'created',
-  'delivered',
-  'delivery_failed',
-  'reminded',
-  'escalated',
-  'answer_refused',
-  'vote',
-  'answered',
-  'expired',
-  'cancelled',
-  'edited',
-] as const;
-export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
-
-/** An event as the doors show it. Optional members that do not apply are absent (and absent from the hash). */
-export interface AuditEvent {
-  /** 1 for `created`, then one more per event, without gaps. */
-  seq: number;
-  /** RFC 3339 moment of the event. */
-  at: string;
-  type: AuditEventType;
-  /** Where it happened: a channel name, `inbox`, `callback`, `api`. */
-  surface?: string;
-  /** Who caused it: a token identity or `<channel>:<user id>`. */
-  by?: string;
-  detail?: Record<string, unknown>;
-  hash: string;
-}
-
-/** What a transition appends: the store gives it its `seq`, its `at` (when absent) and, later, its `hash`. */
-export interface NewAuditEvent {
-  type: AuditEventType;
-  /** Epoch ms; the store's clock when absent. */
-  atMs?: number;
-  surface?: string;
-  by?: string;
-  detail?: Record<string, unknown>;
-}
+export { AUDIT_EVENT_TYPES } from './audit-event.js';
+export type { AuditEvent, AuditEventType, NewAuditEvent } from './audit-event.js';
 
 /**
  * JSON with the keys of every object sorted (by UTF-16 code unit, as `Array.prototype.sort` does) and no
