@@ -6,6 +6,7 @@
 import type { InteractionRecord, MediaItem } from '../src/core/types.js';
 import { renderFormHtml } from '../forms/render-html.js';
 import { enhanceForm } from './enhance.js';
+import { renderHistory, type TrailLoader } from './history.js';
 
 export type AnswerOutcome =
   | { kind: 'answered' }
@@ -20,6 +21,8 @@ export interface CardOptions {
   done(id: string, note?: string): void;
   /** Show "also on <channel>" on a channel question. Default true (the inbox); the web chat passes false. */
   showChannel?: boolean;
+  /** Loads the question's audit trail when its history is opened (history.ts); absent: the record's summary only. */
+  loadTrail?: TrailLoader;
 }
 
 function el<K extends keyof HTMLElementTagNameMap>(
@@ -113,43 +116,6 @@ function domId(id: string): string {
   return `q-${id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 }
 
-/** A moment as the person reads it (their locale and zone), in a <time> that keeps the exact instant. */
-function moment(iso: string): HTMLTimeElement {
-  const t = el('time', undefined, new Date(iso).toLocaleString());
-  t.dateTime = iso;
-  return t;
-}
-
-/**
- * The question's history, on request (a closed <details>): who asked and when, where it was delivered, by when it
- * must be answered, and — once it is resolved — who answered where and when.
- */
-export function renderHistory(record: InteractionRecord): HTMLDetailsElement {
-  const details = el('details', 'card-history');
-  details.append(el('summary', undefined, 'History'));
-  const list = el('ol');
-  const item = (text: string, at: string): void => {
-    const li = el('li', undefined, `${text} `);
-    li.append(moment(at));
-    list.append(li);
-  };
-  item(`Asked by ${record.asked_by}`, record.created_at);
-  if (record.channel !== null)
-    list.append(
-      el(
-        'li',
-        undefined,
-        `Delivered on ${record.channel}${record.recipient === null ? '' : ` to ${record.recipient}`}`,
-      ),
-    );
-  if (record.result !== null)
-    item(`Answered by ${record.result.answered_by} on ${record.result.surface}`, record.result.answered_at);
-  else if (record.status === 'pending') item('Answer by', record.deadline_at);
-  else if (record.resolved_at !== null) item(record.status === 'expired' ? 'Expired' : 'Withdrawn', record.resolved_at);
-  details.append(list);
-  return details;
-}
-
 export function renderCard(record: InteractionRecord, options: CardOptions): HTMLLIElement {
   const card = el('li', 'card');
   card.dataset['id'] = record.id;
@@ -179,7 +145,7 @@ export function renderCard(record: InteractionRecord, options: CardOptions): HTM
   error.setAttribute('role', 'alert');
   const note = el('p', 'card-note');
   note.setAttribute('role', 'status');
-  card.append(controls, error, note, renderHistory(record));
+  card.append(controls, error, note, renderHistory(record, options.loadTrail));
 
   /** Sends one answer, locking the card meanwhile; returns the refusal for the caller to place. */
   const send = async (value: unknown): Promise<AnswerOutcome> => {

@@ -7,7 +7,9 @@
 import type { InteractionRecord } from '../src/core/types.js';
 import { Api } from './api.js';
 import { elementLookup, takeToken } from './session.js';
-import { age, answerSummary, renderCard, renderHistory, type AnswerOutcome } from './card.js';
+import type { AuditEvent } from '../src/core/audit-event.js';
+import { age, answerSummary, renderCard, type AnswerOutcome } from './card.js';
+import { renderHistory } from './history.js';
 import { openStream, type StreamHandle } from './sse.js';
 
 const TOKEN_KEY = 'askgate.token';
@@ -122,7 +124,10 @@ class Inbox {
     } else if (type === 'interaction.answered' || type === 'interaction.expired' || type === 'interaction.cancelled') {
       // Say how it ended before the card goes, unless this page already says so (its own answer's note); its
       // history now ends with that outcome.
-      this.cards.get(record.id)?.querySelector('.card-history')?.replaceWith(renderHistory(record));
+      this.cards
+        .get(record.id)
+        ?.querySelector('.card-history')
+        ?.replaceWith(renderHistory(record, (id) => this.loadTrail(id)));
       this.done(record.id, outcomeNote(record), true);
     }
     this.updateCount();
@@ -135,6 +140,7 @@ class Inbox {
     const card = renderCard(record, {
       answer: (id, value) => this.answer(id, value),
       done: (id, note) => this.done(id, note),
+      loadTrail: (id) => this.loadTrail(id),
     });
     card.dataset['created'] = record.created_at;
     let before: HTMLLIElement | null = null;
@@ -149,6 +155,15 @@ class Inbox {
     this.list.insertBefore(card, before);
     this.cards.set(record.id, card);
     this.updateCount();
+  }
+
+  /** A question's audit trail for its history; null when it cannot be read (the history keeps its summary). */
+  private async loadTrail(id: string): Promise<AuditEvent[] | null> {
+    const res = await this.api.request<{ items: AuditEvent[] }>(
+      'GET',
+      `/api/interactions/${encodeURIComponent(id)}/events`,
+    );
+    return res.ok ? res.body.items : null;
   }
 
   private remove(id: string): void {

@@ -8,7 +8,7 @@
  *
  * | key                   | type   | holds                                             | lifetime                                         |
  * |-----------------------|--------|---------------------------------------------------|--------------------------------------------------|
- * | `i:<id>`              | string | one interaction, the envelope of `record-codec.ts`| PEXPIREAT deadline + idle TTL at create (safety net); idle TTL from resolve |
+ * | `i:<id>`              | string | one interaction, the envelope of `record-codec.ts` (its audit trail included) | PEXPIREAT deadline + idle TTL at create (safety net); idle TTL from resolve |
  * | `pending`             | zset   | the pending list in buckets: one member per 64 sequence numbers (bucket b = floor(seq / 64), scored b), its text `<b>:` + one packed entry per ask still in it — id, seq % 64 + listed flag, deadline (BUCKETS in redis/scripts/fragments.ts); a record's body names its bucket (`pb`) | permanent; an entry leaves on resolve, a bucket when its last entry does |
  * | `g:<group_id>`        | zset   | pending ids of one group, scored like `pending`   | Redis drops it when its last member leaves       |
  * | `deadlines`           | zset   | the deadline index: bucket numbers b, each scored by the earliest deadline still in bucket b | permanent; a bucket leaves when it holds no deadline (popped or resolved) |

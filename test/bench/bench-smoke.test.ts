@@ -64,7 +64,9 @@ const BENCHES: Array<{ name: string; bench: Bench; timeoutMs: number; counts(r: 
     bench: memory,
     timeoutMs: 120_000,
     counts(r) {
-      expect(r.figures).toHaveLength(10);
+      expect(r.figures).toHaveLength(12);
+      // The audit rows read every trail back: created plus the appended events, on every ask.
+      expect(count(r, 'audit_events_read')).toBe(count(r, 'per_kind') * (count(r, 'audit_events_per_ask') + 1));
       // One pending count per kind (sync/async × four formats, and confirm on Telegram sync/async): without them
       // the loop below would check nothing.
       const pending = Object.entries(r.counts).filter(([key]) => key.endsWith('_pending'));
