@@ -35,6 +35,16 @@ export interface ChannelPlugin extends DeliveringChannel {
   router?(core: ChannelCore): Router;
   /** Edits the delivered question to show how it ended and drops its controls. A no-op for an undelivered one. */
   showOutcome(interaction: StoredInteraction): Promise<void>;
+  /**
+   * Nudges a person about a pending question by replying in the question's own thread — under the delivered message
+   * (`delivery`: the references `deliver` returned for that surface), never as a new question — through the
+   * channel's pacing. Called by the follow-up worker (`remind`); resolves with the references of the reply.
+   */
+  remind(
+    interaction: StoredInteraction,
+    delivery: Readonly<Record<string, string>>,
+    text: string,
+  ): Promise<Record<string, string>>;
   /** Posts a message into a conversation (for runs reached over chat). Optional capability. */
   postReply?(thread: ThreadRef, text: string): Promise<Record<string, string>>;
   /**

@@ -25,6 +25,7 @@ import { landingRouter } from './doors/landing.js';
 import { requestLog } from './doors/request-log.js';
 import { runsRouter } from './doors/runs.js';
 import { startParks } from './park/wiring.js';
+import { startFollowUps } from './queue/follow-up-wiring.js';
 import { streamRouter } from './doors/stream.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
@@ -118,6 +119,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   }
   // The core takes its ports at construction: the store, the channels, the park side (null on the in-memory store).
   const parks = await startParks(config, store, logger, options.workers ?? true, plugins, connections);
+  const followUps = startFollowUps(config, store, logger, options.workers ?? true, plugins, connections);
   const service = new InteractionService({
     store,
     hub,
@@ -127,8 +129,15 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     logger,
     verifiers,
     parks: parks.service,
+    followUps: followUps.scheduler,
   });
   parks.startWorkers(service);
+  // Escalation delivers through the multi-surface model (branch wip/surfaces), merged in next.
+  followUps.startWorker({
+    escalate: async (record, step) => {
+      logger.warn({ interaction: record.id, step }, 'escalation is not wired in this build; step skipped');
+    },
+  });
   const callbacks = new CallbackService({ store, service, verifiers, env: config.env, logger });
   const confirmations = await startConfirmations(config, store, service, logger, options.workers ?? true, connections);
 
@@ -222,6 +231,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       await Promise.all(plugins.map((p) => p.close?.()));
       hub.close();
       await confirmations.close();
+      await followUps.close();
       await parks.close();
       await store.close();
       await connections?.close();

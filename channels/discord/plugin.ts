@@ -117,6 +117,20 @@ export class DiscordChannel implements ChannelPlugin {
     return { channel_id: sent.channelId, message_id: sent.id, [DELIVERY_REF]: messageRef(sent.channelId, sent.id) };
   }
 
+  /** A reminder is a Discord reply (message_reference) to the question message, in its channel. */
+  async remind(
+    _interaction: StoredInteraction,
+    delivery: Readonly<Record<string, string>>,
+    text: string,
+  ): Promise<Record<string, string>> {
+    const channelId = delivery['channel_id'];
+    const messageId = delivery['message_id'];
+    if (channelId === undefined || messageId === undefined)
+      throw new ChannelError('discord', 'invalid', 'the question has no delivered Discord message to reply to.');
+    const sent = await this.client.createMessage(channelId, { content: clip(text, CONTENT_MAX) }, messageId);
+    return { channel_id: sent.channelId, message_id: sent.id };
+  }
+
   async showOutcome(interaction: StoredInteraction): Promise<void> {
     const channelId = interaction.delivery?.['channel_id'];
     const messageId = interaction.delivery?.['message_id'];

@@ -133,6 +133,19 @@ export class TelegramChannel implements ChannelPlugin {
     }
   }
 
+  /** A reminder replies to the question message (reply_parameters), through the same pacing as every send. */
+  async remind(
+    _interaction: StoredInteraction,
+    delivery: Readonly<Record<string, string>>,
+    text: string,
+  ): Promise<Record<string, string>> {
+    const chatId = delivery['chat_id'];
+    const messageId = delivery['message_id'];
+    if (chatId === undefined || messageId === undefined)
+      throw new ChannelError('telegram', 'invalid', 'the question has no delivered Telegram message to reply to.');
+    return this.postReply({ recipient: chatId, replyToMessageId: messageId }, text);
+  }
+
   async postReply(thread: ThreadRef, text: string): Promise<Record<string, string>> {
     try {
       const sent = await this.bot.api.sendMessage(

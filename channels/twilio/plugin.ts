@@ -208,6 +208,25 @@ export class TwilioChannel implements ChannelPlugin {
     await this.send(interaction.recipient, `[#${tagOf(interaction.id)}] ${line}`);
   }
 
+  /**
+   * SMS has no threads: a reminder is a message to the same number, from the same sender, carrying the question's
+   * tag (`[#tag]`) as the outcome line does, so a reply quoting the tag still answers this question.
+   */
+  async remind(
+    interaction: StoredInteraction,
+    delivery: Readonly<Record<string, string>>,
+    text: string,
+  ): Promise<Record<string, string>> {
+    const to = delivery['to'];
+    if (to === undefined)
+      throw new ChannelError('twilio', 'invalid', 'the question has no delivered message to remind about.');
+    try {
+      return { to, message_sid: await this.send(to, `[#${tagOf(interaction.id)}] ${text}`) };
+    } catch (err) {
+      throw toChannelError(err);
+    }
+  }
+
   async postReply(thread: ThreadRef, text: string): Promise<Record<string, string>> {
     try {
       return { to: thread.recipient, message_sid: await this.send(thread.recipient, text) };

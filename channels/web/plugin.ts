@@ -85,6 +85,18 @@ export class WebChatChannel implements ChannelPlugin {
     return { recipient: interaction.recipient, [DELIVERY_REF]: interaction.id };
   }
 
+  /** A reminder is a message in the recipient's conversation that replies to the question. */
+  async remind(
+    interaction: StoredInteraction,
+    delivery: Readonly<Record<string, string>>,
+    text: string,
+  ): Promise<Record<string, string>> {
+    const recipient = delivery['recipient'];
+    if (recipient === undefined)
+      throw new ChannelError('web', 'invalid', 'the question has no web chat recipient to remind.');
+    return this.postReply({ recipient, replyToMessageId: interaction.id }, text);
+  }
+
   /** A reply into the recipient's conversation (a route's answer to a message typed on the page). */
   async postReply(thread: ThreadRef, text: string): Promise<Record<string, string>> {
     const message: ChatMessage = {

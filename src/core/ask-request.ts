@@ -4,13 +4,16 @@ import { formatOf } from './formats/index.js';
 import {
   ANSWER_FORMATS,
   type AnswerFormat,
+  type EscalationStep,
   type JsonSchema,
   type MediaItem,
+  type RemindSpec,
   type RunSpec,
   type VerifierBinding,
 } from './types.js';
 import { checkChannelFormSubset } from '../../forms/subset.js';
 import { literalWebhookRefusal } from './network-address.js';
+import { parseEscalate, parseRemind } from './follow-up-fields.js';
 
 /** A validated ask: every field of the ask body, defaults applied. */
 export interface AskRequest {
@@ -33,6 +36,10 @@ export interface AskRequest {
   to: 'person' | 'caller';
   payload: unknown;
   run: RunSpec | null;
+  /** Reminders in the question's threads while it is pending (follow-up-fields.ts). */
+  remind: RemindSpec | null;
+  /** More surfaces to deliver to while it is pending. */
+  escalate: EscalationStep[] | null;
 }
 
 /** What a channel tells the ask core about itself. */
@@ -79,6 +86,8 @@ const KNOWN_FIELDS = new Set([
   'to',
   'payload',
   'run',
+  'remind',
+  'escalate',
 ]);
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -319,6 +328,21 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
   if (to === 'caller' && run?.parent_run_id == null) {
     throw invalid('run.parent_run_id', 'an ask to the caller needs run.parent_run_id: the run that answers it.');
   }
+  // Follow-ups are scheduled from the ask up to its deadline: each step must fall before it.
+  const secondsToDeadline = expiry_at !== null ? (expiry_at.getTime() - ctx.nowMs) / 1000 : (timeout ?? 0);
+  const followUps = {
+    channel,
+    secondsToDeadline,
+    known: (name: string) => ctx.channel(name) !== undefined,
+    registeredChannels: () => ctx.registeredChannels(),
+  };
+  const remind = parseRemind(body['remind'], followUps);
+  const escalate = parseEscalate(body['escalate'], followUps);
+  if ((remind !== null || escalate !== null) && to === 'caller')
+    throw invalid(
+      remind !== null ? 'remind' : 'escalate',
+      'an ask to the caller has no person to remind or escalate to.',
+    );
   return {
     question,
     answer_format,
@@ -337,5 +361,7 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
     to,
     payload,
     run,
+    remind,
+    escalate,
   };
 }

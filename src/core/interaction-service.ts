@@ -9,6 +9,7 @@ import type {
   CoreLogger,
   CoreMetrics,
   CoreSettings,
+  FollowUpPort,
   ParkedAsk,
   ParkPort,
   Resolution,
@@ -39,6 +40,8 @@ export interface ServiceDeps {
   parks?: ParkPort | null;
   /** Explains why a verifier binding cannot be used on this gateway (unknown name, bad options), or null. */
   verifiers?: Pick<VerifierPort, 'explain'>;
+  /** Reminders and escalations on a durable queue; null (or absent) where `remind` and `escalate` are refused. */
+  followUps?: FollowUpPort | null;
   now?: Clock;
 }
 
@@ -103,6 +106,14 @@ export class InteractionService {
         { field: 'mode' },
       );
     }
+    const followUp = request.remind !== null ? 'remind' : request.escalate !== null ? 'escalate' : null;
+    if (followUp !== null && (this.deps.followUps ?? null) === null) {
+      throw new AskgateError(
+        'conflict',
+        `${followUp} is scheduled on a durable queue that survives a restart, and the in-memory store has none; set REDIS_URL.`,
+        { field: followUp },
+      );
+    }
     return request;
   }
 
@@ -117,6 +128,7 @@ export class InteractionService {
     const { record } = minted;
     await this.store.create(record);
     this.deps.metrics.asks.inc({ format: record.answer_format, channel: record.channel ?? 'inbox', mode: record.mode });
+    await this.scheduleFollowUps(record);
     await this.deliverIfChannel(minted);
     return responseOf(minted);
   }
@@ -142,6 +154,7 @@ export class InteractionService {
     await parks.write({ identity, run, records: minted.map((m) => m.record) });
     const parked: ParkedAsk[] = [];
     for (const ask of minted) {
+      await this.scheduleFollowUps(ask.record);
       await this.deliverIfChannel(ask);
       parked.push({ ...responseOf(ask), suspended: true });
     }
@@ -154,6 +167,22 @@ export class InteractionService {
     const ticket = needsTicket(request, baseUrl) ? newTicket() : null;
     const record = buildRecord(request, identity, ticket, this.now());
     return { record, callbackUrl: ticket === null || baseUrl === null ? undefined : callbackUrl(baseUrl, ticket) };
+  }
+
+  /**
+   * Schedules a stored question's reminders and escalations before it is delivered (a reply to the delivered message
+   * may resolve it at once, and the cancel that follows must find the jobs). A question whose follow-ups could not be
+   * scheduled is cancelled: it was asked with them, and is not left pending without them.
+   */
+  private async scheduleFollowUps(record: StoredInteraction): Promise<void> {
+    const followUps = this.deps.followUps ?? null;
+    if (followUps === null || (record.remind === undefined && record.escalate === undefined)) return;
+    try {
+      await followUps.schedule(record);
+    } catch (err) {
+      await this.withdraw(record.id);
+      throw err;
+    }
   }
 
   private async deliverIfChannel({ record, callbackUrl }: Minted): Promise<void> {
@@ -316,6 +345,14 @@ export class InteractionService {
   /** Side effects of a resolution that must not hold up the caller: the run's resume job, the channel's outcome edit. */
   private afterResolve(record: StoredInteraction, run?: SettledRun): void {
     if (run !== undefined) this.parks?.settled(run);
+    if (record.remind !== undefined || record.escalate !== undefined)
+      this.deps.followUps?.cancel(record).catch((err: unknown) => {
+        // A step left behind finds the question resolved when it runs, and sends nothing.
+        this.deps.logger.warn(
+          { interaction: record.id, err: err instanceof Error ? err.message : String(err) },
+          'removing follow-ups failed',
+        );
+      });
     if (record.channel === null) return;
     const channel = this.deps.channels.get(record.channel);
     if (channel?.showOutcome === undefined) return;

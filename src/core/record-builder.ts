@@ -73,5 +73,7 @@ export function buildRecord(
     ticket_hash: ticket === null ? null : hashTicket(ticket),
     verifier_binding: request.verifier,
     delivery: null,
+    ...(request.remind === null ? {} : { remind: request.remind }),
+    ...(request.escalate === null ? {} : { escalate: request.escalate }),
   };
 }

@@ -53,6 +53,19 @@ export interface RunSpec {
   resume: { webhook: string } | { handler: string };
 }
 
+/** `remind`: nudge the question's surfaces every `every` seconds while it is pending, at most `max` times. */
+export interface RemindSpec {
+  every: number;
+  max: number;
+}
+
+/** One `escalate` step: deliver the question to one more surface when it is still pending `after` seconds in. */
+export interface EscalationStep {
+  after: number;
+  channel: string;
+  recipient: string | null;
+}
+
 /** The resolution of an interaction: what a caller reads back. */
 export interface AskResult {
   answer: unknown;
@@ -102,6 +115,10 @@ export interface InteractionRecord {
    * answer on another surface, the inbox, still wins).
    */
   undeliverable?: true;
+  /** Present on a question asked with `remind`: the schedule of its reminders. */
+  remind?: RemindSpec;
+  /** Present on a question asked with `escalate`: its escalation steps, in the order given. */
+  escalate?: EscalationStep[];
   /** Present only in the response to an ask through a confirmation preset: the provider's page for the party. */
   confirmation_url?: string;
 }

@@ -37,6 +37,8 @@ export type {
   ListOptions,
   MediaItem,
   ReplyTo,
+  EscalationStepBody,
+  RemindBody,
   RunBody,
   SuspendedAsk,
   SyncAskBody,

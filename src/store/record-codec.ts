@@ -66,6 +66,10 @@ export interface CompactBody {
   /** The run of an async ask: stands for `m: 'async'` plus `rn` (the usual pair, 11 bytes shorter). */
   ra?: string;
   vb?: VerifierBinding;
+  /** `remind` as `[every, max]`: the schedule, never per-reminder state (the queue holds that). */
+  rm?: [number, number];
+  /** `escalate` as `[after, channel, recipient]` triples, recipient null when absent. */
+  es?: [number, string, string | null][];
   /**
    * Reserved, never written here: the Redis store appends its pending bucket's number as the body's last member
    * while the ask is pending (`,"pb":<n>}`, BUCKETS in redis/scripts/fragments.ts); decode ignores it.
@@ -154,6 +158,10 @@ export function decodeRecord(id: string, envelope: string, schemaJson: string | 
     ticket_hash: parseOrNull<string>(ticket),
     verifier_binding: b.vb ?? null,
     delivery: parseOrNull<Record<string, string>>(delivery),
+    ...(b.rm === undefined ? {} : { remind: { every: b.rm[0], max: b.rm[1] } }),
+    ...(b.es === undefined
+      ? {}
+      : { escalate: b.es.map(([after, channel, recipient]) => ({ after, channel, recipient })) }),
   };
 }
 
@@ -180,6 +188,8 @@ function compactBody(record: StoredInteraction): CompactBody {
   if (asyncRun) b.ra = record.run_id as string;
   else if (record.run_id !== null) b.rn = record.run_id;
   if (record.verifier_binding !== null) b.vb = record.verifier_binding;
+  if (record.remind !== undefined) b.rm = [record.remind.every, record.remind.max];
+  if (record.escalate !== undefined) b.es = record.escalate.map((s) => [s.after, s.channel, s.recipient]);
   return b;
 }
 

@@ -1,0 +1,106 @@
+import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import type { ChannelPlugin } from '../../channels/contract.js';
+import { reminderText } from '../../channels/reminder.js';
+import type { Store } from '../core/store-port.js';
+import type { StoredInteraction } from '../core/types.js';
+import type { Logger } from '../observability/logger.js';
+import { FOLLOW_UP_QUEUE, type FollowUpJobData } from './follow-ups.js';
+import { type WorkerBasis, workerOptions } from './queues.js';
+
+/** One surface a question was delivered on: its channel and the references its `deliver` returned. */
+export interface DeliveredSurface {
+  channel: string;
+  delivery: Readonly<Record<string, string>>;
+}
+
+/** The surfaces of a question that a reminder replies on. */
+export function deliveredSurfaces(record: StoredInteraction): DeliveredSurface[] {
+  if (record.channel === null || record.delivery === null) return [];
+  return [{ channel: record.channel, delivery: record.delivery }];
+}
+
+export interface FollowUpWorkerOptions extends WorkerBasis {
+  store: Store;
+  /** The channels of this process; a reminder goes out through its channel's `remind` (and so its pacing). */
+  channels: readonly ChannelPlugin[];
+  logger: Logger;
+  /**
+   * Delivers the question to escalation step `step` of its `escalate` (a new surface, which then receives the outcome
+   * edit too); called only while the question is pending.
+   */
+  escalate(record: StoredInteraction, step: number): Promise<void>;
+  /** Told after a reminder went out on at least one surface (the audit trail's `reminded`). */
+  reminded?(record: StoredInteraction, n: number, surfaces: DeliveredSurface[]): Promise<void>;
+}
+
+/**
+ * The askgate worker's side of follow-ups: runs each step when it is due, only while its question is pending (a step
+ * that fires after the question resolved — its removal lost the race — does nothing).
+ *
+ * At most once: a step's job id is fixed, so it is scheduled once; it is tried once (`attempts` is only a ceiling,
+ * every failure is final), and a job whose worker died while holding it is failed by BullMQ's stall check instead of
+ * run again (`maxStalledCount: 0`). The price is the other side of the guarantee: a worker killed in the middle of a
+ * send, or a platform that timed out after taking the message, leaves that one step unsent rather than sent twice.
+ */
+export class FollowUpWorker {
+  private readonly worker: Worker<FollowUpJobData>;
+
+  constructor(private readonly options: FollowUpWorkerOptions) {
+    this.worker = new Worker<FollowUpJobData>(FOLLOW_UP_QUEUE, (job) => this.run(job), {
+      ...workerOptions(options, 8),
+      maxStalledCount: 0,
+    });
+    this.worker.on('failed', (job, err) =>
+      options.logger.warn({ job: job?.id, err: err.message }, 'follow-up step failed; it is not sent again'),
+    );
+    this.worker.on('error', (err) => options.logger.warn({ err: err.message }, 'follow-up worker error'));
+  }
+
+  private async run(job: Job<FollowUpJobData>): Promise<void> {
+    const data = job.data;
+    // A failed read is retried (nothing was sent yet); from here on the step is never retried: a second attempt
+    // could repeat a send the platform took (see the class comment).
+    const record = await this.options.store.get(data.id);
+    if (record === null || record.status !== 'pending') return;
+    try {
+      await this.step(data, record);
+    } catch (err) {
+      throw new UnrecoverableError(err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  private async step(data: FollowUpJobData, record: StoredInteraction): Promise<void> {
+    if (data.kind === 'escalate') {
+      await this.options.escalate(record, data.step);
+      return;
+    }
+    const max = record.remind?.max ?? data.n;
+    const text = reminderText(record, data.n, max);
+    const sent: DeliveredSurface[] = [];
+    // Each surface on its own: one platform's failure does not keep the reminder from the others.
+    for (const surface of deliveredSurfaces(record)) {
+      const channel = this.options.channels.find((c) => c.name === surface.channel);
+      if (channel === undefined) {
+        this.options.logger.warn(
+          { interaction: record.id, channel: surface.channel },
+          'reminder for a channel this worker does not run; skipped',
+        );
+        continue;
+      }
+      try {
+        await channel.remind(record, surface.delivery, text);
+        sent.push(surface);
+      } catch (err) {
+        this.options.logger.warn(
+          { interaction: record.id, channel: surface.channel, err: err instanceof Error ? err.message : String(err) },
+          'reminder failed on one surface',
+        );
+      }
+    }
+    if (sent.length > 0) await this.options.reminded?.(record, data.n, sent);
+  }
+
+  async close(): Promise<void> {
+    await this.worker.close();
+  }
+}
