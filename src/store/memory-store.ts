@@ -1,5 +1,7 @@
+import type { AuditEvent, NewAuditEvent } from '../core/audit.js';
 import { AskgateError } from '../core/errors.js';
 import type { DeliveryReceipt, InteractionEvent, ReceiptOutcome, StoredInteraction } from '../core/types.js';
+import { appendEntry, appendSeal, expandTrail, failureDetail, terminalEntry, trailEntry } from './audit-trail.js';
 import { applyReceipt, fixedWindow, parseCursor, pendingExpiresAt, resetIn } from './common.js';
 import { ListenerSet, type EventListener } from './listeners.js';
 import { timeMs, toPublicRecord } from './record-codec.js';
@@ -19,6 +21,9 @@ interface Entry {
   record: StoredInteraction;
   /** When the entry is pruned (epoch ms): deadline + idle TTL while pending, resolution + idle TTL after. */
   expiresAt: number;
+  /** The audit trail and its seal, in the stored form the Redis store keeps (audit-trail.ts); '' when empty. */
+  trail: string;
+  seal: string;
 }
 
 /** The longest pause between sweeps of expired entries; reads prune lazily in between. */
@@ -72,7 +77,8 @@ export class MemoryStore implements Store {
     }
     const stored = copyIn(record);
     const seq = ++this.seq;
-    this.entries.set(stored.id, { record: stored, expiresAt: pendingExpiresAt(deadlineMs, now, this.idleTtlMs) });
+    const expiresAt = pendingExpiresAt(deadlineMs, now, this.idleTtlMs);
+    this.entries.set(stored.id, { record: stored, expiresAt, trail: '', seal: '' });
     if (stored.ticket_hash !== null) this.tickets.set(stored.ticket_hash, stored.id);
     this.pending.add(stored.id, seq);
     if (stored.group_id !== null) this.groupIndex(stored.group_id).add(stored.id, seq);
@@ -106,6 +112,7 @@ export class MemoryStore implements Store {
     entry.record.result = resolution.result === null ? null : structuredClone(resolution.result);
     entry.record.resolved_at = resolution.resolvedAt;
     entry.expiresAt = now + this.idleTtlMs;
+    entry.trail = appendEntry(entry.trail, terminalEntry(resolution.status, now));
     this.unindex(entry.record);
     this.emit({ type: `interaction.${resolution.status}`, record: toPublicRecord(structuredClone(entry.record)) });
     return { kind: 'resolved', record: structuredClone(entry.record) };
@@ -116,6 +123,14 @@ export class MemoryStore implements Store {
     if (entry === undefined) throw new AskgateError('not_found', `interaction ${id} does not exist (or was pruned).`);
     entry.record.delivery = { ...delivery };
     const ref = delivery['ref'];
+    const delivered = { type: 'delivered' as const, ...(ref === undefined ? {} : { detail: { ref } }) };
+    entry.trail = appendEntry(
+      entry.trail,
+      trailEntry(
+        entry.record.channel === null ? delivered : { ...delivered, surface: entry.record.channel },
+        Date.now(),
+      ),
+    );
     if (ref !== undefined && entry.record.channel !== null)
       this.deliveries.set(deliveryKey(entry.record.channel, ref), id);
   }
@@ -140,9 +155,30 @@ export class MemoryStore implements Store {
     const next = applyReceipt(delivery, receipt);
     if (next === null) return 'unchanged';
     entry.record.delivery = next;
+    if (receipt.state === 'failed') {
+      const failed = { type: 'delivery_failed' as const, detail: failureDetail(receipt) };
+      const event = entry.record.channel === null ? failed : { ...failed, surface: entry.record.channel };
+      entry.trail = appendEntry(entry.trail, trailEntry(event, Date.now()));
+    }
     if (receipt.state !== 'failed' || entry.record.status !== 'pending') return 'moved';
     this.emit({ type: 'interaction.delivery_failed', record: toPublicRecord(structuredClone(entry.record)) });
     return 'failed';
+  }
+
+  async appendEvent(id: string, event: NewAuditEvent): Promise<boolean> {
+    const entry = this.live(id, Date.now());
+    if (entry === undefined) return false;
+    entry.trail = appendEntry(entry.trail, trailEntry(event, Date.now()));
+    return true;
+  }
+
+  async events(id: string): Promise<AuditEvent[] | null> {
+    const entry = this.live(id, Date.now());
+    if (entry === undefined) return null;
+    // No await between the read and the seal: the compare-and-set the Redis store needs is implicit here.
+    const expanded = expandTrail(entry.record, entry.trail, entry.seal);
+    if (expanded.unsealedHashes !== '') entry.seal = appendSeal(entry.seal, expanded.unsealedHashes);
+    return expanded.items;
   }
 
   async findByDelivery(channel: string, ref: string): Promise<StoredInteraction | null> {

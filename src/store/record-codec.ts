@@ -15,7 +15,7 @@ import { deliveryView } from '../core/record.js';
 /**
  * The compact stored form of an interaction, shared by every store that serialises records.
  *
- * A stored record is one string, the *envelope*: eight parts joined by `\n`, trailing empty parts dropped.
+ * A stored record is one string, the *envelope*: ten parts joined by `\n`, trailing empty parts dropped.
  *
  * | # | part          | form                                   |
  * |---|---------------|----------------------------------------|
@@ -27,6 +27,8 @@ import { deliveryView } from '../core/record.js';
  * | 6 | result        | JSON, or empty                         |
  * | 7 | resolved_at   | JSON string, or empty                  |
  * | 8 | delivery      | JSON, or empty                         |
+ * | 9 | audit trail   | JSON array of event entries, or empty (audit-trail.ts) |
+ * | 10| audit seal    | JSON string of concatenated hashes, or empty (audit-trail.ts) |
  *
  * Every part but the status is JSON text, and `JSON.stringify` never writes a raw newline, so `\n` cannot occur
  * inside a part: Lua scripts split and rejoin the envelope with plain string operations and never re-encode JSON
@@ -100,6 +102,12 @@ export const STATUS_CODES: Readonly<Record<InteractionStatus, string>> = {
 const STATUS_BY_CODE = new Map(
   Object.entries(STATUS_CODES).map(([status, code]) => [code, status as InteractionStatus]),
 );
+
+/** Parts 9 and 10 of an envelope: the audit trail and its seal ('' when absent; see audit-trail.ts). */
+export function trailParts(envelope: string): { trail: string; seal: string } {
+  const parts = envelope.split('\n');
+  return { trail: parts[8] ?? '', seal: parts[9] ?? '' };
+}
 
 /** Encodes `record` as an envelope. `callback_url` is never stored: only the ticket's hash is. */
 export function encodeRecord(record: StoredInteraction): EncodedRecord {

@@ -1,7 +1,13 @@
 import { MemoryStore } from '../../src/store/memory-store.js';
+import { runAuditContract } from './audit-contract.js';
 import { runStoreContract } from './contract.js';
 
 runStoreContract('MemoryStore', async (options) => {
+  const store = new MemoryStore(options);
+  return { store, cleanup: () => store.close() };
+});
+
+runAuditContract('MemoryStore', async (options) => {
   const store = new MemoryStore(options);
   return { store, cleanup: () => store.close() };
 });

@@ -16,6 +16,7 @@ import {
   type StoreHandle,
 } from './contract.js';
 import { keysUnder } from './fixtures.js';
+import { runAuditContract } from './audit-contract.js';
 
 let server: RedisServerHandle;
 let raw: Redis;
@@ -51,6 +52,7 @@ async function openStore(
 }
 
 runStoreContract('RedisStore', (options) => openStore(server.url, options));
+runAuditContract('RedisStore', (options) => openStore(server.url, options));
 
 describe('RedisStore on a real redis-server', () => {
   const handles: StoreHandle[] = [];

@@ -1,9 +1,11 @@
 import type { Redis, RedisOptions } from 'ioredis';
+import type { AuditEvent, NewAuditEvent } from '../../core/audit.js';
 import { AskgateError } from '../../core/errors.js';
 import type { DeliveryReceipt, InteractionEventType, ReceiptOutcome, StoredInteraction } from '../../core/types.js';
 import { fixedWindow, parseCursor, pendingExpiresAt, resetIn } from '../common.js';
 import type { Keys } from '../keys.js';
 import { ListenerSet, type EventListener } from '../listeners.js';
+import { failureDetail, trailEntry } from '../audit-trail.js';
 import { STATUS_CODES, decodeRecord, encodeRecord, timeMs, toPublicRecord } from '../record-codec.js';
 import type {
   AnswerClaimOutcome,
@@ -19,6 +21,8 @@ import type {
   StoreOptions,
 } from '../store.js';
 import { RedisConnections, redactUrl } from './connections.js';
+import { readSealedEvents } from './audit-reader.js';
+import { migrateIndexes, pingWithin } from './index-upkeep.js';
 import type { ScriptClient } from './scripts/index.js';
 
 /** The message the scripts publish on the events channel (see `scripts/fragments.ts`). */
@@ -121,24 +125,9 @@ export class RedisStore implements Store {
     return store;
   }
 
-  /**
-   * Moves index members written before the bucketed pending list and deadline index into buckets
-   * (scripts/migrate-indexes.ts). A store without any only scans its two index zsets (one member per 64 asks).
-   */
+  /** Moves index members written before the buckets into buckets (index-upkeep.ts). */
   private async migrateIndexes(): Promise<void> {
-    for (const pass of ['p', 'd'] as const) {
-      let cursor = '0';
-      do {
-        [cursor] = await this.client.askgateMigrateIndexes(
-          this.keys.pending,
-          this.keys.deadlines,
-          this.keys.seq,
-          pass,
-          cursor,
-          this.keys.interactionPrefix,
-        );
-      } while (cursor !== '0');
-    }
+    await migrateIndexes(this.client, this.keys);
   }
 
   async create(record: StoredInteraction): Promise<void> {
@@ -245,8 +234,9 @@ export class RedisStore implements Store {
   }
 
   async setDelivery(id: string, delivery: Record<string, string>): Promise<void> {
+    const detail = delivery['ref'] === undefined ? 'null' : JSON.stringify({ ref: delivery['ref'] });
     const code = await this.run(() =>
-      this.client.askgateSetDelivery(this.keys.interaction(id), JSON.stringify(delivery)),
+      this.client.askgateSetDelivery(this.keys.interaction(id), JSON.stringify(delivery), Date.now(), detail),
     );
     if (code === -1) throw new AskgateError('not_found', `interaction ${id} does not exist (or was pruned).`);
     const ref = delivery['ref'];
@@ -273,9 +263,21 @@ export class RedisStore implements Store {
         this.keys.events,
         this.keys.schemaPrefix,
         id,
+        Date.now(),
+        JSON.stringify(failureDetail(receipt)),
       ),
     );
     return code === 2 ? 'failed' : code === 1 ? 'moved' : code === 0 ? 'unchanged' : 'unknown';
+  }
+
+  async appendEvent(id: string, event: NewAuditEvent): Promise<boolean> {
+    const entry = trailEntry(event, Date.now());
+    const code = await this.run(() => this.client.askgateAuditAppend(this.keys.interaction(id), entry));
+    return code === 1;
+  }
+
+  async events(id: string): Promise<AuditEvent[] | null> {
+    return readSealedEvents(this.client, this.keys, id, (call) => this.run(call));
   }
 
   async pendingFor(channel: string, recipients: readonly string[]): Promise<StoredInteraction[]> {
@@ -359,23 +361,7 @@ export class RedisStore implements Store {
   }
 
   async ping(): Promise<void> {
-    // While ioredis reconnects it would queue the PING; a readiness probe wants the answer now.
-    if (this.client.status !== 'ready') {
-      throw new AskgateError('store_unavailable', `Redis is not connected (connection ${this.client.status}).`);
-    }
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(new AskgateError('store_unavailable', `Redis did not answer PING within ${this.pingTimeoutMs} ms.`)),
-        this.pingTimeoutMs,
-      );
-    });
-    try {
-      await Promise.race([this.run(() => this.client.ping()), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+    await pingWithin(this.client, this.pingTimeoutMs, (call) => this.run(call));
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import { BUCKETS, EVENT_JSON, EXTEND_TO, JOINED_RUN, PIECES, RECORD } from './fragments.js';
+import { BUCKETS, EVENT_JSON, EXTEND_TO, JOINED_RUN, PIECES, RECORD, TRAIL } from './fragments.js';
 
 /** The one atomic claim of an interaction. */
 export const RESOLVE = `--[[
@@ -7,7 +7,8 @@ export const RESOLVE = `--[[
   Guarantees: only a record whose status is pending changes; however many callers race, one gets 1 and every other
   gets 0 with the record as the winner left it. The winner's step also drops the id from the pending list and the
   deadline index (its entry in the bucket its body names; the bucket member pb is stripped from the body), its group, shortens the record's and ticket's lives to the idle TTL (both stay readable until
-  then), keeps the shared schema alive at least as long, and publishes the matching event with the whole record.
+  then), keeps the shared schema alive at least as long, appends the terminal audit event (answered | expired |
+  cancelled; TRAIL in fragments.ts) to the record's trail, and publishes the matching event with the whole record.
 
   KEYS[1] record            i:<id>
   KEYS[2] pending zset      (of buckets: BUCKETS in fragments.ts)
@@ -59,6 +60,7 @@ export const RESOLVE = `--[[
              nothing changed; the envelope as it is
 ]]
 ${RECORD}
+${TRAIL}
 ${EVENT_JSON}
 ${EXTEND_TO}
 ${PIECES}
@@ -109,6 +111,7 @@ else
   redis.call('ZREM', KEYS[3], id)
 end
 parts[1], parts[6], parts[7] = ARGV[2], ARGV[3], ARGV[4]
+trailAppend(parts, terminalEntry(ARGV[2], ARGV[6]))
 text = joinRecord(parts)
 redis.call('SET', KEYS[1], text, 'PX', idleMs)
 if parts[3] ~= '' then redis.call('ZREM', ARGV[7] .. cjson.decode(parts[3]), id) end
