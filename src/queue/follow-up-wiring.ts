@@ -4,17 +4,14 @@ import type { StoredInteraction } from '../core/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { RedisConnections } from '../store/redis/connections.js';
 import type { Store } from '../store/store.js';
-import { type DeliveredSurface, FollowUpWorker } from './follow-up-worker.js';
+import { FollowUpWorker } from './follow-up-worker.js';
 import { FollowUpScheduler } from './follow-ups.js';
 
 export interface FollowUps {
   /** The core's FollowUpPort; null on the in-memory store, where `remind` and `escalate` are refused (409). */
   scheduler: FollowUpScheduler | null;
   /** Starts the worker (in a process that runs workers) once the steps' actions exist: they need the service. */
-  startWorker(actions: {
-    escalate(record: StoredInteraction, step: number): Promise<void>;
-    reminded?(record: StoredInteraction, n: number, surfaces: DeliveredSurface[]): Promise<void>;
-  }): void;
+  startWorker(actions: { escalate(record: StoredInteraction, step: number): Promise<void> }): void;
   close(): Promise<void>;
 }
 

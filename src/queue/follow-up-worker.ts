@@ -10,13 +10,14 @@ import { type WorkerBasis, workerOptions } from './queues.js';
 /** One surface a question was delivered on: its channel and the references its `deliver` returned. */
 export interface DeliveredSurface {
   channel: string;
+  recipient: string | null;
   delivery: Readonly<Record<string, string>>;
 }
 
 /** The surfaces of a question that a reminder replies on. */
 export function deliveredSurfaces(record: StoredInteraction): DeliveredSurface[] {
   if (record.channel === null || record.delivery === null) return [];
-  return [{ channel: record.channel, delivery: record.delivery }];
+  return [{ channel: record.channel, recipient: record.recipient, delivery: record.delivery }];
 }
 
 export interface FollowUpWorkerOptions extends WorkerBasis {
@@ -29,8 +30,6 @@ export interface FollowUpWorkerOptions extends WorkerBasis {
    * edit too); called only while the question is pending.
    */
   escalate(record: StoredInteraction, step: number): Promise<void>;
-  /** Told after a reminder went out on at least one surface (the audit trail's `reminded`). */
-  reminded?(record: StoredInteraction, n: number, surfaces: DeliveredSurface[]): Promise<void>;
 }
 
 /**
@@ -76,7 +75,6 @@ export class FollowUpWorker {
     }
     const max = record.remind?.max ?? data.n;
     const text = reminderText(record, data.n, max);
-    const sent: DeliveredSurface[] = [];
     // Each surface on its own: one platform's failure does not keep the reminder from the others.
     for (const surface of deliveredSurfaces(record)) {
       const channel = this.options.channels.find((c) => c.name === surface.channel);
@@ -89,15 +87,20 @@ export class FollowUpWorker {
       }
       try {
         await channel.remind(record, surface.delivery, text);
-        sent.push(surface);
       } catch (err) {
         this.options.logger.warn(
           { interaction: record.id, channel: surface.channel, err: err instanceof Error ? err.message : String(err) },
           'reminder failed on one surface',
         );
+        continue;
       }
+      // After the send: the trail says what went out (a worker killed between the two leaves the send unrecorded).
+      await this.options.store.appendEvent(record.id, {
+        type: 'reminded',
+        surface: surface.channel,
+        detail: { n: data.n, max, recipient: surface.recipient },
+      });
     }
-    if (sent.length > 0) await this.options.reminded?.(record, data.n, sent);
   }
 
   async close(): Promise<void> {

@@ -30,7 +30,7 @@
  * | `wc:<recipient>`      | list   | a web chat conversation: JSON messages (the person's and the replies), oldest first, the last 200 (channels/web/conversation-log.ts) | PEXPIRE 7 days from its last message |
  * | `p:<name>`            | list   | every version of preset `<name>`, oldest first: JSON `{body, written_by, written_at}`; the version is the position + 1 | permanent |
  * | `seen:<key>`          | string | a seen-set claim, e.g. `stripe_checkout:<event id>` (src/confirmations/ingress.ts) | PX until the signature's tolerance ends |
- * | `<queue>:...`         | BullMQ | the resume / completed / handler-<name> / turn / reply queues (src/queue/queues.ts), under `queuePrefix` | BullMQ's own; completed jobs kept a day |
+ * | `<queue>:...`         | BullMQ | the resume / completed / handler-<name> / turn / reply queues (src/queue/queues.ts) and follow-up (src/queue/follow-ups.ts), under `queuePrefix` | BullMQ's own; completed jobs kept a day |
  *
  * The SDK continuation worker (src/sdk/worker.ts) uses `queuePrefix` alone: it reaches the gateway only through the
  * job protocol's queues (src/queue/job-protocol.ts), never through the keys above.
