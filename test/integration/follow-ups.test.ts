@@ -119,7 +119,10 @@ describe('reminders and escalation', () => {
     worker = await spawnGateway('worker', env);
 
     await until(() => repliesTo(chat, messageId).length === 2, 'the second reminder', 60_000);
-    await until(() => slack.callsTo('chat.postMessage').some((c) => c.args['channel'] === escalateTo), 'the escalation');
+    await until(
+      () => slack.callsTo('chat.postMessage').some((c) => c.args['channel'] === escalateTo),
+      'the escalation',
+    );
     const steps: FollowUpJobData[] = [
       { id, kind: 'remind', n: 1 },
       { id, kind: 'remind', n: 2 },
@@ -172,7 +175,11 @@ describe('reminders and escalation', () => {
     expect(await queue.getJobState(followUpJobId(steps[0] as FollowUpJobData))).toBe('delayed');
 
     expect((await http().post(`/api/interactions/${id}/answer`, { answer: true })).status).toBe(200);
-    await until(async () => (await Promise.all(steps.map((s) => queue.getJobState(followUpJobId(s))))).every((s) => s === 'unknown'), 'the steps to be removed');
+    await until(
+      async () =>
+        (await Promise.all(steps.map((s) => queue.getJobState(followUpJobId(s))))).every((s) => s === 'unknown'),
+      'the steps to be removed',
+    );
 
     // A step whose removal lost the race runs after the answer: it finds the question resolved and sends nothing.
     const late: FollowUpJobData = { id, kind: 'remind', n: 1 };
