@@ -7,7 +7,9 @@ import type {
   JsonSchema,
   MediaItem,
   StoredInteraction,
+  StoredSurface,
   VerifierBinding,
+  Vote,
 } from '../core/types.js';
 import { invalid } from '../core/errors.js';
 import { deliveryView } from '../core/record.js';
@@ -15,7 +17,7 @@ import { deliveryView } from '../core/record.js';
 /**
  * The compact stored form of an interaction, shared by every store that serialises records.
  *
- * A stored record is one string, the *envelope*: eight parts joined by `\n`, trailing empty parts dropped.
+ * A stored record is one string, the *envelope*: ten parts joined by `\n`, trailing empty parts dropped.
  *
  * | # | part          | form                                   |
  * |---|---------------|----------------------------------------|
@@ -27,6 +29,8 @@ import { deliveryView } from '../core/record.js';
  * | 6 | result        | JSON, or empty                         |
  * | 7 | resolved_at   | JSON string, or empty                  |
  * | 8 | delivery      | JSON, or empty                         |
+ * | 9 | extra surfaces| JSON `[{"ch", "rc"?, "d"?}]`, or empty  |
+ * | 10| votes         | JSON `[{"by", "answer", "surface", "at"}]`, or empty |
  *
  * Every part but the status is JSON text, and `JSON.stringify` never writes a raw newline, so `\n` cannot occur
  * inside a part: Lua scripts split and rejoin the envelope with plain string operations and never re-encode JSON
@@ -66,6 +70,11 @@ export interface CompactBody {
   /** The run of an async ask: stands for `m: 'async'` plus `rn` (the usual pair, 11 bytes shorter). */
   ra?: string;
   vb?: VerifierBinding;
+  /** The approvers (token identities and `<channel>:<user id>`). */
+  ap?: string[];
+  /** The quorum's yes votes (present on a quorum question) and no votes (absent: 1). */
+  qa?: number;
+  qr?: number;
   /**
    * Reserved, never written here: the Redis store appends its pending bucket's number as the body's last member
    * while the ask is pending (`,"pb":<n>}`, BUCKETS in redis/scripts/fragments.ts); decode ignores it.
@@ -109,6 +118,10 @@ export function encodeRecord(record: StoredInteraction): EncodedRecord {
     jsonOrEmpty(record.result),
     jsonOrEmpty(record.resolved_at),
     jsonOrEmpty(record.delivery),
+    record.extra_surfaces === undefined || record.extra_surfaces.length === 0
+      ? ''
+      : JSON.stringify(record.extra_surfaces.map(compactSurface)),
+    record.votes === undefined || record.votes.length === 0 ? '' : JSON.stringify(record.votes),
   ];
   while (parts.length > 2 && parts[parts.length - 1] === '') parts.pop();
   return { envelope: parts.join('\n'), schema };
@@ -119,8 +132,18 @@ export function encodeRecord(record: StoredInteraction): EncodedRecord {
  * Throws when the envelope is malformed or names a schema that is not supplied: both mean a corrupt store.
  */
 export function decodeRecord(id: string, envelope: string, schemaJson: string | null): StoredInteraction {
-  const [code = '', body = '', group = '', ticket = '', schemaHash = '', result = '', resolvedAt = '', delivery = ''] =
-    envelope.split('\n');
+  const [
+    code = '',
+    body = '',
+    group = '',
+    ticket = '',
+    schemaHash = '',
+    result = '',
+    resolvedAt = '',
+    delivery = '',
+    surfaces = '',
+    votes = '',
+  ] = envelope.split('\n');
   const status = STATUS_BY_CODE.get(code);
   if (status === undefined || body === '') throw new Error(`interaction ${id}: malformed stored record`);
   if (schemaHash !== '' && schemaJson === null) {
@@ -128,7 +151,7 @@ export function decodeRecord(id: string, envelope: string, schemaJson: string | 
     throw new Error(`interaction ${id} names form schema ${schemaHash}, which is missing from the store`);
   }
   const b = JSON.parse(body) as CompactBody;
-  return {
+  const decoded: StoredInteraction = {
     id,
     status,
     question: b.q,
@@ -155,6 +178,30 @@ export function decodeRecord(id: string, envelope: string, schemaJson: string | 
     verifier_binding: b.vb ?? null,
     delivery: parseOrNull<Record<string, string>>(delivery),
   };
+  // Members of a multi-surface or approver question only: a plain record gets none of them (no undefined keys).
+  if (surfaces !== '') decoded.extra_surfaces = (JSON.parse(surfaces) as CompactSurface[]).map(expandSurface);
+  if (b.ap !== undefined) decoded.approvers = b.ap;
+  if (b.qa !== undefined) decoded.quorum = { approve: b.qa, reject: b.qr ?? 1 };
+  if (votes !== '') decoded.votes = JSON.parse(votes) as Vote[];
+  return decoded;
+}
+
+/** An extra surface in envelope part 9: `ch` channel, `rc` recipient (absent: null), `d` references (absent: none). */
+interface CompactSurface {
+  ch: string;
+  rc?: string;
+  d?: Record<string, string>;
+}
+
+function compactSurface(surface: StoredSurface): CompactSurface {
+  const c: CompactSurface = { ch: surface.channel };
+  if (surface.recipient !== null) c.rc = surface.recipient;
+  if (surface.delivery !== null) c.d = surface.delivery;
+  return c;
+}
+
+function expandSurface(c: CompactSurface): StoredSurface {
+  return { channel: c.ch, recipient: c.rc ?? null, delivery: c.d ?? null };
 }
 
 function compactBody(record: StoredInteraction): CompactBody {
@@ -180,6 +227,11 @@ function compactBody(record: StoredInteraction): CompactBody {
   if (asyncRun) b.ra = record.run_id as string;
   else if (record.run_id !== null) b.rn = record.run_id;
   if (record.verifier_binding !== null) b.vb = record.verifier_binding;
+  if (record.approvers !== undefined) b.ap = record.approvers;
+  if (record.quorum !== undefined) {
+    b.qa = record.quorum.approve;
+    if (record.quorum.reject !== 1) b.qr = record.quorum.reject;
+  }
   return b;
 }
 
@@ -194,12 +246,19 @@ function parseOrNull<T>(part: string): T | null {
 /** The record as the doors and events show it: without the facts only the store keeps. */
 export function toPublicRecord(record: StoredInteraction): InteractionRecord {
   // Destructuring drops the store-only members; the rest is the public shape.
-  const { ticket_hash: _ticket, verifier_binding: _binding, delivery, callback_url: _url, ...rest } = record;
+  const {
+    ticket_hash: _ticket,
+    verifier_binding: _binding,
+    delivery,
+    extra_surfaces,
+    callback_url: _url,
+    ...rest
+  } = record;
   // `rest` is this call's own copy: the deliveries are added to it in place (an undelivered question adds none).
-  if (delivery === null || rest.channel === null) return rest;
+  if ((delivery === null && extra_surfaces === undefined) || rest.channel === null) return rest;
   return Object.assign(
     rest,
-    deliveryView({ channel: rest.channel, recipient: rest.recipient, status: rest.status, delivery }),
+    deliveryView({ channel: rest.channel, recipient: rest.recipient, status: rest.status, delivery, extra_surfaces }),
   );
 }
 
