@@ -4,7 +4,7 @@ import { Keys } from '../src/store/keys.js';
 import { BUCKETS } from '../src/store/redis/scripts/fragments.js';
 import { figure, pool, type BenchResult, type Figure, type Size } from './harness.js';
 import { startRedis } from './processes.js';
-import { openSeeder } from './seed.js';
+import { openSeeder, type Seeder } from './seed.js';
 
 /**
  * 3. Memory per pending question: Redis `used_memory` growth over N pending asks of each format, sync and async,
@@ -14,6 +14,13 @@ import { openSeeder } from './seed.js';
  * The baseline is the least a store can keep for a pending question it can list: the ask body's JSON in one string
  * key and one member of one sorted set, written with the same N on the same server. The target (600 bytes) is on
  * askgate's absolute figure for text, confirm and select — bytes are not a drifting measurement.
+ *
+ * Every pending ask's row includes its audit trail's `created` event, which is derived from the record and costs no
+ * bytes until the trail is first read (docs/audit.md). Two more rows measure the trail itself, on N sync text asks:
+ * `audit: created sealed` — the growth per ask when its trail is first read (the hash of `created` is sealed); and
+ * `audit: per event` — the growth per event of appending EVENTS_PER_ASK events to each ask and reading them again
+ * (each event's stored entry plus its sealed hash). Their baseline is a 64-character hex hash in one list element
+ * per event (RPUSH to a list per ask, a key of its own per question).
  */
 
 const NAME = 'memory';
@@ -28,6 +35,8 @@ const FORM_SCHEMA = {
   },
 };
 const TARGET_BYTES = 600;
+/** Events appended to each ask in the per-event row: a delivery, two reminders and an escalation's worth. */
+const EVENTS_PER_ASK = 4;
 
 function body(
   format: (typeof FORMATS)[number],
@@ -119,6 +128,8 @@ export async function memory(size: Size): Promise<BenchResult> {
         );
       }
     }
+    figures.push(...(await auditRows(direct, seeder, n, expiry)));
+    counts['audit_events_per_ask'] = EVENTS_PER_ASK;
   } finally {
     direct.disconnect();
     await seeder.close();
@@ -133,4 +144,56 @@ export async function memory(size: Size): Promise<BenchResult> {
     skipped: null,
     durationMs: Date.now() - started,
   };
+}
+
+/** The audit trail's rows (see the header): sealing `created`, and the bytes per further event. */
+async function auditRows(direct: Redis, seeder: Seeder, n: number, expiry: string): Promise<Figure[]> {
+  const { service, store } = seeder.gateway;
+  await direct.flushall('SYNC');
+  const ids: string[] = [];
+  await pool(n, 32, async (i) => {
+    ids[i] = await seeder.ask(body('text', 'sync', i, expiry));
+  });
+  const pending = await usedMemory(direct);
+  await pool(n, 32, async (i) => {
+    await service.events(ids[i] as string);
+  });
+  const sealed = await usedMemory(direct);
+  await pool(n, 32, async (i) => {
+    const id = ids[i] as string;
+    for (let k = 0; k < EVENTS_PER_ASK; k++) {
+      await store.appendEvent(id, { type: 'reminded', surface: 'slack', by: 'askgate', detail: { n: k + 1 } });
+    }
+    const items = (await service.events(id)).items;
+    if (items.length !== EVENTS_PER_ASK + 1) throw new Error(`ask ${id} has ${items.length} events`);
+  });
+  const withEvents = await usedMemory(direct);
+
+  // The baseline: a bare hash per event, in a list of its own per question.
+  await direct.flushall('SYNC');
+  const baseBefore = await usedMemory(direct);
+  for (let start = 0; start < n; start += 1_000) {
+    const pipe = direct.pipeline();
+    for (let i = start; i < Math.min(n, start + 1_000); i++) pipe.rpush(`a:${ids[i]}`, randomBytes(32).toString('hex'));
+    await pipe.exec();
+  }
+  const baseOne = (await usedMemory(direct)) - baseBefore;
+  return [
+    figure({
+      name: 'audit: created sealed',
+      unit: 'bytes/ask',
+      value: (sealed - pending) / n,
+      baseline: baseOne / n,
+      target: null,
+      note: 'first read of a pending ask trail: the hash of its derived created event',
+    }),
+    figure({
+      name: 'audit: per event',
+      unit: 'bytes/event',
+      value: (withEvents - sealed) / (n * EVENTS_PER_ASK),
+      baseline: baseOne / n,
+      target: null,
+      note: `${EVENTS_PER_ASK} reminded events per ask, stored and sealed, inside the record`,
+    }),
+  ];
 }

@@ -3,12 +3,13 @@ import { Command, Option } from 'commander';
 import { ANSWER_FORMATS, STATUSES } from '../core/types.js';
 import { AskCancelledError, AskTimeoutError } from '../sdk/index.js';
 import type { AskBody, InteractionRecord, InteractionStatus, JsonSchema } from '../sdk/index.js';
+import { auditCommand } from './audit.js';
 import { CliError, clientFrom, EXIT, parseAnswerValue, parseInteger, parseSeconds } from './context.js';
 import type { GlobalOptions } from './context.js';
 import { eventLine, interactionTable, recordDetail } from './format.js';
 
 /**
- * `askgate interactions list|tail|show|answer|ask`: the CLI face of the HTTP doors. Human output goes through
+ * `askgate interactions list|tail|show|answer|ask|audit` (audit in audit.ts): the CLI face of the HTTP doors. Human output goes through
  * format.ts; `--json` prints exactly what the SDK returned, so scripts see the doors' own shapes.
  */
 
@@ -26,12 +27,15 @@ const globals = (command: Command): GlobalOptions => command.optsWithGlobals<Glo
 export function interactionsCommand(): Command {
   const interactions = new Command('interactions')
     .alias('i')
-    .description('list, watch, inspect, answer and ask questions on a running gateway (ASKGATE_URL, ASKGATE_TOKEN)');
+    .description(
+      'list, watch, inspect, answer, ask and audit questions on a running gateway (ASKGATE_URL, ASKGATE_TOKEN)',
+    );
   interactions.addCommand(listCommand());
   interactions.addCommand(tailCommand());
   interactions.addCommand(showCommand());
   interactions.addCommand(answerCommand());
   interactions.addCommand(askCommand());
+  interactions.addCommand(auditCommand());
   return interactions;
 }
 

@@ -148,7 +148,12 @@ export class AnswerPath {
       throw closedError({ id: stored.id, status: status ?? 'expired' });
     }
     if (stored.to === 'caller') await parks?.mayAnswer(stored, offer.answeredBy);
-    refuseUnlessApprover(stored, offer);
+    const refusal = approverRefusal(stored, offer);
+    if (refusal !== null) {
+      // Recorded in the question's trail (who, and on which surface); the question stays pending.
+      await store.appendEvent(stored.id, { type: 'answer_refused', surface: offer.surface, by: offer.answeredBy });
+      throw refusal;
+    }
     const answer = checkAnswer(stored, offer.answer);
     const answeredAt = new Date(now()).toISOString();
     const result = answerResult(offer, answer, answeredAt);
@@ -193,14 +198,14 @@ export class AnswerPath {
  * user by `<channel>:<user id>` — the platform's verified id that the channel puts in `answeredBy`. The callback
  * door carries no identity, so it never answers such a question. Refused before the answer is checked or counted.
  */
-export function refuseUnlessApprover(
+export function approverRefusal(
   stored: Pick<StoredInteraction, 'id' | 'approvers'>,
   offer: Pick<AnswerOffer, 'answeredBy' | 'surface'>,
-): void {
-  if (stored.approvers === undefined) return;
+): AskgateError | null {
+  if (stored.approvers === undefined) return null;
   const who = canonicalIdentity(offer.answeredBy);
-  if (offer.surface !== CALLBACK_SURFACE && stored.approvers.some((a) => canonicalIdentity(a) === who)) return;
-  throw new AskgateError(
+  if (offer.surface !== CALLBACK_SURFACE && stored.approvers.some((a) => canonicalIdentity(a) === who)) return null;
+  return new AskgateError(
     'not_an_approver',
     `interaction ${stored.id} may be answered by its approvers only, and ${offer.surface === CALLBACK_SURFACE ? 'the callback door names nobody' : `${offer.answeredBy} is not one of them`}.`,
   );

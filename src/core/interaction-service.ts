@@ -1,3 +1,4 @@
+import type { AuditEvent } from './audit.js';
 import { AnswerPath, type AnswerOffer, type AnswerVerdict, notFound } from './answer-path.js';
 import { parseAskRequest, type AskContext, type AskRequest } from './ask-request.js';
 import { AskgateError, invalid } from './errors.js';
@@ -197,6 +198,13 @@ export class InteractionService {
 
   async get(id: string): Promise<InteractionRecord> {
     return toPublicRecord(await this.getStored(id));
+  }
+
+  /** The question's audit trail, oldest first (docs/audit.md); 404 when the question is unknown or pruned. */
+  async events(id: string): Promise<{ items: AuditEvent[] }> {
+    const items = await this.store.events(id);
+    if (items === null) throw notFound(id);
+    return { items };
   }
 
   async listPending(query: {

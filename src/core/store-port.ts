@@ -1,3 +1,4 @@
+import type { AuditEvent, NewAuditEvent } from './audit.js';
 import type {
   AskResult,
   DeliveryReceipt,
@@ -184,6 +185,21 @@ export interface Store {
    * (core/surfaces.ts), whichever of the question's surfaces it is.
    */
   findByDelivery(channel: string, ref: string): Promise<StoredInteraction | null>;
+
+  /**
+   * Appends one event to the interaction's audit trail, for an event that is not part of another transition (a
+   * reminder sent, an answer refused). An event a transition causes is appended by that transition's own atomic
+   * step instead (docs/audit.md): the stores' resolve, setDelivery and recordReceipt do. Concurrent appends keep
+   * one gap-free trail. False when no such interaction (never existed, or pruned).
+   */
+  appendEvent(id: string, event: NewAuditEvent): Promise<boolean>;
+
+  /**
+   * The interaction's audit trail, oldest first, every event with its hash; null when no such interaction. Events
+   * not sealed yet are sealed by this read (their hashes stored, compare-and-set), so a later edit of them shows
+   * in verification. Throws when the stored trail was damaged beyond reading.
+   */
+  events(id: string): Promise<AuditEvent[] | null>;
 
   /** Pending interactions, oldest first; the cursor stays right while others are added and resolved between pages. */
   listPending(query: PendingQuery): Promise<PendingPage>;

@@ -85,6 +85,10 @@ export function apiRouter(service: InteractionService, auth: TokenAuthenticator)
     res.json(await service.get(req.params['id'] as string));
   });
 
+  router.get('/api/interactions/:id/events', auth.require('read'), async (req, res) => {
+    res.json(await service.events(req.params['id'] as string));
+  });
+
   router.get('/api/interactions/:id/result', auth.require('read'), async (req, res) => {
     const wait = intParam(req.query['wait'], 'wait', 0, 60, 0);
     let closed = false;

@@ -1,3 +1,4 @@
+import type { AuditEvent } from '../core/audit.js';
 import type { InteractionRecord } from '../core/types.js';
 import {
   AskCancelledError,
@@ -189,6 +190,15 @@ export class AskgateClient {
   /** Reads one interaction record (`GET /api/interactions/{id}`); 404 when unknown or pruned. */
   async get(id: string, options: RequestOptions = {}): Promise<InteractionRecord> {
     return this.#json<InteractionRecord>('GET', `/api/interactions/${encodeURIComponent(id)}`, options);
+  }
+
+  /**
+   * The question's audit trail, oldest first (`GET /api/interactions/{id}/events`): every event with its hash.
+   * Check the chain with `verifyChain(events)` (exported by this package).
+   */
+  async events(id: string, options: RequestOptions = {}): Promise<AuditEvent[]> {
+    const path = `/api/interactions/${encodeURIComponent(id)}/events`;
+    return (await this.#json<{ items: AuditEvent[] }>('GET', path, options)).items;
   }
 
   /**

@@ -10,6 +10,8 @@
 export { AskgateClient } from './client.js';
 export type { AskgateClientOptions, AskOptions, RequestOptions } from './client.js';
 export { TailStream } from './tail.js';
+export { AUDIT_EVENT_TYPES, canonicalJson, eventHash, verifyChain } from '../core/audit.js';
+export type { AuditEvent, AuditEventType, ChainVerdict } from '../core/audit.js';
 export type { AskExternalOptions, ExternalAnswer } from './external.js';
 export {
   AskCancelledError,

@@ -1,3 +1,4 @@
+import type { AuditEvent, NewAuditEvent } from '../core/audit.js';
 import { AskgateError } from '../core/errors.js';
 import { findSurface, isFirstSurface, sameSurface, surfacesOf, viewOn } from '../core/surfaces.js';
 import type {
@@ -9,6 +10,7 @@ import type {
   SurfaceTarget,
   Vote,
 } from '../core/types.js';
+import { appendEntry, appendSeal, expandTrail, failureDetail, terminalEntry, trailEntry } from './audit-trail.js';
 import { applyReceipt, quorumReached, fixedWindow, parseCursor, pendingExpiresAt, resetIn } from './common.js';
 import { ListenerSet, type EventListener } from './listeners.js';
 import { timeMs, toPublicRecord } from './record-codec.js';
@@ -30,6 +32,9 @@ interface Entry {
   record: StoredInteraction;
   /** When the entry is pruned (epoch ms): deadline + idle TTL while pending, resolution + idle TTL after. */
   expiresAt: number;
+  /** The audit trail and its seal, in the stored form the Redis store keeps (audit-trail.ts); '' when empty. */
+  trail: string;
+  seal: string;
 }
 
 /** The longest pause between sweeps of expired entries; reads prune lazily in between. */
@@ -83,7 +88,8 @@ export class MemoryStore implements Store {
     }
     const stored = copyIn(record);
     const seq = ++this.seq;
-    this.entries.set(stored.id, { record: stored, expiresAt: pendingExpiresAt(deadlineMs, now, this.idleTtlMs) });
+    const expiresAt = pendingExpiresAt(deadlineMs, now, this.idleTtlMs);
+    this.entries.set(stored.id, { record: stored, expiresAt, trail: '', seal: '' });
     if (stored.ticket_hash !== null) this.tickets.set(stored.ticket_hash, stored.id);
     this.pending.add(stored.id, seq);
     if (stored.group_id !== null) this.groupIndex(stored.group_id).add(stored.id, seq);
@@ -112,6 +118,7 @@ export class MemoryStore implements Store {
     entry.record.result = resolution.result === null ? null : structuredClone(resolution.result);
     entry.record.resolved_at = resolution.resolvedAt;
     entry.expiresAt = now + this.idleTtlMs;
+    entry.trail = appendEntry(entry.trail, terminalEntry(resolution.status, now));
     this.unindex(entry.record);
     this.emit({ type: `interaction.${resolution.status}`, record: toPublicRecord(structuredClone(entry.record)) });
     return { kind: 'resolved', record: structuredClone(entry.record) };
@@ -131,6 +138,11 @@ export class MemoryStore implements Store {
     else extra.delivery = { ...delivery };
     const channel = extra?.channel ?? record.channel;
     const ref = delivery['ref'];
+    const delivered = { type: 'delivered' as const, ...(ref === undefined ? {} : { detail: { ref } }) };
+    entry.trail = appendEntry(
+      entry.trail,
+      trailEntry(channel === null ? delivered : { ...delivered, surface: channel }, Date.now()),
+    );
     if (ref !== undefined && channel !== null) this.deliveries.set(deliveryKey(channel, ref), id);
   }
 
@@ -155,6 +167,13 @@ export class MemoryStore implements Store {
     if (record.votes?.some((v) => v.by === vote.by) === true)
       return { kind: 'already_voted', record: structuredClone(record) };
     record.votes = [...(record.votes ?? []), { ...vote }];
+    entry.trail = appendEntry(
+      entry.trail,
+      trailEntry(
+        { type: 'vote', surface: vote.surface, by: vote.by, detail: { answer: vote.answer } },
+        Date.parse(vote.at),
+      ),
+    );
     if (!quorumReached(record, vote.answer)) return { kind: 'voted', record: structuredClone(record) };
     return this.resolve(id, resolution);
   }
@@ -189,9 +208,31 @@ export class MemoryStore implements Store {
     if (next === null) return 'unchanged';
     if (extra !== undefined) extra.delivery = next;
     else record.delivery = next;
+    if (receipt.state === 'failed') {
+      const failed = { type: 'delivery_failed' as const, detail: failureDetail(receipt) };
+      const channel = extra?.channel ?? record.channel;
+      const event = channel === null ? failed : { ...failed, surface: channel };
+      entry.trail = appendEntry(entry.trail, trailEntry(event, Date.now()));
+    }
     if (receipt.state !== 'failed' || entry.record.status !== 'pending') return 'moved';
     this.emit({ type: 'interaction.delivery_failed', record: toPublicRecord(structuredClone(entry.record)) });
     return 'failed';
+  }
+
+  async appendEvent(id: string, event: NewAuditEvent): Promise<boolean> {
+    const entry = this.live(id, Date.now());
+    if (entry === undefined) return false;
+    entry.trail = appendEntry(entry.trail, trailEntry(event, Date.now()));
+    return true;
+  }
+
+  async events(id: string): Promise<AuditEvent[] | null> {
+    const entry = this.live(id, Date.now());
+    if (entry === undefined) return null;
+    // No await between the read and the seal: the compare-and-set the Redis store needs is implicit here.
+    const expanded = expandTrail(entry.record, entry.trail, entry.seal);
+    if (expanded.unsealedHashes !== '') entry.seal = appendSeal(entry.seal, expanded.unsealedHashes);
+    return expanded.items;
   }
 
   async findByDelivery(channel: string, ref: string): Promise<StoredInteraction | null> {

@@ -17,7 +17,7 @@ import { deliveryView } from '../core/record.js';
 /**
  * The compact stored form of an interaction, shared by every store that serialises records.
  *
- * A stored record is one string, the *envelope*: ten parts joined by `\n`, trailing empty parts dropped.
+ * A stored record is one string, the *envelope*: twelve parts joined by `\n`, trailing empty parts dropped.
  *
  * | # | part          | form                                   |
  * |---|---------------|----------------------------------------|
@@ -29,8 +29,10 @@ import { deliveryView } from '../core/record.js';
  * | 6 | result        | JSON, or empty                         |
  * | 7 | resolved_at   | JSON string, or empty                  |
  * | 8 | delivery      | JSON, or empty                         |
- * | 9 | extra surfaces| JSON `[{"ch", "rc"?, "d"?}]`, or empty  |
- * | 10| votes         | JSON `[{"by", "answer", "surface", "at"}]`, or empty |
+ * | 9 | audit trail   | JSON array of event entries, or empty (audit-trail.ts) |
+ * | 10| audit seal    | JSON string of concatenated hashes, or empty (audit-trail.ts) |
+ * | 11| extra surfaces| JSON `[{"ch", "rc"?, "d"?}]`, or empty (core/surfaces.ts) |
+ * | 12| votes         | JSON `[{"by", "answer", "surface", "at"}]`, or empty |
  *
  * Every part but the status is JSON text, and `JSON.stringify` never writes a raw newline, so `\n` cannot occur
  * inside a part: Lua scripts split and rejoin the envelope with plain string operations and never re-encode JSON
@@ -106,6 +108,12 @@ const STATUS_BY_CODE = new Map(
   Object.entries(STATUS_CODES).map(([status, code]) => [code, status as InteractionStatus]),
 );
 
+/** Parts 9 and 10 of an envelope: the audit trail and its seal ('' when absent; see audit-trail.ts). */
+export function trailParts(envelope: string): { trail: string; seal: string } {
+  const parts = envelope.split('\n');
+  return { trail: parts[8] ?? '', seal: parts[9] ?? '' };
+}
+
 /** Encodes `record` as an envelope. `callback_url` is never stored: only the ticket's hash is. */
 export function encodeRecord(record: StoredInteraction): EncodedRecord {
   const schema = record.schema === null ? null : shareSchema(record.schema);
@@ -118,6 +126,9 @@ export function encodeRecord(record: StoredInteraction): EncodedRecord {
     jsonOrEmpty(record.result),
     jsonOrEmpty(record.resolved_at),
     jsonOrEmpty(record.delivery),
+    // Parts 9 and 10, the audit trail and its seal, are written by the store's own steps (audit-trail.ts).
+    '',
+    '',
     record.extra_surfaces === undefined || record.extra_surfaces.length === 0
       ? ''
       : JSON.stringify(record.extra_surfaces.map(compactSurface)),
@@ -141,6 +152,8 @@ export function decodeRecord(id: string, envelope: string, schemaJson: string | 
     result = '',
     resolvedAt = '',
     delivery = '',
+    _trail = '',
+    _seal = '',
     surfaces = '',
     votes = '',
   ] = envelope.split('\n');

@@ -16,6 +16,8 @@ import {
   type StoreHandle,
 } from './contract.js';
 import { keysUnder } from './fixtures.js';
+import { runAuditContract } from './audit-contract.js';
+import { runSurfacesContract } from './surfaces-contract.js';
 
 let server: RedisServerHandle;
 let raw: Redis;
@@ -51,6 +53,8 @@ async function openStore(
 }
 
 runStoreContract('RedisStore', (options) => openStore(server.url, options));
+runAuditContract('RedisStore', (options) => openStore(server.url, options));
+runSurfacesContract('RedisStore', (options) => openStore(server.url, options));
 
 describe('RedisStore on a real redis-server', () => {
   const handles: StoreHandle[] = [];

@@ -1,4 +1,5 @@
 import type { Redis, RedisOptions } from 'ioredis';
+import type { AuditEvent, NewAuditEvent } from '../../core/audit.js';
 import { AskgateError } from '../../core/errors.js';
 import type {
   DeliveryReceipt,
@@ -11,6 +12,7 @@ import type {
 import { fixedWindow, parseCursor, pendingExpiresAt, resetIn } from '../common.js';
 import type { Keys } from '../keys.js';
 import { ListenerSet, type EventListener } from '../listeners.js';
+import { trailEntry } from '../audit-trail.js';
 import { STATUS_CODES, decodeRecord, encodeRecord, timeMs, toPublicRecord } from '../record-codec.js';
 import type {
   AddSurfaceOutcome,
@@ -28,6 +30,8 @@ import type {
   VoteOutcome,
 } from '../store.js';
 import { RedisConnections, redactUrl } from './connections.js';
+import { readSealedEvents } from './audit-reader.js';
+import { migrateIndexes, pingWithin } from './index-upkeep.js';
 import type { ScriptClient } from './scripts/index.js';
 import { RedisSurfaceOps } from './surface-ops.js';
 
@@ -139,24 +143,9 @@ export class RedisStore implements Store {
     return store;
   }
 
-  /**
-   * Moves index members written before the bucketed pending list and deadline index into buckets
-   * (scripts/migrate-indexes.ts). A store without any only scans its two index zsets (one member per 64 asks).
-   */
+  /** Moves index members written before the buckets into buckets (index-upkeep.ts). */
   private async migrateIndexes(): Promise<void> {
-    for (const pass of ['p', 'd'] as const) {
-      let cursor = '0';
-      do {
-        [cursor] = await this.client.askgateMigrateIndexes(
-          this.keys.pending,
-          this.keys.deadlines,
-          this.keys.seq,
-          pass,
-          cursor,
-          this.keys.interactionPrefix,
-        );
-      } while (cursor !== '0');
-    }
+    await migrateIndexes(this.client, this.keys);
   }
 
   async create(record: StoredInteraction): Promise<void> {
@@ -263,6 +252,12 @@ export class RedisStore implements Store {
         vote === undefined ? '' : JSON.stringify(vote),
         vote?.by ?? '',
         vote?.answer === true ? '1' : '0',
+        vote === undefined
+          ? ''
+          : trailEntry(
+              { type: 'vote', surface: vote.surface, by: vote.by, detail: { answer: vote.answer } },
+              Date.parse(vote.at),
+            ),
       ),
     );
     if (code === -1 || typeof envelope !== 'string') return { kind: 'not_found' };
@@ -294,6 +289,16 @@ export class RedisStore implements Store {
 
   recordReceipt(id: string, ref: string, receipt: DeliveryReceipt): Promise<ReceiptOutcome> {
     return this.surfaces.recordReceipt(id, ref, receipt);
+  }
+
+  async appendEvent(id: string, event: NewAuditEvent): Promise<boolean> {
+    const entry = trailEntry(event, Date.now());
+    const code = await this.run(() => this.client.askgateAuditAppend(this.keys.interaction(id), entry));
+    return code === 1;
+  }
+
+  async events(id: string): Promise<AuditEvent[] | null> {
+    return readSealedEvents(this.client, this.keys, id, (call) => this.run(call));
   }
 
   pendingFor(channel: string, recipients: readonly string[]): Promise<StoredInteraction[]> {
@@ -359,23 +364,7 @@ export class RedisStore implements Store {
   }
 
   async ping(): Promise<void> {
-    // While ioredis reconnects it would queue the PING; a readiness probe wants the answer now.
-    if (this.client.status !== 'ready') {
-      throw new AskgateError('store_unavailable', `Redis is not connected (connection ${this.client.status}).`);
-    }
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(new AskgateError('store_unavailable', `Redis did not answer PING within ${this.pingTimeoutMs} ms.`)),
-        this.pingTimeoutMs,
-      );
-    });
-    try {
-      await Promise.race([this.run(() => this.client.ping()), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+    await pingWithin(this.client, this.pingTimeoutMs, (call) => this.run(call));
   }
 
   async close(): Promise<void> {

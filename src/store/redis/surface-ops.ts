@@ -1,6 +1,7 @@
 import { AskgateError } from '../../core/errors.js';
 import { isFirstSurface, viewOn } from '../../core/surfaces.js';
 import type { DeliveryReceipt, ReceiptOutcome, StoredInteraction, SurfaceTarget } from '../../core/types.js';
+import { failureDetail } from '../audit-trail.js';
 import type { Keys } from '../keys.js';
 import { timeMs } from '../record-codec.js';
 import type { AddSurfaceOutcome } from '../store.js';
@@ -27,10 +28,13 @@ export class RedisSurfaceOps {
   async setDelivery(id: string, delivery: Record<string, string>, surface?: SurfaceTarget): Promise<void> {
     const { client, keys, run } = this.ctx;
     const further = surface !== undefined ? surface : null;
+    const detail = delivery['ref'] === undefined ? 'null' : JSON.stringify({ ref: delivery['ref'] });
     const code = await run(() =>
       client.askgateSetDelivery(
         keys.interaction(id),
         JSON.stringify(delivery),
+        Date.now(),
+        detail,
         // The script decides first surface or further one; '' names the first.
         further === null ? '' : further.channel,
         further?.recipient ?? '',
@@ -91,6 +95,8 @@ export class RedisSurfaceOps {
         keys.events,
         keys.schemaPrefix,
         id,
+        Date.now(),
+        JSON.stringify(failureDetail(receipt)),
       ),
     );
     return code === 2 ? 'failed' : code === 1 ? 'moved' : code === 0 ? 'unchanged' : 'unknown';

@@ -34,13 +34,13 @@ local ok, body = pcall(cjson.decode, parts[2])
 if ok and body.ch == ARGV[1] and (body.rc or '') == ARGV[2] then return 2 end
 local entry = { ch = ARGV[1] }
 if ARGV[2] ~= '' then entry.rc = ARGV[2] end
-if parts[9] == '' then
-  parts[9] = '[' .. cjson.encode(entry) .. ']'
+if parts[11] == '' then
+  parts[11] = '[' .. cjson.encode(entry) .. ']'
 else
-  for _, s in ipairs(cjson.decode(parts[9])) do
+  for _, s in ipairs(cjson.decode(parts[11])) do
     if s.ch == ARGV[1] and (s.rc or '') == ARGV[2] then return 2 end
   end
-  parts[9] = string.sub(parts[9], 1, -2) .. ',' .. cjson.encode(entry) .. ']'
+  parts[11] = string.sub(parts[11], 1, -2) .. ',' .. cjson.encode(entry) .. ']'
 end
 local pttl = redis.call('PTTL', KEYS[1])
 if pttl > 0 then

@@ -1,4 +1,4 @@
-import { EVENT_JSON, RECORD } from './fragments.js';
+import { EVENT_JSON, RECORD, TRAIL } from './fragments.js';
 
 /** Applies a platform's delivery receipt to an interaction's delivery. */
 export const DELIVERY_RECEIPT = `--[[
@@ -8,7 +8,8 @@ export const DELIVERY_RECEIPT = `--[[
   Guarantees: read, compare and write are one step, so two receipts racing (a webhook retried while the next status
   arrives, two processes) never move a delivery back: it moves forward only by rank, and failed is final. A receipt
   that fails the delivery of a pending question publishes interaction.delivery_failed in the same step. Keeps the
-  record's expiry. Part 8 holds only string values, so cjson re-encodes it faithfully (no arrays to turn into {}).
+  record's expiry. A receipt that fails the delivery (pending or not) appends a delivery_failed audit event (TRAIL
+  in fragments.ts) in the same step, its surface the record's channel. Part 8 holds only string values, so cjson re-encodes it faithfully (no arrays to turn into {}).
 
   KEYS[1] record            i:<id>
 
@@ -23,6 +24,8 @@ export const DELIVERY_RECEIPT = `--[[
   ARGV[8] events channel
   ARGV[9] schema key prefix (the event carries the schema)
   ARGV[10] the interaction id
+  ARGV[11] now, epoch ms (the audit event's time)
+  ARGV[12] the audit event's detail, JSON text ({"code", "message", "status"})
 
   Returns
      2  failed now, on a pending question (event published)
@@ -31,6 +34,7 @@ export const DELIVERY_RECEIPT = `--[[
     -1  no such record, or no delivery with that ref
 ]]
 ${RECORD}
+${TRAIL}
 ${EVENT_JSON}
 local text, parts, schema = readRecord(KEYS[1], ARGV[9])
 if not text then return -1 end
@@ -39,8 +43,8 @@ if parts[8] ~= '' then
   local first = cjson.decode(parts[8])
   if first['ref'] == ARGV[1] then d = first end
 end
-if not d and parts[9] ~= '' then
-  extras = cjson.decode(parts[9])
+if not d and parts[11] ~= '' then
+  extras = cjson.decode(parts[11])
   for i, s in ipairs(extras) do
     if type(s.d) == 'table' and s.d['ref'] == ARGV[1] then
       d, at = s.d, i
@@ -60,11 +64,17 @@ if ARGV[6] ~= '' then
   d['error_code'] = ARGV[6]
   d['error_message'] = ARGV[7]
 end
+local surface = channelOf(parts)
 if at then
   extras[at].d = d
-  parts[9] = cjson.encode(extras)
+  parts[11] = cjson.encode(extras)
+  surface = cjson.encode(extras[at].ch)
 else
   parts[8] = cjson.encode(d)
+end
+if ARGV[4] == 'failed' then
+  -- The surface whose message failed: the record's channel (body member ch), or the further surface's.
+  trailAppend(parts, trailEntryOf('delivery_failed', ARGV[11], surface, 'null', ARGV[12]))
 end
 local updated = joinRecord(parts)
 local pttl = redis.call('PTTL', KEYS[1])

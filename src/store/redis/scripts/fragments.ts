@@ -1,14 +1,14 @@
 /**
  * Lua helpers spliced into several scripts. A record is one string, the envelope of `record-codec.ts`: parts joined
  * by `\n` (1 status letter, 2 body, 3 group, 4 ticket hash, 5 schema hash, 6 result, 7 resolved_at, 8 delivery,
- * 9 extra surfaces, 10 votes;
- * every part but the status is JSON text or empty). Scripts split and rejoin it with plain string operations and
+ * 9 audit trail, 10 audit seal, 11 extra surfaces, 12 votes; every part but the status is JSON text or empty).
+ * Scripts split and rejoin it with plain string operations and
  * never re-encode JSON (cjson would turn `[]` into `{}` and corrupt schemas); `cjson.decode` is used only on parts
  * 3 to 5, single JSON strings, to name keys, and `cjson.encode` only on whole strings. Both are exact for strings.
  */
 
 /**
- * `splitRecord(text)`: the ten parts ('' when absent).
+ * `splitRecord(text)`: the twelve parts ('' when absent).
  * `joinRecord(parts)`: the envelope again, trailing empty parts dropped.
  * `readRecord(key, schemaPrefix)`: false when the key is gone, else the envelope, its parts and its schema JSON
  * (false when it has none).
@@ -17,7 +17,7 @@ export const RECORD = `
 local function splitRecord(text)
   local parts = {}
   local start = 1
-  for i = 1, 10 do
+  for i = 1, 12 do
     local stop = string.find(text, '\\n', start, true)
     if stop then
       parts[i] = string.sub(text, start, stop - 1)
@@ -31,7 +31,7 @@ local function splitRecord(text)
 end
 
 local function joinRecord(parts)
-  local n = 10
+  local n = 12
   while n > 2 and parts[n] == '' do n = n - 1 end
   return table.concat(parts, '\\n', 1, n)
 end
@@ -43,6 +43,52 @@ local function readRecord(key, schemaPrefix)
   local schema = false
   if parts[5] ~= '' then schema = redis.call('GET', schemaPrefix .. cjson.decode(parts[5])) end
   return text, parts, schema
+end
+`;
+
+/**
+ * The audit trail (src/store/audit-trail.ts): envelope part 9 is a JSON array of entries
+ * `[type, at epoch ms, surface, by, detail]` (trailing nulls dropped), one per event after `created` (which is
+ * derived from the body); `seq` is the position. A transition script that causes an event appends its entry in the
+ * same step, so the event and the transition are one atomic write:
+ *
+ *   ${RECORD} ${TRAIL}  ...  trailAppend(parts, entry)  ...  redis.call('SET', key, joinRecord(parts), ...)
+ *
+ * `trailAppend(parts, entry)`: appends `entry` (JSON text, built by the caller in Node with `trailEntry` of
+ * audit-trail.ts and passed in ARGV; never re-encoded here) to parts[9]. Needs RECORD's parts.
+ * `trailEntryOf(type, atMs, surfaceJson, byJson, detailJson)`: an entry built here, from JSON texts ('null' or ''
+ * for absent), trailing nulls dropped as trailEntry does: for a script that learns a member from the record itself.
+ * `channelOf(parts)`: the record's channel (body member ch) as JSON text, or 'null'.
+ * `terminalEntry(letter, nowMs)`: the marker a resolve appends, `["answered",<ms>]` (a, e, c); the reader derives
+ * who answered, where and what from the result part written in the same step.
+ * Hashes are sealed by the reader (part 10), never here.
+ */
+export const TRAIL = `
+local function trailAppend(parts, entry)
+  if parts[9] == '' then
+    parts[9] = '[' .. entry .. ']'
+  else
+    parts[9] = string.sub(parts[9], 1, -2) .. ',' .. entry .. ']'
+  end
+end
+
+local function trailEntryOf(type, atMs, surfaceJson, byJson, detailJson)
+  local members = { cjson.encode(type), string.format('%d', atMs), surfaceJson or 'null', byJson or 'null', detailJson or 'null' }
+  local n = 5
+  while n > 2 and (members[n] == 'null' or members[n] == '') do n = n - 1 end
+  for i = 3, n do if members[i] == '' then members[i] = 'null' end end
+  return '[' .. table.concat(members, ',', 1, n) .. ']'
+end
+
+local function channelOf(parts)
+  local ok, body = pcall(cjson.decode, parts[2])
+  if ok and type(body) == 'table' and type(body.ch) == 'string' then return cjson.encode(body.ch) end
+  return 'null'
+end
+
+local TERMINAL_EVENT = { a = 'answered', e = 'expired', c = 'cancelled' }
+local function terminalEntry(letter, nowMs)
+  return '["' .. TERMINAL_EVENT[letter] .. '",' .. nowMs .. ']'
 end
 `;
 

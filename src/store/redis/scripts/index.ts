@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { ADD_SURFACE } from './add-surface.js';
+import { AUDIT_APPEND, AUDIT_SEAL } from './audit.js';
 import { CHAT_LOG_APPEND } from './chat-log.js';
 import { CREATE } from './create.js';
 import { DELIVERY_RECEIPT } from './delivery-receipt.js';
@@ -42,6 +43,10 @@ export interface ScriptCommands {
   askgateAddSurface(...args: Arg[]): Promise<number>;
   /** 2 failed now, 1 moved, 0 unchanged, -1 no such delivery. */
   askgateDeliveryReceipt(...args: Arg[]): Promise<number>;
+  /** 1 appended, -1 no such record. */
+  askgateAuditAppend(...args: Arg[]): Promise<number>;
+  /** 1 sealed, 0 the seal moved since the read, -1 no such record. */
+  askgateAuditSeal(...args: Arg[]): Promise<number>;
   /** `[nextCursor, [id, envelope, schema], ...]`. */
   askgateListPending(...args: Arg[]): Promise<[Bulk, ...Array<[string, string, Bulk]>]>;
   askgatePopDue(...args: Arg[]): Promise<string[]>;
@@ -85,6 +90,8 @@ const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: number 
   askgateSetDelivery: { lua: SET_DELIVERY, numberOfKeys: 1 },
   askgateAddSurface: { lua: ADD_SURFACE, numberOfKeys: 3 },
   askgateDeliveryReceipt: { lua: DELIVERY_RECEIPT, numberOfKeys: 1 },
+  askgateAuditAppend: { lua: AUDIT_APPEND, numberOfKeys: 1 },
+  askgateAuditSeal: { lua: AUDIT_SEAL, numberOfKeys: 1 },
   askgateListPending: { lua: LIST_PENDING, numberOfKeys: 2 },
   askgatePopDue: { lua: POP_DUE, numberOfKeys: 2 },
   askgateHitWindow: { lua: HIT_WINDOW, numberOfKeys: 1 },

@@ -1,4 +1,4 @@
-import { BUCKETS, EVENT_JSON, EXTEND_TO, JOINED_RUN, PIECES, RECORD } from './fragments.js';
+import { BUCKETS, EVENT_JSON, EXTEND_TO, JOINED_RUN, PIECES, RECORD, TRAIL } from './fragments.js';
 
 /** The one atomic claim of an interaction. */
 export const RESOLVE = `--[[
@@ -7,7 +7,8 @@ export const RESOLVE = `--[[
   Guarantees: only a record whose status is pending changes; however many callers race, one gets 1 and every other
   gets 0 with the record as the winner left it. The winner's step also drops the id from the pending list and the
   deadline index (its entry in the bucket its body names; the bucket member pb is stripped from the body), its group, shortens the record's and ticket's lives to the idle TTL (both stay readable until
-  then), keeps the shared schema alive at least as long, and publishes the matching event with the whole record.
+  then), keeps the shared schema alive at least as long, appends the terminal audit event (answered | expired |
+  cancelled; TRAIL in fragments.ts) to the record's trail, and publishes the matching event with the whole record.
 
   KEYS[1] record            i:<id>
   KEYS[2] pending zset      (of buckets: BUCKETS in fragments.ts)
@@ -32,9 +33,11 @@ export const RESOLVE = `--[[
            'b' a boolean (confirm), 't' a string of 1..16,384 characters (text), 's' a string (select; ARGV[16])
   ARGV[16] the offered answer when it is a string ('s'), else ''
   ARGV[17] a vote on a quorum question, or '' for none: the vote's JSON {"by", "answer", "surface", "at"}, appended
-           to envelope part 10 (the record's votes) by string operations, never re-encoded
+           to envelope part 12 (the record's votes) by string operations, never re-encoded
   ARGV[18] the voter (the vote's by)
   ARGV[19] '1' for a yes vote, '0' for a no vote
+  ARGV[20] the vote's audit entry (audit-trail.ts trailEntry: type vote, surface, by, detail {answer}), appended
+           to the trail with the vote; '' for none
 
   Vote (ARGV[17] set), after the status check and in the same step as the claim: a voter who already voted changes
   nothing (-4). Otherwise the vote is appended and counted with the earlier ones; when the yes votes reach the body's
@@ -70,6 +73,7 @@ export const RESOLVE = `--[[
     code -5  (vote) counted, the quorum not reached; the envelope with the vote
 ]]
 ${RECORD}
+${TRAIL}
 ${EVENT_JSON}
 ${EXTEND_TO}
 ${PIECES}
@@ -85,14 +89,16 @@ local body = nil
 local vote = ARGV[17]
 if vote ~= nil and vote ~= '' then
   local yes, no = 0, 0
-  if parts[10] ~= '' then
-    for _, v in ipairs(cjson.decode(parts[10])) do
+  if parts[12] ~= '' then
+    for _, v in ipairs(cjson.decode(parts[12])) do
       if v.by == ARGV[18] then return { -4, text, schema } end
       if v.answer == true then yes = yes + 1 else no = no + 1 end
     end
   end
   if ARGV[19] == '1' then yes = yes + 1 else no = no + 1 end
-  if parts[10] == '' then parts[10] = '[' .. vote .. ']' else parts[10] = string.sub(parts[10], 1, -2) .. ',' .. vote .. ']' end
+  -- The audit event of the counted vote, in the same step (ARGV[20]: its entry, built by trailEntry in Node).
+  if ARGV[20] ~= nil and ARGV[20] ~= '' then trailAppend(parts, ARGV[20]) end
+  if parts[12] == '' then parts[12] = '[' .. vote .. ']' else parts[12] = string.sub(parts[12], 1, -2) .. ',' .. vote .. ']' end
   local decoded, b = pcall(cjson.decode, parts[2])
   local approve = decoded and tonumber(b.qa) or 1
   local reject = decoded and tonumber(b.qr or 1) or 1
@@ -148,6 +154,7 @@ else
   redis.call('ZREM', KEYS[3], id)
 end
 parts[1], parts[6], parts[7] = ARGV[2], ARGV[3], ARGV[4]
+trailAppend(parts, terminalEntry(ARGV[2], ARGV[6]))
 text = joinRecord(parts)
 redis.call('SET', KEYS[1], text, 'PX', idleMs)
 if parts[3] ~= '' then redis.call('ZREM', ARGV[7] .. cjson.decode(parts[3]), id) end
