@@ -108,6 +108,10 @@ export interface ChannelAnswerOffer {
 export type OfferOutcome =
   | { kind: 'answered' }
   | { kind: 'already_answered' }
+  /** A quorum question counted this approver's vote (or had counted it already); it is still pending. */
+  | { kind: 'voted' }
+  /** The question names its approvers and this person is not one of them: told to them alone, nothing changed. */
+  | { kind: 'not_an_approver' }
   | { kind: 'closed'; status: 'expired' | 'cancelled' | 'unknown' }
   /**
    * The answer does not fit: `message` is the core's sentence; `field` (a path, `(root)` for the whole answer) and

@@ -59,8 +59,6 @@ function personParams(
   return params;
 }
 
-const whoIs = (user: DiscordUser | null): string => `discord:${user?.username ?? user?.id ?? 'unknown'}`;
-
 /**
  * Discord through its HTTP interactions and REST API (@discordjs/rest): questions become messages with buttons or
  * string selects; text answers and forms are typed into modals opened by a button. Every answer arrives as a signed
@@ -219,7 +217,8 @@ export class DiscordChannel implements ChannelPlugin {
       replyTo: { message_id: messageId ?? event.message?.id ?? '', status: stored.status, text: stored.question },
       params: personParams(event.user, event),
       surface: DISCORD_SURFACE,
-      answeredBy: whoIs(event.user),
+      // The verified user id of the signed interaction, never the changeable username (approvers: discord:<id>).
+      answeredBy: `discord:${event.user?.id ?? 'unknown'}`,
       // Just read above: the core checks and claims without reading it again.
       record: stored,
     });

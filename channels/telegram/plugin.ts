@@ -44,6 +44,12 @@ const RESULT_STUB = { reply_to: null, params: null, answered_by: '', answered_at
 const whoIs = (user: TelegramUser): string =>
   user.username !== null ? `telegram:@${user.username}` : `telegram:${user.id}`;
 
+/**
+ * Who answered, as an identity: the verified numeric user id of the signed update (`from.id`), never the
+ * username, which its owner can change or give away (an approver is named `telegram:<user id>`).
+ */
+const answererOf = (user: TelegramUser): string => `telegram:${user.id}`;
+
 function personParams(chatId: string | null, messageId: string | null, user: TelegramUser): Record<string, string> {
   const params: Record<string, string> = { from_id: user.id };
   if (user.username !== null) params['from_username'] = user.username;
@@ -214,7 +220,7 @@ export class TelegramChannel implements ChannelPlugin {
       replyTo: null,
       params: personParams(event.chatId, event.messageId, event.from),
       surface: 'telegram',
-      answeredBy: whoIs(event.from),
+      answeredBy: answererOf(event.from),
     });
     await this.ack(
       event,
@@ -238,7 +244,7 @@ export class TelegramChannel implements ChannelPlugin {
       replyTo: { message_id: event.quotedMessageId, status: stored.status, text: event.quotedText },
       params: { ...event.media, ...personParams(event.chatId, event.messageId, event.from) },
       surface: 'telegram',
-      answeredBy: whoIs(event.from),
+      answeredBy: answererOf(event.from),
     });
     // A winning reply needs no words: the question's outcome edit shows it.
     if (outcome.kind === 'answered') return;

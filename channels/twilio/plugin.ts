@@ -10,7 +10,7 @@ import {
   type ThreadRef,
 } from '../contract.js';
 import { clip, outcomeLine } from '../outcome.js';
-import { answerFromText, replyHint } from '../replies.js';
+import { answerFromText, replyHint, tellNotTaken } from '../replies.js';
 import {
   ERROR_UNSUBSCRIBED,
   HELP_WORDS,
@@ -433,5 +433,8 @@ function tell(outcome: OfferOutcome, stored: StoredInteraction): string {
       return `${tag}${outcome.status === 'cancelled' ? 'This question was cancelled.' : 'This question is closed.'}`;
     case 'invalid':
       return `${tag}${replyHint(stored, outcome.message)}`;
+    case 'voted':
+    case 'not_an_approver':
+      return `${tag}${tellNotTaken(outcome)}`;
   }
 }

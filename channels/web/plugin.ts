@@ -13,7 +13,7 @@ import {
 } from '../contract.js';
 import type { WebhookRoute } from '../http.js';
 import { outcomeLine } from '../outcome.js';
-import { answerFromText } from '../replies.js';
+import { answerFromText, tellNotTaken } from '../replies.js';
 import { toPublicRecord } from '../../src/core/record.js';
 import type { InteractionRecord, StoredInteraction } from '../../src/core/types.js';
 import { sendAppPage } from '../../src/doors/app-page.js';
@@ -309,7 +309,11 @@ export class WebChatChannel implements ChannelPlugin {
     switch (outcome.kind) {
       case 'answered':
       case 'already_answered':
+      case 'voted':
         res.json({ status: outcome.kind });
+        return;
+      case 'not_an_approver':
+        res.status(403).json({ error: 'not_an_approver', message: tellNotTaken(outcome) });
         return;
       case 'invalid':
         res.status(400).json({

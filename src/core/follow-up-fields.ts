@@ -19,9 +19,11 @@ export interface FollowUpContext {
   channel: string | null;
   /** Seconds from the ask to its deadline. */
   secondsToDeadline: number;
-  /** True when a channel of that name is registered. */
-  known(channel: string): boolean;
-  registeredChannels(): string[];
+  /**
+   * Refuses (a 400 naming `field`) a channel this ask cannot be delivered on: not registered, or unable to carry its
+   * format (the same rules as the ask's own channel).
+   */
+  checkChannel(channel: string, field: string): void;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -93,13 +95,7 @@ export function parseEscalate(raw: unknown, ctx: FollowUpContext): EscalationSte
       );
     if (typeof channel !== 'string' || channel === '')
       throw invalid(`${at}.channel`, `${at}.channel is required: the name of a registered channel.`);
-    if (!ctx.known(channel)) {
-      const names = ctx.registeredChannels();
-      throw invalid(
-        `${at}.channel`,
-        `${at}.channel "${channel}" is not registered; ${names.length ? `registered: ${names.join(', ')}` : 'no channel is configured'}.`,
-      );
-    }
+    ctx.checkChannel(channel, `${at}.channel`);
     if (recipient !== undefined && recipient !== null && (typeof recipient !== 'string' || recipient === ''))
       throw invalid(`${at}.recipient`, `${at}.recipient must be a non-empty string: the address on ${channel}.`);
     const r = (recipient as string | null | undefined) ?? null;

@@ -19,9 +19,17 @@ import type {
 } from './ports.js';
 import { buildRecord, callbackUrl, needsTicket } from './record-builder.js';
 import { toPublicRecord } from './record.js';
+import { SurfaceDelivery } from './surface-delivery.js';
 import { EXPIRED_MARKER } from './types.js';
 import type { VerifierPort } from './verifier-port.js';
-import type { AskResult, Identity, InteractionRecord, InteractionStatus, StoredInteraction } from './types.js';
+import type {
+  AskResult,
+  Identity,
+  InteractionRecord,
+  InteractionStatus,
+  StoredInteraction,
+  SurfaceTarget,
+} from './types.js';
 
 export type { AnswerOffer, AnswerVerdict } from './answer-path.js';
 export { answerFacts } from './formats/index.js';
@@ -62,12 +70,19 @@ export class InteractionService {
   private readonly now: Clock;
   private readonly parks: ParkPort | null;
   private readonly answers: AnswerPath;
+  private readonly surfaces: SurfaceDelivery;
 
   constructor(private readonly deps: ServiceDeps) {
     this.store = deps.store;
     this.hub = deps.hub;
     this.now = deps.now ?? Date.now;
     this.parks = deps.parks ?? null;
+    this.surfaces = new SurfaceDelivery({
+      store: deps.store,
+      channels: deps.channels,
+      logger: deps.logger,
+      now: this.now,
+    });
     this.answers = new AnswerPath({
       store: deps.store,
       metrics: deps.metrics,
@@ -187,33 +202,21 @@ export class InteractionService {
   }
 
   private async deliverIfChannel({ record, callbackUrl }: Minted): Promise<void> {
-    if (record.channel !== null && callbackUrl !== undefined) await this.deliver(record, record.channel, callbackUrl);
+    if (record.channel !== null && callbackUrl !== undefined) await this.surfaces.deliverAll(record, callbackUrl);
   }
 
-  /** A failed delivery cancels the question (nobody could answer it) and reaches the asker as a 502. */
-  private async deliver(stored: StoredInteraction, channelName: string, callbackUrl: string): Promise<void> {
-    const channel = this.deps.channels.get(channelName);
-    if (channel === undefined) throw invalid('channel', `channel "${channelName}" is not registered.`);
-    try {
-      const refs = await channel.deliver(stored, callbackUrl);
-      await this.store.setDelivery(stored.id, refs);
-      stored.delivery = refs;
-    } catch (err) {
-      await this.store.resolve(stored.id, {
-        status: 'cancelled',
-        result: null,
-        resolvedAt: new Date(this.now()).toISOString(),
-      });
-      const reason = err instanceof Error ? err.message : String(err);
-      throw new AskgateError('channel_delivery_failed', `delivery on channel "${channelName}" failed: ${reason}`, {
-        extra: { channel: channelName, interaction_id: stored.id },
-        cause: err,
-      });
-    }
-    // Resolved while the message was on its way (a short deadline on a paced chat, an answer on another surface):
-    // its outcome edit found no message then, so it is made now, on the message just recorded.
-    const current = await this.store.get(stored.id);
-    if (current !== null && current.status !== 'pending' && current.delivery !== null) this.afterResolve(current);
+  /**
+   * Adds one more surface to a pending question and sends the question there — how an escalation reaches new
+   * people (see core/surfaces.ts). The surface is recorded atomically first (refused once the question resolved,
+   * or when it already has that surface), then sent; a reply or receipt there finds the question, and the outcome
+   * edit reaches it like every other surface. A failed send is recorded in `deliveries`, not thrown.
+   */
+  deliverToSurface(
+    record: StoredInteraction,
+    target: SurfaceTarget,
+    options: { callbackUrl?: string } = {},
+  ): ReturnType<SurfaceDelivery['deliverToSurface']> {
+    return this.surfaces.deliverToSurface(record, target, options.callbackUrl);
   }
 
   async getStored(id: string): Promise<StoredInteraction> {
@@ -361,15 +364,7 @@ export class InteractionService {
           'removing follow-ups failed',
         );
       });
-    if (record.channel === null) return;
-    const channel = this.deps.channels.get(record.channel);
-    if (channel?.showOutcome === undefined) return;
-    channel.showOutcome(record).catch((err: unknown) => {
-      this.deps.logger.warn(
-        { interaction: record.id, channel: record.channel, err: err instanceof Error ? err.message : String(err) },
-        'outcome edit failed',
-      );
-    });
+    this.surfaces.showOutcome(record);
   }
 }
 

@@ -8,12 +8,14 @@ import type { SettledRun } from './store-port.js';
 import type { Identity, InteractionRecord, RunSpec, StoredInteraction } from './types.js';
 
 export type {
+  AddSurfaceOutcome,
   AnswerClaimOutcome,
   AnswerFacts,
   Resolution,
   ResolveOutcome,
   SettledRun,
   Store,
+  VoteOutcome,
 } from './store-port.js';
 
 /** The time source of the core, in epoch milliseconds (a fixed clock in tests). */
