@@ -132,12 +132,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     followUps: followUps.scheduler,
   });
   parks.startWorkers(service);
-  // Escalation delivers through the multi-surface model (branch wip/surfaces), merged in next.
-  followUps.startWorker({
-    escalate: async (record, step) => {
-      logger.warn({ interaction: record.id, step }, 'escalation is not wired in this build; step skipped');
-    },
-  });
+  followUps.startWorker({ deliverToSurface: (record, target) => service.deliverToSurface(record, target) });
   const callbacks = new CallbackService({ store, service, verifiers, env: config.env, logger });
   const confirmations = await startConfirmations(config, store, service, logger, options.workers ?? true, connections);
 

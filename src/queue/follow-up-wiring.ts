@@ -1,17 +1,16 @@
 import type { ChannelPlugin } from '../../channels/contract.js';
 import type { Config } from '../config.js';
-import type { StoredInteraction } from '../core/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { RedisConnections } from '../store/redis/connections.js';
 import type { Store } from '../store/store.js';
-import { FollowUpWorker } from './follow-up-worker.js';
+import { FollowUpWorker, type FollowUpWorkerOptions } from './follow-up-worker.js';
 import { FollowUpScheduler } from './follow-ups.js';
 
 export interface FollowUps {
   /** The core's FollowUpPort; null on the in-memory store, where `remind` and `escalate` are refused (409). */
   scheduler: FollowUpScheduler | null;
   /** Starts the worker (in a process that runs workers) once the steps' actions exist: they need the service. */
-  startWorker(actions: { escalate(record: StoredInteraction, step: number): Promise<void> }): void;
+  startWorker(actions: Pick<FollowUpWorkerOptions, 'deliverToSurface'>): void;
   close(): Promise<void>;
 }
 

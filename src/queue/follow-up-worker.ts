@@ -2,7 +2,8 @@ import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { ChannelPlugin } from '../../channels/contract.js';
 import { reminderText } from '../../channels/reminder.js';
 import type { Store } from '../core/store-port.js';
-import type { StoredInteraction } from '../core/types.js';
+import { surfacesOf, surfaceView } from '../core/surfaces.js';
+import type { StoredInteraction, SurfaceTarget } from '../core/types.js';
 import type { Logger } from '../observability/logger.js';
 import { FOLLOW_UP_QUEUE, type FollowUpJobData } from './follow-ups.js';
 import { type WorkerBasis, workerOptions } from './queues.js';
@@ -14,10 +15,16 @@ export interface DeliveredSurface {
   delivery: Readonly<Record<string, string>>;
 }
 
-/** The surfaces of a question that a reminder replies on. */
+/**
+ * The surfaces of a question that a reminder replies on: every surface with a delivered message (the asked ones and
+ * the escalated ones), less those whose delivery the platform reported failed.
+ */
 export function deliveredSurfaces(record: StoredInteraction): DeliveredSurface[] {
-  if (record.channel === null || record.delivery === null) return [];
-  return [{ channel: record.channel, recipient: record.recipient, delivery: record.delivery }];
+  return surfacesOf(record).flatMap((s) =>
+    s.delivery === null || s.delivery['receipt'] === 'failed'
+      ? []
+      : [{ channel: s.channel, recipient: s.recipient, delivery: s.delivery }],
+  );
 }
 
 export interface FollowUpWorkerOptions extends WorkerBasis {
@@ -26,10 +33,13 @@ export interface FollowUpWorkerOptions extends WorkerBasis {
   channels: readonly ChannelPlugin[];
   logger: Logger;
   /**
-   * Delivers the question to escalation step `step` of its `escalate` (a new surface, which then receives the outcome
-   * edit too); called only while the question is pending.
+   * Adds a surface to a pending question and delivers it there (the service's `deliverToSurface`): recorded first,
+   * atomically, so the surface then receives the outcome edit too; `duplicate` when it is a surface already.
    */
-  escalate(record: StoredInteraction, step: number): Promise<void>;
+  deliverToSurface(
+    record: StoredInteraction,
+    target: SurfaceTarget,
+  ): Promise<{ outcome: 'sent' | 'failed' | 'duplicate' | 'not_pending' | 'not_found'; error?: string }>;
 }
 
 /**
@@ -70,7 +80,7 @@ export class FollowUpWorker {
 
   private async step(data: FollowUpJobData, record: StoredInteraction): Promise<void> {
     if (data.kind === 'escalate') {
-      await this.options.escalate(record, data.step);
+      await this.escalate(record, data.step);
       return;
     }
     const max = record.remind?.max ?? data.n;
@@ -86,7 +96,9 @@ export class FollowUpWorker {
         continue;
       }
       try {
-        await channel.remind(record, surface.delivery, text);
+        // The plugin sees the question as this surface holds it (its channel, recipient and references).
+        const view = surfaceView(record, { ...surface, delivery: { ...surface.delivery } });
+        await channel.remind(view, surface.delivery, text);
       } catch (err) {
         this.options.logger.warn(
           { interaction: record.id, channel: surface.channel, err: err instanceof Error ? err.message : String(err) },
@@ -101,6 +113,27 @@ export class FollowUpWorker {
         detail: { n: data.n, max, recipient: surface.recipient },
       });
     }
+  }
+
+  /**
+   * Escalation step `step`: the question goes to that surface too. Adding the surface is atomic and refused when it is
+   * one already, so even a step run twice would deliver once.
+   */
+  private async escalate(record: StoredInteraction, step: number): Promise<void> {
+    const target = record.escalate?.[step];
+    if (target === undefined) return;
+    const sent = await this.options.deliverToSurface(record, { channel: target.channel, recipient: target.recipient });
+    if (sent.outcome !== 'sent' && sent.outcome !== 'failed') return;
+    await this.options.store.appendEvent(record.id, {
+      type: 'escalated',
+      surface: target.channel,
+      detail: {
+        step,
+        recipient: target.recipient,
+        outcome: sent.outcome,
+        ...(sent.error === undefined ? {} : { error: sent.error }),
+      },
+    });
   }
 
   async close(): Promise<void> {
