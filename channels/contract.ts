@@ -35,6 +35,16 @@ export interface ChannelPlugin extends DeliveringChannel {
   router?(core: ChannelCore): Router;
   /** Edits the delivered question to show how it ended and drops its controls. A no-op for an undelivered one. */
   showOutcome(interaction: StoredInteraction): Promise<void>;
+  /**
+   * Nudges a person about a pending question by replying in the question's own thread — under the delivered message
+   * (`delivery`: the references `deliver` returned for that surface), never as a new question — through the
+   * channel's pacing. Called by the follow-up worker (`remind`); resolves with the references of the reply.
+   */
+  remind(
+    interaction: StoredInteraction,
+    delivery: Readonly<Record<string, string>>,
+    text: string,
+  ): Promise<Record<string, string>>;
   /** Posts a message into a conversation (for runs reached over chat). Optional capability. */
   postReply?(thread: ThreadRef, text: string): Promise<Record<string, string>>;
   /**
@@ -98,6 +108,10 @@ export interface ChannelAnswerOffer {
 export type OfferOutcome =
   | { kind: 'answered' }
   | { kind: 'already_answered' }
+  /** A quorum question counted this approver's vote (or had counted it already); it is still pending. */
+  | { kind: 'voted' }
+  /** The question names its approvers and this person is not one of them: told to them alone, nothing changed. */
+  | { kind: 'not_an_approver' }
   | { kind: 'closed'; status: 'expired' | 'cancelled' | 'unknown' }
   /**
    * The answer does not fit: `message` is the core's sentence; `field` (a path, `(root)` for the whole answer) and

@@ -34,6 +34,7 @@ export function channelCore(
         if (err.code === 'gone')
           return { kind: 'closed', status: err.extra['status'] === 'cancelled' ? 'cancelled' : 'expired' };
         if (err.code === 'not_found') return { kind: 'closed', status: 'unknown' };
+        if (err.code === 'not_an_approver') return { kind: 'not_an_approver' };
         throw err;
       }
     },

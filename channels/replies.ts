@@ -89,6 +89,10 @@ export function tellNotTaken(outcome: Exclude<OfferOutcome, { kind: 'answered' }
   switch (outcome.kind) {
     case 'already_answered':
       return tellClosed('answered');
+    case 'voted':
+      return 'Your vote is counted; the question resolves when enough approvers have voted.';
+    case 'not_an_approver':
+      return 'Only the approvers named for this question may answer it; your answer was not taken.';
     case 'closed':
       return tellClosed(outcome.status);
     case 'invalid':

@@ -25,6 +25,7 @@ import { landingRouter } from './doors/landing.js';
 import { requestLog } from './doors/request-log.js';
 import { runsRouter } from './doors/runs.js';
 import { startParks } from './park/wiring.js';
+import { startFollowUps } from './queue/follow-up-wiring.js';
 import { streamRouter } from './doors/stream.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
@@ -125,6 +126,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   }
   // The core takes its ports at construction: the store, the channels, the park side (null on the in-memory store).
   const parks = await startParks(config, store, logger, options.workers ?? true, plugins, connections);
+  const followUps = startFollowUps(config, store, logger, options.workers ?? true, plugins, connections);
   const service = new InteractionService({
     store,
     hub,
@@ -134,8 +136,10 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     logger,
     verifiers,
     parks: parks.service,
+    followUps: followUps.scheduler,
   });
   parks.startWorkers(service);
+  followUps.startWorker({ deliverToSurface: (record, target) => service.deliverToSurface(record, target) });
   const callbacks = new CallbackService({ store, service, verifiers, env: config.env, logger });
   const confirmations = await startConfirmations(config, store, service, logger, options.workers ?? true, connections);
 
@@ -229,6 +233,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       await Promise.all(plugins.map((p) => p.close?.()));
       hub.close();
       await confirmations.close();
+      await followUps.close();
       await parks.close();
       await store.close();
       await connections?.close();

@@ -59,8 +59,6 @@ function personParams(
   return params;
 }
 
-const whoIs = (user: DiscordUser | null): string => `discord:${user?.username ?? user?.id ?? 'unknown'}`;
-
 /**
  * Discord through its HTTP interactions and REST API (@discordjs/rest): questions become messages with buttons or
  * string selects; text answers and forms are typed into modals opened by a button. Every answer arrives as a signed
@@ -115,6 +113,20 @@ export class DiscordChannel implements ChannelPlugin {
     const channelId = target[1] === undefined ? snowflake : await this.client.openDm(snowflake);
     const sent = await this.client.createMessage(channelId, body);
     return { channel_id: sent.channelId, message_id: sent.id, [DELIVERY_REF]: messageRef(sent.channelId, sent.id) };
+  }
+
+  /** A reminder is a Discord reply (message_reference) to the question message, in its channel. */
+  async remind(
+    _interaction: StoredInteraction,
+    delivery: Readonly<Record<string, string>>,
+    text: string,
+  ): Promise<Record<string, string>> {
+    const channelId = delivery['channel_id'];
+    const messageId = delivery['message_id'];
+    if (channelId === undefined || messageId === undefined)
+      throw new ChannelError('discord', 'invalid', 'the question has no delivered Discord message to reply to.');
+    const sent = await this.client.createMessage(channelId, { content: clip(text, CONTENT_MAX) }, messageId);
+    return { channel_id: sent.channelId, message_id: sent.id };
   }
 
   async showOutcome(interaction: StoredInteraction): Promise<void> {
@@ -205,7 +217,8 @@ export class DiscordChannel implements ChannelPlugin {
       replyTo: { message_id: messageId ?? event.message?.id ?? '', status: stored.status, text: stored.question },
       params: personParams(event.user, event),
       surface: DISCORD_SURFACE,
-      answeredBy: whoIs(event.user),
+      // The verified user id of the signed interaction, never the changeable username (approvers: discord:<id>).
+      answeredBy: `discord:${event.user?.id ?? 'unknown'}`,
       // Just read above: the core checks and claims without reading it again.
       record: stored,
     });

@@ -229,6 +229,19 @@ export class SlackChannel implements ChannelPlugin {
     );
   }
 
+  /** A reminder is a reply in the question message's thread (thread_ts), paced like every Slack call. */
+  async remind(
+    _interaction: StoredInteraction,
+    delivery: Readonly<Record<string, string>>,
+    text: string,
+  ): Promise<Record<string, string>> {
+    const channel = delivery['channel'];
+    const ts = delivery['ts'];
+    if (channel === undefined || ts === undefined)
+      throw new ChannelError('slack', 'invalid', 'the question has no delivered Slack message to reply to.');
+    return this.postReply({ recipient: channel, replyToMessageId: ts }, text);
+  }
+
   async postReply(thread: ThreadRef, text: string): Promise<Record<string, string>> {
     const sent = await this.call('chat.postMessage', thread.recipient, () =>
       this.client.chat.postMessage({

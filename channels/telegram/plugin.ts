@@ -44,6 +44,12 @@ const RESULT_STUB = { reply_to: null, params: null, answered_by: '', answered_at
 const whoIs = (user: TelegramUser): string =>
   user.username !== null ? `telegram:@${user.username}` : `telegram:${user.id}`;
 
+/**
+ * Who answered, as an identity: the verified numeric user id of the signed update (`from.id`), never the
+ * username, which its owner can change or give away (an approver is named `telegram:<user id>`).
+ */
+const answererOf = (user: TelegramUser): string => `telegram:${user.id}`;
+
 function personParams(chatId: string | null, messageId: string | null, user: TelegramUser): Record<string, string> {
   const params: Record<string, string> = { from_id: user.id };
   if (user.username !== null) params['from_username'] = user.username;
@@ -133,6 +139,19 @@ export class TelegramChannel implements ChannelPlugin {
     }
   }
 
+  /** A reminder replies to the question message (reply_parameters), through the same pacing as every send. */
+  async remind(
+    _interaction: StoredInteraction,
+    delivery: Readonly<Record<string, string>>,
+    text: string,
+  ): Promise<Record<string, string>> {
+    const chatId = delivery['chat_id'];
+    const messageId = delivery['message_id'];
+    if (chatId === undefined || messageId === undefined)
+      throw new ChannelError('telegram', 'invalid', 'the question has no delivered Telegram message to reply to.');
+    return this.postReply({ recipient: chatId, replyToMessageId: messageId }, text);
+  }
+
   async postReply(thread: ThreadRef, text: string): Promise<Record<string, string>> {
     try {
       const sent = await this.bot.api.sendMessage(
@@ -201,7 +220,7 @@ export class TelegramChannel implements ChannelPlugin {
       replyTo: null,
       params: personParams(event.chatId, event.messageId, event.from),
       surface: 'telegram',
-      answeredBy: whoIs(event.from),
+      answeredBy: answererOf(event.from),
     });
     await this.ack(
       event,
@@ -225,7 +244,7 @@ export class TelegramChannel implements ChannelPlugin {
       replyTo: { message_id: event.quotedMessageId, status: stored.status, text: event.quotedText },
       params: { ...event.media, ...personParams(event.chatId, event.messageId, event.from) },
       surface: 'telegram',
-      answeredBy: whoIs(event.from),
+      answeredBy: answererOf(event.from),
     });
     // A winning reply needs no words: the question's outcome edit shows it.
     if (outcome.kind === 'answered') return;

@@ -10,7 +10,7 @@ import {
   type ThreadRef,
 } from '../contract.js';
 import { clip, outcomeLine } from '../outcome.js';
-import { answerFromText, replyHint } from '../replies.js';
+import { answerFromText, replyHint, tellNotTaken } from '../replies.js';
 import {
   ERROR_UNSUBSCRIBED,
   HELP_WORDS,
@@ -206,6 +206,25 @@ export class TwilioChannel implements ChannelPlugin {
     )
       return;
     await this.send(interaction.recipient, `[#${tagOf(interaction.id)}] ${line}`);
+  }
+
+  /**
+   * SMS has no threads: a reminder is a message to the same number, from the same sender, carrying the question's
+   * tag (`[#tag]`) as the outcome line does, so a reply quoting the tag still answers this question.
+   */
+  async remind(
+    interaction: StoredInteraction,
+    delivery: Readonly<Record<string, string>>,
+    text: string,
+  ): Promise<Record<string, string>> {
+    const to = delivery['to'];
+    if (to === undefined)
+      throw new ChannelError('twilio', 'invalid', 'the question has no delivered message to remind about.');
+    try {
+      return { to, message_sid: await this.send(to, `[#${tagOf(interaction.id)}] ${text}`) };
+    } catch (err) {
+      throw toChannelError(err);
+    }
   }
 
   async postReply(thread: ThreadRef, text: string): Promise<Record<string, string>> {
@@ -414,5 +433,8 @@ function tell(outcome: OfferOutcome, stored: StoredInteraction): string {
       return `${tag}${outcome.status === 'cancelled' ? 'This question was cancelled.' : 'This question is closed.'}`;
     case 'invalid':
       return `${tag}${replyHint(stored, outcome.message)}`;
+    case 'voted':
+    case 'not_an_approver':
+      return `${tag}${tellNotTaken(outcome)}`;
   }
 }

@@ -13,7 +13,7 @@ import {
 } from '../contract.js';
 import type { WebhookRoute } from '../http.js';
 import { outcomeLine } from '../outcome.js';
-import { answerFromText } from '../replies.js';
+import { answerFromText, tellNotTaken } from '../replies.js';
 import { toPublicRecord } from '../../src/core/record.js';
 import type { InteractionRecord, StoredInteraction } from '../../src/core/types.js';
 import { sendAppPage } from '../../src/doors/app-page.js';
@@ -83,6 +83,18 @@ export class WebChatChannel implements ChannelPlugin {
         'recipient is required: the web chat recipient to show the question to.',
       );
     return { recipient: interaction.recipient, [DELIVERY_REF]: interaction.id };
+  }
+
+  /** A reminder is a message in the recipient's conversation that replies to the question. */
+  async remind(
+    interaction: StoredInteraction,
+    delivery: Readonly<Record<string, string>>,
+    text: string,
+  ): Promise<Record<string, string>> {
+    const recipient = delivery['recipient'];
+    if (recipient === undefined)
+      throw new ChannelError('web', 'invalid', 'the question has no web chat recipient to remind.');
+    return this.postReply({ recipient, replyToMessageId: interaction.id }, text);
   }
 
   /** A reply into the recipient's conversation (a route's answer to a message typed on the page). */
@@ -297,7 +309,11 @@ export class WebChatChannel implements ChannelPlugin {
     switch (outcome.kind) {
       case 'answered':
       case 'already_answered':
+      case 'voted':
         res.json({ status: outcome.kind });
+        return;
+      case 'not_an_approver':
+        res.status(403).json({ error: 'not_an_approver', message: tellNotTaken(outcome) });
         return;
       case 'invalid':
         res.status(400).json({

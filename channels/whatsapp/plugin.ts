@@ -194,6 +194,22 @@ export class WhatsAppChannel implements ChannelPlugin {
     );
   }
 
+  /**
+   * A reminder quotes the question message (`context`). Outside the 24-hour customer window Meta refuses free text
+   * (131047): the reminder then fails and is not sent again (the question's template was its one way in).
+   */
+  async remind(
+    _interaction: StoredInteraction,
+    delivery: Readonly<Record<string, string>>,
+    text: string,
+  ): Promise<Record<string, string>> {
+    const waId = delivery['wa_id'];
+    const messageId = delivery['message_id'];
+    if (waId === undefined || messageId === undefined)
+      throw new ChannelError('whatsapp', 'invalid', 'the question has no delivered WhatsApp message to quote.');
+    return this.postReply({ recipient: waId, replyToMessageId: messageId }, text);
+  }
+
   async postReply(thread: ThreadRef, text: string): Promise<Record<string, string>> {
     try {
       const sent = await this.graph.sendMessage(this.options.phoneNumberId, {

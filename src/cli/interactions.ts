@@ -156,8 +156,27 @@ interface AskCliOptions {
   channel?: string;
   recipient?: string;
   link?: boolean;
+  remindEvery?: number;
+  remindMax?: number;
+  escalate?: string[];
   wait?: boolean;
   json?: boolean;
+}
+
+/** `--escalate <after>,<channel>[,<recipient>]`, repeatable: each occurrence one step, in order. */
+function collectStep(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+function escalationStep(value: string): Record<string, unknown> {
+  const [after = '', channel = '', ...rest] = value.split(',');
+  const recipient = rest.join(',');
+  // The gateway checks the numbers and the channel; here only the shape is read, so its refusal names the field.
+  return {
+    after: after.trim() === '' ? after : Number(after),
+    channel: channel.trim(),
+    ...(recipient === '' ? {} : { recipient: recipient.trim() }),
+  };
 }
 
 function askCommand(): Command {
@@ -172,6 +191,13 @@ function askCommand(): Command {
     .option('--channel <channel>', 'also deliver on this registered channel (the question shows in the inbox as well)')
     .option('--recipient <address>', 'the channel address (chat id, user id, phone)')
     .option('--link', 'also mint a callback URL (printed to stderr)')
+    .option('--remind-every <seconds>', 'remind in the question thread every N seconds (at least 60)', parseSeconds)
+    .option('--remind-max <n>', 'at most N reminders, 1..10 (default 3 with --remind-every)', Number)
+    .option(
+      '--escalate <after,channel,recipient>',
+      'deliver to one more surface when still pending after N seconds; repeat for up to 5 steps',
+      collectStep,
+    )
     .option('--wait', 'block until answered; exit 2 on timeout, 3 if cancelled')
     .option('--json', 'print the created record (or, with --wait, {"answer", "reply_to", "params"}) as JSON')
     .addHelpText(
@@ -181,6 +207,7 @@ function askCommand(): Command {
         'askgate interactions ask "Which region?" --format select --choices eu,us --timeout 600 --wait',
         'askgate interactions ask "Deploy details" --format form --schema deploy.schema.json --json',
         'askgate interactions ask "Approve?" --format confirm --channel telegram --recipient 12345 --wait',
+        'askgate interactions ask "Approve?" --format confirm --channel slack --recipient C0123 --timeout 3600 --remind-every 900 --remind-max 2 --escalate 1800,telegram,12345',
         'id=$(askgate interactions ask "Release notes?" --format text)',
       ]),
     )
@@ -249,6 +276,9 @@ async function askBody(question: string, options: AskCliOptions): Promise<AskBod
   if (options.channel !== undefined) base['channel'] = options.channel;
   if (options.recipient !== undefined) base['recipient'] = options.recipient;
   if (options.link === true) base['link'] = true;
+  if (options.remindEvery !== undefined || options.remindMax !== undefined)
+    base['remind'] = { every: options.remindEvery, max: options.remindMax ?? 3 };
+  if (options.escalate !== undefined) base['escalate'] = options.escalate.map(escalationStep);
   // The gateway validates the combination (choices for select, schema for form) and names the field it refuses.
   return base as unknown as AskBody;
 }

@@ -1,7 +1,14 @@
 import { AskgateError } from './errors.js';
 import { answerFacts, checkAnswer, claimWorthwhile } from './formats/index.js';
 import type { AnswerFacts, Clock, CoreMetrics, ParkPort, SettledRun, Store } from './ports.js';
-import type { AskResult, InteractionStatus, ReplyTo, StoredInteraction, Surface } from './types.js';
+import {
+  type AskResult,
+  CALLBACK_SURFACE,
+  type InteractionStatus,
+  type ReplyTo,
+  type StoredInteraction,
+  type Surface,
+} from './types.js';
 
 /** One answer offered by any surface: the answer door, the inbox, the callback door or a channel webhook. */
 export interface AnswerOffer {
@@ -18,7 +25,8 @@ export interface AnswerOffer {
   record?: StoredInteraction;
 }
 
-export type AnswerVerdict = 'answered' | 'already_answered';
+/** `voted`: a quorum question counted this approver's vote and is still pending. */
+export type AnswerVerdict = 'answered' | 'already_answered' | 'voted';
 
 export function notFound(id: string): AskgateError {
   return new AskgateError('not_found', `interaction ${id} does not exist (or was pruned after its idle TTL).`);
@@ -60,6 +68,8 @@ export interface AnswerPathDeps {
   expire(stored: StoredInteraction): Promise<InteractionStatus | null>;
   /** The side effects of a resolution (resume job, outcome edit), which never hold up the answer. */
   afterResolve(record: StoredInteraction, run?: SettledRun): void;
+  /** A counted vote that left the question pending (live counts on its surfaces); never holds up the answer. */
+  afterVote?(record: StoredInteraction): void;
 }
 
 /**
@@ -138,10 +148,31 @@ export class AnswerPath {
       throw closedError({ id: stored.id, status: status ?? 'expired' });
     }
     if (stored.to === 'caller') await parks?.mayAnswer(stored, offer.answeredBy);
+    const refusal = approverRefusal(stored, offer);
+    if (refusal !== null) {
+      // Recorded in the question's trail (who, and on which surface); the question stays pending.
+      await store.appendEvent(stored.id, { type: 'answer_refused', surface: offer.surface, by: offer.answeredBy });
+      throw refusal;
+    }
     const answer = checkAnswer(stored, offer.answer);
     const answeredAt = new Date(now()).toISOString();
     const result = answerResult(offer, answer, answeredAt);
-    const outcome = await store.resolve(stored.id, { status: 'answered', result, resolvedAt: answeredAt });
+    const resolution = { status: 'answered' as const, result, resolvedAt: answeredAt };
+    // A quorum question: the answer is this approver's vote, counted and (at the quorum) resolved in one step.
+    const outcome =
+      stored.quorum === undefined
+        ? await store.resolve(stored.id, resolution)
+        : await store.castVote(
+            stored.id,
+            { by: offer.answeredBy, answer: answer === true, surface: offer.surface, at: answeredAt },
+            resolution,
+          );
+    if (outcome.kind === 'voted') {
+      this.deps.afterVote?.(outcome.record);
+      return 'voted';
+    }
+    // A second vote by the same approver changes nothing; it reads as the vote already counted.
+    if (outcome.kind === 'already_voted') return 'voted';
     if (outcome.kind === 'not_found') throw notFound(stored.id);
     if (outcome.kind === 'not_pending') {
       if (outcome.record.status === 'answered') return 'already_answered';
@@ -160,6 +191,29 @@ export class AnswerPath {
       (Date.parse(answeredAt) - Date.parse(stored.created_at)) / 1000,
     );
   }
+}
+
+/**
+ * With `approvers`, only they may answer: a token identity by its name (the answer door, the inbox, the CLI), a chat
+ * user by `<channel>:<user id>` — the platform's verified id that the channel puts in `answeredBy`. The callback
+ * door carries no identity, so it never answers such a question. Refused before the answer is checked or counted.
+ */
+export function approverRefusal(
+  stored: Pick<StoredInteraction, 'id' | 'approvers'>,
+  offer: Pick<AnswerOffer, 'answeredBy' | 'surface'>,
+): AskgateError | null {
+  if (stored.approvers === undefined) return null;
+  const who = canonicalIdentity(offer.answeredBy);
+  if (offer.surface !== CALLBACK_SURFACE && stored.approvers.some((a) => canonicalIdentity(a) === who)) return null;
+  return new AskgateError(
+    'not_an_approver',
+    `interaction ${stored.id} may be answered by its approvers only, and ${offer.surface === CALLBACK_SURFACE ? 'the callback door names nobody' : `${offer.answeredBy} is not one of them`}.`,
+  );
+}
+
+/** One spelling per identity: a WhatsApp number with or without its `+` (`whatsapp:447…` = `whatsapp:+447…`). */
+function canonicalIdentity(identity: string): string {
+  return identity.replace(/^whatsapp:\+/, 'whatsapp:');
 }
 
 function answerResult(offer: AnswerOffer, answer: unknown, answeredAt: string): AskResult {

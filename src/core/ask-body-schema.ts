@@ -1,6 +1,7 @@
 import { ASK_TEXT_LIMITS, parseAskRequest, type AskRequest } from './ask-request.js';
 import { invalid } from './errors.js';
 import { CHOICE_LIMITS } from './formats/ask-fields.js';
+import { FOLLOW_UP_LIMITS } from './follow-up-fields.js';
 import { MEDIA_LIMITS } from './media.js';
 import { ANSWER_FORMATS, MEDIA_KINDS, type JsonSchema } from './types.js';
 
@@ -128,3 +129,45 @@ const PERMISSIVE = {
   channel: () => ({ supportsFormDelivery: true }),
   registeredChannels: () => [],
 };
+
+/**
+ * The follow-up fields of the ask body (`remind`, `escalate`) as JSON Schema, from the limits the ask rules apply
+ * (`follow-up-fields.ts`). Not part of the MCP tool's input (a tool call waits for its answer; a caller that wants
+ * nudges and escalation asks through the API), so published on their own for the SDK's and the docs' readers. What a
+ * schema cannot say — a step before the deadline, a registered channel, remind only with a channel — is said in the
+ * descriptions and enforced by the parser.
+ */
+export function followUpFieldSchemas(): { remind: JsonSchema; escalate: JsonSchema } {
+  return {
+    remind: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['every', 'max'],
+      properties: {
+        every: { type: 'integer', minimum: FOLLOW_UP_LIMITS.remindEveryMin },
+        max: { type: 'integer', minimum: FOLLOW_UP_LIMITS.remindMaxMin, maximum: FOLLOW_UP_LIMITS.remindMaxMax },
+      },
+      description:
+        `Reply in the question's thread on each of its surfaces every \`every\` seconds (at least ${FOLLOW_UP_LIMITS.remindEveryMin}) ` +
+        `while it is pending, at most \`max\` times; only reminders due before the deadline are sent. Needs a channel.`,
+    },
+    escalate: {
+      type: 'array',
+      minItems: 1,
+      maxItems: FOLLOW_UP_LIMITS.escalateMaxSteps,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['after', 'channel'],
+        properties: {
+          after: { type: 'number', exclusiveMinimum: 0 },
+          channel: { type: 'string', minLength: 1 },
+          recipient: { type: 'string', minLength: 1 },
+        },
+      },
+      description:
+        'Deliver the question to one more surface (a registered channel and its recipient) when it is still pending ' +
+        '`after` seconds from the ask; each step before the deadline, no surface twice.',
+    },
+  };
+}

@@ -4,13 +4,19 @@ import { formatOf } from './formats/index.js';
 import {
   ANSWER_FORMATS,
   type AnswerFormat,
+  type EscalationStep,
   type JsonSchema,
   type MediaItem,
+  type RemindSpec,
+  type Quorum,
   type RunSpec,
+  type SurfaceTarget,
   type VerifierBinding,
 } from './types.js';
 import { checkChannelFormSubset } from '../../forms/subset.js';
 import { literalWebhookRefusal } from './network-address.js';
+import { parseEscalate, parseRemind } from './follow-up-fields.js';
+import { parseApprovers, parseDeliver, parseQuorum } from './surface-fields.js';
 
 /** A validated ask: every field of the ask body, defaults applied. */
 export interface AskRequest {
@@ -33,6 +39,19 @@ export interface AskRequest {
   to: 'person' | 'caller';
   payload: unknown;
   run: RunSpec | null;
+  /** Reminders in the question's threads while it is pending (follow-up-fields.ts). */
+  remind: RemindSpec | null;
+  /** More surfaces to deliver to while it is pending. */
+  escalate: EscalationStep[] | null;
+  /**
+   * With `deliver`: the surfaces after the first (the first is `channel`/`recipient`); empty for an ask with one
+   * surface or none.
+   */
+  extra_surfaces: SurfaceTarget[];
+  /** Who may answer: token identities and `<channel>:<user id>`; null when anyone with the scope may. */
+  approvers: string[] | null;
+  /** A confirm question's quorum; null for first-answer-wins. */
+  quorum: Quorum | null;
 }
 
 /** What a channel tells the ask core about itself. */
@@ -79,6 +98,11 @@ const KNOWN_FIELDS = new Set([
   'to',
   'payload',
   'run',
+  'remind',
+  'escalate',
+  'deliver',
+  'approvers',
+  'quorum',
 ]);
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -213,7 +237,6 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
   const { choices, schema } = formatOf(answer_format).askFields({ choices: body['choices'], schema: body['schema'] });
 
   const group_id = str(body, 'group_id', ASK_TEXT_LIMITS.groupId, false);
-  const recipient = str(body, 'recipient', ASK_TEXT_LIMITS.recipient, false);
   const media = parseMedia(body['media']);
   const link = body['link'] ?? false;
   if (typeof link !== 'boolean') throw invalid('link', 'link must be true or false.');
@@ -269,47 +292,25 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
     verifier = v as VerifierBinding;
   }
 
-  const channel = str(body, 'channel', ASK_TEXT_LIMITS.channel, false);
-  if (channel !== null) {
-    if (to === 'caller') throw invalid('channel', 'an ask to the caller has no channel.');
-    if (verifier !== null)
-      throw invalid(
-        'verifier',
-        'verifier is forbidden with channel: a channel reply is not signed by the verifier and would be refused.',
-      );
-    const caps = ctx.channel(channel);
-    if (caps === undefined) {
-      const known = ctx.registeredChannels();
-      throw invalid(
-        'channel',
-        `channel "${channel}" is not registered; ${known.length ? `registered: ${known.join(', ')}` : 'no channel is configured'}.`,
-      );
-    }
-    if (answer_format === 'form') {
-      if (!caps.supportsFormDelivery)
-        throw invalid(
-          'answer_format',
-          `channel "${channel}" cannot deliver forms; ask the form on the inbox or another channel.`,
-        );
-      const subset = checkChannelFormSubset(schema as JsonSchema);
-      if (!subset.ok) {
-        if (subset.property === '(root)')
-          throw invalid('schema', `schema cannot be delivered on a channel: ${subset.reason}.`);
-        throw invalid(
-          `schema.properties.${subset.property}`,
-          `schema property "${subset.property}" cannot be delivered on a channel: ${subset.reason}.`,
-        );
-      }
-      const refusal = caps.formRefusal?.(schema as JsonSchema) ?? null;
-      if (refusal !== null)
-        throw invalid(
-          `schema.properties.${refusal.property}`,
-          `schema property "${refusal.property}" cannot be delivered on channel "${channel}": ${refusal.reason}.`,
-        );
-    }
-  } else if (recipient !== null) {
+  const checkChannel = (name: string, field: string): void =>
+    checkChannelFits(name, field, ctx, { answer_format, schema, verifier, to });
+  const deliver = parseDeliver(body, checkChannel);
+  let channel = str(body, 'channel', ASK_TEXT_LIMITS.channel, false);
+  let recipient = str(body, 'recipient', ASK_TEXT_LIMITS.recipient, false);
+  if (channel !== null) checkChannel(channel, 'channel');
+  else if (recipient !== null)
     throw invalid('recipient', 'recipient goes with channel; name the channel to deliver to.');
+  // With deliver, the first surface is kept where a single-channel ask keeps its one (core/surfaces.ts).
+  if (deliver !== null) {
+    channel = deliver[0]?.channel ?? null;
+    recipient = deliver[0]?.recipient ?? null;
   }
+  const approvers = parseApprovers(body['approvers']);
+  if (approvers !== null && to === 'caller')
+    throw invalid('approvers', 'an ask to the caller is answered by its parent run alone; drop approvers.');
+  if (approvers !== null && answer_format === 'external')
+    throw invalid('approvers', 'an external question is answered by an outside system, not a person; drop approvers.');
+  const quorum = parseQuorum(body['quorum'], answer_format, approvers);
   if (to === 'caller') {
     // The caller answers through the API as its parent run's identity; a public callback page would let anyone.
     if (answer_format === 'external')
@@ -319,6 +320,20 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
   if (to === 'caller' && run?.parent_run_id == null) {
     throw invalid('run.parent_run_id', 'an ask to the caller needs run.parent_run_id: the run that answers it.');
   }
+  // Follow-ups are scheduled from the ask up to its deadline: each step must fall before it.
+  const secondsToDeadline = expiry_at !== null ? (expiry_at.getTime() - ctx.nowMs) / 1000 : (timeout ?? 0);
+  const followUps = {
+    channel,
+    secondsToDeadline,
+    checkChannel,
+  };
+  const remind = parseRemind(body['remind'], followUps);
+  const escalate = parseEscalate(body['escalate'], followUps);
+  if ((remind !== null || escalate !== null) && to === 'caller')
+    throw invalid(
+      remind !== null ? 'remind' : 'escalate',
+      'an ask to the caller has no person to remind or escalate to.',
+    );
   return {
     question,
     answer_format,
@@ -337,5 +352,55 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
     to,
     payload,
     run,
+    remind,
+    escalate,
+    extra_surfaces: deliver === null ? [] : deliver.slice(1),
+    approvers,
+    quorum,
   };
+}
+
+/** The rules a channel must meet to take this ask, each refusal naming `field` (`channel`, `deliver[2].channel`). */
+function checkChannelFits(
+  channel: string,
+  field: string,
+  ctx: AskContext,
+  ask: Pick<AskRequest, 'answer_format' | 'schema' | 'verifier' | 'to'>,
+): void {
+  const { answer_format, schema, verifier, to } = ask;
+  if (to === 'caller') throw invalid(field, 'an ask to the caller has no channel.');
+  if (verifier !== null)
+    throw invalid(
+      'verifier',
+      'verifier is forbidden with channel: a channel reply is not signed by the verifier and would be refused.',
+    );
+  const caps = ctx.channel(channel);
+  if (caps === undefined) {
+    const known = ctx.registeredChannels();
+    throw invalid(
+      field,
+      `channel "${channel}" is not registered; ${known.length ? `registered: ${known.join(', ')}` : 'no channel is configured'}.`,
+    );
+  }
+  if (answer_format !== 'form') return;
+  if (!caps.supportsFormDelivery)
+    throw invalid(
+      'answer_format',
+      `channel "${channel}" cannot deliver forms; ask the form on the inbox or another channel.`,
+    );
+  const subset = checkChannelFormSubset(schema as JsonSchema);
+  if (!subset.ok) {
+    if (subset.property === '(root)')
+      throw invalid('schema', `schema cannot be delivered on a channel: ${subset.reason}.`);
+    throw invalid(
+      `schema.properties.${subset.property}`,
+      `schema property "${subset.property}" cannot be delivered on a channel: ${subset.reason}.`,
+    );
+  }
+  const refusal = caps.formRefusal?.(schema as JsonSchema) ?? null;
+  if (refusal !== null)
+    throw invalid(
+      `schema.properties.${refusal.property}`,
+      `schema property "${refusal.property}" cannot be delivered on channel "${channel}": ${refusal.reason}.`,
+    );
 }

@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'unauthorized'
   | 'forbidden'
   | 'callback_only'
+  | 'not_an_approver'
   | 'not_found'
   | 'gone'
   | 'conflict'

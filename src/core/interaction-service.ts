@@ -10,6 +10,7 @@ import type {
   CoreLogger,
   CoreMetrics,
   CoreSettings,
+  FollowUpPort,
   ParkedAsk,
   ParkPort,
   Resolution,
@@ -18,9 +19,17 @@ import type {
 } from './ports.js';
 import { buildRecord, callbackUrl, needsTicket } from './record-builder.js';
 import { toPublicRecord } from './record.js';
+import { SurfaceDelivery } from './surface-delivery.js';
 import { EXPIRED_MARKER } from './types.js';
 import type { VerifierPort } from './verifier-port.js';
-import type { AskResult, Identity, InteractionRecord, InteractionStatus, StoredInteraction } from './types.js';
+import type {
+  AskResult,
+  Identity,
+  InteractionRecord,
+  InteractionStatus,
+  StoredInteraction,
+  SurfaceTarget,
+} from './types.js';
 
 export type { AnswerOffer, AnswerVerdict } from './answer-path.js';
 export { answerFacts } from './formats/index.js';
@@ -40,6 +49,8 @@ export interface ServiceDeps {
   parks?: ParkPort | null;
   /** Explains why a verifier binding cannot be used on this gateway (unknown name, bad options), or null. */
   verifiers?: Pick<VerifierPort, 'explain'>;
+  /** Reminders and escalations on a durable queue; null (or absent) where `remind` and `escalate` are refused. */
+  followUps?: FollowUpPort | null;
   now?: Clock;
 }
 
@@ -59,12 +70,19 @@ export class InteractionService {
   private readonly now: Clock;
   private readonly parks: ParkPort | null;
   private readonly answers: AnswerPath;
+  private readonly surfaces: SurfaceDelivery;
 
   constructor(private readonly deps: ServiceDeps) {
     this.store = deps.store;
     this.hub = deps.hub;
     this.now = deps.now ?? Date.now;
     this.parks = deps.parks ?? null;
+    this.surfaces = new SurfaceDelivery({
+      store: deps.store,
+      channels: deps.channels,
+      logger: deps.logger,
+      now: this.now,
+    });
     this.answers = new AnswerPath({
       store: deps.store,
       metrics: deps.metrics,
@@ -104,6 +122,14 @@ export class InteractionService {
         { field: 'mode' },
       );
     }
+    const followUp = request.remind !== null ? 'remind' : request.escalate !== null ? 'escalate' : null;
+    if (followUp !== null && (this.deps.followUps ?? null) === null) {
+      throw new AskgateError(
+        'conflict',
+        `${followUp} is scheduled on a durable queue that survives a restart, and the in-memory store has none; set REDIS_URL.`,
+        { field: followUp },
+      );
+    }
     return request;
   }
 
@@ -118,6 +144,7 @@ export class InteractionService {
     const { record } = minted;
     await this.store.create(record);
     this.deps.metrics.asks.inc({ format: record.answer_format, channel: record.channel ?? 'inbox', mode: record.mode });
+    await this.scheduleFollowUps(record);
     await this.deliverIfChannel(minted);
     return responseOf(minted);
   }
@@ -143,6 +170,7 @@ export class InteractionService {
     await parks.write({ identity, run, records: minted.map((m) => m.record) });
     const parked: ParkedAsk[] = [];
     for (const ask of minted) {
+      await this.scheduleFollowUps(ask.record);
       await this.deliverIfChannel(ask);
       parked.push({ ...responseOf(ask), suspended: true });
     }
@@ -157,34 +185,38 @@ export class InteractionService {
     return { record, callbackUrl: ticket === null || baseUrl === null ? undefined : callbackUrl(baseUrl, ticket) };
   }
 
-  private async deliverIfChannel({ record, callbackUrl }: Minted): Promise<void> {
-    if (record.channel !== null && callbackUrl !== undefined) await this.deliver(record, record.channel, callbackUrl);
+  /**
+   * Schedules a stored question's reminders and escalations before it is delivered (a reply to the delivered message
+   * may resolve it at once, and the cancel that follows must find the jobs). A question whose follow-ups could not be
+   * scheduled is cancelled: it was asked with them, and is not left pending without them.
+   */
+  private async scheduleFollowUps(record: StoredInteraction): Promise<void> {
+    const followUps = this.deps.followUps ?? null;
+    if (followUps === null || (record.remind === undefined && record.escalate === undefined)) return;
+    try {
+      await followUps.schedule(record);
+    } catch (err) {
+      await this.withdraw(record.id);
+      throw err;
+    }
   }
 
-  /** A failed delivery cancels the question (nobody could answer it) and reaches the asker as a 502. */
-  private async deliver(stored: StoredInteraction, channelName: string, callbackUrl: string): Promise<void> {
-    const channel = this.deps.channels.get(channelName);
-    if (channel === undefined) throw invalid('channel', `channel "${channelName}" is not registered.`);
-    try {
-      const refs = await channel.deliver(stored, callbackUrl);
-      await this.store.setDelivery(stored.id, refs);
-      stored.delivery = refs;
-    } catch (err) {
-      await this.store.resolve(stored.id, {
-        status: 'cancelled',
-        result: null,
-        resolvedAt: new Date(this.now()).toISOString(),
-      });
-      const reason = err instanceof Error ? err.message : String(err);
-      throw new AskgateError('channel_delivery_failed', `delivery on channel "${channelName}" failed: ${reason}`, {
-        extra: { channel: channelName, interaction_id: stored.id },
-        cause: err,
-      });
-    }
-    // Resolved while the message was on its way (a short deadline on a paced chat, an answer on another surface):
-    // its outcome edit found no message then, so it is made now, on the message just recorded.
-    const current = await this.store.get(stored.id);
-    if (current !== null && current.status !== 'pending' && current.delivery !== null) this.afterResolve(current);
+  private async deliverIfChannel({ record, callbackUrl }: Minted): Promise<void> {
+    if (record.channel !== null && callbackUrl !== undefined) await this.surfaces.deliverAll(record, callbackUrl);
+  }
+
+  /**
+   * Adds one more surface to a pending question and sends the question there — how an escalation reaches new
+   * people (see core/surfaces.ts). The surface is recorded atomically first (refused once the question resolved,
+   * or when it already has that surface), then sent; a reply or receipt there finds the question, and the outcome
+   * edit reaches it like every other surface. A failed send is recorded in `deliveries`, not thrown.
+   */
+  deliverToSurface(
+    record: StoredInteraction,
+    target: SurfaceTarget,
+    options: { callbackUrl?: string } = {},
+  ): ReturnType<SurfaceDelivery['deliverToSurface']> {
+    return this.surfaces.deliverToSurface(record, target, options.callbackUrl);
   }
 
   async getStored(id: string): Promise<StoredInteraction> {
@@ -324,15 +356,15 @@ export class InteractionService {
   /** Side effects of a resolution that must not hold up the caller: the run's resume job, the channel's outcome edit. */
   private afterResolve(record: StoredInteraction, run?: SettledRun): void {
     if (run !== undefined) this.parks?.settled(run);
-    if (record.channel === null) return;
-    const channel = this.deps.channels.get(record.channel);
-    if (channel?.showOutcome === undefined) return;
-    channel.showOutcome(record).catch((err: unknown) => {
-      this.deps.logger.warn(
-        { interaction: record.id, channel: record.channel, err: err instanceof Error ? err.message : String(err) },
-        'outcome edit failed',
-      );
-    });
+    if (record.remind !== undefined || record.escalate !== undefined)
+      this.deps.followUps?.cancel(record).catch((err: unknown) => {
+        // A step left behind finds the question resolved when it runs, and sends nothing.
+        this.deps.logger.warn(
+          { interaction: record.id, err: err instanceof Error ? err.message : String(err) },
+          'removing follow-ups failed',
+        );
+      });
+    this.surfaces.showOutcome(record);
   }
 }
 

@@ -8,12 +8,14 @@ import type { SettledRun } from './store-port.js';
 import type { Identity, InteractionRecord, RunSpec, StoredInteraction } from './types.js';
 
 export type {
+  AddSurfaceOutcome,
   AnswerClaimOutcome,
   AnswerFacts,
   Resolution,
   ResolveOutcome,
   SettledRun,
   Store,
+  VoteOutcome,
 } from './store-port.js';
 
 /** The time source of the core, in epoch milliseconds (a fixed clock in tests). */
@@ -62,6 +64,18 @@ export interface ChannelPort {
   deliver(interaction: StoredInteraction, callbackUrl: string): Promise<Record<string, string>>;
   /** After an answer, an expiry or a cancel: the question message shows the outcome and loses its buttons. */
   showOutcome?(interaction: StoredInteraction): Promise<void>;
+}
+
+/**
+ * The follow-ups of a pending question (`remind`, `escalate`): scheduled as delayed queue jobs under ids fixed by the
+ * question and the step, so scheduling twice adds nothing; cancelled when the question resolves. Null (or absent)
+ * where no durable queue runs (the in-memory store), and the fields are refused there.
+ */
+export interface FollowUpPort {
+  /** Schedules every reminder and escalation step of `record` (one that has `remind` or `escalate`). */
+  schedule(record: StoredInteraction): Promise<void>;
+  /** Removes the steps still waiting; a step already running finds the question resolved and does nothing. */
+  cancel(record: StoredInteraction): Promise<void>;
 }
 
 /** The channels a gateway runs, by name. */

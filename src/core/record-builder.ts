@@ -47,7 +47,7 @@ export function buildRecord(
   ids: RecordIds = RANDOM_IDS,
 ): StoredInteraction {
   const deadlineMs = request.expiry_at !== null ? request.expiry_at.getTime() : nowMs + (request.timeout ?? 0) * 1000;
-  return {
+  const record: StoredInteraction = {
     id: ids.interactionId(),
     status: 'pending',
     question: request.question,
@@ -73,5 +73,17 @@ export function buildRecord(
     ticket_hash: ticket === null ? null : hashTicket(ticket),
     verifier_binding: request.verifier,
     delivery: null,
+    ...(request.remind === null ? {} : { remind: request.remind }),
+    ...(request.escalate === null ? {} : { escalate: request.escalate }),
   };
+  // Members of multi-surface and approver questions only, so a plain record carries no extra keys.
+  if (request.extra_surfaces.length > 0)
+    record.extra_surfaces = request.extra_surfaces.map((s) => ({
+      channel: s.channel,
+      recipient: s.recipient,
+      delivery: null,
+    }));
+  if (request.approvers !== null) record.approvers = [...request.approvers];
+  if (request.quorum !== null) record.quorum = { ...request.quorum };
+  return record;
 }

@@ -6,6 +6,8 @@ import type {
   InteractionStatus,
   ReceiptOutcome,
   StoredInteraction,
+  SurfaceTarget,
+  Vote,
 } from './types.js';
 
 /** How a pending interaction ends. */
@@ -48,6 +50,25 @@ export type AnswerClaimOutcome =
   | { kind: 'invalid'; record: StoredInteraction }
   /** Pending, but not checkable in the claim (deadline passed, ask to the caller, form, external); nothing changed. */
   | { kind: 'unchecked'; record: StoredInteraction };
+
+/** What adding a surface to a question did (`Store.addSurface`). */
+export type AddSurfaceOutcome =
+  /** Recorded, and indexed by its recipient. */
+  | 'added'
+  /** The question already has that surface; nothing changed. */
+  | 'duplicate'
+  /** The question is no longer pending; nothing changed. */
+  | 'not_pending'
+  | 'not_found';
+
+/** What a vote did (`Store.castVote`). */
+export type VoteOutcome =
+  /** The vote reached the quorum and resolved the question in the same step (as `resolve` does). */
+  | ResolveOutcome
+  /** Counted; the question stays pending. `record` carries every vote so far. */
+  | { kind: 'voted'; record: StoredInteraction }
+  /** This approver had voted already; nothing changed. */
+  | { kind: 'already_voted'; record: StoredInteraction };
 
 /** A parked run whose resume (or kill) became due in a resolve. */
 export interface SettledRun {
@@ -123,11 +144,30 @@ export interface Store {
    * Records the channel's references of the delivered question message. When `delivery.ref` is present it is also
    * indexed (per the record's channel) for `findByDelivery`, for as long as the record itself lives.
    */
-  setDelivery(id: string, delivery: Record<string, string>): Promise<void>;
+  setDelivery(id: string, delivery: Record<string, string>, surface?: SurfaceTarget): Promise<void>;
+
+  /**
+   * Adds a surface to a pending question in one atomic step (a `deliver` ask's further surfaces are written by
+   * `create`; this is for a surface added later, e.g. an escalation): appended to `extra_surfaces`, its recipient
+   * indexed for `pendingFor` at once. `setDelivery(id, refs, surface)` then records its message. Refused, changing
+   * nothing, once the question resolved or when it already has that surface.
+   */
+  addSurface(id: string, surface: SurfaceTarget): Promise<AddSurfaceOutcome>;
+
+  /**
+   * One approver's vote on a pending quorum question, counted and resolved in one atomic step with the claim: a
+   * second vote by the same `vote.by` changes nothing (`already_voted`); otherwise the vote is appended to
+   * `votes`, and when the yes votes reach `quorum.approve` (or the no votes `quorum.reject`) the question is
+   * resolved with `resolution` exactly as `resolve` would (the deciding vote's answer is the outcome, so the
+   * caller passes that vote's result). A question that is not pending is `not_pending`, unchanged.
+   */
+  castVote(id: string, vote: Vote, resolution: Resolution): Promise<VoteOutcome>;
 
   /**
    * The pending questions asked on `channel` of any of `recipients` (several spellings of one person, e.g. a number
    * with and without its `+`), oldest first, read from the recipient index — never a pass over the pending list.
+   * Each record is the view of its surface on `channel` (core/surfaces.ts: `channel`, `recipient`, `delivery` are
+   * that surface's), whichever of the question's surfaces it is.
    */
   pendingFor(channel: string, recipients: readonly string[]): Promise<StoredInteraction[]>;
 
@@ -141,7 +181,8 @@ export interface Store {
 
   /**
    * The interaction whose delivered message has `ref` on `channel` (its `delivery.ref`), while it still resolves:
-   * how a reply that quotes a question message finds the question.
+   * how a reply that quotes a question message finds the question. The record is the view of that surface
+   * (core/surfaces.ts), whichever of the question's surfaces it is.
    */
   findByDelivery(channel: string, ref: string): Promise<StoredInteraction | null>;
 

@@ -53,6 +53,19 @@ export interface RunSpec {
   resume: { webhook: string } | { handler: string };
 }
 
+/** `remind`: nudge the question's surfaces every `every` seconds while it is pending, at most `max` times. */
+export interface RemindSpec {
+  every: number;
+  max: number;
+}
+
+/** One `escalate` step: deliver the question to one more surface when it is still pending `after` seconds in. */
+export interface EscalationStep {
+  after: number;
+  channel: string;
+  recipient: string | null;
+}
+
 /** The resolution of an interaction: what a caller reads back. */
 export interface AskResult {
   answer: unknown;
@@ -61,6 +74,34 @@ export interface AskResult {
   answered_by: string;
   answered_at: string;
   surface: Surface;
+}
+
+/** One place a question is sent: a registered channel and the address on it (chat id, user id, phone). */
+export interface SurfaceTarget {
+  channel: string;
+  recipient: string | null;
+}
+
+/**
+ * A surface as the store keeps it: the target and, once sent, the channel's references of the question message
+ * there (the same map a single-channel ask keeps in `StoredInteraction.delivery`).
+ */
+export interface StoredSurface extends SurfaceTarget {
+  delivery: Record<string, string> | null;
+}
+
+/** A quorum on a confirm question with approvers: `approve` yes votes answer true, `reject` no votes answer false. */
+export interface Quorum {
+  approve: number;
+  reject: number;
+}
+
+/** One approver's counted vote on a quorum question. */
+export interface Vote {
+  by: string;
+  answer: boolean;
+  surface: Surface;
+  at: string;
 }
 
 /** The marker answer of an ask that expired with `on_expiry: "resume"`. */
@@ -102,8 +143,23 @@ export interface InteractionRecord {
    * answer on another surface, the inbox, still wins).
    */
   undeliverable?: true;
+  /** Present on a question asked with `remind`: the schedule of its reminders. */
+  remind?: RemindSpec;
+  /** Present on a question asked with `escalate`: its escalation steps, in the order given. */
+  escalate?: EscalationStep[];
   /** Present only in the response to an ask through a confirmation preset: the provider's page for the party. */
   confirmation_url?: string;
+  /**
+   * Present on a question with more than one surface (asked with `deliver`, or escalated): every surface, the first
+   * being the one `channel` and `recipient` name.
+   */
+  deliver?: SurfaceTarget[];
+  /** Present when the ask named who may answer: token identities and `<channel>:<user id>`. */
+  approvers?: string[];
+  /** Present on a quorum question. */
+  quorum?: Quorum;
+  /** Present on a quorum question once someone voted: every counted vote, oldest first. */
+  votes?: Vote[];
 }
 
 /** Where a delivery stands: forward only (sent → delivered → read); `failed` is final. */
@@ -143,8 +199,17 @@ export type ReceiptOutcome = 'moved' | 'unchanged' | 'failed' | 'unknown';
 export interface StoredInteraction extends InteractionRecord {
   ticket_hash: string | null;
   verifier_binding: VerifierBinding | null;
-  /** Per-channel references of the delivered question message, e.g. `{"chat_id": "1", "message_id": "42"}`. */
+  /**
+   * Per-channel references of the delivered question message on the first surface (`channel`, `recipient`), e.g.
+   * `{"chat_id": "1", "message_id": "42"}`.
+   */
   delivery: Record<string, string> | null;
+  /**
+   * The question's surfaces beyond the first (`deliver[1..]`, and any added later by `addSurface`), each with its
+   * own references. Absent on a question with one surface or none, so a plain ask costs nothing more (see
+   * `core/surfaces.ts` for the one view of all of them).
+   */
+  extra_surfaces?: StoredSurface[];
 }
 
 export type InteractionEventType =

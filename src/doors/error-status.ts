@@ -13,6 +13,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   verifier_refused: 401,
   forbidden: 403,
   callback_only: 403,
+  not_an_approver: 403,
   not_found: 404,
   conflict: 409,
   gone: 410,

@@ -39,6 +39,8 @@ export type {
   ListOptions,
   MediaItem,
   ReplyTo,
+  EscalationStepBody,
+  RemindBody,
   RunBody,
   SuspendedAsk,
   SyncAskBody,

@@ -43,6 +43,26 @@ interface AskBase {
   to?: 'person' | 'caller';
   /** Any JSON; `to: "caller"` only. */
   payload?: unknown;
+  /**
+   * Nudge the question's surfaces again while it is pending: a reply in the question's thread every `every` seconds
+   * (at least 60), at most `max` times (1..10). Needs a channel; a Redis-backed gateway (409 on the in-memory store).
+   */
+  remind?: RemindBody;
+  /** Deliver to more surfaces when still pending `after` seconds from the ask; at most 5 steps, each before the deadline. */
+  escalate?: readonly EscalationStepBody[];
+}
+
+/** `remind`: every ≥ 60 seconds, max 1..10 reminders. */
+export interface RemindBody {
+  every: number;
+  max: number;
+}
+
+/** One `escalate` step: a registered channel and the recipient there, `after` seconds from the ask. */
+export interface EscalationStepBody {
+  after: number;
+  channel: string;
+  recipient?: string;
 }
 
 /** The per-format part of an ask body. */

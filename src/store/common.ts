@@ -1,5 +1,5 @@
 import { invalid } from '../core/errors.js';
-import type { DeliveryReceipt } from '../core/types.js';
+import type { DeliveryReceipt, StoredInteraction } from '../core/types.js';
 
 /**
  * Small rules both stores share, so they cannot drift apart: the pending cursor, the fixed window and the expiry
@@ -59,4 +59,15 @@ export function applyReceipt(
     next['error_message'] = receipt.error.message;
   }
   return next;
+}
+
+/**
+ * Whether the votes of a quorum question, the one just cast (`answer`) included, decide it: yes votes reaching
+ * `quorum.approve`, or no votes reaching `quorum.reject`. Only the side of the vote just cast can have crossed its
+ * threshold, so the deciding vote's answer is the outcome. The Redis store's vote step counts the same way in Lua.
+ */
+export function quorumReached(record: Pick<StoredInteraction, 'votes' | 'quorum'>, answer: boolean): boolean {
+  if (record.quorum === undefined) return true;
+  const count = (record.votes ?? []).filter((v) => v.answer === answer).length;
+  return count >= (answer ? record.quorum.approve : record.quorum.reject);
 }

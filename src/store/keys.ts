@@ -32,7 +32,7 @@
  * | `p:<name>`            | list   | every version of preset `<name>`, oldest first: JSON `{body, written_by, written_at}`; the version is the position + 1 | permanent |
  * | `seen:<key>`          | string | a seen-set claim, e.g. `stripe_checkout:<event id>` (src/confirmations/ingress.ts) | PX until the signature's tolerance ends |
  * | `completions`         | stream | the job protocol's completion reports (v2): one entry `r` = report JSON per continuation whose handler returned; consumer group `askgate` | an entry is deleted once its completion is recorded |
- * | `<queue>:...`         | BullMQ | the resume / completed / handler-<name> / turn / reply queues (src/queue/queues.ts), under `queuePrefix` | BullMQ's own; completed jobs kept a day |
+ * | `<queue>:...`         | BullMQ | the resume / completed / handler-<name> / turn / reply queues (src/queue/queues.ts) and follow-up (src/queue/follow-ups.ts), under `queuePrefix` | BullMQ's own; completed jobs kept a day |
  *
  * The SDK continuation worker (src/sdk/worker.ts) uses `queuePrefix` and `completions` alone: it reaches the gateway
  * only through the job protocol's queues and stream (src/queue/job-protocol.ts), never through the keys above.

@@ -1,12 +1,22 @@
 import type { AuditEvent, NewAuditEvent } from '../core/audit.js';
 import { AskgateError } from '../core/errors.js';
-import type { DeliveryReceipt, InteractionEvent, ReceiptOutcome, StoredInteraction } from '../core/types.js';
+import { findSurface, isFirstSurface, sameSurface, surfacesOf, viewOn } from '../core/surfaces.js';
+import type {
+  DeliveryReceipt,
+  InteractionEvent,
+  ReceiptOutcome,
+  StoredInteraction,
+  StoredSurface,
+  SurfaceTarget,
+  Vote,
+} from '../core/types.js';
 import { appendEntry, appendSeal, expandTrail, failureDetail, terminalEntry, trailEntry } from './audit-trail.js';
-import { applyReceipt, fixedWindow, parseCursor, pendingExpiresAt, resetIn } from './common.js';
+import { applyReceipt, quorumReached, fixedWindow, parseCursor, pendingExpiresAt, resetIn } from './common.js';
 import { ListenerSet, type EventListener } from './listeners.js';
 import { timeMs, toPublicRecord } from './record-codec.js';
 import { SortedIndex } from './sorted-index.js';
 import type {
+  AddSurfaceOutcome,
   FixedWindowHit,
   PendingPage,
   PendingQuery,
@@ -15,6 +25,7 @@ import type {
   ResolveOutcome,
   Store,
   StoreOptions,
+  VoteOutcome,
 } from './store.js';
 
 interface Entry {
@@ -82,12 +93,7 @@ export class MemoryStore implements Store {
     if (stored.ticket_hash !== null) this.tickets.set(stored.ticket_hash, stored.id);
     this.pending.add(stored.id, seq);
     if (stored.group_id !== null) this.groupIndex(stored.group_id).add(stored.id, seq);
-    if (stored.channel !== null && stored.recipient !== null) {
-      const key = deliveryKey(stored.channel, stored.recipient);
-      const index = this.recipients.get(key) ?? new SortedIndex();
-      index.add(stored.id, seq);
-      this.recipients.set(key, index);
-    }
+    for (const surface of surfacesOf(stored)) this.indexRecipient(stored.id, surface, seq);
     this.deadlines.add(stored.id, deadlineMs);
     this.emit({ type: 'interaction.created', record: toPublicRecord(structuredClone(stored)) });
   }
@@ -118,46 +124,94 @@ export class MemoryStore implements Store {
     return { kind: 'resolved', record: structuredClone(entry.record) };
   }
 
-  async setDelivery(id: string, delivery: Record<string, string>): Promise<void> {
+  async setDelivery(id: string, delivery: Record<string, string>, surface?: SurfaceTarget): Promise<void> {
     const entry = this.live(id, Date.now());
     if (entry === undefined) throw new AskgateError('not_found', `interaction ${id} does not exist (or was pruned).`);
-    entry.record.delivery = { ...delivery };
+    const record = entry.record;
+    const extra =
+      surface === undefined || isFirstSurface(record, surface)
+        ? undefined
+        : record.extra_surfaces?.find((s) => sameSurface(s, surface));
+    if (surface !== undefined && !isFirstSurface(record, surface) && extra === undefined)
+      throw new AskgateError('not_found', `interaction ${id} has no surface ${surface.channel}:${surface.recipient}.`);
+    if (extra === undefined) record.delivery = { ...delivery };
+    else extra.delivery = { ...delivery };
+    const channel = extra?.channel ?? record.channel;
     const ref = delivery['ref'];
     const delivered = { type: 'delivered' as const, ...(ref === undefined ? {} : { detail: { ref } }) };
     entry.trail = appendEntry(
       entry.trail,
+      trailEntry(channel === null ? delivered : { ...delivered, surface: channel }, Date.now()),
+    );
+    if (ref !== undefined && channel !== null) this.deliveries.set(deliveryKey(channel, ref), id);
+  }
+
+  async addSurface(id: string, surface: SurfaceTarget): Promise<AddSurfaceOutcome> {
+    const entry = this.live(id, Date.now());
+    if (entry === undefined) return 'not_found';
+    const record = entry.record;
+    if (record.status !== 'pending') return 'not_pending';
+    if (findSurface(record, surface) !== undefined) return 'duplicate';
+    const added: StoredSurface = { channel: surface.channel, recipient: surface.recipient, delivery: null };
+    record.extra_surfaces = [...(record.extra_surfaces ?? []), added];
+    this.indexRecipient(id, added, ++this.seq);
+    return 'added';
+  }
+
+  async castVote(id: string, vote: Vote, resolution: Resolution): Promise<VoteOutcome> {
+    const entry = this.live(id, Date.now());
+    if (entry === undefined) return { kind: 'not_found' };
+    const record = entry.record;
+    if (record.status !== 'pending') return { kind: 'not_pending', record: structuredClone(record) };
+    // No await from here to the end: counting, deciding and the claim are one step, as the Redis script's.
+    if (record.votes?.some((v) => v.by === vote.by) === true)
+      return { kind: 'already_voted', record: structuredClone(record) };
+    record.votes = [...(record.votes ?? []), { ...vote }];
+    entry.trail = appendEntry(
+      entry.trail,
       trailEntry(
-        entry.record.channel === null ? delivered : { ...delivered, surface: entry.record.channel },
-        Date.now(),
+        { type: 'vote', surface: vote.surface, by: vote.by, detail: { answer: vote.answer } },
+        Date.parse(vote.at),
       ),
     );
-    if (ref !== undefined && entry.record.channel !== null)
-      this.deliveries.set(deliveryKey(entry.record.channel, ref), id);
+    if (!quorumReached(record, vote.answer)) return { kind: 'voted', record: structuredClone(record) };
+    return this.resolve(id, resolution);
   }
 
   async pendingFor(channel: string, recipients: readonly string[]): Promise<StoredInteraction[]> {
     const now = Date.now();
-    const rows = [...new Set(recipients)].flatMap(
+    const wanted = new Set(recipients);
+    const rows = [...wanted].flatMap(
       (r) => this.recipients.get(deliveryKey(channel, r))?.after(0, Number.MAX_SAFE_INTEGER) ?? [],
     );
-    return rows
-      .sort((a, b) => a.score - b.score)
-      .map((row) => this.live(row.id, now)?.record)
-      .filter((r): r is StoredInteraction => r !== undefined && r.status === 'pending')
-      .map((r) => structuredClone(r));
+    const found = new Map<string, StoredInteraction>();
+    for (const row of rows.sort((a, b) => a.score - b.score)) {
+      const record = this.live(row.id, now)?.record;
+      if (record === undefined || record.status !== 'pending' || found.has(record.id)) continue;
+      // The view of the surface this recipient was asked on (a question may reach one person on two surfaces).
+      const view = viewOn(structuredClone(record), channel, (s) => s.recipient !== null && wanted.has(s.recipient));
+      if (view !== null) found.set(record.id, view);
+    }
+    return [...found.values()];
   }
 
   async recordReceipt(id: string, ref: string, receipt: DeliveryReceipt): Promise<ReceiptOutcome> {
     const entry = this.live(id, Date.now());
-    const delivery = entry?.record.delivery;
-    if (entry === undefined || delivery === null || delivery === undefined || delivery['ref'] !== ref) return 'unknown';
+    if (entry === undefined) return 'unknown';
+    const record = entry.record;
+    // The surface whose message has this ref: the first surface's, or one of the extra surfaces'.
+    const extra = record.extra_surfaces?.find((s) => s.delivery?.['ref'] === ref);
+    const delivery = extra?.delivery ?? (record.delivery?.['ref'] === ref ? record.delivery : null);
+    if (delivery === null || delivery === undefined) return 'unknown';
     // One process, no await between the read and the write: the same step the Redis script takes atomically.
     const next = applyReceipt(delivery, receipt);
     if (next === null) return 'unchanged';
-    entry.record.delivery = next;
+    if (extra !== undefined) extra.delivery = next;
+    else record.delivery = next;
     if (receipt.state === 'failed') {
       const failed = { type: 'delivery_failed' as const, detail: failureDetail(receipt) };
-      const event = entry.record.channel === null ? failed : { ...failed, surface: entry.record.channel };
+      const channel = extra?.channel ?? record.channel;
+      const event = channel === null ? failed : { ...failed, surface: channel };
       entry.trail = appendEntry(entry.trail, trailEntry(event, Date.now()));
     }
     if (receipt.state !== 'failed' || entry.record.status !== 'pending') return 'moved';
@@ -184,7 +238,9 @@ export class MemoryStore implements Store {
   async findByDelivery(channel: string, ref: string): Promise<StoredInteraction | null> {
     const id = this.deliveries.get(deliveryKey(channel, ref));
     const entry = id === undefined ? undefined : this.live(id, Date.now());
-    return entry === undefined ? null : structuredClone(entry.record);
+    return entry === undefined
+      ? null
+      : viewOn(structuredClone(entry.record), channel, (s) => s.delivery?.['ref'] === ref);
   }
 
   async listPending(query: PendingQuery): Promise<PendingPage> {
@@ -271,6 +327,15 @@ export class MemoryStore implements Store {
     return id === undefined ? undefined : this.live(id, now);
   }
 
+  /** Indexes a question under one surface's recipient (how a reply or a STOP finds a person's questions). */
+  private indexRecipient(id: string, surface: SurfaceTarget, seq: number): void {
+    if (surface.recipient === null) return;
+    const key = deliveryKey(surface.channel, surface.recipient);
+    const index = this.recipients.get(key) ?? new SortedIndex();
+    index.add(id, seq);
+    this.recipients.set(key, index);
+  }
+
   private groupIndex(groupId: string): SortedIndex {
     let index = this.groups.get(groupId);
     if (index === undefined) {
@@ -284,8 +349,9 @@ export class MemoryStore implements Store {
   private unindex(record: StoredInteraction): void {
     this.pending.remove(record.id);
     this.deadlines.remove(record.id);
-    if (record.channel !== null && record.recipient !== null) {
-      const key = deliveryKey(record.channel, record.recipient);
+    for (const surface of surfacesOf(record)) {
+      if (surface.recipient === null) continue;
+      const key = deliveryKey(surface.channel, surface.recipient);
       const index = this.recipients.get(key);
       index?.remove(record.id);
       if (index !== undefined && index.size === 0) this.recipients.delete(key);
@@ -302,8 +368,10 @@ export class MemoryStore implements Store {
     if (record.ticket_hash !== null && this.tickets.get(record.ticket_hash) === record.id) {
       this.tickets.delete(record.ticket_hash);
     }
-    const ref = record.delivery?.['ref'];
-    if (ref !== undefined && record.channel !== null) this.deliveries.delete(deliveryKey(record.channel, ref));
+    for (const surface of surfacesOf(record)) {
+      const ref = surface.delivery?.['ref'];
+      if (ref !== undefined) this.deliveries.delete(deliveryKey(surface.channel, ref));
+    }
     this.unindex(record);
   }
 

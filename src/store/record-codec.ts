@@ -7,7 +7,9 @@ import type {
   JsonSchema,
   MediaItem,
   StoredInteraction,
+  StoredSurface,
   VerifierBinding,
+  Vote,
 } from '../core/types.js';
 import { invalid } from '../core/errors.js';
 import { deliveryView } from '../core/record.js';
@@ -15,7 +17,7 @@ import { deliveryView } from '../core/record.js';
 /**
  * The compact stored form of an interaction, shared by every store that serialises records.
  *
- * A stored record is one string, the *envelope*: ten parts joined by `\n`, trailing empty parts dropped.
+ * A stored record is one string, the *envelope*: twelve parts joined by `\n`, trailing empty parts dropped.
  *
  * | # | part          | form                                   |
  * |---|---------------|----------------------------------------|
@@ -29,6 +31,8 @@ import { deliveryView } from '../core/record.js';
  * | 8 | delivery      | JSON, or empty                         |
  * | 9 | audit trail   | JSON array of event entries, or empty (audit-trail.ts) |
  * | 10| audit seal    | JSON string of concatenated hashes, or empty (audit-trail.ts) |
+ * | 11| extra surfaces| JSON `[{"ch", "rc"?, "d"?}]`, or empty (core/surfaces.ts) |
+ * | 12| votes         | JSON `[{"by", "answer", "surface", "at"}]`, or empty |
  *
  * Every part but the status is JSON text, and `JSON.stringify` never writes a raw newline, so `\n` cannot occur
  * inside a part: Lua scripts split and rejoin the envelope with plain string operations and never re-encode JSON
@@ -68,6 +72,15 @@ export interface CompactBody {
   /** The run of an async ask: stands for `m: 'async'` plus `rn` (the usual pair, 11 bytes shorter). */
   ra?: string;
   vb?: VerifierBinding;
+  /** `remind` as `[every, max]`: the schedule, never per-reminder state (the queue holds that). */
+  rm?: [number, number];
+  /** `escalate` as `[after, channel, recipient]` triples, recipient null when absent. */
+  es?: [number, string, string | null][];
+  /** The approvers (token identities and `<channel>:<user id>`). */
+  ap?: string[];
+  /** The quorum's yes votes (present on a quorum question) and no votes (absent: 1). */
+  qa?: number;
+  qr?: number;
   /**
    * Reserved, never written here: the Redis store appends its pending bucket's number as the body's last member
    * while the ask is pending (`,"pb":<n>}`, BUCKETS in redis/scripts/fragments.ts); decode ignores it.
@@ -117,6 +130,13 @@ export function encodeRecord(record: StoredInteraction): EncodedRecord {
     jsonOrEmpty(record.result),
     jsonOrEmpty(record.resolved_at),
     jsonOrEmpty(record.delivery),
+    // Parts 9 and 10, the audit trail and its seal, are written by the store's own steps (audit-trail.ts).
+    '',
+    '',
+    record.extra_surfaces === undefined || record.extra_surfaces.length === 0
+      ? ''
+      : JSON.stringify(record.extra_surfaces.map(compactSurface)),
+    record.votes === undefined || record.votes.length === 0 ? '' : JSON.stringify(record.votes),
   ];
   while (parts.length > 2 && parts[parts.length - 1] === '') parts.pop();
   return { envelope: parts.join('\n'), schema };
@@ -127,8 +147,20 @@ export function encodeRecord(record: StoredInteraction): EncodedRecord {
  * Throws when the envelope is malformed or names a schema that is not supplied: both mean a corrupt store.
  */
 export function decodeRecord(id: string, envelope: string, schemaJson: string | null): StoredInteraction {
-  const [code = '', body = '', group = '', ticket = '', schemaHash = '', result = '', resolvedAt = '', delivery = ''] =
-    envelope.split('\n');
+  const [
+    code = '',
+    body = '',
+    group = '',
+    ticket = '',
+    schemaHash = '',
+    result = '',
+    resolvedAt = '',
+    delivery = '',
+    _trail = '',
+    _seal = '',
+    surfaces = '',
+    votes = '',
+  ] = envelope.split('\n');
   const status = STATUS_BY_CODE.get(code);
   if (status === undefined || body === '') throw new Error(`interaction ${id}: malformed stored record`);
   if (schemaHash !== '' && schemaJson === null) {
@@ -136,7 +168,7 @@ export function decodeRecord(id: string, envelope: string, schemaJson: string | 
     throw new Error(`interaction ${id} names form schema ${schemaHash}, which is missing from the store`);
   }
   const b = JSON.parse(body) as CompactBody;
-  return {
+  const decoded: StoredInteraction = {
     id,
     status,
     question: b.q,
@@ -162,7 +194,35 @@ export function decodeRecord(id: string, envelope: string, schemaJson: string | 
     ticket_hash: parseOrNull<string>(ticket),
     verifier_binding: b.vb ?? null,
     delivery: parseOrNull<Record<string, string>>(delivery),
+    ...(b.rm === undefined ? {} : { remind: { every: b.rm[0], max: b.rm[1] } }),
+    ...(b.es === undefined
+      ? {}
+      : { escalate: b.es.map(([after, channel, recipient]) => ({ after, channel, recipient })) }),
   };
+  // Members of a multi-surface or approver question only: a plain record gets none of them (no undefined keys).
+  if (surfaces !== '') decoded.extra_surfaces = (JSON.parse(surfaces) as CompactSurface[]).map(expandSurface);
+  if (b.ap !== undefined) decoded.approvers = b.ap;
+  if (b.qa !== undefined) decoded.quorum = { approve: b.qa, reject: b.qr ?? 1 };
+  if (votes !== '') decoded.votes = JSON.parse(votes) as Vote[];
+  return decoded;
+}
+
+/** An extra surface in envelope part 9: `ch` channel, `rc` recipient (absent: null), `d` references (absent: none). */
+interface CompactSurface {
+  ch: string;
+  rc?: string;
+  d?: Record<string, string>;
+}
+
+function compactSurface(surface: StoredSurface): CompactSurface {
+  const c: CompactSurface = { ch: surface.channel };
+  if (surface.recipient !== null) c.rc = surface.recipient;
+  if (surface.delivery !== null) c.d = surface.delivery;
+  return c;
+}
+
+function expandSurface(c: CompactSurface): StoredSurface {
+  return { channel: c.ch, recipient: c.rc ?? null, delivery: c.d ?? null };
 }
 
 function compactBody(record: StoredInteraction): CompactBody {
@@ -188,6 +248,13 @@ function compactBody(record: StoredInteraction): CompactBody {
   if (asyncRun) b.ra = record.run_id as string;
   else if (record.run_id !== null) b.rn = record.run_id;
   if (record.verifier_binding !== null) b.vb = record.verifier_binding;
+  if (record.remind !== undefined) b.rm = [record.remind.every, record.remind.max];
+  if (record.escalate !== undefined) b.es = record.escalate.map((s) => [s.after, s.channel, s.recipient]);
+  if (record.approvers !== undefined) b.ap = record.approvers;
+  if (record.quorum !== undefined) {
+    b.qa = record.quorum.approve;
+    if (record.quorum.reject !== 1) b.qr = record.quorum.reject;
+  }
   return b;
 }
 
@@ -202,12 +269,19 @@ function parseOrNull<T>(part: string): T | null {
 /** The record as the doors and events show it: without the facts only the store keeps. */
 export function toPublicRecord(record: StoredInteraction): InteractionRecord {
   // Destructuring drops the store-only members; the rest is the public shape.
-  const { ticket_hash: _ticket, verifier_binding: _binding, delivery, callback_url: _url, ...rest } = record;
+  const {
+    ticket_hash: _ticket,
+    verifier_binding: _binding,
+    delivery,
+    extra_surfaces,
+    callback_url: _url,
+    ...rest
+  } = record;
   // `rest` is this call's own copy: the deliveries are added to it in place (an undelivered question adds none).
-  if (delivery === null || rest.channel === null) return rest;
+  if ((delivery === null && extra_surfaces === undefined) || rest.channel === null) return rest;
   return Object.assign(
     rest,
-    deliveryView({ channel: rest.channel, recipient: rest.recipient, status: rest.status, delivery }),
+    deliveryView({ channel: rest.channel, recipient: rest.recipient, status: rest.status, delivery, extra_surfaces }),
   );
 }
 

@@ -3,6 +3,7 @@
  * module re-exports it so `src/store/` code and its tests import the interface from next door.
  */
 export type {
+  AddSurfaceOutcome,
   AnswerClaimOutcome,
   AnswerFacts,
   FixedWindowHit,
@@ -14,4 +15,5 @@ export type {
   SettledRun,
   Store,
   StoreOptions,
+  VoteOutcome,
 } from '../core/store-port.js';

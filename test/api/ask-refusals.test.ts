@@ -212,7 +212,69 @@ const cases: Array<[string, Record<string, unknown>, number, string, RegExp?]> =
     /callback URL/,
   ],
   ['a body that is not an object', [] as unknown as Record<string, unknown>, 400, 'body'],
+  // remind and escalate (docs/reminders.md): checked before the store's 409, so a bad one is a 400 everywhere.
+  ...followUpCases(),
 ];
+
+function followUpCases(): Array<[string, Record<string, unknown>, number, string, RegExp?]> {
+  const chat = { ...base, channel: 'plain', recipient: '42', timeout: 3600 };
+  const step = (after: number, channel = 'plain', recipient = 'B') => ({ after, channel, recipient });
+  return [
+    ['remind.every below 60', { ...chat, remind: { every: 59, max: 2 } }, 400, 'remind.every', /at least 60/],
+    ['remind.every not a whole number', { ...chat, remind: { every: 60.5, max: 2 } }, 400, 'remind.every'],
+    ['remind.max of 0', { ...chat, remind: { every: 60, max: 0 } }, 400, 'remind.max', /1 to 10/],
+    ['remind.max of 11', { ...chat, remind: { every: 60, max: 11 } }, 400, 'remind.max', /1 to 10/],
+    ['remind without max', { ...chat, remind: { every: 60 } }, 400, 'remind.max'],
+    ['remind that is not an object', { ...chat, remind: 60 }, 400, 'remind'],
+    ['an unknown remind field', { ...chat, remind: { every: 60, max: 1, jitter: 5 } }, 400, 'remind.jitter'],
+    ['remind on an inbox ask', { ...base, timeout: 3600, remind: { every: 60, max: 1 } }, 400, 'remind', /channel/],
+    [
+      'remind.every not before the deadline',
+      { ...chat, timeout: 60, remind: { every: 60, max: 1 } },
+      400,
+      'remind.every',
+      /deadline/,
+    ],
+    [
+      'six escalation steps',
+      { ...chat, escalate: [1, 2, 3, 4, 5, 6].map((i) => step(i * 60, 'plain', `R${i}`)) },
+      400,
+      'escalate',
+      /at most 5/,
+    ],
+    ['an empty escalate', { ...chat, escalate: [] }, 400, 'escalate'],
+    ['escalate that is not an array', { ...chat, escalate: step(60) }, 400, 'escalate'],
+    [
+      'an unknown channel in an escalation step',
+      { ...chat, escalate: [step(60), step(120, 'pager')] },
+      400,
+      'escalate[1].channel',
+      /"pager" is not registered/,
+    ],
+    ['an escalation step without after', { ...chat, escalate: [{ channel: 'plain' }] }, 400, 'escalate[0].after'],
+    ['an escalation step at 0 s', { ...chat, escalate: [step(0)] }, 400, 'escalate[0].after'],
+    [
+      'an escalation step after the deadline',
+      { ...chat, timeout: 600, escalate: [step(60), step(600)] },
+      400,
+      'escalate[1].after',
+      /deadline/,
+    ],
+    [
+      'the same surface twice in escalate',
+      { ...chat, escalate: [step(60), step(120)] },
+      400,
+      'escalate[1]',
+      /same surface/,
+    ],
+    [
+      'an unknown field in an escalation step',
+      { ...chat, escalate: [{ ...step(60), to: 'x' }] },
+      400,
+      'escalate[0].to',
+    ],
+  ];
+}
 
 describe('POST /api/interactions refuses bad asks and stores nothing', () => {
   for (const [name, body, status, field, message] of cases) {
@@ -246,6 +308,20 @@ describe('POST /api/interactions refuses bad asks and stores nothing', () => {
     expect(json['message']).toMatch(/durable store/);
     expect(json['message']).toMatch(/REDIS_URL/);
     expect(await pendingCount()).toBe(0);
+  });
+
+  it('refuses remind and escalate on the in-memory store with 409 saying why', async () => {
+    const chat = { ...base, channel: 'plain', recipient: '42', timeout: 3600 };
+    for (const [field, extra] of [
+      ['remind', { remind: { every: 60, max: 2 } }],
+      ['escalate', { escalate: [{ after: 120, channel: 'formy', recipient: 'B' }] }],
+    ] as const) {
+      const { status, json } = await post(JSON.stringify({ ...chat, ...extra }));
+      expect(status).toBe(409);
+      expect(json['field']).toBe(field);
+      expect(json['message']).toMatch(/REDIS_URL/);
+      expect(await pendingCount()).toBe(0);
+    }
   });
 
   it('accepts a well-formed ask after all those refusals', async () => {

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChannelPlugin } from '../../channels/contract.js';
+import { reminderText } from '../../channels/reminder.js';
 import type { Gateway } from '../../src/gateway.js';
 import type { Api } from '../helpers/http.js';
 
@@ -33,6 +35,11 @@ export interface ChannelHarness {
   replyUnsigned(question: Delivered, text: string): Promise<number>;
   /** Waits until the question shows an outcome (after an answer, expiry or cancel). */
   outcomeShown(question: Delivered): Promise<void>;
+  /**
+   * The texts the platform holds as replies in the question's thread (a reply to the message, a thread message, or
+   * on SMS a later message to the same number carrying the question's tag), oldest first; never the question itself.
+   */
+  threadReplies(question: Delivered): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -54,6 +61,18 @@ export function runChannelContract(name: string, start: () => Promise<ChannelHar
       const choices = Array.from({ length: 100 }, (_, i) => `${i}-${'c'.repeat(190)}`);
       const select = await h.ask({ question: 'Which?', answer_format: 'select', choices });
       expect(select.controls()).toBeGreaterThan(0);
+    });
+
+    it('remind: a reminder replies in the question thread, not as a new question, and answers nothing', async () => {
+      const q = await h.ask({ question: 'Nudged?', answer_format: 'confirm' });
+      const stored = await h.gateway.store.get(q.id);
+      if (stored?.delivery == null) throw new Error('the question was not delivered');
+      // The registry holds the plugins themselves; the core's face of them does not show remind.
+      const plugin = h.gateway.channels.get(h.channel) as unknown as ChannelPlugin;
+      await plugin.remind(stored, stored.delivery, reminderText(stored, 1, 2));
+      expect(await h.threadReplies(q)).toEqual([expect.stringContaining('Reminder 1 of 2')]);
+      expect((await h.threadReplies(q))[0]).toContain('Nudged?');
+      expect((await record(q.id))['status']).toBe('pending');
     });
 
     it('reference round trip: the delivery references are stored and lead back to the question', async () => {

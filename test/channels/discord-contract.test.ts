@@ -43,6 +43,13 @@ for (const storeKind of ['memory', 'redis'] as const) {
       async outcomeShown(q) {
         await w.edited(messages.get(q.id) as FakeDiscordMessage);
       },
+      async threadReplies(q) {
+        const m = messages.get(q.id) as FakeDiscordMessage;
+        return w.fake
+          .messagesIn(m.channelId)
+          .filter((r) => r.replyTo === m.id)
+          .map((r) => r.content);
+      },
       async close() {
         await w.close();
         await redis?.stop();

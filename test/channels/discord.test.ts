@@ -31,7 +31,7 @@ describe('discord channel', () => {
     expect(click.status).toBe(200);
     expect(click.response).toEqual({ type: 6 });
     const r = await result(id);
-    expect(r).toMatchObject({ answer: true, surface: 'discord', answered_by: 'discord:ada' });
+    expect(r).toMatchObject({ answer: true, surface: 'discord', answered_by: `discord:${ADA.id}` });
     expect(r['reply_to']).toEqual({ message_id: message.id, status: 'pending', text: 'Deploy now?' });
     expect(r['params']).toEqual({
       interaction_id: expect.stringMatching(/^\d+$/),
@@ -44,7 +44,7 @@ describe('discord channel', () => {
     });
     await w.edited(message);
     expect(message.components).toEqual([]);
-    expect(message.content).toBe('Deploy now?\n\n✅ Answered: Yes — by discord:ada (discord)');
+    expect(message.content).toBe(`Deploy now?\n\n✅ Answered: Yes — by discord:${ADA.id} (discord)`);
   });
 
   it('a click after the answer is told it is answered, ephemerally, and the answer stays', async () => {

@@ -50,6 +50,13 @@ for (const storeKind of ['memory', 'redis'] as const) {
       async outcomeShown(q) {
         await w.edited(messages.get(q.id) as FakeSlackMessage);
       },
+      async threadReplies(q) {
+        const m = messages.get(q.id) as FakeSlackMessage;
+        return w.fake
+          .callsTo('chat.postMessage')
+          .filter((c) => c.args['channel'] === m.channel && c.args['thread_ts'] === m.ts)
+          .map((c) => String(c.args['text']));
+      },
       async close() {
         await w.close();
         await redis?.stop();

@@ -39,6 +39,17 @@ for (const storeKind of ['memory', 'redis'] as const) {
       async outcomeShown(q) {
         await w.edited(messages.get(q.id) as FakeMessage);
       },
+      async threadReplies(q) {
+        const m = messages.get(q.id) as FakeMessage;
+        return w.fake
+          .callsTo('sendMessage')
+          .filter(
+            (c) =>
+              String(c.payload['chat_id']) === m.chat_id &&
+              (c.payload['reply_parameters'] as { message_id?: number } | undefined)?.message_id === m.message_id,
+          )
+          .map((c) => String(c.payload['text']));
+      },
       async close() {
         await w.close();
         await redis?.stop();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AskgateClient } from '../../src/sdk/index.js';
-import { replyUpdate, tapUpdate } from '../fakes/telegram-updates.js';
+import { PERSON, replyUpdate, tapUpdate } from '../fakes/telegram-updates.js';
 import { freshChat, startTelegramWorld, type TelegramWorld } from './telegram-harness.js';
 
 /** Telegram end to end: the real grammY client against the loopback fake, updates posted to the real webhook. */
@@ -177,7 +177,7 @@ describe('Telegram: answers', () => {
     expect(await w.send(tapUpdate(message, { label: 'No' }))).toBe(200);
     expect(await w.record(id)).toMatchObject({
       status: 'answered',
-      result: { answer: false, surface: 'telegram', answered_by: 'telegram:@ada', reply_to: null },
+      result: { answer: false, surface: 'telegram', answered_by: `telegram:${PERSON.id}`, reply_to: null },
     });
     expect(w.fake.callsTo('answerCallbackQuery').slice(before)[0]?.payload).toMatchObject({
       text: 'Answer recorded: No',

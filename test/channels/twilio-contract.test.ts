@@ -42,6 +42,7 @@ runChannelContract('twilio', async () => {
       for (let i = 0; i < 250 && !later(entry).some((m) => /Answered/.test(m.body)); i++)
         await new Promise((r) => setTimeout(r, 20));
     },
+    threadReplies: async (q) => later(sent(q.id)).map((m) => m.body),
     close: () => w.close(),
   };
 });

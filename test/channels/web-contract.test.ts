@@ -47,6 +47,13 @@ runChannelContract('web', async () => {
         await new Promise((r) => setTimeout(r, 20));
       }
     },
+    async threadReplies(q) {
+      const items = (await w.chatAs(recipients.get(q.id) as string).get('/chat/api/messages')).json['items'] as Array<{
+        text: string;
+        reply_to: string | null;
+      }>;
+      return items.filter((m) => m.reply_to === q.id).map((m) => m.text);
+    },
     close: () => w.close(),
   };
 });

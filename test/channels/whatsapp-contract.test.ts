@@ -38,6 +38,7 @@ runChannelContract('whatsapp', async () => {
       const { message, to } = sent(q.id);
       await w.replyTo(to, message.id);
     },
+    threadReplies: async (q) => notes(sent(q.id)).map(bodyOf),
     close: () => w.close(),
   };
 });

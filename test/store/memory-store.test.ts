@@ -1,6 +1,7 @@
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { runAuditContract } from './audit-contract.js';
 import { runStoreContract } from './contract.js';
+import { runSurfacesContract } from './surfaces-contract.js';
 
 runStoreContract('MemoryStore', async (options) => {
   const store = new MemoryStore(options);
@@ -8,6 +9,11 @@ runStoreContract('MemoryStore', async (options) => {
 });
 
 runAuditContract('MemoryStore', async (options) => {
+  const store = new MemoryStore(options);
+  return { store, cleanup: () => store.close() };
+});
+
+runSurfacesContract('MemoryStore', async (options) => {
   const store = new MemoryStore(options);
   return { store, cleanup: () => store.close() };
 });

@@ -130,10 +130,10 @@ describe('connections a process opens', () => {
     await settlesAt(0);
   });
 
-  it('worker: those three, plus a blocking connection for the resume worker and one for the completions stream', async () => {
+  it('worker: those three, plus a blocking connection for each of the resume and follow-up workers, and one for the completions stream', async () => {
     const gateway = await createGateway(env(), { workers: true });
     try {
-      await settlesAt(5);
+      await settlesAt(6);
     } finally {
       await gateway.close();
     }
@@ -147,7 +147,7 @@ describe('connections a process opens', () => {
     const tokens = JSON.stringify({ 'one-home-token-0123456789abcdef': { identity: 'desk', scopes: ['write'] } });
     const gateway = await createGateway(env({ ASKGATE_ROUTES: routes, ASKGATE_TOKENS: tokens }), { workers: true });
     try {
-      await settlesAt(7);
+      await settlesAt(8);
     } finally {
       await gateway.close();
     }
@@ -157,7 +157,7 @@ describe('connections a process opens', () => {
   it('worker with a confirmation provider: two more, for the bridge and reconcile workers', async () => {
     const gateway = await createGateway(env({ STRIPE_WEBHOOK_SECRET: 'whsec_one_home' }), { workers: true });
     try {
-      await settlesAt(7);
+      await settlesAt(8);
     } finally {
       await gateway.close();
     }

@@ -17,6 +17,7 @@ import {
 } from './contract.js';
 import { keysUnder } from './fixtures.js';
 import { runAuditContract } from './audit-contract.js';
+import { runSurfacesContract } from './surfaces-contract.js';
 
 let server: RedisServerHandle;
 let raw: Redis;
@@ -53,6 +54,7 @@ async function openStore(
 
 runStoreContract('RedisStore', (options) => openStore(server.url, options));
 runAuditContract('RedisStore', (options) => openStore(server.url, options));
+runSurfacesContract('RedisStore', (options) => openStore(server.url, options));
 
 describe('RedisStore on a real redis-server', () => {
   const handles: StoreHandle[] = [];

@@ -1,13 +1,21 @@
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import type { AuditEvent, NewAuditEvent } from '../../core/audit.js';
 import { AskgateError } from '../../core/errors.js';
-import type { DeliveryReceipt, InteractionEventType, ReceiptOutcome, StoredInteraction } from '../../core/types.js';
+import type {
+  DeliveryReceipt,
+  InteractionEventType,
+  ReceiptOutcome,
+  StoredInteraction,
+  SurfaceTarget,
+  Vote,
+} from '../../core/types.js';
 import { fixedWindow, parseCursor, pendingExpiresAt, resetIn } from '../common.js';
 import type { Keys } from '../keys.js';
 import { ListenerSet, type EventListener } from '../listeners.js';
-import { failureDetail, trailEntry } from '../audit-trail.js';
+import { trailEntry } from '../audit-trail.js';
 import { STATUS_CODES, decodeRecord, encodeRecord, timeMs, toPublicRecord } from '../record-codec.js';
 import type {
+  AddSurfaceOutcome,
   AnswerClaimOutcome,
   AnswerFacts,
   FixedWindowHit,
@@ -19,11 +27,13 @@ import type {
   SettledRun,
   Store,
   StoreOptions,
+  VoteOutcome,
 } from '../store.js';
 import { RedisConnections, redactUrl } from './connections.js';
 import { readSealedEvents } from './audit-reader.js';
 import { migrateIndexes, pingWithin } from './index-upkeep.js';
 import type { ScriptClient } from './scripts/index.js';
+import { RedisSurfaceOps } from './surface-ops.js';
 
 /** The message the scripts publish on the events channel (see `scripts/fragments.ts`). */
 interface WireEvent {
@@ -80,6 +90,7 @@ export class RedisStore implements Store {
   private readonly pingTimeoutMs: number;
   private readonly runRetentionMs: number;
   private readonly listeners = new ListenerSet();
+  private readonly surfaces: RedisSurfaceOps;
 
   private constructor(
     private readonly connections: RedisConnections,
@@ -92,6 +103,13 @@ export class RedisStore implements Store {
     this.idleTtlMs = options.idleTtlSeconds * 1000;
     this.pingTimeoutMs = options.pingTimeoutMs ?? 2000;
     this.runRetentionMs = options.runRetentionMs ?? 10_080 * 60_000;
+    this.surfaces = new RedisSurfaceOps({
+      client: this.client,
+      keys: this.keys,
+      idleTtlMs: this.idleTtlMs,
+      run: (call) => this.run(call),
+      get: (id) => this.get(id),
+    });
   }
 
   /** Connects both connections and subscribes to events; rejects with `store_unavailable` when Redis is unreachable. */
@@ -158,6 +176,10 @@ export class RedisStore implements Store {
         this.keys.events,
         now,
         indexed ? '1' : '',
+        // The further surfaces' recipients, indexed in the same step (ARGV[11..] of the create script).
+        ...(record.extra_surfaces ?? [])
+          .filter((s) => s.recipient !== null)
+          .map((s) => this.keys.recipient(s.channel, s.recipient as string)),
       ),
     );
     if (code === -1) throw new AskgateError('conflict', `interaction ${record.id} already exists; ids must be unique.`);
@@ -186,13 +208,26 @@ export class RedisStore implements Store {
     return (await this.claim(id, resolution, '', '')) as ResolveOutcome;
   }
 
-  async claimAnswer(id: string, resolution: Resolution, facts: AnswerFacts): Promise<AnswerClaimOutcome> {
-    const check = `v${facts.boolean ? 'b' : ''}${facts.text ? 't' : ''}${facts.choice !== null ? 's' : ''}`;
-    return this.claim(id, resolution, check, facts.choice ?? '');
+  async castVote(id: string, vote: Vote, resolution: Resolution): Promise<VoteOutcome> {
+    return (await this.claim(id, resolution, '', '', vote)) as VoteOutcome;
   }
 
-  /** The resolve script; `check` and `choice` are its answer check (ARGV[15], ARGV[16]), '' for a plain resolve. */
-  private async claim(id: string, resolution: Resolution, check: string, choice: string): Promise<AnswerClaimOutcome> {
+  async claimAnswer(id: string, resolution: Resolution, facts: AnswerFacts): Promise<AnswerClaimOutcome> {
+    const check = `v${facts.boolean ? 'b' : ''}${facts.text ? 't' : ''}${facts.choice !== null ? 's' : ''}`;
+    return (await this.claim(id, resolution, check, facts.choice ?? '')) as AnswerClaimOutcome;
+  }
+
+  /**
+   * The resolve script; `check` and `choice` are its answer check (ARGV[15], ARGV[16]), '' for a plain resolve;
+   * `vote` a quorum vote (ARGV[17..19]).
+   */
+  private async claim(
+    id: string,
+    resolution: Resolution,
+    check: string,
+    choice: string,
+    vote?: Vote,
+  ): Promise<AnswerClaimOutcome | VoteOutcome> {
     const [code, envelope, schema, verdict, runId, generation, runFields] = await this.run(() =>
       this.client.askgateResolve(
         this.keys.interaction(id),
@@ -214,12 +249,23 @@ export class RedisStore implements Store {
         this.runRetentionMs,
         check,
         choice,
+        vote === undefined ? '' : JSON.stringify(vote),
+        vote?.by ?? '',
+        vote?.answer === true ? '1' : '0',
+        vote === undefined
+          ? ''
+          : trailEntry(
+              { type: 'vote', surface: vote.surface, by: vote.by, detail: { answer: vote.answer } },
+              Date.parse(vote.at),
+            ),
       ),
     );
     if (code === -1 || typeof envelope !== 'string') return { kind: 'not_found' };
     const record = decodeRecord(id, envelope, schema ?? null);
     if (code === -2) return { kind: 'invalid', record };
     if (code === -3) return { kind: 'unchecked', record };
+    if (code === -4) return { kind: 'already_voted', record };
+    if (code === -5) return { kind: 'voted', record };
     if (code !== 1) return { kind: 'not_pending', record };
     // With ASKGATE_REDIS_WAIT_REPLICAS, the claim is acknowledged only once replicas hold it (a failover keeps it).
     await this.run(() => this.connections.replicated(this.keys.interaction(id)));
@@ -235,41 +281,16 @@ export class RedisStore implements Store {
     return { kind: 'resolved', record };
   }
 
-  async setDelivery(id: string, delivery: Record<string, string>): Promise<void> {
-    const detail = delivery['ref'] === undefined ? 'null' : JSON.stringify({ ref: delivery['ref'] });
-    const code = await this.run(() =>
-      this.client.askgateSetDelivery(this.keys.interaction(id), JSON.stringify(delivery), Date.now(), detail),
-    );
-    if (code === -1) throw new AskgateError('not_found', `interaction ${id} does not exist (or was pruned).`);
-    const ref = delivery['ref'];
-    if (ref === undefined) return;
-    // The reverse index is a plain SET: it is written once, after the message exists, and only ever read, so it
-    // needs no script. It lives as long as the pending record could (deadline + idle TTL).
-    const record = await this.get(id);
-    if (record === null || record.channel === null) return;
-    const ttlMs = Math.max(timeMs(record.deadline_at, 'deadline_at') - Date.now(), 0) + this.idleTtlMs;
-    await this.run(() => this.client.set(this.keys.delivery(record.channel as string, ref), id, 'PX', ttlMs));
+  setDelivery(id: string, delivery: Record<string, string>, surface?: SurfaceTarget): Promise<void> {
+    return this.surfaces.setDelivery(id, delivery, surface);
   }
 
-  async recordReceipt(id: string, ref: string, receipt: DeliveryReceipt): Promise<ReceiptOutcome> {
-    const code = await this.run(() =>
-      this.client.askgateDeliveryReceipt(
-        this.keys.interaction(id),
-        ref,
-        receipt.status,
-        receipt.rank,
-        receipt.state,
-        receipt.at ?? '',
-        receipt.error?.code ?? '',
-        receipt.error?.message ?? '',
-        this.keys.events,
-        this.keys.schemaPrefix,
-        id,
-        Date.now(),
-        JSON.stringify(failureDetail(receipt)),
-      ),
-    );
-    return code === 2 ? 'failed' : code === 1 ? 'moved' : code === 0 ? 'unchanged' : 'unknown';
+  addSurface(id: string, surface: SurfaceTarget): Promise<AddSurfaceOutcome> {
+    return this.surfaces.addSurface(id, surface);
+  }
+
+  recordReceipt(id: string, ref: string, receipt: DeliveryReceipt): Promise<ReceiptOutcome> {
+    return this.surfaces.recordReceipt(id, ref, receipt);
   }
 
   async appendEvent(id: string, event: NewAuditEvent): Promise<boolean> {
@@ -282,30 +303,12 @@ export class RedisStore implements Store {
     return readSealedEvents(this.client, this.keys, id, (call) => this.run(call));
   }
 
-  async pendingFor(channel: string, recipients: readonly string[]): Promise<StoredInteraction[]> {
-    const found: Array<{ seq: number; record: StoredInteraction }> = [];
-    for (const recipient of new Set(recipients)) {
-      const key = this.keys.recipient(channel, recipient);
-      const rows = await this.run(() => this.client.zrange(key, 0, -1, 'WITHSCORES'));
-      const ids = rows.filter((_, i) => i % 2 === 0);
-      // One round trip for all of them: the command connection pipelines the reads of one tick.
-      const records = await Promise.all(ids.map((id) => this.get(id)));
-      const stale: string[] = [];
-      records.forEach((record, i) => {
-        if (record === null || record.status !== 'pending') stale.push(ids[i] as string);
-        else found.push({ seq: Number(rows[2 * i + 1]), record });
-      });
-      // Resolved questions leave the index here, on its next read, rather than in every claim's script.
-      if (stale.length > 0) await this.run(() => this.client.zrem(key, ...stale));
-    }
-    return found.sort((a, b) => a.seq - b.seq).map((f) => f.record);
+  pendingFor(channel: string, recipients: readonly string[]): Promise<StoredInteraction[]> {
+    return this.surfaces.pendingFor(channel, recipients);
   }
 
-  async findByDelivery(channel: string, ref: string): Promise<StoredInteraction | null> {
-    const id = await this.run(() => this.client.get(this.keys.delivery(channel, ref)));
-    if (id === null) return null;
-    const record = await this.get(id);
-    return record !== null && record.channel === channel ? record : null;
+  findByDelivery(channel: string, ref: string): Promise<StoredInteraction | null> {
+    return this.surfaces.findByDelivery(channel, ref);
   }
 
   async listPending(query: PendingQuery): Promise<PendingPage> {

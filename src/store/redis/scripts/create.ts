@@ -30,6 +30,8 @@ export const CREATE = `--[[
   ARGV[8] events channel
   ARGV[9] now, epoch ms
   ARGV[10] '1' when it is asked of a recipient on a channel (KEYS[8]), else ''
+  ARGV[11..] the recipient zsets of the question's further surfaces (envelope part 9), full key names built by
+           keys.ts under the same hash-tagged prefix (so in the same cluster slot); indexed like KEYS[8]
 
   Returns
     n > 0  created; n is its sequence number
@@ -57,6 +59,10 @@ if hasGroup then redis.call('ZADD', KEYS[5], seq, id) end
 if ARGV[10] == '1' then
   redis.call('ZADD', KEYS[8], seq, id)
   extendTo(KEYS[8], expireAt, tonumber(ARGV[9]))
+end
+for i = 11, #ARGV do
+  redis.call('ZADD', ARGV[i], seq, id)
+  extendTo(ARGV[i], expireAt, tonumber(ARGV[9]))
 end
 if hasTicket then
   redis.call('SET', KEYS[6], id)

@@ -13,7 +13,8 @@ export const DELIVERY_RECEIPT = `--[[
 
   KEYS[1] record            i:<id>
 
-  ARGV[1] the delivery ref the receipt names (must be the record's delivery.ref)
+  ARGV[1] the delivery ref the receipt names (the first surface's delivery.ref in part 8, or a further surface's
+          d.ref in part 9)
   ARGV[2] the platform's status word
   ARGV[3] its rank in the platform's order (a number)
   ARGV[4] the state it puts the delivery in: sent | delivered | read | failed
@@ -36,9 +37,22 @@ ${RECORD}
 ${TRAIL}
 ${EVENT_JSON}
 local text, parts, schema = readRecord(KEYS[1], ARGV[9])
-if not text or parts[8] == '' then return -1 end
-local d = cjson.decode(parts[8])
-if d['ref'] ~= ARGV[1] then return -1 end
+if not text then return -1 end
+local d, extras, at = nil, nil, nil
+if parts[8] ~= '' then
+  local first = cjson.decode(parts[8])
+  if first['ref'] == ARGV[1] then d = first end
+end
+if not d and parts[11] ~= '' then
+  extras = cjson.decode(parts[11])
+  for i, s in ipairs(extras) do
+    if type(s.d) == 'table' and s.d['ref'] == ARGV[1] then
+      d, at = s.d, i
+      break
+    end
+  end
+end
+if not d then return -1 end
 if d['receipt'] == 'failed' then return 0 end
 local rank = tonumber(ARGV[3])
 if rank <= tonumber(d['status_rank'] or '0') then return 0 end
@@ -50,10 +64,17 @@ if ARGV[6] ~= '' then
   d['error_code'] = ARGV[6]
   d['error_message'] = ARGV[7]
 end
-parts[8] = cjson.encode(d)
+local surface = channelOf(parts)
+if at then
+  extras[at].d = d
+  parts[11] = cjson.encode(extras)
+  surface = cjson.encode(extras[at].ch)
+else
+  parts[8] = cjson.encode(d)
+end
 if ARGV[4] == 'failed' then
-  -- The surface is the record's channel (body member ch); cjson only reads the body here, it never rewrites it.
-  trailAppend(parts, trailEntryOf('delivery_failed', ARGV[11], channelOf(parts), 'null', ARGV[12]))
+  -- The surface whose message failed: the record's channel (body member ch), or the further surface's.
+  trailAppend(parts, trailEntryOf('delivery_failed', ARGV[11], surface, 'null', ARGV[12]))
 end
 local updated = joinRecord(parts)
 local pttl = redis.call('PTTL', KEYS[1])

@@ -1,13 +1,14 @@
 /**
  * Lua helpers spliced into several scripts. A record is one string, the envelope of `record-codec.ts`: parts joined
  * by `\n` (1 status letter, 2 body, 3 group, 4 ticket hash, 5 schema hash, 6 result, 7 resolved_at, 8 delivery,
- * 9 audit trail, 10 audit seal; every part but the status is JSON text or empty). Scripts split and rejoin it with plain string operations and
+ * 9 audit trail, 10 audit seal, 11 extra surfaces, 12 votes; every part but the status is JSON text or empty).
+ * Scripts split and rejoin it with plain string operations and
  * never re-encode JSON (cjson would turn `[]` into `{}` and corrupt schemas); `cjson.decode` is used only on parts
  * 3 to 5, single JSON strings, to name keys, and `cjson.encode` only on whole strings. Both are exact for strings.
  */
 
 /**
- * `splitRecord(text)`: the ten parts ('' when absent).
+ * `splitRecord(text)`: the twelve parts ('' when absent).
  * `joinRecord(parts)`: the envelope again, trailing empty parts dropped.
  * `readRecord(key, schemaPrefix)`: false when the key is gone, else the envelope, its parts and its schema JSON
  * (false when it has none).
@@ -16,7 +17,7 @@ export const RECORD = `
 local function splitRecord(text)
   local parts = {}
   local start = 1
-  for i = 1, 10 do
+  for i = 1, 12 do
     local stop = string.find(text, '\\n', start, true)
     if stop then
       parts[i] = string.sub(text, start, stop - 1)
@@ -30,7 +31,7 @@ local function splitRecord(text)
 end
 
 local function joinRecord(parts)
-  local n = 10
+  local n = 12
   while n > 2 and parts[n] == '' do n = n - 1 end
   return table.concat(parts, '\\n', 1, n)
 end

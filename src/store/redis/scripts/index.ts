@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
+import { ADD_SURFACE } from './add-surface.js';
 import { AUDIT_APPEND, AUDIT_SEAL } from './audit.js';
 import { CHAT_LOG_APPEND } from './chat-log.js';
 import { CREATE } from './create.js';
@@ -36,7 +37,10 @@ export interface ScriptCommands {
   askgateGet(...args: Arg[]): Promise<[string, Bulk] | null>;
   /** `[id, envelope, schema]`, or null when no live ticket. */
   askgateFindByTicket(...args: Arg[]): Promise<[string, string, Bulk] | null>;
+  /** 1 stored, -1 no such record, -2 no such surface. */
   askgateSetDelivery(...args: Arg[]): Promise<number>;
+  /** 1 added, 2 already a surface, 0 not pending, -1 no such record. */
+  askgateAddSurface(...args: Arg[]): Promise<number>;
   /** 2 failed now, 1 moved, 0 unchanged, -1 no such delivery. */
   askgateDeliveryReceipt(...args: Arg[]): Promise<number>;
   /** 1 appended, -1 no such record. */
@@ -84,6 +88,7 @@ const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: number 
   askgateGet: { lua: GET, numberOfKeys: 1 },
   askgateFindByTicket: { lua: FIND_BY_TICKET, numberOfKeys: 1 },
   askgateSetDelivery: { lua: SET_DELIVERY, numberOfKeys: 1 },
+  askgateAddSurface: { lua: ADD_SURFACE, numberOfKeys: 3 },
   askgateDeliveryReceipt: { lua: DELIVERY_RECEIPT, numberOfKeys: 1 },
   askgateAuditAppend: { lua: AUDIT_APPEND, numberOfKeys: 1 },
   askgateAuditSeal: { lua: AUDIT_SEAL, numberOfKeys: 1 },

@@ -32,6 +32,17 @@ export const RESOLVE = `--[[
            here against the stored format so an answer takes one round trip:
            'b' a boolean (confirm), 't' a string of 1..16,384 characters (text), 's' a string (select; ARGV[16])
   ARGV[16] the offered answer when it is a string ('s'), else ''
+  ARGV[17] a vote on a quorum question, or '' for none: the vote's JSON {"by", "answer", "surface", "at"}, appended
+           to envelope part 12 (the record's votes) by string operations, never re-encoded
+  ARGV[18] the voter (the vote's by)
+  ARGV[19] '1' for a yes vote, '0' for a no vote
+  ARGV[20] the vote's audit entry (audit-trail.ts trailEntry: type vote, surface, by, detail {answer}), appended
+           to the trail with the vote; '' for none
+
+  Vote (ARGV[17] set), after the status check and in the same step as the claim: a voter who already voted changes
+  nothing (-4). Otherwise the vote is appended and counted with the earlier ones; when the yes votes reach the body's
+  qa (or the no votes its qr, absent: 1) the claim goes on exactly as a plain resolve, the votes part included (the
+  deciding vote's result is ARGV[3]); else the record is written back with its expiry kept (-5).
 
   Park bookkeeping, in the same step as the claim (so no crash can fall between them): when the record is an
   async ask of a run (body member ra = run id; or m = async with rn = run id) and that run is parked with this
@@ -56,8 +67,10 @@ export const RESOLVE = `--[[
     code  0  not pending; nothing changed; the envelope is the record as it is
     code -1  no such record (never created, or pruned); nothing else
     code -2  (answer check) pending, but the answer does not fit the format; nothing changed; the envelope as it is
-    code -3  (answer check) pending, but not checked here (deadline passed, ask to the caller, form or external);
-             nothing changed; the envelope as it is
+    code -3  (answer check) pending, but not checked here (deadline passed, ask to the caller, form or external,
+             a question with approvers); nothing changed; the envelope as it is
+    code -4  (vote) this voter already voted; nothing changed; the envelope as it is
+    code -5  (vote) counted, the quorum not reached; the envelope with the vote
 ]]
 ${RECORD}
 ${TRAIL}
@@ -73,6 +86,33 @@ if parts[1] ~= 'p' then return { 0, text, schema } end
 
 local idleMs, nowMs = tonumber(ARGV[5]), tonumber(ARGV[6])
 local body = nil
+local vote = ARGV[17]
+if vote ~= nil and vote ~= '' then
+  local yes, no = 0, 0
+  if parts[12] ~= '' then
+    for _, v in ipairs(cjson.decode(parts[12])) do
+      if v.by == ARGV[18] then return { -4, text, schema } end
+      if v.answer == true then yes = yes + 1 else no = no + 1 end
+    end
+  end
+  if ARGV[19] == '1' then yes = yes + 1 else no = no + 1 end
+  -- The audit event of the counted vote, in the same step (ARGV[20]: its entry, built by trailEntry in Node).
+  if ARGV[20] ~= nil and ARGV[20] ~= '' then trailAppend(parts, ARGV[20]) end
+  if parts[12] == '' then parts[12] = '[' .. vote .. ']' else parts[12] = string.sub(parts[12], 1, -2) .. ',' .. vote .. ']' end
+  local decoded, b = pcall(cjson.decode, parts[2])
+  local approve = decoded and tonumber(b.qa) or 1
+  local reject = decoded and tonumber(b.qr or 1) or 1
+  if not ((ARGV[19] == '1' and yes >= approve) or (ARGV[19] ~= '1' and no >= reject)) then
+    text = joinRecord(parts)
+    local pttl = redis.call('PTTL', KEYS[1])
+    if pttl > 0 then
+      redis.call('SET', KEYS[1], text, 'PX', pttl)
+    else
+      redis.call('SET', KEYS[1], text)
+    end
+    return { -5, text, schema }
+  end
+end
 local check = ARGV[15]
 if check ~= nil and check ~= '' then
   local decoded, value = pcall(cjson.decode, parts[2])
@@ -83,7 +123,10 @@ if check ~= nil and check ~= '' then
   if deadline == nil and type(body.ca) == 'number' and type(body.dd) == 'number' then deadline = body.ca + body.dd end
   local format = body.f
   if format == nil and type(body.c) == 'table' then format = 'select' end
-  if type(deadline) ~= 'number' or deadline <= nowMs or body.to ~= nil then return { -3, text, schema } end
+  -- A question with approvers needs the answerer checked against them (and a quorum's votes counted): not here.
+  if type(deadline) ~= 'number' or deadline <= nowMs or body.to ~= nil or body.ap ~= nil then
+    return { -3, text, schema }
+  end
   local fits = false
   if format == 'confirm' then
     fits = string.find(check, 'b', 2, true) ~= nil
