@@ -163,7 +163,7 @@ export class WebChatChannel implements ChannelPlugin {
 
     const mine = async (req: Request, res: Response): Promise<StoredInteraction | null> => {
       const stored = await core.get(req.params['id'] as string);
-      if (stored === null || stored.channel !== this.name || stored.recipient !== req.chatRecipient) {
+      if (stored === null || !askedOn(stored, this.name, req.chatRecipient as string)) {
         res.status(404).json({ error: 'not_found', message: 'no such question in this chat.' });
         return null;
       }
@@ -189,7 +189,7 @@ export class WebChatChannel implements ChannelPlugin {
         res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
       };
       const unwatch = core.watch((record) => {
-        if (record.channel === this.name && record.recipient === recipient) send('question', item(record));
+        if (askedOn(record, this.name, recipient)) send('question', item(record));
       });
       const unsubscribe = this.conversations.subscribe((to, message) => {
         if (to === recipient) send('message', message);
@@ -331,4 +331,16 @@ export class WebChatChannel implements ChannelPlugin {
         });
     }
   }
+}
+
+/**
+ * Whether a question was asked of `recipient` on this channel, on any of its surfaces: a stored record lists its
+ * further surfaces in `extra_surfaces`, a public one (an event's) in `deliver`.
+ */
+function askedOn(record: InteractionRecord | StoredInteraction, channel: string, recipient: string): boolean {
+  const further = 'extra_surfaces' in record ? record.extra_surfaces : record.deliver;
+  return (
+    (record.channel === channel && record.recipient === recipient) ||
+    (further ?? []).some((s) => s.channel === channel && s.recipient === recipient)
+  );
 }

@@ -155,6 +155,9 @@ interface AskCliOptions {
   timeout?: number;
   channel?: string;
   recipient?: string;
+  deliver?: string[];
+  approver?: string[];
+  quorum?: string;
   link?: boolean;
   remindEvery?: number;
   remindMax?: number;
@@ -190,6 +193,12 @@ function askCommand(): Command {
     .option('--timeout <seconds>', 'deadline in seconds (gateway default 300)', parseSeconds)
     .option('--channel <channel>', 'also deliver on this registered channel (the question shows in the inbox as well)')
     .option('--recipient <address>', 'the channel address (chat id, user id, phone)')
+    .option(
+      '--deliver <channel:recipient...>',
+      'instead of --channel/--recipient: one more surface each, e.g. --deliver slack:C01 telegram:42',
+    )
+    .option('--approver <identity...>', 'who may answer (token identity, or <channel>:<user id>); repeatable')
+    .option('--quorum <approve[/reject]>', 'confirm with approvers: yes votes needed, and optionally no votes (2/1)')
     .option('--link', 'also mint a callback URL (printed to stderr)')
     .option('--remind-every <seconds>', 'remind in the question thread every N seconds (at least 60)', parseSeconds)
     .option('--remind-max <n>', 'at most N reminders, 1..10 (default 3 with --remind-every)', Number)
@@ -275,6 +284,17 @@ async function askBody(question: string, options: AskCliOptions): Promise<AskBod
   if (options.timeout !== undefined) base['timeout'] = options.timeout;
   if (options.channel !== undefined) base['channel'] = options.channel;
   if (options.recipient !== undefined) base['recipient'] = options.recipient;
+  if (options.deliver !== undefined)
+    base['deliver'] = options.deliver.map((surface) => {
+      // The channel is up to the first colon; the recipient keeps any colons of its own (whatsapp:+1…).
+      const at = surface.indexOf(':');
+      return at <= 0 ? { channel: surface } : { channel: surface.slice(0, at), recipient: surface.slice(at + 1) };
+    });
+  if (options.approver !== undefined) base['approvers'] = options.approver;
+  if (options.quorum !== undefined) {
+    const [approve, reject] = options.quorum.split('/').map(Number);
+    base['quorum'] = reject === undefined ? { approve } : { approve, reject };
+  }
   if (options.link === true) base['link'] = true;
   if (options.remindEvery !== undefined || options.remindMax !== undefined)
     base['remind'] = { every: options.remindEvery, max: options.remindMax ?? 3 };

@@ -3,6 +3,7 @@ import { invalid } from './errors.js';
 import { CHOICE_LIMITS } from './formats/ask-fields.js';
 import { FOLLOW_UP_LIMITS } from './follow-up-fields.js';
 import { MEDIA_LIMITS } from './media.js';
+import { SURFACE_LIMITS } from './surface-fields.js';
 import { ANSWER_FORMATS, MEDIA_KINDS, type JsonSchema } from './types.js';
 
 /**
@@ -21,6 +22,8 @@ export const SYNC_ASK_FIELDS = [
   'schema',
   'channel',
   'recipient',
+  'deliver',
+  'approvers',
   'timeout',
   'media',
 ] as const;
@@ -70,6 +73,33 @@ export function syncAskBodySchema(): JsonSchema {
       type: 'string',
       maxLength: ASK_TEXT_LIMITS.recipient,
       description: "Goes with channel: the person's address there (chat id, user id, phone number).",
+    },
+    deliver: {
+      type: 'array',
+      minItems: 1,
+      maxItems: SURFACE_LIMITS.deliverMax,
+      description:
+        'Instead of channel and recipient: the same question on several surfaces at once; the first answer from ' +
+        'any of them wins and every one shows the outcome.',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['channel', 'recipient'],
+        properties: {
+          channel: { type: 'string', minLength: 1, maxLength: ASK_TEXT_LIMITS.channel },
+          recipient: { type: 'string', minLength: 1, maxLength: SURFACE_LIMITS.recipientLength },
+        },
+      },
+    },
+    approvers: {
+      type: 'array',
+      minItems: 1,
+      maxItems: SURFACE_LIMITS.approversMax,
+      uniqueItems: true,
+      description:
+        'Who may answer: token identity names, or "<channel>:<user id>" (e.g. "slack:U0123", "telegram:42"); ' +
+        'anyone else is refused.',
+      items: { type: 'string', minLength: 1, maxLength: SURFACE_LIMITS.approverLength },
     },
     timeout: {
       type: 'number',

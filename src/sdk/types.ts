@@ -35,6 +35,12 @@ interface AskBase {
   channel?: string;
   /** The channel address for this call (chat id, user id, phone). */
   recipient?: string;
+  /** Instead of channel/recipient: the same question on 1..10 surfaces at once; the first answer wins. */
+  deliver?: ReadonlyArray<{ readonly channel: string; readonly recipient: string }>;
+  /** Who may answer: token identity names, or `<channel>:<user id>` ("slack:U0123"); anyone else is refused. */
+  approvers?: readonly string[];
+  /** Confirm only, with approvers: `approve` yes votes answer true, `reject` (default 1) no votes answer false. */
+  quorum?: { readonly approve: number; readonly reject?: number };
   /** Display-only media, inbox only; at most 10 items. */
   media?: readonly MediaItem[];
   /** Also mint a callback URL for this ask. Default `false` (channel and external asks always get one). */
