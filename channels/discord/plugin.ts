@@ -9,6 +9,7 @@ import type { WebhookResponse, WebhookRoute } from '../http.js';
 import { webhookRoutes } from '../pipeline.js';
 import { tellClosed, tellNotTaken } from '../replies.js';
 import type { Schema } from '../../forms/fields.js';
+import { viewOn } from '../../src/core/surfaces.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 
 export interface DiscordChannelOptions {
@@ -173,12 +174,17 @@ export class DiscordChannel implements ChannelPlugin {
     const control = decodeControlId(event.customId);
     // A component of another feature of the same application: acknowledged, left alone.
     if (control === null) return ACKNOWLEDGED;
-    const stored = await core.get(control.interactionId);
-    if (stored === null || stored.channel !== this.name) return ephemeral(tellClosed('unknown'));
-    // The control must sit on the message askgate delivered for that question (a modal submission carries it too).
-    const messageId = stored.delivery?.['message_id'];
-    if (event.message !== null && messageId !== undefined && event.message.id !== messageId)
-      return ephemeral(tellClosed('unknown'));
+    const found = await core.get(control.interactionId);
+    // The control must sit on a message askgate delivered for that question (a modal submission carries it too); a
+    // question on several Discord surfaces is seen as the surface of that message.
+    const stored =
+      found === null
+        ? null
+        : viewOn(found, this.name, (s) => {
+            const messageId = s.delivery?.['message_id'];
+            return event.message === null || messageId === undefined || event.message.id === messageId;
+          });
+    if (stored === null) return ephemeral(tellClosed('unknown'));
     if (stored.status !== 'pending') return ephemeral(tellClosed(stored.status));
 
     let answer: unknown;
@@ -214,7 +220,7 @@ export class DiscordChannel implements ChannelPlugin {
     const outcome = await core.offer({
       interactionId: stored.id,
       answer,
-      replyTo: { message_id: messageId ?? event.message?.id ?? '', status: stored.status, text: stored.question },
+      replyTo: { message_id: stored.delivery?.['message_id'] ?? event.message?.id ?? '', status: stored.status, text: stored.question },
       params: personParams(event.user, event),
       surface: DISCORD_SURFACE,
       // The verified user id of the signed interaction, never the changeable username (approvers: discord:<id>).

@@ -17,6 +17,7 @@ import {
   type TelegramUser,
 } from './webhook.js';
 import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type ThreadRef } from '../contract.js';
+import { viewOn } from '../../src/core/surfaces.js';
 import type { ReplyTo, StoredInteraction } from '../../src/core/types.js';
 import type { Logger } from '../../src/observability/logger.js';
 
@@ -192,12 +193,17 @@ export class TelegramChannel implements ChannelPlugin {
   /** A tap on one of our buttons: a page turn, or an answer. Every tap is acknowledged, or the client spins. */
   private async onTap(event: TapEvent, core: ChannelCore): Promise<void> {
     const decoded = decodeAction(event.data);
-    const stored = decoded === null ? null : await core.get(decoded.interactionId);
-    if (
-      decoded === null ||
-      stored === null ||
-      (stored.delivery?.['chat_id'] !== undefined && stored.delivery['chat_id'] !== event.chatId)
-    ) {
+    const found = decoded === null ? null : await core.get(decoded.interactionId);
+    // The question as the tapped chat's surface sees it (one question may sit in several chats); none: not ours.
+    const stored =
+      found === null
+        ? null
+        : viewOn(
+            found,
+            this.name,
+            (s) => s.delivery?.['chat_id'] === undefined || s.delivery['chat_id'] === event.chatId,
+          );
+    if (decoded === null || stored === null) {
       await this.ack(event, 'This button no longer belongs to a question.');
       return;
     }

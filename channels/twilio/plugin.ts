@@ -24,6 +24,7 @@ import { text as textResponse, type WebhookResponse, type WebhookRoute } from '.
 import { webhookRoutes } from '../pipeline.js';
 import { verify } from './verify.js';
 import { formParams, parseInbound, parseStatus, type InboundMessage, type StatusCallback } from './webhook.js';
+import { viewOn } from '../../src/core/surfaces.js';
 import type { ReplyTo, StoredInteraction } from '../../src/core/types.js';
 import type { SharedPacer } from '../shared-pacing.js';
 import type { Logger } from '../../src/observability/logger.js';
@@ -378,7 +379,9 @@ export class TwilioChannel implements ChannelPlugin {
       if (found !== null) return { stored: found, text: splitTag(message.body).text, tied: true };
     }
     if (message.buttonPayload !== null) {
-      const found = own(await core.get(message.buttonPayload.split(':')[0] ?? ''));
+      // The question as this number's surface sees it (one question may go to several numbers).
+      const asked = await core.get(message.buttonPayload.split(':')[0] ?? '');
+      const found = own(asked === null ? null : viewOn(asked, this.name, (s) => s.recipient === message.from));
       // A tap on a quick reply quotes nothing, as a tap on any channel.
       if (found !== null) return { stored: found, text: message.body, tied: false };
     }

@@ -25,6 +25,7 @@ import {
   type StatusEvent,
   type TapEvent,
 } from './webhook.js';
+import { viewOn } from '../../src/core/surfaces.js';
 import type { ReplyTo, StoredInteraction } from '../../src/core/types.js';
 import type { Logger } from '../../src/observability/logger.js';
 
@@ -318,7 +319,7 @@ export class WhatsAppChannel implements ChannelPlugin {
   /** A tap on a button or list row askgate rendered: the id names the question and the choice. */
   private async onTap(event: TapEvent, core: ChannelCore): Promise<void> {
     const decoded = decodeAction(event.replyId);
-    const stored = decoded === null ? null : await core.get(decoded.interactionId);
+    const stored = decoded === null ? null : this.seenBy(await core.get(decoded.interactionId), event.from);
     if (decoded === null || stored === null || !this.isRecipient(stored, event.from)) return;
     const answer =
       decoded.action.kind === 'confirm' ? decoded.action.value : (stored.choices ?? [])[decoded.action.index];
@@ -378,7 +379,7 @@ export class WhatsAppChannel implements ChannelPlugin {
   private async onFlow(event: FlowReplyEvent, core: ChannelCore): Promise<void> {
     const id =
       event.flowToken?.startsWith(FLOW_TOKEN_PREFIX) === true ? event.flowToken.slice(FLOW_TOKEN_PREFIX.length) : null;
-    const stored = id === null ? null : await core.get(id);
+    const stored = id === null ? null : this.seenBy(await core.get(id), event.from);
     if (stored === null || stored.schema === null || !this.isRecipient(stored, event.from)) return;
     const { answer, inputs } = decodeFlowValues(stored.schema, event.values);
     let errors = checkFlowAnswer(stored.schema, answer, inputs);
@@ -437,6 +438,13 @@ export class WhatsAppChannel implements ChannelPlugin {
   private replyTo(stored: StoredInteraction, contextId: string | null): ReplyTo | null {
     if (contextId === null || stored.delivery?.['message_id'] !== contextId) return null;
     return { message_id: contextId, status: stored.delivery['status'] ?? INITIAL_STATUS, text: stored.question };
+  }
+
+  /** The question as the surface of `waId` sees it (one question may go to several numbers); null when none is. */
+  private seenBy(found: StoredInteraction | null, waId: string): StoredInteraction | null {
+    return found === null
+      ? null
+      : viewOn(found, this.name, (s) => s.recipient !== null && digits(s.recipient) === waId);
   }
 
   private isRecipient(stored: StoredInteraction, waId: string): boolean {

@@ -45,20 +45,35 @@ export function mcpProxyCommand(): Command {
     .argument('<command...>', 'the MCP server to run, after --')
     .option('--channel <name>', 'the channel to ask on (the web inbox when absent)')
     .option('--recipient <address>', "the person's address on that channel (chat id, user id, phone)")
+    .option(
+      '--deliver <json>',
+      'instead of --channel/--recipient: several surfaces at once, as JSON, e.g. \'[{"channel":"slack","recipient":"C01"},{"channel":"telegram","recipient":"42"}]\'',
+      parseDeliver,
+    )
+    .option('--approver <identity...>', 'who may answer (token identity, or <channel>:<user id>); repeatable')
     .option('--timeout <s>', 'seconds a person has to answer (the gateway default when absent)', parseSeconds)
     .option('--ask-always', 'answer every elicitation through askgate, even one the client could show itself')
     .addHelpText(
       'after',
-      '\nExamples:\n  $ askgate mcp-proxy --channel telegram --recipient 42 -- node my-server.js\n  $ askgate mcp-proxy -- npx -y @some/mcp-server   # elicitations go to the inbox\n',
+      '\nExamples:\n  $ askgate mcp-proxy --channel telegram --recipient 42 -- node my-server.js\n  $ askgate mcp-proxy --deliver \'[{"channel":"slack","recipient":"C01"},{"channel":"telegram","recipient":"42"}]\' --approver slack:U01 --approver telegram:42 -- node my-server.js\n  $ askgate mcp-proxy -- npx -y @some/mcp-server   # elicitations go to the inbox\n',
     )
     .action(
       async (
         argv: string[],
-        options: { channel?: string; recipient?: string; timeout?: number; askAlways?: boolean },
+        options: {
+          channel?: string;
+          recipient?: string;
+          deliver?: Surface[];
+          approver?: string[];
+          timeout?: number;
+          askAlways?: boolean;
+        },
         command: Command,
       ) => {
         if (options.recipient !== undefined && options.channel === undefined)
           throw new CliError('--recipient goes with --channel; name the channel to ask on.');
+        if (options.deliver !== undefined && options.channel !== undefined)
+          throw new CliError('--deliver names every surface itself; drop --channel and --recipient.');
         const [program, ...args] = argv;
         if (program === undefined) throw new CliError('name the MCP server to run after --, e.g. -- node server.js');
         const client = clientFrom(globals(command));
@@ -70,6 +85,8 @@ export function mcpProxyCommand(): Command {
           route: {
             ...(options.channel === undefined ? {} : { channel: options.channel }),
             ...(options.recipient === undefined ? {} : { recipient: options.recipient }),
+            ...(options.deliver === undefined ? {} : { deliver: options.deliver }),
+            ...(options.approver === undefined ? {} : { approvers: options.approver }),
             ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
           },
           askAlways: options.askAlways === true,
@@ -84,4 +101,27 @@ export function mcpProxyCommand(): Command {
         process.stdin.destroy();
       },
     );
+}
+
+interface Surface {
+  channel: string;
+  recipient: string;
+}
+
+/** `--deliver`'s JSON: an array of `{channel, recipient}`; the gateway checks the rest (names, duplicates, size). */
+function parseDeliver(raw: string): Surface[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new CliError(`--deliver is not valid JSON; give an array like '[{"channel":"slack","recipient":"C01"}]'.`);
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0)
+    throw new CliError('--deliver must be a non-empty JSON array of {"channel", "recipient"} objects.');
+  return parsed.map((item: unknown, i) => {
+    const surface = item as Partial<Record<keyof Surface, unknown>> | null;
+    if (typeof surface?.channel !== 'string' || typeof surface.recipient !== 'string')
+      throw new CliError(`--deliver[${i}] must be {"channel": "<name>", "recipient": "<address>"} with both strings.`);
+    return { channel: surface.channel, recipient: surface.recipient };
+  });
 }

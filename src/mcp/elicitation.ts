@@ -20,13 +20,40 @@ export const REPLY_TO_META = 'askgate/reply_to';
 /** The one choice of the decline question. */
 export const DECLINE = 'Decline';
 
-/** Where and how long: the ask fields an elicitation takes from its caller rather than from the server. */
+/** Where, to whom and how long: the ask fields an elicitation takes from its caller rather than from the server. */
 export interface ElicitationRoute {
   /** The channel to ask on; the web inbox when absent. */
   channel?: string;
   recipient?: string;
+  /** Several surfaces at once (instead of `channel`/`recipient`): the first answer on any of them settles it. */
+  deliver?: ReadonlyArray<{ channel: string; recipient: string }>;
+  /**
+   * Who may answer (token identities, `<channel>:<user id>`): the form and the Decline. A URL-mode question is
+   * completed by the outside page, so only its Decline is guarded.
+   */
+  approvers?: readonly string[];
   /** Seconds the person has; the gateway default when absent. */
   timeout?: number;
+}
+
+/** The ask fields of a route, for a question a person answers (`guarded`: approvers apply). */
+function whereOf(
+  route: ElicitationRoute,
+  guarded: boolean,
+): {
+  channel?: string;
+  recipient?: string;
+  deliver?: Array<{ channel: string; recipient: string }>;
+  approvers?: string[];
+  timeout?: number;
+} {
+  return {
+    ...(route.channel === undefined ? {} : { channel: route.channel }),
+    ...(route.recipient === undefined ? {} : { recipient: route.recipient }),
+    ...(route.deliver === undefined ? {} : { deliver: route.deliver.map((s) => ({ ...s })) }),
+    ...(route.approvers === undefined || !guarded ? {} : { approvers: [...route.approvers] }),
+    ...(route.timeout === undefined ? {} : { timeout: route.timeout }),
+  };
 }
 
 export interface ElicitThroughAskOptions extends ElicitationRoute {
@@ -112,16 +139,16 @@ export function formSchemaOf(requested: unknown): JsonSchema {
 
 /** The primary ask of an elicitation: the form, or the external question that shows the URL. */
 function primaryAsk(params: ElicitRequestParams, route: ElicitationRoute): AskBody {
-  const where = {
-    ...(route.channel === undefined ? {} : { channel: route.channel }),
-    ...(route.recipient === undefined ? {} : { recipient: route.recipient }),
-    ...(route.timeout === undefined ? {} : { timeout: route.timeout }),
-  };
   if (params.mode === 'url') {
     const question = `${params.message}\n\nOpen ${params.url} and complete it there, then confirm here.`;
-    return { question, answer_format: 'external', ...where } as AskBody;
+    return { question, answer_format: 'external', ...whereOf(route, false) } as AskBody;
   }
-  return { question: params.message, answer_format: 'form', schema: formSchemaOf(params.requestedSchema), ...where };
+  return {
+    question: params.message,
+    answer_format: 'form',
+    schema: formSchemaOf(params.requestedSchema),
+    ...whereOf(route, true),
+  } as AskBody;
 }
 
 /** A gateway refusal of the form, as the MCP error naming the requested schema's property. */
@@ -178,9 +205,7 @@ export async function elicitThroughAsk(
       answer_format: 'select',
       choices: [DECLINE],
       group_id: group,
-      ...(options.channel === undefined ? {} : { channel: options.channel }),
-      ...(options.recipient === undefined ? {} : { recipient: options.recipient }),
-      ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
+      ...whereOf(options, true),
     };
     const declineEnd = askAndWait(client, decline, { signal: local.signal });
     running.push(declineEnd);

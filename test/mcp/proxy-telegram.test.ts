@@ -3,7 +3,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshChat, startTelegramWorld, type TelegramWorld } from '../channels/telegram-harness.js';
 import type { FakeMessage } from '../fakes/telegram-server.js';
-import { tapUpdate } from '../fakes/telegram-updates.js';
+import { PERSON, tapUpdate } from '../fakes/telegram-updates.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { startTestGateway } from '../helpers/gateway.js';
 import { eventually } from './harness.js';
@@ -58,6 +58,15 @@ async function questionsIn(chat: string): Promise<{ form: FakeMessage; decline: 
   await eventually(() => w.fake.messagesIn(chat).length >= 2, 'the form and the Decline question');
   const [form, decline] = w.fake.messagesIn(chat) as [FakeMessage, FakeMessage];
   return { form, decline };
+}
+
+/** The id of the pending Decline question (the select whose one choice is Decline) first delivered to `chat`. */
+async function pendingDeclineId(chat: string): Promise<string | undefined> {
+  const items = (await w.http.get('/api/interactions?status=pending')).json['items'] as Array<Record<string, unknown>>;
+  const decline = items.find(
+    (r) => r['answer_format'] === 'select' && r['recipient'] === chat && String(r['question']).startsWith('Or decline'),
+  );
+  return decline?.['id'] as string | undefined;
 }
 
 describe('mcp-proxy with the person on Telegram', () => {
@@ -129,6 +138,36 @@ describe('mcp-proxy with the person on Telegram', () => {
       // The form is withdrawn: its message no longer offers the form.
       await w.edited(form);
       expect(form.reply_markup).toBeNull();
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("with --deliver and --approver, asks on every surface and takes only an approver's Decline", async () => {
+    const [first, second] = [freshChat(), freshChat()];
+    const deliver = JSON.stringify([
+      { channel: 'telegram', recipient: first },
+      { channel: 'telegram', recipient: second },
+    ]);
+    const session = await startProxySession(w.gw, ['--deliver', deliver, '--approver', `telegram:${PERSON.id}`]);
+    try {
+      const result = session.elicit(FORM);
+      // Both surfaces got the form and the Decline question.
+      await questionsIn(first);
+      const { decline } = await questionsIn(second);
+      const declineId = await pendingDeclineId(first);
+      expect(declineId).toBeDefined();
+      // Someone else's tap is refused, recorded with the verified id, and settles nothing; the approver's does.
+      const stranger = { id: 777_001, is_bot: false, first_name: 'Eve', username: 'eve' };
+      expect(await w.send(tapUpdate(decline, { label: 'Decline' }, stranger))).toBe(200);
+      const trail = async (): Promise<Array<[string, string | undefined]>> => {
+        const events = await w.http.get(`/api/interactions/${declineId as string}/events`);
+        return (events.json['items'] as Array<{ type: string; by?: string }>).map((e) => [e.type, e.by]);
+      };
+      await eventually(async () => (await trail()).some(([type]) => type === 'answer_refused'), 'the refusal');
+      expect(await trail()).toContainEqual(['answer_refused', 'telegram:777001']);
+      expect(await w.send(tapUpdate(decline, { label: 'Decline' }))).toBe(200);
+      expect((await result).value).toEqual({ action: 'decline' });
     } finally {
       await session.close();
     }
