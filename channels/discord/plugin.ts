@@ -220,7 +220,11 @@ export class DiscordChannel implements ChannelPlugin {
     const outcome = await core.offer({
       interactionId: stored.id,
       answer,
-      replyTo: { message_id: stored.delivery?.['message_id'] ?? event.message?.id ?? '', status: stored.status, text: stored.question },
+      replyTo: {
+        message_id: stored.delivery?.['message_id'] ?? event.message?.id ?? '',
+        status: stored.status,
+        text: stored.question,
+      },
       params: personParams(event.user, event),
       surface: DISCORD_SURFACE,
       // The verified user id of the signed interaction, never the changeable username (approvers: discord:<id>).
