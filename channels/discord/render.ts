@@ -16,7 +16,7 @@ import {
   clip,
 } from './limits.js';
 import { encodeControlId, type ControlId } from './webhook.js';
-import { outcomeLine } from '../outcome.js';
+import { type Answerer, outcomeLine, plainAnswerer } from '../outcome.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 
 /**
@@ -140,5 +140,15 @@ export function renderQuestion(interaction: StoredInteraction): MessageBody {
 
 /** The question with how it ended, and no components (an empty list removes them). */
 export function renderOutcome(interaction: StoredInteraction): MessageBody {
-  return { content: content(interaction.question, outcomeLine(interaction) ?? hintOf(interaction)), components: [] };
+  return {
+    content: content(interaction.question, outcomeLine(interaction, { who: discordWho }) ?? hintOf(interaction)),
+    components: [],
+  };
+}
+
+/** A Discord user's verified id as a mention (Discord renders their current name); anyone else by their id. */
+function discordWho(answerer: Answerer): string {
+  return answerer.platformId !== null && /^\d+$/.test(answerer.platformId)
+    ? `<@${answerer.platformId}>`
+    : plainAnswerer(answerer);
 }
