@@ -35,6 +35,11 @@ export interface ChannelPlugin extends DeliveringChannel {
   router?(core: ChannelCore): Router;
   /** Edits the delivered question to show how it ended and drops its controls. A no-op for an undelivered one. */
   showOutcome(interaction: StoredInteraction): Promise<void>;
+  /**
+   * A pending quorum question's live vote count (channels/outcome.ts `voteCountLine`), its controls kept. Optional:
+   * a channel that cannot edit a sent message (SMS, WhatsApp) shows only the outcome.
+   */
+  showVotes?(interaction: StoredInteraction): Promise<void>;
   /** Posts a message into a conversation (for runs reached over chat). Optional capability. */
   postReply?(thread: ThreadRef, text: string): Promise<Record<string, string>>;
   /**
