@@ -16,7 +16,7 @@ import {
   clip,
 } from './limits.js';
 import { encodeControlId, type ControlId } from './webhook.js';
-import { type Answerer, outcomeLine, plainAnswerer } from '../outcome.js';
+import { type Answerer, outcomeLine, plainAnswerer, voteCountLine } from '../outcome.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 
 /**
@@ -136,6 +136,14 @@ export function renderQuestion(interaction: StoredInteraction): MessageBody {
   }
   checkLimit('action rows', components.length, MESSAGE_ROWS_MAX, 'action rows per message');
   return { content: content(interaction.question, hintOf(interaction)), components };
+}
+
+/** A pending quorum question with its live vote count above the hint; its components stay. */
+export function renderVotes(interaction: StoredInteraction): MessageBody {
+  const body = renderQuestion(interaction);
+  const count = voteCountLine(interaction);
+  if (count === null) return body;
+  return { ...body, content: content(interaction.question, `${count}\n${hintOf(interaction)}`) };
 }
 
 /** The question with how it ended, and no components (an empty list removes them). */

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buttonId, controlsOf, startDiscordWorld, type DiscordWorld } from './discord-harness.js';
 import { controls, startSlackWorld, type SlackWorld } from './slack-harness.js';
 import { freshChat, startTelegramWorld, type TelegramWorld } from './telegram-harness.js';
+import { ADA as DISCORD_ADA } from '../fakes/discord-server.js';
 import { PERSON as SLACK_PERSON, blockActions } from '../fakes/slack-payloads.js';
 import { PERSON as TELEGRAM_PERSON, tapUpdate } from '../fakes/telegram-updates.js';
 
@@ -123,5 +125,40 @@ describe('live vote counts on Telegram', () => {
     const edits = w.fake.callsTo('editMessageText').filter((c) => c.payload['message_id'] === message.message_id);
     expect(edits.length).toBe(message.history.length - 1);
     expect(String(edits.at(-1)?.payload['text'])).toContain('✅ Approved by');
+  });
+});
+
+describe('live vote counts on Discord', () => {
+  let w: DiscordWorld;
+  beforeAll(async () => {
+    w = await startDiscordWorld();
+  });
+  afterAll(async () => w.close());
+
+  const user = (n: number) => ({
+    ...DISCORD_ADA,
+    id: `13000000000000009${n}`,
+    username: `voter${n}`,
+    global_name: null,
+  });
+
+  it('shows the count with the buttons kept, counts rejections when two are needed, then the outcome', async () => {
+    const voters = [1, 2, 3].map(user);
+    const { id, message } = await w.ask({
+      question: 'Open the gate?',
+      answer_format: 'confirm',
+      approvers: voters.map((v) => `discord:${v.id}`),
+      quorum: { approve: 2, reject: 2 },
+    });
+    expect((await w.fake.click(message, buttonId(message, 'No'), { user: voters[0] })).status).toBe(200);
+    await until(() => message.content.includes('🗳 0 of 2 approved · 1 of 2 rejected'), 'the first count');
+    expect(controlsOf(message).length).toBe(2);
+    expect((await w.fake.click(message, buttonId(message, 'Yes'), { user: voters[1] })).status).toBe(200);
+    await until(() => message.content.includes('🗳 1 of 2 approved · 1 of 2 rejected'), 'the second count');
+    expect((await w.fake.click(message, buttonId(message, 'Yes'), { user: voters[2] })).status).toBe(200);
+    await until(() => message.content.includes('✅ Approved by'), 'the outcome');
+    expect(message.content).toBe(`Open the gate?\n\n✅ Approved by <@${voters[2]?.id}> on Discord`);
+    expect(controlsOf(message)).toHaveLength(0);
+    expect(await w.record(id)).toMatchObject({ status: 'answered', result: { answer: true } });
   });
 });
