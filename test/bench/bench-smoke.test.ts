@@ -63,7 +63,9 @@ const BENCHES: Array<{ name: string; bench: Bench; timeoutMs: number; counts(r: 
     bench: memory,
     timeoutMs: 120_000,
     counts(r) {
-      expect(r.figures).toHaveLength(8);
+      // Eight kinds of pending ask, and the audit trail's two rows ('audit: created sealed', 'audit: per event').
+      expect(r.figures).toHaveLength(10);
+      expect(r.figures.slice(8).map((f) => f.name)).toEqual(['audit: created sealed', 'audit: per event']);
       // One pending count per kind (sync/async × four formats): without them the loop below would check nothing.
       const pending = Object.entries(r.counts).filter(([key]) => key.endsWith('_pending'));
       expect(pending).toHaveLength(8);
