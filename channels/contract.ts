@@ -45,6 +45,11 @@ export interface ChannelPlugin extends DeliveringChannel {
     delivery: Readonly<Record<string, string>>,
     text: string,
   ): Promise<Record<string, string>>;
+  /**
+   * A pending quorum question's live vote count (channels/outcome.ts `voteCountLine`), its controls kept. Optional:
+   * a channel that cannot edit a sent message (SMS, WhatsApp) shows only the outcome.
+   */
+  showVotes?(interaction: StoredInteraction): Promise<void>;
   /** Posts a message into a conversation (for runs reached over chat). Optional capability. */
   postReply?(thread: ThreadRef, text: string): Promise<Record<string, string>>;
   /**

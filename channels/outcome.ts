@@ -1,4 +1,4 @@
-import type { InteractionRecord } from '../src/core/types.js';
+import type { InteractionRecord, StoredInteraction } from '../src/core/types.js';
 
 /** Cuts `text` to `max` characters with an ellipsis (by code points, so no surrogate is split). */
 export function clip(text: string, max: number): string {
@@ -15,16 +15,98 @@ export function summarize(record: Pick<InteractionRecord, 'answer_format' | 'res
   return clip(JSON.stringify(answer) ?? '', 200);
 }
 
-/** The line every channel shows under a question once it has ended; null while it is pending. */
-export function outcomeLine(record: Pick<InteractionRecord, 'status' | 'answer_format' | 'result'>): string | null {
+/**
+ * Who answered, as the outcome names them. `id` is the verified identity the answer path recorded
+ * (`slack:U1`, `telegram:42`, a token identity's name); `name` is a name the platform's signed webhook gave with
+ * that answer (Slack's `user.name`, Telegram's `@username`), only ever shown beside the id, never instead of it.
+ */
+export interface Answerer {
+  id: string;
+  /** The platform's own user id when `id` is `<surface>:<user id>` from that surface; null otherwise. */
+  platformId: string | null;
+  name: string | null;
+}
+
+/** How a channel writes the parts of an outcome line: a mention for a person, escaping for plain words. */
+export interface OutcomeStyle {
+  who?: (answerer: Answerer) => string;
+  text?: (words: string) => string;
+}
+
+type OutcomeRecord = Pick<InteractionRecord, 'status' | 'answer_format' | 'result'>;
+
+/** The surface an answer came from, as a person reads it after "on"/"in"/"through". */
+const PLACES: Record<string, string> = {
+  slack: 'on Slack',
+  telegram: 'on Telegram',
+  whatsapp: 'on WhatsApp',
+  twilio: 'by SMS',
+  discord: 'on Discord',
+  web: 'in the web chat',
+  inbox: 'in the inbox',
+  api: 'through the API',
+  callback: 'through the callback link',
+};
+
+function placeOf(record: OutcomeRecord): string {
+  const surface = record.result?.surface ?? 'api';
+  // Twilio carries WhatsApp too; the verified sender says which.
+  if (surface === 'twilio' && record.result?.answered_by.startsWith('twilio:whatsapp:') === true)
+    return 'on WhatsApp (Twilio)';
+  return PLACES[surface] ?? `on ${surface}`;
+}
+
+/** The answerer of a resolved record; the name comes only from what the signed webhook stored with the answer. */
+export function answererOf(record: OutcomeRecord): Answerer {
+  const id = record.result?.answered_by || 'someone';
+  const surface = record.result?.surface ?? '';
+  const prefix = `${surface}:`;
+  const platformId = surface !== '' && id.startsWith(prefix) ? id.slice(prefix.length) : null;
+  const params = record.result?.params ?? null;
+  const raw = params?.['user_name'] ?? params?.['from_username'] ?? null;
+  const name = raw === null || raw === '' ? null : surface === 'telegram' ? `@${raw}` : raw;
+  return { id, platformId, name };
+}
+
+/** The default way to name the answerer: the verified id, with the platform-given name beside it when stored. */
+export function plainAnswerer(answerer: Answerer): string {
+  return answerer.name === null ? answerer.id : `${answerer.name} (${answerer.id})`;
+}
+
+/**
+ * The one line every channel shows once a question has ended; null while it is pending. Names the outcome, who
+ * answered and where: "✅ Approved by <who> on Slack", "❌ Rejected by <who> on Telegram", "✅ Answered by <who> on
+ * WhatsApp: “eu-west”", "⌛ Expired", "✖ Cancelled". A channel passes its `style` to render the person as its
+ * platform's mention and to escape the rest.
+ */
+export function outcomeLine(record: OutcomeRecord, style: OutcomeStyle = {}): string | null {
+  const text = style.text ?? ((words: string) => words);
+  const who = (): string => (style.who ?? plainAnswerer)(answererOf(record));
   switch (record.status) {
-    case 'answered':
-      return `✅ Answered: ${summarize(record)} — by ${record.result?.answered_by ?? 'someone'} (${record.result?.surface ?? 'inbox'})`;
+    case 'answered': {
+      const where = text(placeOf(record));
+      if (record.answer_format === 'confirm')
+        return record.result?.answer === true ? `✅ Approved by ${who()} ${where}` : `❌ Rejected by ${who()} ${where}`;
+      return `✅ Answered by ${who()} ${where}: ${text(summarize(record))}`;
+    }
     case 'expired':
-      return '⌛ Expired: this question no longer takes answers.';
+      return '⌛ Expired';
     case 'cancelled':
-      return '✖ Cancelled by the asker.';
+      return '✖ Cancelled';
     case 'pending':
       return null;
   }
+}
+
+/**
+ * The live count of a pending quorum question ("2 of 3 approved", and "1 of 2 rejected" when more than one no
+ * vote is needed to reject); null for a question without a quorum or once it has ended.
+ */
+export function voteCountLine(record: Pick<StoredInteraction, 'status' | 'quorum' | 'votes'>): string | null {
+  if (record.status !== 'pending' || record.quorum === undefined) return null;
+  const votes = record.votes ?? [];
+  const yes = votes.filter((v) => v.answer).length;
+  const no = votes.length - yes;
+  const approved = `${yes} of ${record.quorum.approve} approved`;
+  return record.quorum.reject > 1 ? `🗳 ${approved} · ${no} of ${record.quorum.reject} rejected` : `🗳 ${approved}`;
 }

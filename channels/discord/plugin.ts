@@ -1,7 +1,7 @@
 import { DiscordClient } from './client.js';
 import { CALLBACK, CONTENT_MAX, EPHEMERAL_FLAG, clip } from './limits.js';
 import { formModal, formRefusal, readFormModal, textModal, TEXT_INPUT_ID } from './modal.js';
-import { renderOutcome, renderQuestion } from './render.js';
+import { renderOutcome, renderQuestion, renderVotes } from './render.js';
 import { verify } from './verify.js';
 import { decodeControlId, dedupeKeyOf, parseInteraction, type DiscordEvent, type DiscordUser } from './webhook.js';
 import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin } from '../contract.js';
@@ -135,6 +135,13 @@ export class DiscordChannel implements ChannelPlugin {
     const messageId = interaction.delivery?.['message_id'];
     if (channelId === undefined || messageId === undefined) return;
     await this.client.editMessage(channelId, messageId, renderOutcome(interaction));
+  }
+
+  async showVotes(interaction: StoredInteraction): Promise<void> {
+    const channelId = interaction.delivery?.['channel_id'];
+    const messageId = interaction.delivery?.['message_id'];
+    if (channelId === undefined || messageId === undefined) return;
+    await this.client.editMessage(channelId, messageId, renderVotes(interaction));
   }
 
   /**

@@ -16,7 +16,7 @@ import {
   clip,
 } from './limits.js';
 import { encodeControlId, type ControlId } from './webhook.js';
-import { outcomeLine } from '../outcome.js';
+import { type Answerer, outcomeLine, plainAnswerer, voteCountLine } from '../outcome.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 
 /**
@@ -138,7 +138,25 @@ export function renderQuestion(interaction: StoredInteraction): MessageBody {
   return { content: content(interaction.question, hintOf(interaction)), components };
 }
 
+/** A pending quorum question with its live vote count above the hint; its components stay. */
+export function renderVotes(interaction: StoredInteraction): MessageBody {
+  const body = renderQuestion(interaction);
+  const count = voteCountLine(interaction);
+  if (count === null) return body;
+  return { ...body, content: content(interaction.question, `${count}\n${hintOf(interaction)}`) };
+}
+
 /** The question with how it ended, and no components (an empty list removes them). */
 export function renderOutcome(interaction: StoredInteraction): MessageBody {
-  return { content: content(interaction.question, outcomeLine(interaction) ?? hintOf(interaction)), components: [] };
+  return {
+    content: content(interaction.question, outcomeLine(interaction, { who: discordWho }) ?? hintOf(interaction)),
+    components: [],
+  };
+}
+
+/** A Discord user's verified id as a mention (Discord renders their current name); anyone else by their id. */
+function discordWho(answerer: Answerer): string {
+  return answerer.platformId !== null && /^\d+$/.test(answerer.platformId)
+    ? `<@${answerer.platformId}>`
+    : plainAnswerer(answerer);
 }

@@ -13,7 +13,13 @@ import {
   chars,
   clip,
 } from './limits.js';
-import { summarize } from '../outcome.js';
+import {
+  type Answerer,
+  plainAnswerer,
+  outcomeLine as sharedOutcomeLine,
+  summarize,
+  voteCountLine,
+} from '../outcome.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 import { type Controls, renderHints } from '../../src/core/formats/index.js';
 
@@ -161,26 +167,28 @@ export function renderQuestion(interaction: StoredInteraction): RenderedMessage 
   return { text: clip(interaction.question, MESSAGE_TEXT_MAX), blocks };
 }
 
-/** Who answered, as Slack shows it: a mention for a Slack user, the record's name otherwise. */
-export function whoAnswered(interaction: StoredInteraction): string {
-  const userId = interaction.result?.params?.['user_id'];
-  if (interaction.result?.surface === 'slack' && userId !== undefined && /^[UW][A-Z0-9]+$/.test(userId))
-    return `<@${userId}>`;
-  return escapeMrkdwn(interaction.result?.answered_by ?? 'someone');
+/** Who answered, as Slack shows it: a Slack user's verified id as a mention (Slack renders their current name). */
+function slackWho(answerer: Answerer): string {
+  if (answerer.platformId !== null && /^[UW][A-Z0-9]+$/.test(answerer.platformId)) return `<@${answerer.platformId}>`;
+  return escapeMrkdwn(plainAnswerer(answerer));
 }
 
-/** The line that replaces the controls once the question has ended. */
+/** The line that replaces the controls once the question has ended (the hint while it is pending). */
 export function outcomeLine(interaction: StoredInteraction): string {
-  switch (interaction.status) {
-    case 'answered':
-      return `✅ Answered: ${escapeMrkdwn(summarize(interaction))} — by ${whoAnswered(interaction)} (${interaction.result?.surface ?? 'inbox'})`;
-    case 'expired':
-      return '⌛ Expired: this question no longer takes answers.';
-    case 'cancelled':
-      return '✖ Cancelled by the asker.';
-    case 'pending':
-      return HINT[renderHints(interaction).controls];
-  }
+  return (
+    sharedOutcomeLine(interaction, { who: slackWho, text: escapeMrkdwn }) ?? HINT[renderHints(interaction).controls]
+  );
+}
+
+/** A pending quorum question with its live vote count under the question; its buttons stay. */
+export function renderVotes(interaction: StoredInteraction): RenderedMessage {
+  const message = renderQuestion(interaction);
+  const count = voteCountLine(interaction);
+  if (count === null) return message;
+  return {
+    text: clip(`${interaction.question}\n${count}`, MESSAGE_TEXT_MAX),
+    blocks: [...message.blocks.slice(0, 1), context(count), ...message.blocks.slice(1)],
+  };
 }
 
 /** The question as it reads once it has ended: the buttons replaced by the outcome and who answered. */

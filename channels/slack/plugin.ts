@@ -14,6 +14,7 @@ import {
   readTap,
   renderOutcome,
   renderQuestion,
+  renderVotes,
   BLOCK_PREFIX,
   QUESTION_ACTION,
 } from './blocks.js';
@@ -240,6 +241,22 @@ export class SlackChannel implements ChannelPlugin {
     if (channel === undefined || ts === undefined)
       throw new ChannelError('slack', 'invalid', 'the question has no delivered Slack message to reply to.');
     return this.postReply({ recipient: channel, replyToMessageId: ts }, text);
+  }
+
+  async showVotes(interaction: StoredInteraction): Promise<void> {
+    const channel = interaction.delivery?.['channel'];
+    const ts = interaction.delivery?.['ts'];
+    if (channel === undefined || ts === undefined) return;
+    const message = renderVotes(interaction);
+    // The same update as the outcome's, paced the same way, but with the actions block kept: voting goes on.
+    await this.call('chat.update', channel, () =>
+      this.client.chat.update({
+        channel,
+        ts,
+        text: message.text,
+        blocks: message.blocks as unknown as webApi.KnownBlock[],
+      }),
+    );
   }
 
   async postReply(thread: ThreadRef, text: string): Promise<Record<string, string>> {

@@ -3,7 +3,7 @@ import { CALLBACK_ANSWER_TEXT_MAX, MESSAGE_TEXT_MAX, RenderLimitError } from './
 import { LocalPacer, pacingTransformer, type Pacer, type PacingOptions } from './pacing.js';
 import { RedisPacer, botIdOf, type SharedPacingOptions } from './shared-pacing.js';
 import { answerFromText, replyHint, tellClosed, tellNotTaken } from '../replies.js';
-import { clip, decodeAction, outcomeText, renderQuestion, selectKeyboard } from './render.js';
+import { clip, decodeAction, outcomeText, renderQuestion, selectKeyboard, votesText } from './render.js';
 import { webhookRoutes } from '../pipeline.js';
 import type { WebhookRoute } from '../http.js';
 import { summarize } from '../outcome.js';
@@ -151,6 +151,25 @@ export class TelegramChannel implements ChannelPlugin {
     if (chatId === undefined || messageId === undefined)
       throw new ChannelError('telegram', 'invalid', 'the question has no delivered Telegram message to reply to.');
     return this.postReply({ recipient: chatId, replyToMessageId: messageId }, text);
+  }
+
+  async showVotes(interaction: StoredInteraction): Promise<void> {
+    const chatId = interaction.delivery?.['chat_id'];
+    const messageId = interaction.delivery?.['message_id'];
+    if (chatId === undefined || messageId === undefined) return;
+    // A quorum question is a confirm: its keyboard (Yes / No) needs no callback link, so it is rendered again as is.
+    const { reply_markup } = renderQuestion(interaction, chatId, '');
+    try {
+      await this.bot.api.editMessageText(
+        chatId,
+        Number(messageId),
+        votesText(interaction),
+        reply_markup !== undefined && 'inline_keyboard' in reply_markup ? { reply_markup } : {},
+      );
+    } catch (err) {
+      if (err instanceof GrammyError && /message is not modified/i.test(err.description)) return;
+      throw toChannelError(err);
+    }
   }
 
   async postReply(thread: ThreadRef, text: string): Promise<Record<string, string>> {

@@ -10,7 +10,7 @@ import {
   RenderLimitError,
 } from './limits.js';
 import type { StoredInteraction } from '../../src/core/types.js';
-import { clip, outcomeLine } from '../outcome.js';
+import { clip, outcomeLine, voteCountLine } from '../outcome.js';
 import { type Controls, renderHints } from '../../src/core/formats/index.js';
 
 export { clip };
@@ -176,4 +176,11 @@ export function renderQuestion(interaction: StoredInteraction, chatId: string, c
 /** The question as it reads once it has ended: the hint gives way to the outcome, and no buttons remain. */
 export function outcomeText(interaction: StoredInteraction): string {
   return questionText(interaction, outcomeLine(interaction) ?? HINT[renderHints(interaction).controls]);
+}
+
+/** A pending quorum question with its live vote count above the hint; the keyboard is the question's own. */
+export function votesText(interaction: StoredInteraction): string {
+  const hint = HINT[renderHints(interaction).controls];
+  const count = voteCountLine(interaction);
+  return questionText(interaction, count === null ? hint : `${count}\n${hint}`);
 }

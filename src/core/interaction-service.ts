@@ -90,6 +90,7 @@ export class InteractionService {
       now: this.now,
       expire: (stored) => this.expire(stored),
       afterResolve: (record, run) => this.afterResolve(record, run),
+      afterVote: (record) => this.surfaces.showVotes(record),
     });
   }
 

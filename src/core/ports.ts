@@ -64,6 +64,8 @@ export interface ChannelPort {
   deliver(interaction: StoredInteraction, callbackUrl: string): Promise<Record<string, string>>;
   /** After an answer, an expiry or a cancel: the question message shows the outcome and loses its buttons. */
   showOutcome?(interaction: StoredInteraction): Promise<void>;
+  /** After a counted vote on a pending quorum question: the message shows the live count, its buttons kept. */
+  showVotes?(interaction: StoredInteraction): Promise<void>;
 }
 
 /**

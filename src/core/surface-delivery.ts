@@ -1,5 +1,6 @@
 import { AskgateError, invalid } from './errors.js';
 import type { ChannelDirectory, Clock, CoreLogger, Store } from './ports.js';
+import { MessageEdits } from './surface-edits.js';
 import { findSurface, sameSurface, surfaceView, surfacesOf } from './surfaces.js';
 import type { StoredInteraction, StoredSurface, SurfaceTarget } from './types.js';
 
@@ -20,7 +21,14 @@ export type SurfaceSend = { surface: StoredSurface; ok: true } | { surface: Stor
  * only every surface failing cancels the question with a 502.
  */
 export class SurfaceDelivery {
-  constructor(private readonly deps: SurfaceDeliveryDeps) {}
+  /** Each message's edits in order: live counts coalesced, the outcome last (core/surface-edits.ts). */
+  private readonly edits: MessageEdits;
+
+  constructor(private readonly deps: SurfaceDeliveryDeps) {
+    this.edits = new MessageEdits((key, err) =>
+      deps.logger.warn({ message: key, err: reasonOf(err) }, 'edit of a question message failed'),
+    );
+  }
 
   /** Sends a freshly stored question to every surface; `stored.delivery`/`extra_surfaces` are updated in place. */
   async deliverAll(stored: StoredInteraction, callbackUrl: string): Promise<void> {
@@ -72,19 +80,34 @@ export class SurfaceDelivery {
     return { outcome: 'sent' };
   }
 
-  /** After a resolution (or a counted vote): every delivered surface shows it, its buttons removed when resolved. */
+  /** After a resolution: every delivered surface shows it, its buttons removed. */
   showOutcome(record: StoredInteraction): void {
-    for (const surface of surfacesOf(record)) {
-      if (surface.delivery === null || surface.delivery['receipt'] === 'failed') continue;
+    for (const surface of this.editable(record)) {
       const channel = this.deps.channels.get(surface.channel);
       if (channel?.showOutcome === undefined) continue;
-      channel.showOutcome(surfaceView(record, surface)).catch((err: unknown) => {
-        this.deps.logger.warn(
-          { interaction: record.id, channel: surface.channel, err: reasonOf(err) },
-          'outcome edit failed',
-        );
-      });
+      const view = surfaceView(record, surface);
+      this.edits.outcome(editKey(record.id, surface), () => channel.showOutcome?.(view) ?? Promise.resolve());
     }
+  }
+
+  /**
+   * After a counted vote that left a quorum question pending: every delivered surface shows the live count, its
+   * buttons kept. Ranked by the number of votes counted, so a burst coalesces and a count never goes back.
+   */
+  showVotes(record: StoredInteraction): void {
+    if (record.status !== 'pending' || record.quorum === undefined) return;
+    const rank = record.votes?.length ?? 0;
+    for (const surface of this.editable(record)) {
+      const channel = this.deps.channels.get(surface.channel);
+      if (channel?.showVotes === undefined) continue;
+      const view = surfaceView(record, surface);
+      this.edits.count(editKey(record.id, surface), rank, () => channel.showVotes?.(view) ?? Promise.resolve());
+    }
+  }
+
+  /** The surfaces with a message to edit: sent, and not failed. */
+  private editable(record: StoredInteraction): StoredSurface[] {
+    return surfacesOf(record).filter((s) => s.delivery !== null && s.delivery['receipt'] !== 'failed');
   }
 
   private async send(stored: StoredInteraction, surface: StoredSurface, callbackUrl: string): Promise<SurfaceSend> {
@@ -122,6 +145,11 @@ export class SurfaceDelivery {
     const current = await this.deps.store.get(id);
     if (current !== null && current.status !== 'pending') this.showOutcome(current);
   }
+}
+
+/** One message's lane: the question and the surface it was sent to. */
+function editKey(id: string, surface: SurfaceTarget): string {
+  return `${id} ${surface.channel} ${surface.recipient ?? ''}`;
 }
 
 function reasonOf(err: unknown): string {

@@ -64,7 +64,9 @@ const BENCHES: Array<{ name: string; bench: Bench; timeoutMs: number; counts(r: 
     bench: memory,
     timeoutMs: 120_000,
     counts(r) {
+      // Ten kinds of pending ask, and the audit trail's two rows ('audit: created sealed', 'audit: per event').
       expect(r.figures).toHaveLength(12);
+      expect(r.figures.slice(10).map((f) => f.name)).toEqual(['audit: created sealed', 'audit: per event']);
       // The audit rows read every trail back: created plus the appended events, on every ask.
       expect(count(r, 'audit_events_read')).toBe(count(r, 'per_kind') * (count(r, 'audit_events_per_ask') + 1));
       // One pending count per kind (sync/async × four formats, and confirm on Telegram sync/async): without them

@@ -108,7 +108,7 @@ export function runChannelContract(name: string, start: () => Promise<ChannelHar
         status: 'answered',
       });
       await h.outcomeShown(q);
-      expect(q.text()).toMatch(/Answered/);
+      expect(q.text()).toMatch(/✅ Approved by \S+ in the inbox/);
       expect(q.controls()).toBe(0);
     });
 

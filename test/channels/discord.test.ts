@@ -44,7 +44,7 @@ describe('discord channel', () => {
     });
     await w.edited(message);
     expect(message.components).toEqual([]);
-    expect(message.content).toBe(`Deploy now?\n\n✅ Answered: Yes — by discord:${ADA.id} (discord)`);
+    expect(message.content).toBe(`Deploy now?\n\n✅ Approved by <@${ADA.id}> on Discord`);
   });
 
   it('a click after the answer is told it is answered, ephemerally, and the answer stays', async () => {
@@ -213,7 +213,7 @@ describe('discord channel', () => {
     await w.http.post(`/api/interactions/${id}/answer`, { answer: 'b' });
     await w.edited(message);
     expect(controlsOf(message)).toHaveLength(0);
-    expect(message.content).toMatch(/^From elsewhere\?\n\n✅ Answered: “b” — by /);
+    expect(message.content).toMatch(/^From elsewhere\?\n\n✅ Answered by \S+ in the inbox: “b”$/);
     const patch = w.fake.calls.find((c) => c.method === 'PATCH' && c.path.endsWith(`/messages/${message.id}`));
     expect(patch?.body).toMatchObject({ components: [] });
   });

@@ -37,7 +37,7 @@ describe('slack channel', () => {
     expect(r['params']).toMatchObject({ user_id: PERSON.id, channel_id: message.channel, message_ts: message.ts });
     await w.edited(message);
     expect(controls(message)).toBe(0);
-    expect(JSON.stringify(message.blocks)).toContain(`Answered: Yes — by <@${PERSON.id}>`);
+    expect(JSON.stringify(message.blocks)).toContain(`✅ Approved by <@${PERSON.id}> on Slack`);
   });
 
   it('select: a few short choices are buttons; a tap answers that choice', async () => {

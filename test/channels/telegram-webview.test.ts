@@ -65,6 +65,6 @@ it('answers a Telegram form through the webview page and edits the outcome into 
   }
   expect((await w.record(id))['result']).toMatchObject({ answer: { name: 'Ada', seats: 2 }, surface: 'callback' });
   await w.edited(message);
-  expect(message.text).toContain('✅ Answered: form submitted');
+  expect(message.text).toMatch(/✅ Answered by .+ through the callback link: form submitted/);
   expect(message.reply_markup).toBeNull();
 });

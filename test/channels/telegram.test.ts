@@ -168,7 +168,7 @@ describe('Telegram: answers', () => {
       from_username: 'ada',
     });
     const edited = await w.edited(question);
-    expect(edited.text).toContain('✅ Answered: Yes');
+    expect(edited.text).toContain(`✅ Approved by @ada (telegram:${PERSON.id}) on Telegram`);
   });
 
   it('answers a confirm by tap, acknowledges the tap, edits the outcome in and drops the buttons', async () => {
@@ -183,7 +183,7 @@ describe('Telegram: answers', () => {
       text: 'Answer recorded: No',
     });
     await w.edited(message);
-    expect(message.text).toContain('✅ Answered: No');
+    expect(message.text).toContain(`❌ Rejected by @ada (telegram:${PERSON.id}) on Telegram`);
     expect(message.reply_markup).toBeNull();
   });
 

@@ -39,7 +39,7 @@ runChannelContract('twilio', async () => {
     replyUnsigned: async (q, text) => (await w.text(sent(q.id).to, text, {}, 'bm90LWEtc2lnbmF0dXJl')).status,
     async outcomeShown(q) {
       const entry = sent(q.id);
-      for (let i = 0; i < 250 && !later(entry).some((m) => /Answered/.test(m.body)); i++)
+      for (let i = 0; i < 250 && !later(entry).some((m) => /Approved by/.test(m.body)); i++)
         await new Promise((r) => setTimeout(r, 20));
     },
     threadReplies: async (q) => later(sent(q.id)).map((m) => m.body),

@@ -105,7 +105,9 @@ describe('web chat in Chromium', () => {
       await form.getByLabel('Email').fill('ada@example.com');
       await form.getByRole('button', { name: 'Send' }).click();
       await card.locator('.chat-outcome').waitFor();
-      expect(await card.locator('.chat-outcome').textContent()).toContain('✅ Answered: form submitted');
+      expect(await card.locator('.chat-outcome').textContent()).toMatch(
+        /✅ Answered by web:\S+ in the web chat: form submitted/,
+      );
       expect((await w.http.get(`/api/interactions/${id}`)).json['result']).toMatchObject({
         answer: { name: 'Ada Lovelace', email: 'ada@example.com' },
         surface: 'web',
@@ -126,7 +128,7 @@ describe('web chat in Chromium', () => {
       await card.getByRole('button', { name: 'Yes' }).waitFor();
       await w.http.post(`/api/interactions/${confirm}/answer`, { answer: false });
       await card.locator('.chat-outcome').waitFor();
-      expect(await card.locator('.chat-outcome').textContent()).toContain('Answered: No');
+      expect(await card.locator('.chat-outcome').textContent()).toMatch(/❌ Rejected by \S+ in the inbox/);
       expect(await card.getByRole('button', { name: 'Yes' }).count()).toBe(0);
     } finally {
       await page.close();

@@ -37,7 +37,8 @@ describe.each(transports)('over %s', (_name, connect) => {
       expect(result.structuredContent).toMatchObject({
         answer: true,
         surface: 'telegram',
-        answered_by: `telegram:@${PERSON.username}`,
+        // The verified Telegram user id, never the changeable @username.
+        answered_by: `telegram:${PERSON.id}`,
       });
     } finally {
       await client.close();

@@ -52,7 +52,18 @@ describe.each(transports)('over %s', (_name, connect) => {
       const tool = tools.find((t) => t.name === 'ask_human');
       expect(tool?.description).toMatch(/answer_format/);
       expect(Object.keys(tool?.inputSchema.properties ?? {}).sort()).toEqual(
-        ['answer_format', 'channel', 'choices', 'media', 'question', 'recipient', 'schema', 'timeout'].sort(),
+        [
+          'answer_format',
+          'approvers',
+          'channel',
+          'choices',
+          'deliver',
+          'media',
+          'question',
+          'recipient',
+          'schema',
+          'timeout',
+        ].sort(),
       );
       expect(tool?.inputSchema.required).toEqual(['question', 'answer_format']);
       expect(Object.keys(tool?.outputSchema?.properties ?? {}).sort()).toEqual(

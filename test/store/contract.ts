@@ -15,6 +15,11 @@ export { answer, eventually, makeInteraction, sleep, ticketHash };
 export interface StoreHandle {
   store: Store;
   cleanup(): Promise<void>;
+  /**
+   * The recipient indexes the store still holds, as `<channel>:<recipient>` (Redis: its `rc:` keys; memory: its
+   * index map), so a test can see that an index does not outlive its questions.
+   */
+  recipientIndexes(): Promise<string[]>;
 }
 
 export type MakeStore = (options: StoreOptions) => Promise<StoreHandle>;

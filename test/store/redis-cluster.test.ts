@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerFacts } from '../../src/core/interaction-service.js';
 import type { InteractionEvent } from '../../src/core/types.js';
@@ -22,6 +23,7 @@ import {
   type Recorder,
 } from '../park/helpers.js';
 import { answer, eventually, makeInteraction, runStoreContract, type StoreHandle } from './contract.js';
+import { keysUnder } from './fixtures.js';
 
 /**
  * askgate on a real Redis Cluster (three masters, `redis+cluster://` seeds): the store contract suite, the answer
@@ -44,13 +46,27 @@ function uniquePrefix(): string {
 }
 
 async function openStore(options: StoreOptions & { prefix?: string }): Promise<StoreHandle & { store: RedisStore }> {
+  options = { ...options, prefix: options.prefix ?? uniquePrefix() };
   const store = await RedisStore.connect({
     url: cluster.url,
-    prefix: options.prefix ?? uniquePrefix(),
+    prefix: options.prefix as string,
     idleTtlSeconds: options.idleTtlSeconds,
   });
+  const prefix = options.prefix ?? '';
   // Each store has a prefix of its own, and the cluster goes when the file ends: nothing to delete.
-  return { store, cleanup: () => store.close() };
+  return { store, cleanup: () => store.close(), recipientIndexes: () => recipientIndexes(prefix) };
+}
+
+/** The recipient index keys of a prefix: every key of it lives on the master of its hash tag's slot. */
+async function recipientIndexes(prefix: string): Promise<string[]> {
+  const master = await cluster.masterOf(prefix);
+  const raw = new Redis(master.url, { lazyConnect: true });
+  try {
+    await raw.connect();
+    return (await keysUnder(raw, `${prefix}rc:`)).map((k) => k.slice(`${prefix}rc:`.length));
+  } finally {
+    raw.disconnect();
+  }
 }
 
 runStoreContract('RedisStore on a Redis Cluster', openStore);

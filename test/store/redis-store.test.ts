@@ -49,6 +49,7 @@ async function openStore(
       const keys = await keysUnder(raw, prefix);
       if (keys.length > 0) await raw.del(...keys);
     },
+    recipientIndexes: async () => (await keysUnder(raw, `${prefix}rc:`)).map((k) => k.slice(`${prefix}rc:`.length)),
   };
 }
 

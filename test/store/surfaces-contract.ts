@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Resolution, Store } from '../../src/store/store.js';
 import type { MakeStore, StoreHandle } from './contract.js';
-import { answer, makeInteraction } from './fixtures.js';
+import { answer, eventually, makeInteraction } from './fixtures.js';
 
 /**
  * The store contract of questions on several surfaces and of quorum votes, passed by both stores: every surface's
@@ -27,6 +27,46 @@ export function runSurfacesContract(name: string, makeStore: MakeStore): void {
         recipient: 'C1',
         extra_surfaces: [{ channel: 'telegram', recipient: '42', delivery: null }],
       });
+
+    it('a recipient index, of a first or a further surface, does not outlive its questions', async () => {
+      const short = await makeStore({ idleTtlSeconds: 1 });
+      try {
+        const soon = (ms: number) => new Date(Date.now() + ms).toISOString();
+        // One question resolved, one nobody answers and nothing reads again: both indexes must still go.
+        const answered = makeInteraction({
+          channel: 'slack',
+          recipient: 'C-life',
+          deadline_at: soon(1000),
+          extra_surfaces: [{ channel: 'telegram', recipient: 'life-1', delivery: null }],
+        });
+        const forgotten = makeInteraction({
+          channel: 'telegram',
+          recipient: 'life-2',
+          deadline_at: soon(1000),
+          extra_surfaces: [{ channel: 'whatsapp', recipient: 'life-3', delivery: null }],
+        });
+        await short.store.create(answered);
+        await short.store.create(forgotten);
+        expect((await short.recipientIndexes()).sort()).toEqual([
+          'slack:C-life',
+          'telegram:life-1',
+          'telegram:life-2',
+          'whatsapp:life-3',
+        ]);
+        await short.store.resolve(answered.id, {
+          status: 'answered',
+          result: answer(true),
+          resolvedAt: new Date().toISOString(),
+        });
+        // Every question's record is gone at its deadline plus the idle TTL; its indexes go with it, at the latest.
+        await eventually(async () => {
+          expect(await short.store.get(forgotten.id)).toBeNull();
+          expect(await short.recipientIndexes()).toEqual([]);
+        }, 20_000);
+      } finally {
+        await short.cleanup();
+      }
+    });
 
     it('indexes every surface at create; a lookup returns the view of the surface it matched', async () => {
       const record = twoSurfaces();

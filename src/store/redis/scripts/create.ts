@@ -1,4 +1,4 @@
-import { BUCKETS, EVENT_JSON, EXTEND_TO } from './fragments.js';
+import { BUCKETS, EVENT_JSON, EXTEND_TO, INDEX_RECIPIENT } from './fragments.js';
 
 /** Creates a pending interaction. */
 export const CREATE = `--[[
@@ -41,6 +41,7 @@ export const CREATE = `--[[
 ]]
 ${EVENT_JSON}
 ${EXTEND_TO}
+${INDEX_RECIPIENT}
 ${BUCKETS}
 local id, text = ARGV[1], ARGV[2]
 local expireAt = tonumber(ARGV[3])
@@ -56,13 +57,9 @@ text = envelopeWithBucket(text, b)
 redis.call('SET', KEYS[1], text)
 redis.call('PEXPIREAT', KEYS[1], expireAt)
 if hasGroup then redis.call('ZADD', KEYS[5], seq, id) end
-if ARGV[10] == '1' then
-  redis.call('ZADD', KEYS[8], seq, id)
-  extendTo(KEYS[8], expireAt, tonumber(ARGV[9]))
-end
+if ARGV[10] == '1' then indexRecipient(KEYS[8], seq, id, expireAt, tonumber(ARGV[9])) end
 for i = 11, #ARGV do
-  redis.call('ZADD', ARGV[i], seq, id)
-  extendTo(ARGV[i], expireAt, tonumber(ARGV[9]))
+  indexRecipient(ARGV[i], seq, id, expireAt, tonumber(ARGV[9]))
 end
 if hasTicket then
   redis.call('SET', KEYS[6], id)

@@ -116,6 +116,20 @@ end
 `;
 
 /**
+ * `indexRecipient(key, seq, id, atMs, nowMs)`: adds a question to a recipient index (`rc:<channel>:<recipient>`) and
+ * makes the index live at least as long as the question's record (`atMs`). The ZADD of a fresh index creates a key
+ * with no expiry, which `extendTo` leaves alone (it never touches a key meant to last), so a fresh index gets its
+ * expiry here; an existing one is only ever extended. Needs EXTEND_TO.
+ */
+export const INDEX_RECIPIENT = `
+local function indexRecipient(key, seq, id, atMs, nowMs)
+  local fresh = redis.call('EXISTS', key) == 0
+  redis.call('ZADD', key, seq, id)
+  if fresh then redis.call('PEXPIREAT', key, atMs) else extendTo(key, atMs, nowMs) end
+end
+`;
+
+/**
  * A run hash's long values, stored in pieces so the hash stays listpack-encoded. Redis turns a hash whose any value
  * is longer than `hash-max-listpack-value` (64 bytes by default) into a hashtable for good, which more than doubles
  * it (a run with a 93-byte webhook URL: 240 → 593 bytes). So a value longer than 64 bytes is split: field `f` holds

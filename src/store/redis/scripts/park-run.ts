@@ -1,4 +1,4 @@
-import { BUCKETS, EVENT_JSON, EXTEND_TO, PIECES } from './fragments.js';
+import { BUCKETS, EVENT_JSON, EXTEND_TO, INDEX_RECIPIENT, PIECES } from './fragments.js';
 
 /** Parks a run on one or more new async asks, all in one step. */
 export const PARK_RUN = `--[[
@@ -50,6 +50,7 @@ export const PARK_RUN = `--[[
 ]]
 ${EVENT_JSON}
 ${EXTEND_TO}
+${INDEX_RECIPIENT}
 ${PIECES}
 ${BUCKETS}
 local run = KEYS[1]
@@ -93,10 +94,7 @@ for i = 0, n - 1 do
   redis.call('SET', key, text)
   redis.call('PEXPIREAT', key, expireAt)
   if listed and group ~= '' then redis.call('ZADD', group, seq, id) end
-  if ARGV[base + 10] ~= '' then
-    redis.call('ZADD', ARGV[base + 10], seq, id)
-    extendTo(ARGV[base + 10], expireAt, nowMs)
-  end
+  if ARGV[base + 10] ~= '' then indexRecipient(ARGV[base + 10], seq, id, expireAt, nowMs) end
   if ticket ~= '' then
     redis.call('SET', ticket, id)
     redis.call('PEXPIREAT', ticket, expireAt)
