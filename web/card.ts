@@ -130,9 +130,10 @@ export function renderCard(record: InteractionRecord, options: CardOptions): HTM
   time.dateTime = record.created_at;
   time.title = new Date(record.created_at).toLocaleString();
   meta.append(time);
-  // In the inbox, a channel question says where else it went; the web chat is that channel, so it says nothing.
+  // In the inbox, a channel question says where else it went — every surface of a question asked on several — and
+  // the web chat, which is one of those surfaces, says nothing.
   if (record.channel !== null && options.showChannel !== false)
-    meta.append(el('span', 'card-channel', `also on ${record.channel}`));
+    meta.append(el('span', 'card-channel', `also on ${surfacesText(record)}`));
   card.append(meta);
 
   const question = el('p', 'question', record.question);
@@ -297,4 +298,10 @@ function textAnswer(
   });
   wrap.append(lab, area, submit);
   return wrap;
+}
+
+/** Where a question went: its channel, or each surface (channel and recipient) of one asked on several. */
+function surfacesText(record: Pick<InteractionRecord, 'channel' | 'deliver'>): string {
+  if (record.deliver === undefined || record.deliver.length < 2) return record.channel ?? '';
+  return record.deliver.map((s) => (s.recipient === null ? s.channel : `${s.channel} (${s.recipient})`)).join(', ');
 }

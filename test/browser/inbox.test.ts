@@ -19,7 +19,8 @@ let pageErrors: string[] = [];
 
 beforeAll(async () => {
   browser = await launchBrowser();
-  gw = await startTestGateway();
+  // A public base URL lets a question go to the web chat too (a channel ask mints its callback link).
+  gw = await startTestGateway({ INTERACTIONS_PUBLIC_BASE_URL: 'https://askgate.example.com' });
   http = api(gw.url, gw.token);
 });
 afterAll(async () => {
@@ -122,6 +123,26 @@ describe('the web inbox', () => {
     // Each note stays a moment, then its card goes.
     await page.locator(card(mine)).waitFor({ state: 'detached' });
     await page.locator(card(theirs)).waitFor({ state: 'detached' });
+  });
+
+  it('says where a question asked on several surfaces went: each channel and recipient', async () => {
+    const id = await ask({
+      question: 'Rotate the keys?',
+      answer_format: 'confirm',
+      deliver: [
+        { channel: 'web', recipient: 'alice' },
+        { channel: 'web', recipient: 'bob' },
+      ],
+    });
+    const single = await ask({
+      question: 'Rotate the certs?',
+      answer_format: 'confirm',
+      channel: 'web',
+      recipient: 'carol',
+    });
+    await openInbox();
+    expect(await page.locator(`${card(id)} .card-channel`).textContent()).toBe('also on web (alice), web (bob)');
+    expect(await page.locator(`${card(single)} .card-channel`).textContent()).toBe('also on web');
   });
 
   it('answers select and text', async () => {
