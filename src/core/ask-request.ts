@@ -13,10 +13,10 @@ import {
   type SurfaceTarget,
   type VerifierBinding,
 } from './types.js';
-import { checkChannelFormSubset } from '../../forms/subset.js';
 import { literalWebhookRefusal } from './network-address.js';
 import { parseEscalate, parseRemind } from './follow-up-fields.js';
 import { parseApprovers, parseDeliver, parseQuorum } from './surface-fields.js';
+import { checkChannelFits } from './channel-fit.js';
 
 /** A validated ask: every field of the ask body, defaults applied. */
 export interface AskRequest {
@@ -358,49 +358,4 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
     approvers,
     quorum,
   };
-}
-
-/** The rules a channel must meet to take this ask, each refusal naming `field` (`channel`, `deliver[2].channel`). */
-function checkChannelFits(
-  channel: string,
-  field: string,
-  ctx: AskContext,
-  ask: Pick<AskRequest, 'answer_format' | 'schema' | 'verifier' | 'to'>,
-): void {
-  const { answer_format, schema, verifier, to } = ask;
-  if (to === 'caller') throw invalid(field, 'an ask to the caller has no channel.');
-  if (verifier !== null)
-    throw invalid(
-      'verifier',
-      'verifier is forbidden with channel: a channel reply is not signed by the verifier and would be refused.',
-    );
-  const caps = ctx.channel(channel);
-  if (caps === undefined) {
-    const known = ctx.registeredChannels();
-    throw invalid(
-      field,
-      `channel "${channel}" is not registered; ${known.length ? `registered: ${known.join(', ')}` : 'no channel is configured'}.`,
-    );
-  }
-  if (answer_format !== 'form') return;
-  if (!caps.supportsFormDelivery)
-    throw invalid(
-      'answer_format',
-      `channel "${channel}" cannot deliver forms; ask the form on the inbox or another channel.`,
-    );
-  const subset = checkChannelFormSubset(schema as JsonSchema);
-  if (!subset.ok) {
-    if (subset.property === '(root)')
-      throw invalid('schema', `schema cannot be delivered on a channel: ${subset.reason}.`);
-    throw invalid(
-      `schema.properties.${subset.property}`,
-      `schema property "${subset.property}" cannot be delivered on a channel: ${subset.reason}.`,
-    );
-  }
-  const refusal = caps.formRefusal?.(schema as JsonSchema) ?? null;
-  if (refusal !== null)
-    throw invalid(
-      `schema.properties.${refusal.property}`,
-      `schema property "${refusal.property}" cannot be delivered on channel "${channel}": ${refusal.reason}.`,
-    );
 }

@@ -1,4 +1,5 @@
-import { RECORD, TRAIL } from './fragments.js';
+import { RECORD } from './fragments.js';
+import { TRAIL } from './trail-fragment.js';
 
 /** Appends one audit event that is not part of another transition (Store.appendEvent). */
 export const AUDIT_APPEND = `--[[

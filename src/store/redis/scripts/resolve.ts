@@ -1,4 +1,5 @@
-import { BUCKETS, EVENT_JSON, EXTEND_TO, JOINED_RUN, PIECES, RECORD, TRAIL } from './fragments.js';
+import { BUCKETS, EVENT_JSON, EXTEND_TO, JOINED_RUN, PIECES, RECORD } from './fragments.js';
+import { TRAIL } from './trail-fragment.js';
 
 /** The one atomic claim of an interaction. */
 export const RESOLVE = `--[[

@@ -1,4 +1,5 @@
-import { RECORD, TRAIL } from './fragments.js';
+import { RECORD } from './fragments.js';
+import { TRAIL } from './trail-fragment.js';
 
 /** Records a channel's message references on an interaction. */
 export const SET_DELIVERY = `--[[

@@ -1,0 +1,49 @@
+import { checkChannelFormSubset } from '../../forms/subset.js';
+import type { AskContext, AskRequest } from './ask-request.js';
+import { invalid } from './errors.js';
+import type { JsonSchema } from './types.js';
+
+/** The rules a channel must meet to take this ask, each refusal naming `field` (`channel`, `deliver[2].channel`). */
+export function checkChannelFits(
+  channel: string,
+  field: string,
+  ctx: AskContext,
+  ask: Pick<AskRequest, 'answer_format' | 'schema' | 'verifier' | 'to'>,
+): void {
+  const { answer_format, schema, verifier, to } = ask;
+  if (to === 'caller') throw invalid(field, 'an ask to the caller has no channel.');
+  if (verifier !== null)
+    throw invalid(
+      'verifier',
+      'verifier is forbidden with channel: a channel reply is not signed by the verifier and would be refused.',
+    );
+  const caps = ctx.channel(channel);
+  if (caps === undefined) {
+    const known = ctx.registeredChannels();
+    throw invalid(
+      field,
+      `channel "${channel}" is not registered; ${known.length ? `registered: ${known.join(', ')}` : 'no channel is configured'}.`,
+    );
+  }
+  if (answer_format !== 'form') return;
+  if (!caps.supportsFormDelivery)
+    throw invalid(
+      'answer_format',
+      `channel "${channel}" cannot deliver forms; ask the form on the inbox or another channel.`,
+    );
+  const subset = checkChannelFormSubset(schema as JsonSchema);
+  if (!subset.ok) {
+    if (subset.property === '(root)')
+      throw invalid('schema', `schema cannot be delivered on a channel: ${subset.reason}.`);
+    throw invalid(
+      `schema.properties.${subset.property}`,
+      `schema property "${subset.property}" cannot be delivered on a channel: ${subset.reason}.`,
+    );
+  }
+  const refusal = caps.formRefusal?.(schema as JsonSchema) ?? null;
+  if (refusal !== null)
+    throw invalid(
+      `schema.properties.${refusal.property}`,
+      `schema property "${refusal.property}" cannot be delivered on channel "${channel}": ${refusal.reason}.`,
+    );
+}
