@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { RedisConnections } from '../src/store/redis/connections.js';
 import { RedisStore } from '../src/store/redis/redis-store.js';
 import type { StoredInteraction } from '../src/core/types.js';
+import { makeInteraction } from '../test/store/fixtures.js';
 
 /**
  * `node dist/bench/claim-wait.js <REDIS_URL> [claims]`: what ASKGATE_REDIS_WAIT_REPLICAS=1 costs an answer's claim.
@@ -10,35 +10,9 @@ import type { StoredInteraction } from '../src/core/types.js';
  * p99 of each, in ms. Not part of `npm run bench`: it needs a replicated Redis (docs/scaling.md shows a run).
  */
 
+/** A pending text question, as the store tests make them (one definition of the record's shape). */
 function question(): StoredInteraction {
-  const now = Date.now();
-  return {
-    id: `int_${randomUUID()}`,
-    status: 'pending',
-    question: 'Ship it?',
-    answer_format: 'text',
-    choices: null,
-    schema: null,
-    group_id: null,
-    channel: null,
-    recipient: null,
-    mode: 'sync',
-    created_at: new Date(now).toISOString(),
-    deadline_at: new Date(now + 3_600_000).toISOString(),
-    asked_by: 'bench',
-    media: null,
-    link: false,
-    verifier: null,
-    to: 'person',
-    payload: null,
-    on_expiry: 'kill',
-    run_id: null,
-    result: null,
-    resolved_at: null,
-    ticket_hash: null,
-    verifier_binding: null,
-    delivery: null,
-  };
+  return makeInteraction({ question: 'Ship it?', asked_by: 'bench' });
 }
 
 function quantile(sorted: number[], q: number): number {
