@@ -56,6 +56,26 @@ describe('whatsapp channel over the fake Graph API', () => {
     });
   });
 
+  it('a question on two numbers is answered by a tap on the second, as that number', async () => {
+    const [first, second] = [freshNumber(), freshNumber()];
+    const asked = await w.http.post('/api/interactions', {
+      question: 'Approve the refund?',
+      answer_format: 'confirm',
+      timeout: 600,
+      deliver: [
+        { channel: 'whatsapp', recipient: `+${first}` },
+        { channel: 'whatsapp', recipient: `+${second}` },
+      ],
+    });
+    expect(asked.status, JSON.stringify(asked.json)).toBe(201);
+    const q = { id: asked.json['id'] as string };
+    const toSecond = w.fake.sentTo(second).find((m) => m.payload['type'] === 'interactive');
+    expect(toSecond).toBeDefined();
+    const buttons = action(toSecond!)['buttons'] as Array<{ reply: { id: string; title: string } }>;
+    expect(await w.send(buttonReply(second, toSecond!.id, buttons[0]!.reply.id, 'Yes'))).toBe(200);
+    expect(result(await w.record(q.id))).toMatchObject({ answer: true, answered_by: `whatsapp:+${second}` });
+  });
+
   it('select of 3: reply buttons with titles cut to 20 characters; the tap gives back the whole choice', async () => {
     const choices = ['Ship it to production today', 'Wait for the review', 'Never'];
     const q = await w.ask({ question: 'Which?', answer_format: 'select', choices });
