@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buttonId, controlsOf, modalOf, startDiscordWorld, type DiscordWorld } from './discord-harness.js';
+import {
+  buttonId,
+  controlsOf,
+  freshChannel,
+  modalOf,
+  startDiscordWorld,
+  type DiscordWorld,
+} from './discord-harness.js';
 import { ADA, type FakeUser } from '../fakes/discord-server.js';
 
 /** Every format answered on Discord, end to end: the real gateway and @discordjs/rest, against the fake Discord. */
@@ -45,6 +52,32 @@ describe('discord channel', () => {
     await w.edited(message);
     expect(message.components).toEqual([]);
     expect(message.content).toBe(`Deploy now?\n\n✅ Approved by <@${ADA.id}> on Discord`);
+  });
+
+  it('a question in two channels is answered by a click in the second, and both messages show the outcome', async () => {
+    const [first, second] = [freshChannel(), freshChannel()];
+    const asked = await w.http.post('/api/interactions', {
+      question: 'Roll back?',
+      answer_format: 'confirm',
+      timeout: 600,
+      deliver: [
+        { channel: 'discord', recipient: first },
+        { channel: 'discord', recipient: second },
+      ],
+    });
+    expect(asked.status, JSON.stringify(asked.json)).toBe(201);
+    const [inFirst] = w.fake.messagesIn(first);
+    const [inSecond] = w.fake.messagesIn(second);
+    expect(inFirst).toBeDefined();
+    expect(inSecond).toBeDefined();
+    const click = await w.fake.click(inSecond!, buttonId(inSecond!, 'Yes'));
+    expect(click.status).toBe(200);
+    expect(click.response).toEqual({ type: 6 });
+    expect(await result(asked.json['id'] as string)).toMatchObject({ answer: true, answered_by: `discord:${ADA.id}` });
+    await w.edited(inFirst!);
+    await w.edited(inSecond!);
+    expect(inFirst!.components).toEqual([]);
+    expect(inSecond!.components).toEqual([]);
   });
 
   it('a click after the answer is told it is answered, ephemerally, and the answer stays', async () => {
