@@ -1,4 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import {
+  channelConfigs,
+  type SlackConfig,
+  type TelegramConfig,
+  type TwilioConfig,
+  type WhatsAppConfig,
+} from './channel-config.js';
+import { ConfigError, type Env, optional } from './config-env.js';
 import type { Identity, Scope } from './core/types.js';
 import { confirmationsConfig, type ConfirmationsConfig } from './confirmations/config.js';
 import { RouteConfigError, parseRoutes, type Route } from './park/routes.js';
@@ -10,44 +18,9 @@ import { isClusterUrl, parseClusterUrl } from './store/redis/cluster-url.js';
  * a bad value throws a ConfigError whose message is one line naming the variable and the fix.
  */
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    message: string,
-  ) {
-    super(`${variable}: ${message}`);
-    this.name = 'ConfigError';
-  }
-}
-
-export interface TelegramConfig {
-  botToken: string;
-  webhookSecret: string;
-  apiRoot: string;
-}
-export interface SlackConfig {
-  botToken: string;
-  signingSecret: string;
-  apiUrl: string;
-}
-export interface WhatsAppConfig {
-  token: string;
-  phoneNumberId: string;
-  businessAccountId: string | null;
-  appSecret: string;
-  verifyToken: string;
-  apiUrl: string;
-  /** WHATSAPP_TEMPLATE_NAME / _LANGUAGE: the approved template that carries a question outside the 24-hour window. */
-  templateName: string | null;
-  templateLanguage: string;
-}
-export interface TwilioConfig {
-  accountSid: string;
-  authToken: string;
-  from: string | null;
-  whatsappFrom: string | null;
-  apiUrl: string;
-}
+// Re-exported so importers keep reading the error and the channel configs from here.
+export { ConfigError } from './config-env.js';
+export type { SlackConfig, TelegramConfig, TwilioConfig, WhatsAppConfig } from './channel-config.js';
 
 export interface Config {
   port: number;
@@ -118,8 +91,6 @@ export interface Config {
   env: Readonly<Record<string, string | undefined>>;
 }
 
-type Env = Record<string, string | undefined>;
-
 const SCOPES: readonly Scope[] = ['read', 'write', 'answer', 'admin'];
 
 function positiveInt(env: Env, name: string, fallback: number): number {
@@ -151,11 +122,6 @@ function flag(env: Env, name: string): boolean {
   if (raw === '' || raw === '0' || raw === 'false') return false;
   if (raw === '1' || raw === 'true') return true;
   throw new ConfigError(name, `"${env[name]}" is not a switch; set it to 1 (on) or leave it unset (off).`);
-}
-
-function optional(env: Env, name: string): string | null {
-  const raw = env[name];
-  return raw === undefined || raw === '' ? null : raw;
 }
 
 function parseTokens(raw: string): Map<string, Identity> {
@@ -282,30 +248,6 @@ function parseShards(raw: string | null): 1 {
   );
 }
 
-/** A group of variables that is all-or-nothing: a channel with some but not all of its required variables is a mistake. */
-function group<T>(env: Env, required: readonly string[], build: (get: (n: string) => string) => T): T | null {
-  const present = required.filter((n) => optional(env, n) !== null);
-  if (present.length === 0) return null;
-  const missing = required.find((n) => optional(env, n) === null);
-  if (missing !== undefined) {
-    throw new ConfigError(
-      missing,
-      `is required with ${present.join(', ')}; set it, or unset the others to leave the channel off.`,
-    );
-  }
-  return build((n) => env[n] as string);
-}
-
-/** Meta names templates in lowercase letters, digits and underscores; anything else could never be approved. */
-function templateName(raw: string | null): string | null {
-  if (raw !== null && !/^[a-z0-9_]{1,512}$/.test(raw))
-    throw new ConfigError(
-      'WHATSAPP_TEMPLATE_NAME',
-      `"${raw}" is not a template name; use the approved template's name (lowercase letters, digits, _).`,
-    );
-  return raw;
-}
-
 /** A route's turn and late reply travel as BullMQ jobs, and its run parks: both need Redis. */
 function routesOf(
   raw: string | null,
@@ -393,37 +335,7 @@ export function loadConfig(env: Env = process.env): Config {
     callbackRate: parseRate(optional(env, 'INTERACTIONS_CALLBACK_RATE')),
     trustProxy: optional(env, 'ASKGATE_TRUST_PROXY'),
     mcpProgressSeconds: progressSeconds(env, 'ASKGATE_MCP_PROGRESS_SECONDS'),
-    telegram: group(env, ['TELEGRAM_BOT_TOKEN', 'TELEGRAM_WEBHOOK_SECRET'], (get) => ({
-      botToken: get('TELEGRAM_BOT_TOKEN'),
-      webhookSecret: get('TELEGRAM_WEBHOOK_SECRET'),
-      apiRoot: optional(env, 'TELEGRAM_API_ROOT') ?? 'https://api.telegram.org',
-    })),
-    slack: group(env, ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET'], (get) => ({
-      botToken: get('SLACK_BOT_TOKEN'),
-      signingSecret: get('SLACK_SIGNING_SECRET'),
-      apiUrl: optional(env, 'SLACK_API_URL') ?? 'https://slack.com/api/',
-    })),
-    whatsapp: group(
-      env,
-      ['WHATSAPP_TOKEN', 'WHATSAPP_PHONE_NUMBER_ID', 'WHATSAPP_APP_SECRET', 'WHATSAPP_VERIFY_TOKEN'],
-      (get) => ({
-        token: get('WHATSAPP_TOKEN'),
-        phoneNumberId: get('WHATSAPP_PHONE_NUMBER_ID'),
-        businessAccountId: optional(env, 'WHATSAPP_BUSINESS_ACCOUNT_ID'),
-        appSecret: get('WHATSAPP_APP_SECRET'),
-        verifyToken: get('WHATSAPP_VERIFY_TOKEN'),
-        apiUrl: optional(env, 'WHATSAPP_API_URL') ?? 'https://graph.facebook.com/v21.0',
-        templateName: templateName(optional(env, 'WHATSAPP_TEMPLATE_NAME')),
-        templateLanguage: optional(env, 'WHATSAPP_TEMPLATE_LANGUAGE') ?? 'en_US',
-      }),
-    ),
-    twilio: group(env, ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN'], (get) => ({
-      accountSid: get('TWILIO_ACCOUNT_SID'),
-      authToken: get('TWILIO_AUTH_TOKEN'),
-      from: optional(env, 'TWILIO_FROM'),
-      whatsappFrom: optional(env, 'TWILIO_WHATSAPP_FROM'),
-      apiUrl: optional(env, 'TWILIO_API_URL') ?? 'https://api.twilio.com',
-    })),
+    ...channelConfigs(env),
     logLevel: parseLogLevel(optional(env, 'LOG_LEVEL')),
     resumeLockMs: positiveInt(env, 'ASKGATE_RESUME_LOCK_MS', 30_000),
     resumeBackoffMs: positiveInt(env, 'ASKGATE_RESUME_BACKOFF_MS', 1_000),

@@ -1,27 +1,13 @@
 import twilio from 'twilio';
-import type RequestClient from 'twilio/lib/base/RequestClient.js';
-import type * as TwilioHttp from 'twilio/lib/http/response.js';
-import {
-  ChannelError,
-  DELIVERY_REF,
-  type ChannelCore,
-  type ChannelPlugin,
-  type OfferOutcome,
-  type ThreadRef,
-} from '../contract.js';
+import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type ThreadRef } from '../contract.js';
 import { clip, outcomeLine } from '../outcome.js';
-import { answerFromText, replyHint, tellNotTaken } from '../replies.js';
-import {
-  ERROR_UNSUBSCRIBED,
-  HELP_WORDS,
-  OPT_IN_WORDS,
-  OPT_OUT_WORDS,
-  WHATSAPP_BODY_MAX,
-  RenderLimitError,
-} from './limits.js';
+import { answerFromText } from '../replies.js';
+import { HELP_WORDS, OPT_IN_WORDS, OPT_OUT_WORDS, WHATSAPP_BODY_MAX } from './limits.js';
 import { isWhatsApp, renderText, splitTag, tagOf } from './render.js';
 import { text as textResponse, type WebhookResponse, type WebhookRoute } from '../http.js';
 import { webhookRoutes } from '../pipeline.js';
+import { BaseUrlRequestClient, TWILIO_HOST, toChannelError } from './rest.js';
+import { buttonAnswer, keyword, OPTED_OUT, tell, twilioErrorWords } from './words.js';
 import { verify } from './verify.js';
 import { formParams, parseInbound, parseStatus, type InboundMessage, type StatusCallback } from './webhook.js';
 import { viewOn } from '../../src/core/surfaces.js';
@@ -47,7 +33,6 @@ export interface TwilioChannelOptions {
 
 export const TWILIO_SMS_PATH = '/channels/twilio/sms';
 export const TWILIO_STATUS_PATH = '/channels/twilio/status';
-const TWILIO_HOST = 'https://api.twilio.com';
 
 /** A TwiML answer: the text to send back, or silence. */
 function twimlReply(said: string | null): WebhookResponse {
@@ -68,52 +53,6 @@ const STATUS_RANK: Record<string, number> = {
   undelivered: 7,
   failed: 7,
 };
-
-/**
- * The twilio package's own HTTP client, pointed at TWILIO_API_URL: the package builds `https://api.twilio.com/...`
- * URLs itself (its `edge`/`region` options only rename the host within twilio.com), so the base is swapped here.
- */
-class BaseUrlRequestClient extends twilio.RequestClient {
-  constructor(private readonly base: string) {
-    super();
-  }
-
-  override request<TData>(opts: RequestClient.RequestOptions<TData>): Promise<TwilioHttp.default<TData>> {
-    const uri = opts.uri.startsWith(TWILIO_HOST) ? `${this.base}${opts.uri.slice(TWILIO_HOST.length)}` : opts.uri;
-    return super.request({ ...opts, uri });
-  }
-}
-
-function toChannelError(err: unknown): ChannelError {
-  if (err instanceof ChannelError) return err;
-  if (err instanceof RenderLimitError) return new ChannelError('twilio', 'invalid', err.message, null, { cause: err });
-  if (err instanceof twilio.RestException) {
-    const why =
-      err.code === ERROR_UNSUBSCRIBED
-        ? ' — the recipient replied STOP and must text START before askgate can reach them'
-        : '';
-    return new ChannelError(
-      'twilio',
-      'refused',
-      `Twilio refused the message: ${err.code ?? err.status} ${err.message}${why}`,
-      null,
-      { cause: err },
-    );
-  }
-  return new ChannelError(
-    'twilio',
-    'network',
-    `could not reach the Twilio API: ${err instanceof Error ? err.message : String(err)}`,
-    null,
-    { cause: err },
-  );
-}
-
-const keyword = (body: string): string =>
-  body
-    .trim()
-    .toLowerCase()
-    .replace(/[.!]+$/, '');
 
 /**
  * SMS and WhatsApp via Twilio, through the twilio package: every question is plain text (numbered choices, "Reply
@@ -393,51 +332,5 @@ export class TwilioChannel implements ChannelPlugin {
       text: tag !== null && tagged.length === 0 ? message.body.trim() : text,
       tied: tagged.length > 0,
     };
-  }
-}
-
-/** Twilio's error code for a number that replied STOP. */
-const OPTED_OUT = '21610';
-
-/** Words for the Twilio error codes a failed delivery reports most; any other is named by its code. */
-function twilioErrorWords(code: string | null): string {
-  switch (code) {
-    case OPTED_OUT:
-      return 'the recipient replied STOP: Twilio sends nothing to this number until it texts START.';
-    case '30003':
-      return 'the handset is unreachable (off, or out of coverage).';
-    case '30005':
-      return 'the number is unknown or no longer exists.';
-    case '30006':
-      return 'the number is a landline or cannot receive SMS.';
-    case '30007':
-      return 'the carrier filtered the message.';
-    default:
-      return code === null ? 'Twilio reported the message undelivered.' : `Twilio error ${code}.`;
-  }
-}
-
-/** A quick-reply payload askgate wrote: `<id>:y`, `<id>:n` or `<id>:s<index>`. */
-function buttonAnswer(stored: StoredInteraction, payload: string): unknown {
-  const code = payload.slice(stored.id.length + 1);
-  if (code === 'y' || code === 'n') return code === 'y';
-  if (/^s\d+$/.test(code)) return (stored.choices ?? [])[Number(code.slice(1))];
-  return code;
-}
-
-function tell(outcome: OfferOutcome, stored: StoredInteraction): string {
-  const tag = `[#${tagOf(stored.id)}] `;
-  switch (outcome.kind) {
-    case 'answered':
-      return `${tag}Answer recorded. Thank you.`;
-    case 'already_answered':
-      return `${tag}This question is already answered.`;
-    case 'closed':
-      return `${tag}${outcome.status === 'cancelled' ? 'This question was cancelled.' : 'This question is closed.'}`;
-    case 'invalid':
-      return `${tag}${replyHint(stored, outcome.message)}`;
-    case 'voted':
-    case 'not_an_approver':
-      return `${tag}${tellNotTaken(outcome)}`;
   }
 }

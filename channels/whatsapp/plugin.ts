@@ -1,21 +1,14 @@
-import { answerFromText, tellNotTaken } from '../replies.js';
-import {
-  ChannelError,
-  DELIVERY_REF,
-  type ChannelCore,
-  type ChannelPlugin,
-  type OfferOutcome,
-  type ThreadRef,
-} from '../contract.js';
+import { answerFromText } from '../replies.js';
+import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type ThreadRef } from '../contract.js';
 import { FlowPublisher } from './flows.js';
 import { compileFlow, checkFlowAnswer, decodeFlowValues, fieldLabels, fieldOfRefusal, flowData } from './flow.js';
 import { GraphClient, GraphError } from './graph-client.js';
 import type { SharedPacer } from '../shared-pacing.js';
-import { CAPTION_MAX, ERROR_RE_ENGAGEMENT, TEXT_BODY_MAX, RenderLimitError } from './limits.js';
-import { decodeAction, flowMessage, renderQuestion, type Json } from './render.js';
-import { json, text as textResponse, type WebhookRoute } from '../http.js';
+import { ERROR_RE_ENGAGEMENT, TEXT_BODY_MAX } from './limits.js';
+import { decodeAction, flowMessage, type Json } from './render.js';
+import type { WebhookRoute } from '../http.js';
 import { webhookRoutes } from '../pipeline.js';
-import { handshake, verify } from './verify.js';
+import { verify } from './verify.js';
 import { clip, outcomeLine } from '../outcome.js';
 import {
   parsePayload,
@@ -25,6 +18,27 @@ import {
   type StatusEvent,
   type TapEvent,
 } from './webhook.js';
+import {
+  digits,
+  handshakeResponse,
+  INITIAL_STATUS,
+  mediaLookup,
+  isRecipient,
+  offerAnswer,
+  personParams,
+  receiptOf,
+  STATUS_RANK,
+  whoIs,
+} from './inbound.js';
+import {
+  FLOW_TOKEN_PREFIX,
+  NOTHING_OPEN,
+  questionMessage,
+  templateMessage,
+  tellOutcome,
+  textMessage,
+  toChannelError,
+} from './messages.js';
 import { viewOn } from '../../src/core/surfaces.js';
 import type { ReplyTo, StoredInteraction } from '../../src/core/types.js';
 import type { Logger } from '../../src/observability/logger.js';
@@ -52,24 +66,6 @@ export interface WhatsAppChannelOptions {
 }
 
 export const WHATSAPP_WEBHOOK_PATH = '/channels/whatsapp/webhook';
-
-const FLOW_TOKEN_PREFIX = 'askgate:';
-/** Delivery statuses in the order a message moves through them; a late receipt never moves it back. */
-const STATUS_RANK: Record<string, number> = { pending: 0, sent: 1, delivered: 2, read: 3, failed: 4 };
-/** Before any receipt: Meta accepted the message. Telegram, with no receipts at all, reports the same word. */
-const INITIAL_STATUS = 'pending';
-
-const digits = (address: string): string => address.replace(/[^\d]/g, '');
-const whoIs = (waId: string): string => `whatsapp:+${waId}`;
-
-function toChannelError(err: unknown): ChannelError {
-  if (err instanceof ChannelError) return err;
-  if (err instanceof RenderLimitError)
-    return new ChannelError('whatsapp', 'invalid', err.message, null, { cause: err });
-  return new ChannelError('whatsapp', 'network', err instanceof Error ? err.message : String(err), null, {
-    cause: err,
-  });
-}
 
 /**
  * WhatsApp on Meta's Cloud API: reply buttons (confirm, short selects), a list (up to 10 choices), numbered text
@@ -106,7 +102,7 @@ export class WhatsAppChannel implements ChannelPlugin {
     }
     const to = digits(interaction.recipient);
     try {
-      const message = await this.questionMessage(interaction, callbackUrl);
+      const message = await questionMessage(interaction, callbackUrl, this.flows);
       let via = 'session';
       let sent: Awaited<ReturnType<typeof this.graph.sendMessage>>;
       try {
@@ -131,7 +127,7 @@ export class WhatsAppChannel implements ChannelPlugin {
         sent = await this.graph.sendMessage(this.options.phoneNumberId, {
           recipient_type: 'individual',
           to,
-          ...this.templateMessage(interaction, template, callbackUrl),
+          ...templateMessage(interaction, template, this.options.templateLanguage ?? 'en_US', callbackUrl),
         });
         via = 'template';
       }
@@ -145,42 +141,6 @@ export class WhatsAppChannel implements ChannelPlugin {
     } catch (err) {
       throw toChannelError(err);
     }
-  }
-
-  private async questionMessage(interaction: StoredInteraction, callbackUrl: string): Promise<Json> {
-    if (interaction.answer_format !== 'form') return renderQuestion(interaction, callbackUrl);
-    if (this.flows === null || interaction.schema === null)
-      throw new ChannelError('whatsapp', 'invalid', 'forms need WHATSAPP_BUSINESS_ACCOUNT_ID (the Flows owner).');
-    const flowId = await this.flows.flowFor(compileFlow(interaction.schema));
-    return flowMessage(
-      interaction,
-      callbackUrl,
-      flowId,
-      `${FLOW_TOKEN_PREFIX}${interaction.id}`,
-      flowData(interaction.schema),
-    );
-  }
-
-  /** The template carries the question as its one body parameter; a reply to it answers like a reply to a text. */
-  private templateMessage(interaction: StoredInteraction, name: string, callbackUrl: string): Json {
-    const choices =
-      interaction.answer_format === 'select'
-        ? ` ${(interaction.choices ?? []).map((c, i) => `${i + 1}. ${c}`).join('; ')}`
-        : '';
-    const raw =
-      interaction.answer_format === 'form' && callbackUrl !== ''
-        ? `${interaction.question} ${callbackUrl}`
-        : `${interaction.question}${choices}`;
-    // The Cloud API refuses a template parameter holding a new line, a tab or more than 4 spaces in a row (132018).
-    const text = raw.replace(/\s*[\n\t]\s*/g, ' ').replace(/ {5,}/g, ' ');
-    return {
-      type: 'template',
-      template: {
-        name,
-        language: { code: this.options.templateLanguage ?? 'en_US' },
-        components: [{ type: 'body', parameters: [{ type: 'text', text: clip(text, CAPTION_MAX) }] }],
-      },
-    };
   }
 
   async showOutcome(interaction: StoredInteraction): Promise<void> {
@@ -247,15 +207,7 @@ export class WhatsAppChannel implements ChannelPlugin {
           else await this.onReply(event, core);
           return undefined;
         },
-        handshake: (request) => {
-          const challenge = handshake(request.query, this.options.verifyToken);
-          return challenge === null
-            ? json(403, {
-                error: 'forbidden',
-                message: 'hub.mode must be "subscribe" and hub.verify_token must match WHATSAPP_VERIFY_TOKEN.',
-              })
-            : textResponse(200, challenge);
-        },
+        handshake: (request) => handshakeResponse(request.query, this.options.verifyToken),
       },
       core,
     );
@@ -270,20 +222,7 @@ export class WhatsAppChannel implements ChannelPlugin {
     // the failed session message is replaced by the template's delivery instead of failing the question.
     if (failed && event.errorCode === ERROR_RE_ENGAGEMENT && (await this.resendAsTemplate(event.messageId, core)))
       return;
-    await core.receipt(this.name, event.messageId, {
-      status: event.status,
-      rank,
-      state: failed ? 'failed' : (event.status as 'sent' | 'delivered' | 'read'),
-      ...(event.timestamp === null ? {} : { at: event.timestamp }),
-      ...(failed
-        ? {
-            error: {
-              code: event.errorCode === null ? 'failed' : String(event.errorCode),
-              message: event.errorTitle ?? 'WhatsApp reported the message failed.',
-            },
-          }
-        : {}),
-    });
+    await core.receipt(this.name, event.messageId, receiptOf(event, rank));
   }
 
   /** Re-sends a pending question delivered as `ref` through WHATSAPP_TEMPLATE_NAME; false when it could not. */
@@ -297,7 +236,7 @@ export class WhatsAppChannel implements ChannelPlugin {
       const sent = await this.graph.sendMessage(this.options.phoneNumberId, {
         recipient_type: 'individual',
         to: digits(stored.recipient),
-        ...this.templateMessage(stored, template, ''),
+        ...templateMessage(stored, template, this.options.templateLanguage ?? 'en_US', ''),
       });
       await core.redeliver(this.name, ref, {
         wa_id: sent.waId ?? digits(stored.recipient),
@@ -320,10 +259,13 @@ export class WhatsAppChannel implements ChannelPlugin {
   private async onTap(event: TapEvent, core: ChannelCore): Promise<void> {
     const decoded = decodeAction(event.replyId);
     const stored = decoded === null ? null : this.seenBy(await core.get(decoded.interactionId), event.from);
-    if (decoded === null || stored === null || !this.isRecipient(stored, event.from)) return;
+    if (decoded === null || stored === null || !isRecipient(stored, event.from)) return;
     const answer =
       decoded.action.kind === 'confirm' ? decoded.action.value : (stored.choices ?? [])[decoded.action.index];
-    const outcome = await this.offer(core, stored, answer, null, { ...personParams(event), button_title: event.title });
+    const outcome = await offerAnswer(core, stored, answer, null, {
+      ...personParams(event),
+      button_title: event.title,
+    });
     if (outcome.kind !== 'answered')
       await this.send(event.from, textMessage(tellOutcome(outcome, stored)), event.messageId);
   }
@@ -336,7 +278,7 @@ export class WhatsAppChannel implements ChannelPlugin {
       await this.converseOrTell(event, core);
       return;
     }
-    if (!this.isRecipient(stored, event.from)) return;
+    if (!isRecipient(stored, event.from)) return;
     if (stored.answer_format === 'form') {
       await this.send(
         event.from,
@@ -345,8 +287,12 @@ export class WhatsAppChannel implements ChannelPlugin {
       );
       return;
     }
-    const params = { ...event.media, ...(await this.mediaLookup(event.mediaId)), ...personParams(event) };
-    const outcome = await this.offer(
+    const params = {
+      ...event.media,
+      ...(await mediaLookup(this.graph, event.mediaId, this.options.logger)),
+      ...personParams(event),
+    };
+    const outcome = await offerAnswer(
       core,
       stored,
       answerFromText(stored, event.text),
@@ -380,11 +326,11 @@ export class WhatsAppChannel implements ChannelPlugin {
     const id =
       event.flowToken?.startsWith(FLOW_TOKEN_PREFIX) === true ? event.flowToken.slice(FLOW_TOKEN_PREFIX.length) : null;
     const stored = id === null ? null : this.seenBy(await core.get(id), event.from);
-    if (stored === null || stored.schema === null || !this.isRecipient(stored, event.from)) return;
+    if (stored === null || stored.schema === null || !isRecipient(stored, event.from)) return;
     const { answer, inputs } = decodeFlowValues(stored.schema, event.values);
     let errors = checkFlowAnswer(stored.schema, answer, inputs);
     if (errors.size === 0) {
-      const outcome = await this.offer(core, stored, answer, this.replyTo(stored, event.contextId), {
+      const outcome = await offerAnswer(core, stored, answer, this.replyTo(stored, event.contextId), {
         ...personParams(event),
         flow_token: event.flowToken ?? '',
       });
@@ -417,23 +363,6 @@ export class WhatsAppChannel implements ChannelPlugin {
     return this.flows;
   }
 
-  private offer(
-    core: ChannelCore,
-    stored: StoredInteraction,
-    answer: unknown,
-    replyTo: ReplyTo | null,
-    params: Record<string, string>,
-  ): Promise<OfferOutcome> {
-    return core.offer({
-      interactionId: stored.id,
-      answer,
-      replyTo,
-      params,
-      surface: 'whatsapp',
-      answeredBy: whoIs(params['from'] ?? ''),
-    });
-  }
-
   /** reply_to: the quoted question, with the delivery status its receipts last reported. */
   private replyTo(stored: StoredInteraction, contextId: string | null): ReplyTo | null {
     if (contextId === null || stored.delivery?.['message_id'] !== contextId) return null;
@@ -447,32 +376,10 @@ export class WhatsAppChannel implements ChannelPlugin {
       : viewOn(found, this.name, (s) => s.recipient !== null && digits(s.recipient) === waId);
   }
 
-  private isRecipient(stored: StoredInteraction, waId: string): boolean {
-    return stored.channel === this.name && stored.recipient !== null && digits(stored.recipient) === waId;
-  }
-
   private async latestPending(core: ChannelCore, waId: string): Promise<StoredInteraction | null> {
     // The recipient is kept as the asker wrote it; a number may have been given with or without its `+`.
     const found = await core.pendingFor(this.name, [waId, `+${waId}`]);
     return found.at(-1) ?? null;
-  }
-
-  /** media_url and media_file_size from GET /{media-id}; a failed lookup leaves them out rather than the answer. */
-  private async mediaLookup(mediaId: string | null): Promise<Record<string, string>> {
-    if (mediaId === null) return {};
-    try {
-      const info = await this.graph.mediaInfo(mediaId);
-      const out: Record<string, string> = {};
-      if (info.url !== null) out['media_url'] = info.url;
-      if (info.fileSize !== null) out['media_file_size'] = info.fileSize;
-      return out;
-    } catch (err) {
-      this.options.logger?.warn(
-        { channel: this.name, err: toChannelError(err).message },
-        'whatsapp media lookup failed',
-      );
-      return {};
-    }
   }
 
   /** A courtesy message (a hint, an outcome): its failure is logged, never a reason to fail the webhook. */
@@ -488,34 +395,4 @@ export class WhatsAppChannel implements ChannelPlugin {
       this.options.logger?.warn({ channel: this.name, err: toChannelError(err).message }, 'whatsapp send failed');
     }
   }
-}
-
-function personParams(event: {
-  from: string;
-  profileName: string | null;
-  messageId: string;
-  contextId: string | null;
-}): Record<string, string> {
-  const params: Record<string, string> = { from: event.from, message_id: event.messageId };
-  if (event.profileName !== null) params['profile_name'] = event.profileName;
-  if (event.contextId !== null) params['context_id'] = event.contextId;
-  return params;
-}
-
-/** What a person who writes with no open question and no route is told. */
-const NOTHING_OPEN = 'There is no open question to answer.';
-
-const textMessage = (body: string): Json => ({ type: 'text', text: { body: clip(body, TEXT_BODY_MAX) } });
-
-function tellOutcome(outcome: Exclude<OfferOutcome, { kind: 'answered' }>, stored: StoredInteraction): string {
-  if (outcome.kind !== 'invalid') return tellNotTaken(outcome);
-  // Not `replyHint`: WhatsApp clips a long choice list with an ellipsis where the shared hint cuts it flat, and a form
-  // (answered in its Flow, never by a reply) gets the plain refusal.
-  if (stored.answer_format === 'confirm') return 'Please answer yes or no.';
-  if (stored.answer_format === 'select')
-    return clip(
-      `Please answer with one of: ${(stored.choices ?? []).map((c, i) => `${i + 1}. ${c}`).join(', ')}`,
-      1000,
-    );
-  return `That answer was not accepted: ${outcome.message}`;
 }

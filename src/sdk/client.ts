@@ -1,7 +1,6 @@
 import type { AuditEvent } from '../core/audit.js';
 import type { InteractionRecord } from '../core/types.js';
 import {
-  AskCancelledError,
   AskgateHttpError,
   AskgateNetworkError,
   AskgateSdkError,
@@ -9,7 +8,9 @@ import {
   AskUndeliverableError,
 } from './errors.js';
 import { askExternal, type AskExternalOptions, type ExternalAnswer } from './external.js';
+import { settle, sleep } from './settle.js';
 import { TailStream } from './tail.js';
+import { GatewayTransport } from './transport.js';
 import type { AnswerStatus, AskAnswer, AskBody, AskOutcome, InteractionPage, ListOptions } from './types.js';
 
 /** Options of `new AskgateClient(...)`. */
@@ -56,9 +57,8 @@ const TRANSIENT_STATUSES = new Set([502, 503, 504]);
 export class AskgateClient {
   /** The base URL, without a trailing slash. */
   readonly url: string;
-  // A private field: util.inspect and JSON.stringify of the client never show it.
-  readonly #token: string;
-  readonly #fetch: typeof fetch;
+  // A private field: util.inspect and JSON.stringify of the client never show it (it holds the token).
+  readonly #http: GatewayTransport;
   readonly #maxWaitSeconds: number;
   readonly #expiryGraceMs: number;
 
@@ -86,8 +86,7 @@ export class AskgateClient {
       );
     }
     this.url = options.url.replace(/\/+$/, '');
-    this.#token = options.token;
-    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#http = new GatewayTransport(this.url, options.token, options.fetch ?? globalThis.fetch);
     this.#maxWaitSeconds = maxWait;
     this.#expiryGraceMs = options.expiryGraceMs ?? 5000;
   }
@@ -152,7 +151,7 @@ export class AskgateClient {
 
   /** A JSON request to any door with this client's token (the admin doors of presets and confirmations use it). */
   async request<T = unknown>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
-    return this.#json<T>(method, path, { body, signal: options.signal });
+    return this.#http.json<T>(method, path, { body, signal: options.signal });
   }
 
   /**
@@ -179,17 +178,17 @@ export class AskgateClient {
     body: { run: Record<string, unknown>; asks: Array<Record<string, unknown>> },
     options: RequestOptions = {},
   ): Promise<{ run: Record<string, unknown>; interactions: InteractionRecord[] }> {
-    return this.#json('POST', '/api/runs', { ...options, body });
+    return this.#http.json('POST', '/api/runs', { ...options, body });
   }
 
   /** Reads a run (`GET /api/runs/{run_id}`): `parked` | `resumed` | `killed`, its asks, its resume attempts. */
   async getRun(runId: string, options: RequestOptions = {}): Promise<Record<string, unknown>> {
-    return this.#json('GET', `/api/runs/${encodeURIComponent(runId)}`, options);
+    return this.#http.json('GET', `/api/runs/${encodeURIComponent(runId)}`, options);
   }
 
   /** Reads one interaction record (`GET /api/interactions/{id}`); 404 when unknown or pruned. */
   async get(id: string, options: RequestOptions = {}): Promise<InteractionRecord> {
-    return this.#json<InteractionRecord>('GET', `/api/interactions/${encodeURIComponent(id)}`, options);
+    return this.#http.json<InteractionRecord>('GET', `/api/interactions/${encodeURIComponent(id)}`, options);
   }
 
   /**
@@ -198,7 +197,7 @@ export class AskgateClient {
    */
   async events(id: string, options: RequestOptions = {}): Promise<AuditEvent[]> {
     const path = `/api/interactions/${encodeURIComponent(id)}/events`;
-    return (await this.#json<{ items: AuditEvent[] }>('GET', path, options)).items;
+    return (await this.#http.json<{ items: AuditEvent[] }>('GET', path, options)).items;
   }
 
   /**
@@ -212,7 +211,7 @@ export class AskgateClient {
       );
     }
     const path = `/api/interactions/${encodeURIComponent(id)}/result?wait=${Math.floor(waitSeconds)}`;
-    return this.#json<InteractionRecord>('GET', path, options);
+    return this.#http.json<InteractionRecord>('GET', path, options);
   }
 
   /**
@@ -226,7 +225,7 @@ export class AskgateClient {
     if (options.cursor !== undefined) query.set('cursor', options.cursor);
     if (options.groupId !== undefined) query.set('group_id', options.groupId);
     const search = query.toString();
-    return this.#json<InteractionPage>('GET', `/api/interactions${search === '' ? '' : `?${search}`}`, options);
+    return this.#http.json<InteractionPage>('GET', `/api/interactions${search === '' ? '' : `?${search}`}`, options);
   }
 
   /**
@@ -235,10 +234,14 @@ export class AskgateClient {
    * schema throws `AskgateHttpError` 400 `invalid_answer` with `field`; expired or cancelled is 410, unknown 404.
    */
   async answer(id: string, value: unknown, options: RequestOptions = {}): Promise<AnswerStatus> {
-    const body = await this.#json<{ status?: unknown }>('POST', `/api/interactions/${encodeURIComponent(id)}/answer`, {
-      ...options,
-      body: { answer: value },
-    });
+    const body = await this.#http.json<{ status?: unknown }>(
+      'POST',
+      `/api/interactions/${encodeURIComponent(id)}/answer`,
+      {
+        ...options,
+        body: { answer: value },
+      },
+    );
     if (body.status !== 'answered' && body.status !== 'already_answered') {
       throw new AskgateSdkError(
         `the gateway answered POST /api/interactions/{id}/answer with status ${JSON.stringify(body.status)}; expected answered or already_answered.`,
@@ -252,7 +255,7 @@ export class AskgateClient {
    * `AskCancelledError`. Returns the cancelled record, or null when the gateway sent no body.
    */
   async cancel(id: string, options: RequestOptions = {}): Promise<InteractionRecord | null> {
-    const response = await this.#send('DELETE', `/api/interactions/${encodeURIComponent(id)}`, options);
+    const response = await this.#http.send('DELETE', `/api/interactions/${encodeURIComponent(id)}`, options);
     const text = await response.text();
     if (text === '') return null;
     const parsed = JSON.parse(text) as Record<string, unknown>;
@@ -270,8 +273,8 @@ export class AskgateClient {
   tail(signal?: AbortSignal): TailStream {
     const path = '/api/interactions/stream';
     return new TailStream(
-      (streamSignal) => this.#send('GET', path, { signal: streamSignal, accept: 'text/event-stream' }),
-      (error) => this.#networkError(`GET ${path}`, error),
+      (streamSignal) => this.#http.send('GET', path, { signal: streamSignal, accept: 'text/event-stream' }),
+      (error) => this.#http.networkError(`GET ${path}`, error),
       signal,
     );
   }
@@ -281,7 +284,7 @@ export class AskgateClient {
     signal: AbortSignal | undefined,
     path = '/api/interactions',
   ): Promise<{ record: InteractionRecord; suspended: boolean }> {
-    const created = await this.#json<Record<string, unknown>>('POST', path, { body, signal });
+    const created = await this.#http.json<Record<string, unknown>>('POST', path, { body, signal });
     // The contract says an async ask returns "the record and suspended: true"; accept it beside the record's
     // fields or as a wrapper `{suspended, interaction}`, so either reading of it works.
     const wrapped = created['interaction'];
@@ -322,116 +325,4 @@ export class AskgateClient {
       }
     }
   }
-
-  async #json<T>(method: string, path: string, init: RequestOptions & { body?: unknown }): Promise<T> {
-    const response = await this.#send(method, path, init);
-    const text = await response.text();
-    try {
-      return JSON.parse(text) as T;
-    } catch {
-      throw new AskgateSdkError(
-        `the gateway answered ${method} ${pathOnly(path)} with ${response.status} but a body that is not JSON.`,
-      );
-    }
-  }
-
-  /** Sends one request; resolves with a 2xx response, rejects with AskgateHttpError / AskgateNetworkError / the abort reason. */
-  async #send(
-    method: string,
-    path: string,
-    init: RequestOptions & { body?: unknown; accept?: string },
-  ): Promise<Response> {
-    const request = `${method} ${pathOnly(path)}`;
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${this.#token}`,
-      accept: init.accept ?? 'application/json',
-    };
-    if (init.body !== undefined) headers['content-type'] = 'application/json';
-    let response: Response;
-    try {
-      response = await this.#fetch(this.url + path, {
-        method,
-        headers,
-        body: init.body === undefined ? null : JSON.stringify(init.body),
-        signal: init.signal ?? null,
-      });
-    } catch (error) {
-      if (init.signal?.aborted === true) throw init.signal.reason;
-      throw this.#networkError(request, error);
-    }
-    if (response.ok) return response;
-    throw await this.#httpError(response, request);
-  }
-
-  async #httpError(response: Response, request: string): Promise<AskgateHttpError> {
-    const text = await response.text().catch(() => '');
-    let body: Record<string, unknown> | null = null;
-    try {
-      const parsed: unknown = JSON.parse(text);
-      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
-        body = parsed as Record<string, unknown>;
-    } catch {
-      // Not JSON (a proxy's HTML page, say): fall back to the status line below.
-    }
-    const code = typeof body?.['error'] === 'string' ? body['error'] : `http_${response.status}`;
-    const message =
-      typeof body?.['message'] === 'string'
-        ? body['message']
-        : `${request} answered ${response.status} ${response.statusText}`.trim();
-    const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN);
-    return new AskgateHttpError({
-      status: response.status,
-      code,
-      // Whatever a server or proxy echoes back, the token never leaves the client inside an error.
-      message: this.#redact(message),
-      field: typeof body?.['field'] === 'string' ? body['field'] : undefined,
-      request,
-      retryAfter: Number.isFinite(retryAfter) ? retryAfter : undefined,
-      body,
-    });
-  }
-
-  #networkError(request: string, cause: unknown): AskgateNetworkError {
-    const error = new AskgateNetworkError(request, this.url, cause);
-    error.message = this.#redact(error.message);
-    return error;
-  }
-
-  #redact(text: string): string {
-    return text.split(this.#token).join('[token]');
-  }
-}
-
-/** Turns a resolved record into the answer, or into the error its status means. */
-function settle(record: InteractionRecord): AskAnswer {
-  if (record.status === 'expired') throw new AskTimeoutError(record);
-  if (record.status === 'cancelled') throw new AskCancelledError(record);
-  if (record.result === null || record.result === undefined) {
-    throw new AskgateSdkError(`interaction ${record.id} is ${record.status} but its record carries no result.`);
-  }
-  return {
-    answer: record.result.answer,
-    reply_to: record.result.reply_to ?? null,
-    params: record.result.params ?? null,
-  };
-}
-
-function pathOnly(path: string): string {
-  const q = path.indexOf('?');
-  return q === -1 ? path : path.slice(0, q);
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted === true) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
