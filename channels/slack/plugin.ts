@@ -10,7 +10,6 @@ import {
 } from '@slack/bolt';
 import {
   interactionIdOfBlock,
-  plain,
   readTap,
   renderOutcome,
   renderQuestion,
@@ -18,7 +17,7 @@ import {
   BLOCK_PREFIX,
   QUESTION_ACTION,
 } from './blocks.js';
-import { MESSAGE_TEXT_MAX, RenderLimitError, VIEW_BUTTON_MAX, VIEW_TITLE_MAX, clip } from './limits.js';
+import { MESSAGE_TEXT_MAX, clip } from './limits.js';
 import {
   FORM_CALLBACK_ID,
   refusalOnModal,
@@ -29,82 +28,31 @@ import {
   readFormValue,
   type ViewStateValues,
 } from './modal.js';
-import { SlackPacer, type SlackPacingOptions } from './pacing.js';
+import { SlackPacer } from './pacing.js';
 import { SlackReceiver } from './receiver.js';
 import { answerFromText, replyHint } from './replies.js';
-import { tellClosed, tellNotTaken } from '../replies.js';
+import { tellNotTaken } from '../replies.js';
 import { filesParams } from './webhook.js';
 import type { WebhookRoute } from '../http.js';
 import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type ThreadRef } from '../contract.js';
 import type { StoredInteraction } from '../../src/core/types.js';
-import type { Logger } from '../../src/observability/logger.js';
+import {
+  FORM_DID_NOT_OPEN,
+  closedView,
+  messageRef,
+  personParams,
+  str,
+  toChannelError,
+  whoIs,
+  type Json,
+  type SlackChannelOptions,
+  webClientOptions,
+} from './pieces.js';
 
-export interface SlackChannelOptions {
-  botToken: string;
-  signingSecret: string;
-  /** Web API root, ending in `/`. Default `https://slack.com/api/` (config: SLACK_API_URL). */
-  apiUrl: string;
-  /** Outbound pacing; defaults follow Slack's published limits (channels/slack/limits.ts). */
-  pacing?: SlackPacingOptions;
-  /** Now in Unix seconds, for the signature window. Default the clock. */
-  nowSeconds?: () => number;
-  logger?: Logger;
-}
+export type { SlackChannelOptions } from './pieces.js';
 
-/** The reference under which a delivered message is indexed: a ts is unique within its channel. */
-export const messageRef = (channel: string, ts: string): string => `${channel}:${ts}`;
-
-type Json = Record<string, unknown>;
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-
-/** Slack's refusal or the network's failure, as a ChannelError that never carries the bot token. */
-export function toChannelError(method: string, err: unknown): ChannelError {
-  if (err instanceof RenderLimitError) return new ChannelError('slack', 'invalid', err.message, null, { cause: err });
-  if (err instanceof webApi.WebAPIRateLimitedError)
-    return new ChannelError(
-      'slack',
-      'refused',
-      `Slack refused ${method}: rate limited, retry after ${err.retryAfter}s`,
-      err.retryAfter,
-      { cause: err },
-    );
-  if (err instanceof webApi.WebAPIPlatformError)
-    return new ChannelError('slack', 'refused', `Slack refused ${method}: ${String(err.data.error)}`, null, {
-      cause: err,
-    });
-  if (err instanceof webApi.WebAPIHTTPError)
-    return new ChannelError('slack', 'network', `Slack answered ${method} with HTTP ${err.statusCode}`, null, {
-      cause: err,
-    });
-  if (err instanceof webApi.WebAPIRequestError)
-    return new ChannelError(
-      'slack',
-      'network',
-      `could not reach the Slack Web API (${method}): ${err.original.message}`,
-      null,
-      { cause: err },
-    );
-  return new ChannelError('slack', 'network', err instanceof Error ? err.message : String(err), null, { cause: err });
-}
-
-/** Who tapped, submitted or replied, and where. */
-function personParams(user: Json | null, channel: string | null, ts: string | null): Record<string, string> {
-  const params: Record<string, string> = {};
-  const id = str(user?.['id']);
-  if (id !== null) params['user_id'] = id;
-  const name = str(user?.['username']) ?? str(user?.['name']);
-  if (name !== null) params['user_name'] = name;
-  const team = str(user?.['team_id']);
-  if (team !== null) params['team_id'] = team;
-  if (channel !== null) params['channel_id'] = channel;
-  if (ts !== null) params['message_ts'] = ts;
-  return params;
-}
-
-const whoIs = (userId: string | null): string => `slack:${userId ?? 'unknown'}`;
-
-/** Told (to the tapper alone) when the form modal could not open: nothing else on screen says why. */
-export const FORM_DID_NOT_OPEN = 'The form did not open in time. Tap "Open form" again.';
+// Imported from here by the channel's other modules and tests.
+export { FORM_DID_NOT_OPEN, messageRef, toChannelError } from './pieces.js';
 
 /**
  * Slack through Bolt and the Web API: questions become Block Kit messages (Yes/No buttons, choice buttons or a
@@ -124,14 +72,7 @@ export class SlackChannel implements ChannelPlugin {
   private listening = false;
 
   constructor(private readonly options: SlackChannelOptions) {
-    // 429s surface to the pacer (which honours Retry-After), and a failed call fails at once: the WebClient's own
-    // default would retry for half an hour while an asker waits for its 502.
-    const clientOptions = {
-      slackApiUrl: options.apiUrl,
-      rejectRateLimitedCalls: true,
-      retryConfig: { retries: 0 },
-      logLevel: LogLevel.ERROR,
-    };
+    const clientOptions = webClientOptions(options.apiUrl);
     this.client = new webApi.WebClient(options.botToken, clientOptions);
     this.pacer = new SlackPacer(options.pacing);
     this.receiver = new SlackReceiver({
@@ -215,19 +156,8 @@ export class SlackChannel implements ChannelPlugin {
   }
 
   async showOutcome(interaction: StoredInteraction): Promise<void> {
-    const channel = interaction.delivery?.['channel'];
-    const ts = interaction.delivery?.['ts'];
-    if (channel === undefined || ts === undefined) return;
-    const message = renderOutcome(interaction);
     // An update without actions blocks removes the buttons along with the hint.
-    await this.call('chat.update', channel, () =>
-      this.client.chat.update({
-        channel,
-        ts,
-        text: message.text,
-        blocks: message.blocks as unknown as webApi.KnownBlock[],
-      }),
-    );
+    await this.updateQuestion(interaction, renderOutcome(interaction));
   }
 
   /** A reminder is a reply in the question message's thread (thread_ts), paced like every Slack call. */
@@ -244,11 +174,15 @@ export class SlackChannel implements ChannelPlugin {
   }
 
   async showVotes(interaction: StoredInteraction): Promise<void> {
+    // The actions block is kept: voting goes on.
+    await this.updateQuestion(interaction, renderVotes(interaction));
+  }
+
+  /** Rewrites the delivered question message (chat.update, paced); a no-op for an undelivered one. */
+  private async updateQuestion(interaction: StoredInteraction, message: { text: string; blocks: unknown[] }) {
     const channel = interaction.delivery?.['channel'];
     const ts = interaction.delivery?.['ts'];
     if (channel === undefined || ts === undefined) return;
-    const message = renderVotes(interaction);
-    // The same update as the outcome's, paced the same way, but with the actions block kept: voting goes on.
     await this.call('chat.update', channel, () =>
       this.client.chat.update({
         channel,
@@ -457,14 +391,4 @@ export class SlackChannel implements ChannelPlugin {
       this.client.chat.postEphemeral({ channel, user, text: clip(text, MESSAGE_TEXT_MAX) }),
     );
   }
-}
-
-/** A modal that only says the question is closed (opened from a stale button, or submitted too late). */
-function closedView(status: string, detail?: string): Json {
-  return {
-    type: 'modal',
-    title: plain('Question closed', VIEW_TITLE_MAX),
-    close: plain('Close', VIEW_BUTTON_MAX),
-    blocks: [{ type: 'section', text: { type: 'plain_text', text: detail ?? tellClosed(status) } }],
-  };
 }
