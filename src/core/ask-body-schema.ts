@@ -24,6 +24,7 @@ export const SYNC_ASK_FIELDS = [
   'recipient',
   'deliver',
   'approvers',
+  'quorum',
   'timeout',
   'media',
 ] as const;
@@ -100,6 +101,22 @@ export function syncAskBodySchema(): JsonSchema {
         'Who may answer: token identity names, or "<channel>:<user id>" (e.g. "slack:U0123", "telegram:42"); ' +
         'anyone else is refused.',
       items: { type: 'string', minLength: 1, maxLength: SURFACE_LIMITS.approverLength },
+    },
+    quorum: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['approve'],
+      description:
+        'With answer_format "confirm" and approvers: the question resolves when `approve` approvers said yes, or ' +
+        '`reject` (default 1) said no; each approver votes once. Without it the first answer wins.',
+      properties: {
+        approve: {
+          type: 'integer',
+          minimum: 1,
+          description: 'Yes votes that approve; at most the number of approvers.',
+        },
+        reject: { type: 'integer', minimum: 1, description: 'No votes that reject (default 1).' },
+      },
     },
     timeout: {
       type: 'number',

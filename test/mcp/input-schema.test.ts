@@ -89,6 +89,25 @@ const CASES: Array<[string, unknown]> = [
       media: [{ kind: 'link', url: 'https://x.test', caption: long(1025) }],
     },
   ],
+  [
+    'a quorum of two approvers',
+    { question: 'Ship?', answer_format: 'confirm', approvers: ['ada', 'bob'], quorum: { approve: 2 } },
+  ],
+  [
+    'a quorum with a reject count',
+    { question: 'Ship?', answer_format: 'confirm', approvers: ['ada', 'bob'], quorum: { approve: 1, reject: 2 } },
+  ],
+  ['a quorum without approvers', { question: 'Ship?', answer_format: 'confirm', quorum: { approve: 1 } }],
+  ['a quorum on a text', { question: 'Why?', answer_format: 'text', approvers: ['ada'], quorum: { approve: 1 } }],
+  ['a quorum of zero', { question: 'Ship?', answer_format: 'confirm', approvers: ['ada'], quorum: { approve: 0 } }],
+  [
+    'a quorum no approvers can reach',
+    { question: 'Ship?', answer_format: 'confirm', approvers: ['ada'], quorum: { approve: 2 } },
+  ],
+  [
+    'a quorum with an unknown field',
+    { question: 'Ship?', answer_format: 'confirm', approvers: ['ada'], quorum: { approve: 1, veto: 1 } },
+  ],
   ['a field the tool does not take', { question: 'Ship?', answer_format: 'confirm', group_id: 'g' }],
   ['an async ask', { question: 'Ship?', answer_format: 'confirm', mode: 'async' }],
 ];

@@ -60,6 +60,7 @@ describe.each(transports)('over %s', (_name, connect) => {
           'deliver',
           'media',
           'question',
+          'quorum',
           'recipient',
           'schema',
           'timeout',
