@@ -201,4 +201,37 @@ describe('reminders and escalation', () => {
     expect(repliesTo(chat, question?.message_id as number)).toHaveLength(0);
     expect(telegram.messagesIn(chat)).toHaveLength(1);
   }, 60_000);
+
+  // Expiry takes the same path (every resolution removes the steps) but is not shown here: the test clock shortens
+  // the steps and not the deadline, so every step validation allows is due before the deadline.
+  it('removes the waiting reminders and escalation when the asker cancels the question', async () => {
+    const chat = freshChat();
+    const asked = await http().post('/api/interactions', {
+      question: 'Deploy it?',
+      answer_format: 'confirm',
+      channel: 'telegram',
+      recipient: chat,
+      timeout: 3600,
+      remind: { every: 60, max: 2 },
+      escalate: [{ after: 120, channel: 'slack', recipient: 'C0ESCALATE2' }],
+    });
+    expect(asked.status).toBe(201);
+    const id = asked.json['id'] as string;
+    const steps: FollowUpJobData[] = [
+      { id, kind: 'remind', n: 1 },
+      { id, kind: 'remind', n: 2 },
+      { id, kind: 'escalate', step: 0 },
+    ];
+    for (const step of steps) expect(await queue.getJobState(followUpJobId(step))).toBe('delayed');
+
+    expect((await http().delete(`/api/interactions/${id}`)).status).toBe(200);
+    expect((await store.get(id))?.status).toBe('cancelled');
+    await until(
+      async () =>
+        (await Promise.all(steps.map((s) => queue.getJobState(followUpJobId(s))))).every((s) => s === 'unknown'),
+      'the steps to be removed',
+    );
+    expect(repliesTo(chat, telegram.messagesIn(chat)[0]?.message_id as number)).toHaveLength(0);
+    expect(slack.callsTo('chat.postMessage').filter((c) => c.args['channel'] === 'C0ESCALATE2')).toHaveLength(0);
+  }, 60_000);
 });
