@@ -12,7 +12,9 @@ import { InteractionService } from './core/interaction-service.js';
 import { CallbackService } from './core/callback-service.js';
 import { startConfirmations } from './confirmations/wiring.js';
 import { ANSWER_PATH, answerDoor, apiRouter } from './doors/api.js';
-import { answerFastPath } from './doors/answer-fast.js';
+import { answerFastDoor } from './doors/answer-fast.js';
+import { askFastDoor } from './doors/ask-fast.js';
+import { fastDoors } from './doors/fast-door.js';
 import { callbackRouter } from './doors/callback.js';
 import { confirmationsRouter } from './doors/confirmations.js';
 import { presetsRouter } from './doors/presets.js';
@@ -207,8 +209,9 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     logger,
     listen() {
       return new Promise((resolve, reject) => {
-        // The plain answer request is served ahead of express (src/doors/answer-fast.ts); express serves the rest.
-        const fast = answerFastPath(service, auth, logger);
+        // The plain answer and ask requests are served ahead of express (src/doors/fast-door.ts); express serves the
+        // rest, including those doors' refusals of auth.
+        const fast = fastDoors([answerFastDoor(service), askFastDoor(service)], auth, logger);
         const s = createServer((req, res) => {
           if (!fast(req, res)) app(req, res);
         });

@@ -23,6 +23,9 @@ export class EventHub {
   }
 
   private dispatch(event: InteractionEvent): void {
+    // Nobody streams and nobody waits: the record is never read, so a Redis event is never decoded (the store
+    // decodes on first read) — the common case of a process serving answers.
+    if (this.listeners.size === 0 && this.waiters.size === 0) return;
     const record = toPublicRecord(event.record);
     // Serialized on first read, once: most events (an answer nobody streams) are never written anywhere.
     let json: string | null = null;

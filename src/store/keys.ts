@@ -11,7 +11,7 @@
  * | `i:<id>`              | string | one interaction, the envelope of `record-codec.ts` (its audit trail included) | PEXPIREAT deadline + idle TTL at create (safety net); idle TTL from resolve |
  * | `pending`             | zset   | the pending list in buckets: one member per 64 sequence numbers (bucket b = floor(seq / 64), scored b), its text `<b>:` + one packed entry per ask still in it — id, seq % 64 + listed flag, deadline (BUCKETS in redis/scripts/fragments.ts); a record's body names its bucket (`pb`) | permanent; an entry leaves on resolve, a bucket when its last entry does |
  * | `g:<group_id>`        | zset   | pending ids of one group, scored like `pending`   | Redis drops it when its last member leaves       |
- * | `deadlines`           | zset   | the deadline index: bucket numbers b, each scored by the earliest deadline still in bucket b | permanent; a bucket leaves when it holds no deadline (popped or resolved) |
+ * | `deadlines`           | zset   | the deadline index: bucket numbers b, each scored by bucket b's earliest deadline when last scored (early after a resolve, never late; pop-due re-scores) | permanent; a bucket leaves when it holds no deadline (popped or resolved) |
  * | `t:<sha256 hex>`      | string | the id a callback ticket resolves to              | same expiry as its interaction hash              |
  * | `seq`                 | string | the sequence counter (INCR) behind `pending` and its buckets | permanent                              |
  * | `s:<sha256 hex>`      | string | one form schema's JSON, shared by every ask using it | extended to the latest expiry of a record using it |
@@ -68,7 +68,7 @@ export class Keys {
     return this.group('');
   }
 
-  /** The deadline index (a zset of bucket numbers scored by each bucket's earliest deadline). */
+  /** The deadline index (a zset of bucket numbers scored by each bucket's earliest deadline, or an earlier one). */
   get deadlines(): string {
     return `${this.prefix}deadlines`;
   }

@@ -155,6 +155,28 @@ describe('RedisStore buckets', () => {
     expect(page.items.length).toBe(640);
   });
 
+  it('answers oldest first without re-scoring the deadline index; pop-due repairs the early score when it comes due', async () => {
+    const { store, keys } = await open();
+    const now = Date.now();
+    // Four asks in one bucket, deadlines in sequence order (as asks with one timeout are).
+    const deadlines = [now + 10_000, now + 20_000, now + 30_000, now + 40_000];
+    const records = await createMany(store, 4, (i) => ({ deadline_at: new Date(deadlines[i]!).toISOString() }));
+    const bucket = (await raw.zrange(keys.deadlines, 0, -1))[0] as string;
+    expect(Number(await raw.zscore(keys.deadlines, bucket))).toBe(deadlines[0]);
+
+    // The two oldest are resolved: the index keeps the first one's deadline (early, never late).
+    for (const r of records.slice(0, 2))
+      await store.resolve(r.id, { status: 'cancelled', result: null, resolvedAt: resolvedAt() });
+    expect(Number(await raw.zscore(keys.deadlines, bucket))).toBe(deadlines[0]);
+
+    // Past that early score, nothing is due yet: pop-due pops nothing and moves the score to the earliest left.
+    expect(await store.popDue(deadlines[1]! - 1, 100)).toEqual([]);
+    expect(Number(await raw.zscore(keys.deadlines, bucket))).toBe(deadlines[2]);
+    // The remaining asks come due at their own deadlines, in order.
+    expect(await store.popDue(deadlines[2]!, 100)).toEqual([records[2]!.id]);
+    expect(await store.popDue(deadlines[3]!, 100)).toEqual([records[3]!.id]);
+  });
+
   it('leaves nothing behind: the keyspace is back to its baseline once every ask resolves', async () => {
     const { store, keys, prefix } = await open(1);
     // The asks are written with a long idle TTL, so that a past deadline cannot prune one before it is resolved

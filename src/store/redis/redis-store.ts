@@ -4,6 +4,7 @@ import { AskgateError } from '../../core/errors.js';
 import type {
   DeliveryReceipt,
   InteractionEventType,
+  InteractionRecord,
   ReceiptOutcome,
   StoredInteraction,
   SurfaceTarget,
@@ -381,7 +382,17 @@ export class RedisStore implements Store {
     if (channel !== this.keys.events) return;
     try {
       const wire = JSON.parse(message) as WireEvent;
-      this.listeners.emit({ type: wire.e, record: toPublicRecord(decodeRecord(wire.i, wire.v, wire.S)) });
+      if (typeof wire.i !== 'string' || typeof wire.v !== 'string') throw new Error('no id or envelope');
+      // Decoded on first read, once: most events (an answer nobody streams or waits for) are never looked at, and
+      // decoding every one cost the answer door a record's parse and copies per request.
+      let record: InteractionRecord | null = null;
+      this.listeners.emit({
+        type: wire.e,
+        get record(): InteractionRecord {
+          record ??= toPublicRecord(decodeRecord(wire.i, wire.v, wire.S));
+          return record;
+        },
+      });
     } catch (error) {
       process.emitWarning(`askgate: dropped a malformed event on ${channel}: ${String(error)}`, 'AskgateStoreWarning');
     }

@@ -169,9 +169,10 @@ end
  *
  * (asks to the caller are in a bucket, for their deadline, but not listed; a deadline popped by pop-due is zeroed
  * while the ask stays listed until it resolves). The `deadlines` zset is the index of the buckets that hold a
- * deadline: member b (decimal), scored by the earliest deadline in bucket b (rarely earlier, never later: resolve
- * skips the re-score when another entry's bytes hold the removed deadline, and pop-due re-scores a bucket it finds
- * nothing due in, so an early score costs one pass). Both zsets hold one member per BUCKET
+ * deadline: member b (decimal), scored by the earliest deadline in bucket b when the score was written, so it may
+ * be earlier than the bucket's earliest deadline now, never later: resolve never re-scores (a resolved entry may have
+ * held the earliest deadline), and pop-due re-scores a bucket it finds nothing due in, so an early score costs one
+ * pass of a sweeper, once, and only if the bucket still holds asks when that time comes. Both zsets hold one member per BUCKET
  * asks, and an entry costs its id + 8 bytes. A bucket only ever receives asks of its own sequence range, so it
  * never holds more than BUCKET entries; an emptied bucket is removed from both zsets (nothing stays behind).
  *
@@ -313,8 +314,7 @@ end
 
 -- The hot path of every answer. The entry is found by a plain search for the id; when the id occurs once, right
 -- after a length byte that matches, that is its entry (the record names this bucket, so its entry is in it).
--- Otherwise (an id inside another entry's bytes) the entries are walked. The index is re-scored only when the
--- entry held the bucket's earliest deadline and no other entry holds the same.
+-- Otherwise (an id inside another entry's bytes) the entries are walked. An emptied bucket leaves both zsets.
 local function bucketRemove(P, D, b, id)
   local old = bucketRead(P, b)
   if not old then return false end
@@ -338,31 +338,15 @@ local function bucketRemove(P, D, b, id)
   end
   if not start then return false end
   local stop = start + idLen + 7
-  local goneRaw = string.sub(old, stop - 5, stop)
   redis.call('ZREM', P, old)
   if head == start and stop == n then
     redis.call('ZREM', D, b)
     return true
   end
-  local rest = string.sub(old, 1, start - 1) .. string.sub(old, stop + 1)
-  redis.call('ZADD', P, b, rest)
-  if goneRaw ~= NO_DEADLINE and string.find(rest, goneRaw, head, true) == nil then
-    local gone = decodeDeadline(goneRaw, 1)
-    if tonumber(redis.call('ZSCORE', D, b) or '-1') == gone then
-      -- It held the earliest deadline, alone: the index takes the earliest of the rest (or drops the bucket).
-      -- Deadlines are 6 bytes big-endian, so the earliest is the least as a string.
-      local minRaw = nil
-      local pos = head
-      local m = #rest
-      while pos <= m do
-        local len = string.byte(rest, pos)
-        local raw = string.sub(rest, pos + len + 2, pos + len + 7)
-        if raw ~= NO_DEADLINE and (not minRaw or raw < minRaw) then minRaw = raw end
-        pos = pos + len + 8
-      end
-      if minRaw then redis.call('ZADD', D, decodeDeadline(minRaw, 1), b) else redis.call('ZREM', D, b) end
-    end
-  end
+  redis.call('ZADD', P, b, string.sub(old, 1, start - 1) .. string.sub(old, stop + 1))
+  -- The deadline index is not re-scored here: a score may only be early, never late, and pop-due repairs an early
+  -- one the first time it comes due (one pass over the bucket). Re-scoring here walked all 64 entries whenever the
+  -- removed one held the bucket's earliest deadline — every answer, when questions are answered oldest first.
   return true
 end
 `;
