@@ -33,6 +33,7 @@ import { MemoryStore } from './store/memory-store.js';
 import { RedisConnections } from './store/redis/connections.js';
 import { mcpRouter } from './mcp/http-mount.js';
 import { RedisStore } from './store/redis/redis-store.js';
+import { recordShards, shrinkRefusal } from './store/redis/shard-record.js';
 import type { Store } from './store/store.js';
 import { defaultVerifiers, type VerifierRegistry } from './verifiers/registry.js';
 
@@ -72,6 +73,16 @@ export async function createStore(config: Config, connections: RedisConnections 
   });
 }
 
+/**
+ * Records ASKGATE_SHARDS in the store (shard-record.ts): raised when it grew, and a start with fewer shards than the
+ * store already has is refused, naming the variable — the dropped shards' questions and runs would be orphaned.
+ */
+async function checkShards(config: Config, connections: RedisConnections | null): Promise<void> {
+  if (connections === null) return;
+  const record = await recordShards(connections.command(), connections.keys, config.shards);
+  if (!record.ok) throw new ConfigError('ASKGATE_SHARDS', shrinkRefusal(record.recorded, config.shards));
+}
+
 /** A route on a channel this gateway does not run (or that cannot converse) could never answer: refuse to start. */
 function checkRouteChannels(config: Config, plugins: readonly ChannelPlugin[]): void {
   config.routes.forEach((route, i) => {
@@ -96,13 +107,22 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       : new RedisConnections({
           url: config.redisUrl,
           prefix: config.redisPrefix,
+          shards: config.shards,
           waitReplicas: config.redisWaitReplicas,
           waitTimeoutMs: config.redisWaitTimeoutMs,
         });
-  const store = await createStore(config, connections).catch(async (err: unknown) => {
-    await connections?.close();
-    throw err;
-  });
+  const store = await createStore(config, connections)
+    .then(async (created) => {
+      await checkShards(config, connections).catch(async (err: unknown) => {
+        await created.close();
+        throw err;
+      });
+      return created;
+    })
+    .catch(async (err: unknown) => {
+      await connections?.close();
+      throw err;
+    });
   const hub = new EventHub(store);
   const metrics = new Metrics();
   const channels = new ChannelRegistry();

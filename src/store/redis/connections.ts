@@ -26,6 +26,11 @@ export interface RedisConnectionsOptions {
   waitTimeoutMs?: number;
   /** Prefix of every key, queue and the events channel. Default `{askgate}:` (a Redis Cluster hash tag). */
   prefix?: string;
+  /**
+   * How many shards the deployment spreads questions and runs over (ASKGATE_SHARDS, 1..64); default 1. Shard k's
+   * keys are `shardKeys[k]` (keys.ts); connections are shared by every shard.
+   */
+  shards?: number;
   /** Told about connection errors while ioredis reconnects (they are retried, not thrown). Default: ignored. */
   onError?: (error: Error) => void;
   /**
@@ -62,8 +67,10 @@ const DEFAULT_REDIS_OPTIONS: RedisOptions = {
  * count per kind grows with the cluster while the count of kinds stays three (docs/scaling.md).
  */
 export class RedisConnections {
-  /** The key names of this deployment (its prefix). */
+  /** The key names of this deployment (its prefix): shard 0's keys, and the deployment-wide ones. */
   readonly keys: Keys;
+  /** The keys of every shard, index = shard number (`shardKeys[0]` is `keys`); one entry when there are no shards. */
+  readonly shardKeys: readonly Keys[];
   readonly url: string;
   /** Whether the URL names a Redis Cluster. */
   readonly cluster: boolean;
@@ -77,6 +84,7 @@ export class RedisConnections {
     this.url = options.url;
     this.cluster = isClusterUrl(options.url);
     this.keys = new Keys(options.prefix);
+    this.shardKeys = Array.from({ length: options.shards ?? 1 }, (_, k) => this.keys.forShard(k));
   }
 
   /** The command connection, with every Lua script registered (scripts/index.ts). */
