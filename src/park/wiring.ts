@@ -8,7 +8,10 @@ import { LegacyCompletions } from '../queue/completion-worker.js';
 import { ResumeProducer } from '../queue/queues.js';
 import { ResumeWorker } from '../queue/resume-worker.js';
 import type { RedisConnections } from '../store/redis/connections.js';
+import { RunLocator } from '../store/redis/run-locator.js';
 import { RedisRunStore } from '../store/redis/run-store.js';
+import { ShardedRunStore } from '../store/redis/sharded-runs.js';
+import type { RunStore } from './run-store.js';
 import type { Store } from '../store/store.js';
 import { ConversationService } from './conversations.js';
 import { ParkService } from './park-service.js';
@@ -24,6 +27,17 @@ export interface Parks {
    */
   startWorkers(service: InteractionService): void;
   close(): Promise<void>;
+}
+
+/** The run store: one RedisRunStore, or one per shard behind the router when ASKGATE_SHARDS > 1 (sharded-runs.ts). */
+function runStoreOf(config: Config, connections: RedisConnections): RunStore {
+  const retentionMs = config.retentionWaitingMinutes * 60_000;
+  const idleTtlMs = config.idleTtlSeconds * 1000;
+  if (connections.shardKeys.length === 1) return new RedisRunStore(connections, retentionMs, idleTtlMs);
+  const shards = connections.shardKeys.map(
+    (keys) => new RedisRunStore(connections, retentionMs, idleTtlMs, false, keys),
+  );
+  return new ShardedRunStore(shards, new RunLocator(connections.command(), connections.shardKeys));
 }
 
 /**
@@ -44,7 +58,7 @@ export async function startParks(
 ): Promise<Parks> {
   if (!store.durable || connections === null)
     return { service: null, conversations: null, startWorkers: () => undefined, close: async () => undefined };
-  const runs = new RedisRunStore(connections, config.retentionWaitingMinutes * 60_000, config.idleTtlSeconds * 1000);
+  const runs = runStoreOf(config, connections);
   const connection = connections.queue();
   const queuePrefix = connections.keys.queuePrefix;
   const producer = new ResumeProducer(connection, connections.keys);

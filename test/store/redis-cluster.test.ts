@@ -6,6 +6,7 @@ import { answerFacts } from '../../src/core/interaction-service.js';
 import type { InteractionEvent } from '../../src/core/types.js';
 import { RedisConnections } from '../../src/store/redis/connections.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
+import { ShardedStore } from '../../src/store/redis/sharded-store.js';
 import type { AnswerFacts, Resolution, StoreOptions } from '../../src/store/store.js';
 import { api } from '../helpers/http.js';
 import { spawnGateway, type GatewayProcess } from '../helpers/process.js';
@@ -23,7 +24,7 @@ import {
   type Recorder,
 } from '../park/helpers.js';
 import { answer, eventually, makeInteraction, runStoreContract, type StoreHandle } from './contract.js';
-import { keysUnder } from './fixtures.js';
+import { keysUnder, spreadFixtureIds } from './fixtures.js';
 
 /**
  * askgate on a real Redis Cluster (three masters, `redis+cluster://` seeds): the store contract suite, the answer
@@ -43,6 +44,36 @@ afterAll(async () => {
 
 function uniquePrefix(): string {
   return `{k${randomBytes(6).toString('hex')}}:`;
+}
+
+/** ASKGATE_SHARDS of the sharded runs in this file: 12 tags over three masters (5, 4 and 3 of them for `{k…}`-like tags vary). */
+const SHARDS = 12;
+
+/**
+ * A sharded store (SHARDS shards, the router of sharded-store.ts) under a fresh `{T}:` prefix, as the gateway builds
+ * it with ASKGATE_SHARDS; fixture ids are spread over its shards (`spreadFixtureIds`), so every shard is used.
+ */
+async function openShardedStore(
+  options: StoreOptions & { prefix?: string },
+): Promise<StoreHandle & { store: ShardedStore }> {
+  const prefix = options.prefix ?? uniquePrefix();
+  const connections = new RedisConnections({ url: cluster.url, prefix, shards: SHARDS });
+  const store = await ShardedStore.connect({
+    url: cluster.url,
+    connections,
+    shards: SHARDS,
+    idleTtlSeconds: options.idleTtlSeconds,
+  });
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      await connections.close();
+    },
+    // Each shard's recipient indexes live under its own prefix, on the master of its tag's slot.
+    recipientIndexes: async () =>
+      (await Promise.all(connections.shardKeys.map((keys) => recipientIndexes(keys.prefix)))).flat(),
+  };
 }
 
 async function openStore(options: StoreOptions & { prefix?: string }): Promise<StoreHandle & { store: RedisStore }> {
@@ -70,6 +101,12 @@ async function recipientIndexes(prefix: string): Promise<string[]> {
 }
 
 runStoreContract('RedisStore on a Redis Cluster', openStore);
+
+describe(`ASKGATE_SHARDS=${SHARDS} on a Redis Cluster`, () => {
+  beforeAll(() => spreadFixtureIds(SHARDS));
+  afterAll(() => spreadFixtureIds(1));
+  runStoreContract(`ShardedStore (${SHARDS} shards) on a Redis Cluster`, openShardedStore);
+});
 
 const answered = (value: unknown): Resolution => ({
   status: 'answered',
@@ -99,28 +136,40 @@ describe('RedisStore on a Redis Cluster', () => {
     }
   });
 
-  it('lets exactly one of 60 concurrent answers spread over two store instances win, and both see its event', async () => {
-    const prefix = uniquePrefix();
-    const [one, two] = await Promise.all([
-      openStore({ idleTtlSeconds: 60, prefix }),
-      openStore({ idleTtlSeconds: 60, prefix }),
-    ]);
-    const seen: InteractionEvent[] = [];
-    two.store.subscribe((e) => seen.push(e));
-    const record = makeInteraction({ answer_format: 'select', choices: ['a', 'b'] });
-    await one.store.create(record);
-    await eventually(() => expect(seen.some((e) => e.type === 'interaction.created')).toBe(true), 10_000);
-    const outcomes = await Promise.all(
-      Array.from({ length: 60 }, (_, i) => {
-        const value = i % 2 ? 'a' : 'b';
-        return (i % 2 ? one : two).store.claimAnswer(record.id, answered(value), answerFacts(value) as AnswerFacts);
-      }),
-    );
-    expect(outcomes.filter((o) => o.kind === 'resolved')).toHaveLength(1);
-    expect(outcomes.filter((o) => o.kind === 'not_pending')).toHaveLength(59);
-    await eventually(() => expect(seen.filter((e) => e.type === 'interaction.answered')).toHaveLength(1), 10_000);
-    await Promise.all([one.cleanup(), two.cleanup()]);
-  });
+  it.each([
+    ['one shard', 1],
+    [`${SHARDS} shards`, SHARDS],
+  ])(
+    'lets exactly one of 60 concurrent answers spread over two store instances win, and both see its event (%s)',
+    async (_, shards) => {
+      const prefix = uniquePrefix();
+      const open = shards === 1 ? openStore : openShardedStore;
+      const [one, two] = await Promise.all([
+        open({ idleTtlSeconds: 60, prefix }),
+        open({ idleTtlSeconds: 60, prefix }),
+      ]);
+      const seen: InteractionEvent[] = [];
+      two.store.subscribe((e) => seen.push(e));
+      // With shards, the question lives in the last shard (a marked id): the claims are routed there by its id.
+      const record = makeInteraction({
+        answer_format: 'select',
+        choices: ['a', 'b'],
+        ...(shards === 1 ? {} : { id: `${randomBytes(12).toString('base64url')}.${shards - 1}` }),
+      });
+      await one.store.create(record);
+      await eventually(() => expect(seen.some((e) => e.type === 'interaction.created')).toBe(true), 10_000);
+      const outcomes = await Promise.all(
+        Array.from({ length: 60 }, (_, i) => {
+          const value = i % 2 ? 'a' : 'b';
+          return (i % 2 ? one : two).store.claimAnswer(record.id, answered(value), answerFacts(value) as AnswerFacts);
+        }),
+      );
+      expect(outcomes.filter((o) => o.kind === 'resolved')).toHaveLength(1);
+      expect(outcomes.filter((o) => o.kind === 'not_pending')).toHaveLength(59);
+      await eventually(() => expect(seen.filter((e) => e.type === 'interaction.answered')).toHaveLength(1), 10_000);
+      await Promise.all([one.cleanup(), two.cleanup()]);
+    },
+  );
 
   it('claims with WAIT (ASKGATE_REDIS_WAIT_REPLICAS) refuse to acknowledge what no replica holds', async () => {
     // This cluster has no replicas: a claim that asks for one is written but answered store_unavailable, never as safe.
@@ -142,9 +191,11 @@ describe('RedisStore on a Redis Cluster', () => {
   });
 });
 
-describe('parks on a Redis Cluster, across processes', () => {
+describe.each([
+  { shards: 1, PREFIX: '{cp}:' },
+  { shards: SHARDS, PREFIX: '{cs}:' },
+])('parks on a Redis Cluster, across processes (ASKGATE_SHARDS=$shards)', ({ shards, PREFIX }) => {
   const TOKEN = 'cluster-park-token-alice-0123456789';
-  const PREFIX = '{cp}:';
   const SECRET = webhookSecret();
   let serveA: GatewayProcess;
   let serveB: GatewayProcess;
@@ -159,6 +210,7 @@ describe('parks on a Redis Cluster, across processes', () => {
     env = {
       REDIS_URL: cluster.url,
       ASKGATE_REDIS_PREFIX: PREFIX,
+      ASKGATE_SHARDS: String(shards),
       ASKGATE_TOKENS: JSON.stringify({
         [TOKEN]: { identity: 'alice', scopes: ['read', 'write', 'answer'], webhook_secret: SECRET },
       }),
