@@ -3,11 +3,13 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerFacts } from '../../src/core/interaction-service.js';
+import { shardOfId, shardOfName } from '../../src/core/shard-ids.js';
 import type { InteractionEvent } from '../../src/core/types.js';
+import { DEFAULT_KEY_PREFIX } from '../../src/store/keys.js';
 import { RedisConnections } from '../../src/store/redis/connections.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { ShardedStore } from '../../src/store/redis/sharded-store.js';
-import type { AnswerFacts, Resolution, StoreOptions } from '../../src/store/store.js';
+import type { AnswerFacts, PendingPage, Resolution, StoreOptions } from '../../src/store/store.js';
 import { api } from '../helpers/http.js';
 import { spawnGateway, type GatewayProcess } from '../helpers/process.js';
 import { startRedisCluster, type RedisClusterHandle } from '../helpers/redis-cluster.js';
@@ -171,6 +173,50 @@ describe('RedisStore on a Redis Cluster', () => {
     },
   );
 
+  it(`spreads 3,000 pending questions over the three masters with ASKGATE_SHARDS=${SHARDS} (each holds 20–47 %)`, async () => {
+    // The default prefix: its twelve tags {askgate}, {askgate:1} … {askgate:11} fall 5 / 4 / 3 on the three masters
+    // of `redis-cli --cluster create` (slots split evenly), which no other test in this file uses.
+    const { store, cleanup } = await openShardedStore({ idleTtlSeconds: 60, prefix: DEFAULT_KEY_PREFIX });
+    const total = 3_000;
+    for (let i = 0; i < total; i += 100) {
+      await Promise.all(
+        Array.from({ length: 100 }, async () => {
+          const id = await store.newInteractionId({ runId: null, groupId: null });
+          await store.create(makeInteraction({ id }));
+        }),
+      );
+    }
+    // Each master's own connection: count the interaction records it holds (SCAN, the keys of askgate's tags only).
+    const masters = cluster.nodes.filter((n) => n.alive);
+    expect(masters).toHaveLength(3);
+    const held = await Promise.all(
+      masters.map(async (node) => {
+        const raw = new Redis(node.url, { lazyConnect: true });
+        try {
+          await raw.connect();
+          return (await keysUnder(raw, '{askgate')).filter((k) => /^\{askgate(:\d+)?\}:i:/.test(k)).length;
+        } finally {
+          raw.disconnect();
+        }
+      }),
+    );
+    expect(held.reduce((a, b) => a + b, 0)).toBe(total);
+    for (const count of held) {
+      expect(count / total).toBeGreaterThanOrEqual(0.2);
+      expect(count / total).toBeLessThanOrEqual(0.47);
+    }
+    // The merged list still pages them all.
+    let listed = 0;
+    let cursor: string | null = null;
+    do {
+      const page: PendingPage = await store.listPending({ limit: 500, cursor, groupId: null });
+      listed += page.items.length;
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+    expect(listed).toBe(total);
+    await cleanup();
+  }, 120_000);
+
   it('claims with WAIT (ASKGATE_REDIS_WAIT_REPLICAS) refuse to acknowledge what no replica holds', async () => {
     // This cluster has no replicas: a claim that asks for one is written but answered store_unavailable, never as safe.
     const connections = new RedisConnections({
@@ -242,7 +288,10 @@ describe.each([
     });
     expect(res.status).toBe(201);
     expect(res.json['suspended']).toBe(true);
-    return res.json['id'] as string;
+    const id = res.json['id'] as string;
+    // The ask lives in its run's shard (a plain id in shard 0), so the answer's claim readies the run in one step.
+    expect(shardOfId(id, shards)).toBe(shardOfName(runId, shards));
+    return id;
   }
 
   it('parks through one serve, is answered on another, and is resumed once by a worker with a retried webhook', async () => {
