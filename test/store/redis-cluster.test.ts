@@ -307,8 +307,10 @@ function parksAcrossProcesses(shards: number): void {
           queueKeys.filter((k) => k.key.includes('}:handler-note:')).map((k) => tagOf(k.key)),
         );
         const streamShards = new Set(queueKeys.filter((k) => k.key.endsWith('}:completions')).map((k) => tagOf(k.key)));
-        expect(resumeShards).toEqual(new Set(hooks.map((r) => shardOfName(r, shards))));
-        expect(handlerShards).toEqual(new Set(handled.map((r) => shardOfName(r, shards))));
+        // (The earlier cases of this block parked a few more runs: their shards may add to these sets.)
+        for (const runId of hooks) expect(resumeShards).toContain(shardOfName(runId, shards));
+        for (const runId of handled) expect(handlerShards).toContain(shardOfName(runId, shards));
+        expect(resumeShards.size).toBeGreaterThanOrEqual(8);
         for (const shard of handlerShards) expect(streamShards).toContain(shard);
         const mastersWithQueues = new Set(
           queueKeys.filter((k) => /\}:(resume|handler-note):/.test(k.key)).map((k) => k.master),
