@@ -36,13 +36,14 @@
  * | `wc:<recipient>`      | list   | a web chat conversation: JSON messages (the person's and the replies), oldest first, the last 200 (channels/web/conversation-log.ts) | PEXPIRE 7 days from its last message |
  * | `p:<name>`            | list   | every version of preset `<name>`, oldest first: JSON `{body, written_by, written_at}`; the version is the position + 1 | permanent |
  * | `seen:<key>`          | string | a seen-set claim, e.g. `stripe_checkout:<event id>` (src/confirmations/ingress.ts) | PX until the signature's tolerance ends |
- * | `completions`         | stream | the job protocol's completion reports (v2): one entry `r` = report JSON per continuation whose handler returned; consumer group `askgate` | an entry is deleted once its completion is recorded |
+ * | `completions`         | stream | the job protocol's completion reports (v2): one entry `r` = report JSON per continuation whose handler returned; consumer group `askgate`; one per shard, an SDK worker reporting to its handler job's shard | an entry is deleted once its completion is recorded |
  * | `shards`              | string | the deployment's shard count N (ASKGATE_SHARDS), recorded at start; only ever raised; shard 0 only | permanent |
  * | `shards:was`          | set    | the shard counts the deployment had before N (where runs parked then live); shard 0 only | permanent |
- * | `<queue>:...`         | BullMQ | the resume / completed / handler-<name> / turn / reply queues (src/queue/queues.ts) and follow-up (src/queue/follow-ups.ts), under `queuePrefix` | BullMQ's own; completed jobs kept a day |
+ * | `<queue>:...`         | BullMQ | the resume / handler-<name> / turn / reply queues (src/queue/queues.ts) and follow-up (src/queue/follow-ups.ts), under `queuePrefix`, once per shard (src/queue/queue-shards.ts: a run's jobs in its shard's, a question's follow-ups in its shard's); completed (job protocol v1) and the confirmations' bridge / reconcile in shard 0 only | BullMQ's own; completed jobs kept a day |
  *
- * The SDK continuation worker (src/sdk/worker.ts) uses `queuePrefix` and `completions` alone: it reaches the gateway
- * only through the job protocol's queues and stream (src/queue/job-protocol.ts), never through the keys above.
+ * The SDK continuation worker (src/sdk/worker.ts) uses `queuePrefix` and `completions` of every shard, and reads
+ * `shards` to know how many there are: it reaches the gateway only through the job protocol's queues and stream
+ * (src/queue/job-protocol.ts), never through the other keys above.
  */
 export class Keys {
   /** The prefix every key of this shard starts with, e.g. `{askgate}:` (shard 0) or `{askgate:3}:` (shard 3). */
