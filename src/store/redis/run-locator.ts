@@ -28,7 +28,7 @@ export class RunLocator {
     // One EXISTS per candidate, all at once: their keys are in different slots (a Cluster refuses one pipeline
     // across slots), each goes to its own master, and the wait is one round trip.
     const exists = await Promise.all(candidates.map((k) => this.client.exists((this.shards[k] as Keys).run(runId))));
-    const found = exists.findIndex((n) => n === 1);
+    const found = exists.indexOf(1);
     return found === -1 ? first : (candidates[found] as number);
   }
 
