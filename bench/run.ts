@@ -8,6 +8,7 @@ import { peerLangGraph } from './peer-langgraph.js';
 import { ROOT } from './processes.js';
 import { redisCommands } from './redis-commands.js';
 import { resumeLatency } from './resume-latency.js';
+import { shardedThroughput } from './sharded-throughput.js';
 import { streamFanout } from './stream-fanout.js';
 
 /**
@@ -25,6 +26,7 @@ export const BENCHES: ReadonlyArray<{ name: string; run: Bench }> = [
   { name: 'slack-delivery', run: slackDelivery },
   { name: 'peer-langgraph', run: peerLangGraph },
   { name: 'redis-commands', run: redisCommands },
+  { name: 'sharded-throughput', run: shardedThroughput },
 ];
 
 function parseArgs(argv: string[]): { tiny: boolean; only: string[] | null; out: string | null } {

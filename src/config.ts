@@ -10,7 +10,7 @@ import { ConfigError, type Env, optional } from './config-env.js';
 import type { Identity, Scope } from './core/types.js';
 import { confirmationsConfig, type ConfirmationsConfig } from './confirmations/config.js';
 import { RouteConfigError, parseRoutes, type Route } from './park/routes.js';
-import { DEFAULT_KEY_PREFIX } from './store/keys.js';
+import { DEFAULT_KEY_PREFIX, isShardablePrefix } from './store/keys.js';
 import { isClusterUrl, parseClusterUrl } from './store/redis/cluster-url.js';
 
 /**
@@ -29,6 +29,11 @@ export interface Config {
   redisUrl: string | null;
   /** Key prefix in Redis; the braces make it a Cluster hash tag. */
   redisPrefix: string;
+  /**
+   * `ASKGATE_SHARDS` (1..64, default 1): how many hash tags questions and runs are spread over; 1 keeps every key
+   * under the prefix as before (docs/scaling.md, "Shards").
+   */
+  shards: number;
   /**
    * How many replicas must confirm an answer's claim (Redis `WAIT`) before it is acknowledged; 0 does not wait.
    * `ASKGATE_REDIS_WAIT_REPLICAS`, default 0 (docs/scaling.md says what waiting costs and buys).
@@ -239,13 +244,35 @@ function parseRedisPrefix(raw: string | null, redisUrl: string | null): string {
   return prefix;
 }
 
-/** Spreading keys over several hash tags is the next step; until it ships, only the one tag is accepted. */
-function parseShards(raw: string | null): 1 {
-  if (raw === null || raw.trim() === '1') return 1;
-  throw new ConfigError(
-    'ASKGATE_SHARDS',
-    `"${raw}" is not available yet: this version keeps every key under one hash tag (one slot); unset ASKGATE_SHARDS or set it to 1 (docs/scaling.md).`,
-  );
+/** The most shards a deployment may have: enough to spread over 64 masters, few enough to merge per list page. */
+export const MAX_SHARDS = 64;
+
+/**
+ * `ASKGATE_SHARDS`: how many hash tags questions and runs are spread over (docs/scaling.md). More than one needs a
+ * prefix of the form `{T}:` (shard k's prefix is `{T:k}:`), and a store: the memory store has one shard only.
+ */
+function parseShards(raw: string | null, prefix: string, redisUrl: string | null): number {
+  const name = 'ASKGATE_SHARDS';
+  if (raw === null) return 1;
+  const text = raw.trim();
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > MAX_SHARDS)
+    throw new ConfigError(
+      name,
+      `"${raw}" is not a whole number from 1 to ${MAX_SHARDS}; set it to e.g. 12, or unset it for 1.`,
+    );
+  const shards = Number(text);
+  if (shards === 1) return 1;
+  if (redisUrl === null)
+    throw new ConfigError(
+      name,
+      `is ${shards}, but without REDIS_URL the in-memory store has one shard; set REDIS_URL or unset ASKGATE_SHARDS.`,
+    );
+  if (!isShardablePrefix(prefix))
+    throw new ConfigError(
+      name,
+      `is ${shards}, which needs ASKGATE_REDIS_PREFIX of the form {name}: (shard k gets {name:k}:), and it is "${prefix}"; use e.g. {askgate}: or set ASKGATE_SHARDS=1.`,
+    );
+  return shards;
 }
 
 /** A route's turn and late reply travel as BullMQ jobs, and its run parks: both need Redis. */
@@ -305,7 +332,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const redisUrl = parseRedisUrl(optional(env, 'REDIS_URL'));
   const prefix = parseRedisPrefix(optional(env, 'ASKGATE_REDIS_PREFIX'), redisUrl);
-  parseShards(optional(env, 'ASKGATE_SHARDS'));
+  const shards = parseShards(optional(env, 'ASKGATE_SHARDS'), prefix, redisUrl);
   const webhookAllowPrivate = flag(env, 'ASKGATE_WEBHOOK_ALLOW_PRIVATE');
   const testHoldBeforeEnqueue = flag(env, 'ASKGATE_TEST_HOLD_BEFORE_ENQUEUE');
   if (testHoldBeforeEnqueue && env['NODE_ENV'] === 'production')
@@ -324,6 +351,7 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     redisUrl,
     redisPrefix: prefix,
+    shards,
     redisWaitReplicas: nonNegativeInt(env, 'ASKGATE_REDIS_WAIT_REPLICAS', 0),
     redisWaitTimeoutMs: positiveInt(env, 'ASKGATE_REDIS_WAIT_TIMEOUT_MS', 1000),
     tokens,

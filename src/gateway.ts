@@ -35,6 +35,8 @@ import { MemoryStore } from './store/memory-store.js';
 import { RedisConnections } from './store/redis/connections.js';
 import { mcpRouter } from './mcp/http-mount.js';
 import { RedisStore } from './store/redis/redis-store.js';
+import { ShardedStore } from './store/redis/sharded-store.js';
+import { recordShards, shrinkRefusal } from './store/redis/shard-record.js';
 import type { Store } from './store/store.js';
 import { defaultVerifiers, type VerifierRegistry } from './verifiers/registry.js';
 
@@ -65,6 +67,16 @@ export interface Gateway {
 /** The store of `config`: in memory without REDIS_URL, else on Redis through `connections` (the process's factory). */
 export async function createStore(config: Config, connections: RedisConnections | null = null): Promise<Store> {
   if (config.redisUrl === null) return new MemoryStore({ idleTtlSeconds: config.idleTtlSeconds });
+  // More than one shard: one RedisStore per shard behind the router (docs/scaling.md, "Shards").
+  if (config.shards > 1)
+    return ShardedStore.connect({
+      url: config.redisUrl,
+      prefix: config.redisPrefix,
+      shards: config.shards,
+      ...(connections === null ? {} : { connections }),
+      idleTtlSeconds: config.idleTtlSeconds,
+      runRetentionMs: config.retentionWaitingMinutes * 60_000,
+    });
   return RedisStore.connect({
     url: config.redisUrl,
     prefix: config.redisPrefix,
@@ -72,6 +84,16 @@ export async function createStore(config: Config, connections: RedisConnections 
     idleTtlSeconds: config.idleTtlSeconds,
     runRetentionMs: config.retentionWaitingMinutes * 60_000,
   });
+}
+
+/**
+ * Records ASKGATE_SHARDS in the store (shard-record.ts): raised when it grew, and a start with fewer shards than the
+ * store already has is refused, naming the variable — the dropped shards' questions and runs would be orphaned.
+ */
+async function checkShards(config: Config, connections: RedisConnections | null): Promise<void> {
+  if (connections === null) return;
+  const record = await recordShards(connections.command(), connections.keys, config.shards);
+  if (!record.ok) throw new ConfigError('ASKGATE_SHARDS', shrinkRefusal(record.recorded, config.shards));
 }
 
 /** A route on a channel this gateway does not run (or that cannot converse) could never answer: refuse to start. */
@@ -98,13 +120,22 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       : new RedisConnections({
           url: config.redisUrl,
           prefix: config.redisPrefix,
+          shards: config.shards,
           waitReplicas: config.redisWaitReplicas,
           waitTimeoutMs: config.redisWaitTimeoutMs,
         });
-  const store = await createStore(config, connections).catch(async (err: unknown) => {
-    await connections?.close();
-    throw err;
-  });
+  const store = await createStore(config, connections)
+    .then(async (created) => {
+      await checkShards(config, connections).catch(async (err: unknown) => {
+        await created.close();
+        throw err;
+      });
+      return created;
+    })
+    .catch(async (err: unknown) => {
+      await connections?.close();
+      throw err;
+    });
   const hub = new EventHub(store);
   const metrics = new Metrics();
   const channels = new ChannelRegistry();

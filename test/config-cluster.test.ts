@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from '../src/config.js';
 import { redactUrl } from '../src/store/redis/connections.js';
 import { parseClusterUrl } from '../src/store/redis/cluster-url.js';
 
-/** REDIS_URL's cluster form, ASKGATE_SHARDS (one tag only, for now) and the WAIT option, checked at start. */
+/** REDIS_URL's cluster form, ASKGATE_SHARDS and the WAIT option, checked at start. */
 
 const SEEDS = 'redis+cluster://10.0.0.1:7000,10.0.0.2:7001,[::1]:7002';
 
@@ -61,14 +61,35 @@ describe('REDIS_URL naming a Redis Cluster', () => {
 });
 
 describe('ASKGATE_SHARDS', () => {
-  it('accepts 1 (the default) and refuses any other count until spreading ships', () => {
-    expect(() => loadConfig({ ASKGATE_SHARDS: '1' })).not.toThrow();
-    expect(() => loadConfig({})).not.toThrow();
-    for (const value of ['3', '12', '0', 'many']) {
+  it('takes a whole number from 1 to 64 on Redis, and defaults to 1', () => {
+    expect(loadConfig({}).shards).toBe(1);
+    expect(loadConfig({ ASKGATE_SHARDS: '1' }).shards).toBe(1);
+    expect(loadConfig({ REDIS_URL: SEEDS, ASKGATE_SHARDS: '12' }).shards).toBe(12);
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', ASKGATE_SHARDS: '64' }).shards).toBe(64);
+  });
+
+  it('refuses a count outside 1..64 by name, with the fix', () => {
+    for (const value of ['0', '65', 'many', '2.5', '-3']) {
       const error = refusal({ REDIS_URL: SEEDS, ASKGATE_SHARDS: value });
       expect(error.variable, value).toBe('ASKGATE_SHARDS');
-      expect(error.message, value).toMatch(/not available yet.*set it to 1/);
+      expect(error.message, value).toMatch(/not a whole number from 1 to 64; set it to e\.g\. 12/);
     }
+  });
+
+  it('refuses more than one shard on the in-memory store, or with a prefix that is not {name}:', () => {
+    const memory = refusal({ ASKGATE_SHARDS: '4' });
+    expect(memory.variable).toBe('ASKGATE_SHARDS');
+    expect(memory.message).toMatch(/in-memory store has one shard; set REDIS_URL/);
+    const prefixed = refusal({
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      ASKGATE_REDIS_PREFIX: 'askgate:',
+      ASKGATE_SHARDS: '4',
+    });
+    expect(prefixed.variable).toBe('ASKGATE_SHARDS');
+    expect(prefixed.message).toMatch(/needs ASKGATE_REDIS_PREFIX of the form \{name\}:.*"askgate:"/);
+    expect(
+      loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', ASKGATE_REDIS_PREFIX: '{ag}:', ASKGATE_SHARDS: '4' }).shards,
+    ).toBe(4);
   });
 });
 

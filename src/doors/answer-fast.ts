@@ -4,12 +4,12 @@ import type { FastDoor } from './fast-door.js';
 
 /**
  * `POST /api/interactions/{id}/answer` (scope `answer`) ahead of express (fast-door.ts): the same payload rules and
- * service call as the express door (`answerDoor`, through `answerWith`). Only an id that needs no decoding (ids are
- * base64url) is taken here.
+ * service call as the express door (`answerDoor`, through `answerWith`). Only an id that needs no decoding is taken
+ * here: base64url, with `.<k>` when it lives in shard k ≥ 1 (core/shard-ids.ts).
  */
 export function answerFastDoor(service: InteractionService): FastDoor {
   return {
-    path: /^\/api\/interactions\/([A-Za-z0-9_-]+)\/answer$/,
+    path: /^\/api\/interactions\/([A-Za-z0-9_-]+(?:\.\d{1,3})?)\/answer$/,
     scope: 'answer',
     serve: async (params, payload, identity) => ({
       status: 200,

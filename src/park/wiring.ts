@@ -5,10 +5,14 @@ import type { Logger } from '../observability/logger.js';
 import { ChatWorker } from '../queue/chat-worker.js';
 import { CompletionStream } from '../queue/completion-stream.js';
 import { LegacyCompletions } from '../queue/completion-worker.js';
+import { queuePrefixes, queueShardsOf } from '../queue/queue-shards.js';
 import { ResumeProducer } from '../queue/queues.js';
 import { ResumeWorker } from '../queue/resume-worker.js';
 import type { RedisConnections } from '../store/redis/connections.js';
+import { RunLocator } from '../store/redis/run-locator.js';
 import { RedisRunStore } from '../store/redis/run-store.js';
+import { ShardedRunStore } from '../store/redis/sharded-runs.js';
+import type { RunStore } from './run-store.js';
 import type { Store } from '../store/store.js';
 import { ConversationService } from './conversations.js';
 import { ParkService } from './park-service.js';
@@ -24,6 +28,17 @@ export interface Parks {
    */
   startWorkers(service: InteractionService): void;
   close(): Promise<void>;
+}
+
+/** The run store: one RedisRunStore, or one per shard behind the router when ASKGATE_SHARDS > 1 (sharded-runs.ts). */
+function runStoreOf(config: Config, connections: RedisConnections): RunStore {
+  const retentionMs = config.retentionWaitingMinutes * 60_000;
+  const idleTtlMs = config.idleTtlSeconds * 1000;
+  if (connections.shardKeys.length === 1) return new RedisRunStore(connections, retentionMs, idleTtlMs);
+  const shards = connections.shardKeys.map(
+    (keys) => new RedisRunStore(connections, retentionMs, idleTtlMs, false, keys),
+  );
+  return new ShardedRunStore(shards, new RunLocator(connections.command(), connections.shardKeys));
 }
 
 /**
@@ -44,43 +59,57 @@ export async function startParks(
 ): Promise<Parks> {
   if (!store.durable || connections === null)
     return { service: null, conversations: null, startWorkers: () => undefined, close: async () => undefined };
-  const runs = new RedisRunStore(connections, config.retentionWaitingMinutes * 60_000, config.idleTtlSeconds * 1000);
+  const runs = runStoreOf(config, connections);
   const connection = connections.queue();
-  const queuePrefix = connections.keys.queuePrefix;
-  const producer = new ResumeProducer(connection, connections.keys);
+  const queueShards = queueShardsOf(connections.shardKeys);
+  // Every worker below works the queues of every shard (queue-shards.ts); a job goes to its run's shard.
+  const basis = {
+    connection,
+    queuePrefixes: queuePrefixes(queueShards),
+    lockMs: config.resumeLockMs,
+    backoffMs: config.resumeBackoffMs,
+  };
+  const producer = new ResumeProducer(connection, queueShards);
   const parks = new ParkService({ runs, producer, logger, holdBeforeEnqueue: config.testHoldBeforeEnqueue });
   const routed = config.routes.length > 0;
   const conversations = routed ? new ConversationService({ routes: config.routes, runs, producer, logger }) : null;
   let worker: ResumeWorker | null = null;
   let chatWorker: ChatWorker | null = null;
-  let completions: CompletionStream | null = null;
+  let completions: CompletionStream[] = [];
   let legacyCompletions: LegacyCompletions | null = null;
   if (workers) {
     if (routed) {
       chatWorker = new ChatWorker({
-        connection,
-        queuePrefix,
+        ...basis,
         producer,
         routes: config.routes,
         channels,
         tokens: config.tokens,
         logger,
         outbound: { allowPrivate: config.webhookAllowPrivate },
-        lockMs: config.resumeLockMs,
-        backoffMs: config.resumeBackoffMs,
       });
     }
-    // Handler completions: version 2 from the stream; version 1 (jobs an older gateway added) from its queue.
-    completions = new CompletionStream({
-      command: connections.command(),
-      reader: connections.streamReader(),
-      stream: connections.keys.completions,
+    // Handler completions: version 2 from each shard's stream (an SDK worker reports to the stream of the shard its
+    // job came from); version 1 (jobs an older gateway added, before shards) from shard 0's `completed` queue.
+    completions = queueShards.keys.map(
+      (keys, shard) =>
+        new CompletionStream({
+          command: connections.command(),
+          reader: connections.streamReader(shard),
+          stream: keys.completions,
+          runs,
+          producer,
+          logger,
+          lockMs: config.resumeLockMs,
+        }),
+    );
+    legacyCompletions = new LegacyCompletions({
+      connection,
+      queuePrefix: connections.keys.queuePrefix,
       runs,
       producer,
       logger,
-      lockMs: config.resumeLockMs,
     });
-    legacyCompletions = new LegacyCompletions({ connection, queuePrefix, runs, producer, logger });
   }
   return {
     service: parks,
@@ -88,16 +117,13 @@ export async function startParks(
     startWorkers(service) {
       if (!workers || worker !== null) return;
       worker = new ResumeWorker({
-        connection,
-        queuePrefix,
+        ...basis,
         runs,
         service,
         producer,
         tokens: config.tokens,
         logger,
         outbound: { allowPrivate: config.webhookAllowPrivate },
-        lockMs: config.resumeLockMs,
-        backoffMs: config.resumeBackoffMs,
         // A webhook-resumed run reached over chat: its output becomes the reply of this park, posted by a reply job.
         onResumed: async (run, _payload, output) => {
           if (run.thread !== null)
@@ -108,7 +134,7 @@ export async function startParks(
     async close() {
       await worker?.close();
       await chatWorker?.close();
-      await completions?.close();
+      await Promise.all(completions.map((c) => c.close()));
       await legacyCompletions?.close();
       await producer.close();
       await runs.close();

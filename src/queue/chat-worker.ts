@@ -1,4 +1,4 @@
-import { Worker, type Job } from 'bullmq';
+import type { Job, Worker } from 'bullmq';
 import { ChannelError, type ChannelPlugin } from '../../channels/contract.js';
 import type { Identity } from '../core/types.js';
 import type { Logger } from '../observability/logger.js';
@@ -11,6 +11,7 @@ import {
   workerOptions,
   type ReplyJobData,
   type ResumeProducer,
+  workersPerShard,
 } from './queues.js';
 import type { OutboundPolicy } from './outbound.js';
 import { parseOutput, postWebhook } from './webhook.js';
@@ -42,14 +43,21 @@ export class ChatWorker {
     // A platform that said when to come back (a 429's retry_after) is retried then, not on the doubling backoff.
     const retryAfterMs = (err: Error | undefined): number | null =>
       err instanceof ChannelError && err.retryAfter !== null ? err.retryAfter * 1000 : null;
+    // One of each per shard: every askgate worker works every shard's turn and reply queues.
     this.workers = [
-      new Worker<ConversationTurnPayload>(
+      ...workersPerShard<ConversationTurnPayload>(
+        options,
         TURN_QUEUE,
         (job) => this.turn(job),
         workerOptions(options, 16, retryAfterMs),
       ),
-      // Replies share one concurrency budget per process; the channel's own pacing spaces them per chat.
-      new Worker<ReplyJobData>(REPLY_QUEUE, (job) => this.reply(job), workerOptions(options, 8, retryAfterMs)),
+      // Replies share one concurrency budget per process and shard; the channel's own pacing spaces them per chat.
+      ...workersPerShard<ReplyJobData>(
+        options,
+        REPLY_QUEUE,
+        (job) => this.reply(job),
+        workerOptions(options, 8, retryAfterMs),
+      ),
     ];
     for (const w of this.workers) {
       w.on('failed', (job, err) =>

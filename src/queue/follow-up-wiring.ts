@@ -5,6 +5,7 @@ import type { RedisConnections } from '../store/redis/connections.js';
 import type { Store } from '../store/store.js';
 import { FollowUpWorker, type FollowUpWorkerOptions } from './follow-up-worker.js';
 import { FollowUpScheduler } from './follow-ups.js';
+import { queuePrefixes, queueShardsOf } from './queue-shards.js';
 
 export interface FollowUps {
   /** The core's FollowUpPort; null on the in-memory store, where `remind` and `escalate` are refused (409). */
@@ -33,7 +34,8 @@ export function startFollowUps(
       { secondMs: config.followUpSecondMs },
       'ASKGATE_TEST_FOLLOW_UP_SECOND_MS is set: reminders and escalations run on a test clock; unset it outside tests',
     );
-  const scheduler = new FollowUpScheduler(connections.queue(), connections.keys, config.followUpSecondMs);
+  const queueShards = queueShardsOf(connections.shardKeys);
+  const scheduler = new FollowUpScheduler(connections.queue(), queueShards, config.followUpSecondMs);
   let worker: FollowUpWorker | null = null;
   return {
     scheduler,
@@ -41,7 +43,7 @@ export function startFollowUps(
       if (!workers || worker !== null) return;
       worker = new FollowUpWorker({
         connection: connections.queue(),
-        queuePrefix: connections.keys.queuePrefix,
+        queuePrefixes: queuePrefixes(queueShards),
         lockMs: config.resumeLockMs,
         backoffMs: config.resumeBackoffMs,
         store,

@@ -1,4 +1,4 @@
-import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import { type Job, UnrecoverableError, type Worker } from 'bullmq';
 import type { ChannelPlugin } from '../../channels/contract.js';
 import { reminderText } from '../../channels/reminder.js';
 import type { Store } from '../core/store-port.js';
@@ -6,7 +6,7 @@ import { surfacesOf, surfaceView } from '../core/surfaces.js';
 import type { StoredInteraction, SurfaceTarget } from '../core/types.js';
 import type { Logger } from '../observability/logger.js';
 import { FOLLOW_UP_QUEUE, type FollowUpJobData } from './follow-ups.js';
-import { type WorkerBasis, workerOptions } from './queues.js';
+import { type WorkerBasis, workerOptions, workersPerShard } from './queues.js';
 
 /** One surface a question was delivered on: its channel and the references its `deliver` returned. */
 export interface DeliveredSurface {
@@ -52,17 +52,20 @@ export interface FollowUpWorkerOptions extends WorkerBasis {
  * send, or a platform that timed out after taking the message, leaves that one step unsent rather than sent twice.
  */
 export class FollowUpWorker {
-  private readonly worker: Worker<FollowUpJobData>;
+  /** One per shard: every shard's `follow-up` queue is worked by every askgate worker. */
+  private readonly workers: Array<Worker<FollowUpJobData>>;
 
   constructor(private readonly options: FollowUpWorkerOptions) {
-    this.worker = new Worker<FollowUpJobData>(FOLLOW_UP_QUEUE, (job) => this.run(job), {
+    this.workers = workersPerShard(options, FOLLOW_UP_QUEUE, (job) => this.run(job), {
       ...workerOptions(options, 8),
       maxStalledCount: 0,
     });
-    this.worker.on('failed', (job, err) =>
-      options.logger.warn({ job: job?.id, err: err.message }, 'follow-up step failed; it is not sent again'),
-    );
-    this.worker.on('error', (err) => options.logger.warn({ err: err.message }, 'follow-up worker error'));
+    for (const worker of this.workers) {
+      worker.on('failed', (job, err) =>
+        options.logger.warn({ job: job?.id, err: err.message }, 'follow-up step failed; it is not sent again'),
+      );
+      worker.on('error', (err) => options.logger.warn({ err: err.message }, 'follow-up worker error'));
+    }
   }
 
   private async run(job: Job<FollowUpJobData>): Promise<void> {
@@ -137,6 +140,6 @@ export class FollowUpWorker {
   }
 
   async close(): Promise<void> {
-    await this.worker.close();
+    await Promise.all(this.workers.map((w) => w.close()));
   }
 }

@@ -2,12 +2,12 @@ import { Queue, type JobsOptions } from 'bullmq';
 import type { RedisClient } from '../store/redis/connections.js';
 import type { FollowUpPort } from '../core/ports.js';
 import type { StoredInteraction } from '../core/types.js';
-import type { Keys } from '../store/keys.js';
 import { timeMs } from '../store/record-codec.js';
+import { type QueueShards, shardKeys } from './queue-shards.js';
 
 /**
- * The follow-ups of a pending question as BullMQ delayed jobs on the `follow-up` queue, consumed by the askgate
- * worker (follow-up-worker.ts). Every step of a question is scheduled when it is asked, each under an id fixed by the
+ * The follow-ups of a pending question as BullMQ delayed jobs on the `follow-up` queue of the question's shard
+ * (queue-shards.ts), consumed by the askgate worker (follow-up-worker.ts), which works every shard's. Every step of a question is scheduled when it is asked, each under an id fixed by the
  * question and the step (`remind-<id>-<n>`, `escalate-<id>-<i>`): a second schedule, from a retried request or
  * another gateway, adds nothing, and two workers cannot both hold one job. The record keeps only the schedule spec
  * (`remind`, `escalate`); the queue holds the per-step state.
@@ -66,21 +66,38 @@ export const FOLLOW_UP_JOB: JobsOptions = {
 
 /** The core's FollowUpPort on the process's BullMQ connection: serve and worker processes both schedule and cancel. */
 export class FollowUpScheduler implements FollowUpPort {
-  private readonly queue: Queue<FollowUpJobData>;
+  /** The `follow-up` queue of each shard, opened on first use (shard 0 first). */
+  private readonly queues: Array<Queue<FollowUpJobData> | undefined>;
 
   constructor(
-    connection: RedisClient,
-    keys: Keys,
+    private readonly connection: RedisClient,
+    private readonly shards: QueueShards,
     private readonly secondMs = 1000,
     private readonly now: () => number = Date.now,
   ) {
-    this.queue = new Queue<FollowUpJobData>(FOLLOW_UP_QUEUE, { connection, prefix: keys.queuePrefix });
+    this.queues = shards.keys.map(() => undefined);
+  }
+
+  /** The queue of the shard question `id` lives in. */
+  private queue(id: string): Queue<FollowUpJobData> {
+    const shard = this.shards.ofInteraction(id);
+    let queue = this.queues[shard];
+    if (queue === undefined) {
+      queue = new Queue<FollowUpJobData>(FOLLOW_UP_QUEUE, {
+        connection: this.connection,
+        prefix: shardKeys(this.shards, shard).queuePrefix,
+      });
+      this.queues[shard] = queue;
+    }
+    return queue;
   }
 
   async schedule(record: StoredInteraction): Promise<void> {
     const now = this.now();
-    await this.queue.addBulk(
-      planSteps(record, this.secondMs).map(({ data, dueMs }) => ({
+    const steps = planSteps(record, this.secondMs);
+    if (steps.length === 0) return;
+    await this.queue(record.id).addBulk(
+      steps.map(({ data, dueMs }) => ({
         name: data.kind,
         data,
         opts: { ...FOLLOW_UP_JOB, jobId: followUpJobId(data), delay: Math.max(0, dueMs - now) },
@@ -99,15 +116,17 @@ export class FollowUpScheduler implements FollowUpPort {
     record.escalate?.forEach((_s, step) => {
       ids.push(followUpJobId({ id: record.id, kind: 'escalate', step }));
     });
-    await Promise.all(ids.map((id) => this.queue.remove(id)));
+    if (ids.length === 0) return;
+    const queue = this.queue(record.id);
+    await Promise.all(ids.map((id) => queue.remove(id)));
   }
 
   /** The state of a step's job ('delayed', 'completed', …, or 'unknown' when there is none): for tests and ops. */
   async stateOf(data: FollowUpJobData): Promise<string> {
-    return this.queue.getJobState(followUpJobId(data));
+    return this.queue(data.id).getJobState(followUpJobId(data));
   }
 
   async close(): Promise<void> {
-    await this.queue.close();
+    await Promise.all(this.queues.map((q) => q?.close()));
   }
 }

@@ -1,12 +1,14 @@
-import { Queue, type JobsOptions, type WorkerOptions } from 'bullmq';
+import { type Job, type JobsOptions, Queue, Worker, type WorkerOptions } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
+import type { ConversationTurnPayload } from '../park/continuation.js';
 import type { ChatThread } from '../park/run-store.js';
-import type { Keys } from '../store/keys.js';
 import type { HandlerJob } from './job-protocol.js';
+import { type QueueShards, shardKeys } from './queue-shards.js';
 
 /**
- * The BullMQ queues of parks. Every queue lives under `keys.queuePrefix` (`{askgate}` by default), so its keys
- * share the Redis Cluster hash tag of the store's keys.
+ * The BullMQ queues of parks. Every queue lives under a shard's `queuePrefix` (`{askgate}` by default; `{askgate:k}`
+ * for shard k ≥ 1 with ASKGATE_SHARDS > 1, queue-shards.ts), so its keys share the Redis Cluster hash tag of the
+ * store's keys of that shard. A run's jobs go to the queues of the run's shard; askgate and SDK workers work all.
  *
  * | queue            | consumed by                       | one job per                                        |
  * |------------------|-----------------------------------|----------------------------------------------------|
@@ -100,7 +102,8 @@ export function backoffDelay(attemptsMade: number, baseMs: number, capMs = 15 * 
 /** What every askgate worker of a continuation-like queue is built from (the workers' own options). */
 export interface WorkerBasis {
   connection: Redis | Cluster;
-  queuePrefix: string;
+  /** The queue prefix of every shard, shard 0 first (queue-shards.ts): a worker works the queue of each. */
+  queuePrefixes: readonly string[];
   /** How long a silent worker keeps its job before another takes it over, ms. */
   lockMs: number;
   /** The first retry delay, ms (doubling, jittered: `backoffDelay`). */
@@ -108,9 +111,10 @@ export interface WorkerBasis {
 }
 
 /**
- * The BullMQ worker options askgate's workers share: the process's queue connection and prefix, the lock after which
- * a killed worker's job runs elsewhere (stalled jobs are checked as often), and the jittered doubling backoff. A
- * worker that reads a platform's own wait (a 429's retry_after) passes `retryAfterMs` to honour it instead.
+ * The BullMQ worker options askgate's workers share: the process's queue connection, the lock after which a killed
+ * worker's job runs elsewhere (stalled jobs are checked as often), and the jittered doubling backoff. A worker that
+ * reads a platform's own wait (a 429's retry_after) passes `retryAfterMs` to honour it instead. The prefix is each
+ * shard's, set by `workersPerShard`.
  */
 export function workerOptions(
   basis: WorkerBasis,
@@ -119,7 +123,6 @@ export function workerOptions(
 ): WorkerOptions {
   return {
     connection: basis.connection,
-    prefix: basis.queuePrefix,
     concurrency,
     lockDuration: basis.lockMs,
     stalledInterval: basis.lockMs,
@@ -130,59 +133,76 @@ export function workerOptions(
   };
 }
 
-/** Enqueues resume jobs (the serve side and the worker side both do). */
+/**
+ * One BullMQ Worker of `queue` per shard, each running `processor` (a worker process works every shard's queue). BullMQ
+ * gives each Worker a blocking connection of its own, so this costs one connection per shard (docs/architecture.md).
+ */
+export function workersPerShard<T>(
+  basis: WorkerBasis,
+  queue: string,
+  processor: (job: Job<T>) => Promise<void>,
+  options: WorkerOptions,
+): Array<Worker<T>> {
+  return basis.queuePrefixes.map((prefix) => new Worker<T>(queue, processor, { ...options, prefix }));
+}
+
+/**
+ * Enqueues resume, handler, turn and reply jobs (the serve side and the worker side both do), each on the queue of
+ * its run's shard. A job's id is deterministic and a run's shard is fixed, so a second enqueue of one job, from
+ * whichever process, meets the first in the same queue and adds nothing. Queues are opened on first use, on the
+ * process's one BullMQ connection (a Queue opens no connection of its own).
+ */
 export class ResumeProducer {
-  private readonly queue: Queue<ResumeJobData>;
-  private readonly handlerQueues = new Map<string, Queue>();
-  private turnQueue: Queue | null = null;
-  private replyQueue: Queue<ReplyJobData> | null = null;
+  private readonly queues = new Map<string, Queue>();
 
   constructor(
     private readonly connection: Redis | Cluster,
-    private readonly keys: Keys,
-  ) {
-    this.queue = new Queue<ResumeJobData>(RESUME_QUEUE, { connection, prefix: keys.queuePrefix });
+    private readonly shards: QueueShards,
+  ) {}
+
+  private queue<T>(name: string, runId: string): Queue<T> {
+    const shard = this.shards.ofRun(runId);
+    const key = `${shard}/${name}`;
+    let queue = this.queues.get(key);
+    if (queue === undefined) {
+      queue = new Queue(name, { connection: this.connection, prefix: shardKeys(this.shards, shard).queuePrefix });
+      this.queues.set(key, queue);
+    }
+    return queue as Queue<T>;
   }
 
   /** Adds the resume job of park `generation` of `runId`; a no-op when that job exists already. */
   async enqueue(runId: string, generation: number): Promise<void> {
-    await this.queue.add('resume', { runId, generation }, { ...JOB_DEFAULTS, jobId: resumeJobId(runId, generation) });
+    await this.queue<ResumeJobData>(RESUME_QUEUE, runId).add(
+      'resume',
+      { runId, generation },
+      { ...JOB_DEFAULTS, jobId: resumeJobId(runId, generation) },
+    );
   }
 
   /**
    * Hands a continuation to the SDK workers registered for `handler`, under the same deterministic id; `data` is a
-   * handler job of the job protocol (job-protocol.ts).
+   * handler job of the job protocol (job-protocol.ts). Its run's shard holds it, and the SDK worker reports its
+   * completion to that shard's completions stream.
    */
   async enqueueHandler(handler: string, jobId: string, data: HandlerJob): Promise<void> {
-    let queue = this.handlerQueues.get(handler);
-    if (queue === undefined) {
-      queue = new Queue(handlerQueueName(handler), { connection: this.connection, prefix: this.keys.queuePrefix });
-      this.handlerQueues.set(handler, queue);
-    }
-    await queue.add('continuation', data, { ...JOB_DEFAULTS, jobId });
+    await this.queue<HandlerJob>(handlerQueueName(handler), data.run_id).add('continuation', data, {
+      ...JOB_DEFAULTS,
+      jobId,
+    });
   }
 
   /** Queues a chat turn for a webhook target (the askgate worker POSTs it). */
-  async enqueueTurn(jobId: string, data: object): Promise<void> {
-    this.turnQueue ??= new Queue(TURN_QUEUE, { connection: this.connection, prefix: this.keys.queuePrefix });
-    await this.turnQueue.add('turn', data, { ...JOB_DEFAULTS, jobId });
+  async enqueueTurn(jobId: string, data: ConversationTurnPayload): Promise<void> {
+    await this.queue<ConversationTurnPayload>(TURN_QUEUE, data.run_id).add('turn', data, { ...JOB_DEFAULTS, jobId });
   }
 
   /** Queues a reply into a chat thread under its deterministic id (a second enqueue is a no-op). */
   async enqueueReply(data: ReplyJobData): Promise<void> {
-    this.replyQueue ??= new Queue<ReplyJobData>(REPLY_QUEUE, {
-      connection: this.connection,
-      prefix: this.keys.queuePrefix,
-    });
-    await addReply(this.replyQueue, data);
+    await addReply(this.queue<ReplyJobData>(REPLY_QUEUE, data.runId), data);
   }
 
   async close(): Promise<void> {
-    const extra = [this.turnQueue, this.replyQueue].filter((q): q is Queue => q !== null);
-    await Promise.all([
-      this.queue.close(),
-      ...[...this.handlerQueues.values()].map((q) => q.close()),
-      ...extra.map((q) => q.close()),
-    ]);
+    await Promise.all([...this.queues.values()].map((q) => q.close()));
   }
 }

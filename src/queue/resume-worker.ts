@@ -1,11 +1,18 @@
-import { Worker, type Job } from 'bullmq';
+import type { Job, Worker } from 'bullmq';
 import type { InteractionService } from '../core/interaction-service.js';
 import type { Identity } from '../core/types.js';
 import type { Logger } from '../observability/logger.js';
 import { continuationPayload, type ContinuationPayload } from '../park/continuation.js';
 import type { RunStore, RunView } from '../park/run-store.js';
 import { handlerJob } from './job-protocol.js';
-import { RESUME_QUEUE, type WorkerBasis, workerOptions, type ResumeJobData, type ResumeProducer } from './queues.js';
+import {
+  RESUME_QUEUE,
+  type ResumeJobData,
+  type ResumeProducer,
+  type WorkerBasis,
+  workerOptions,
+  workersPerShard,
+} from './queues.js';
 import type { OutboundPolicy, PostResult } from './outbound.js';
 import { type DeliveryResult, parseOutput, postWebhook, WebhookDeliveryError } from './webhook.js';
 
@@ -40,19 +47,22 @@ export interface ResumeWorkerOptions extends WorkerBasis {
  * the completions stream consumer (completion-stream.ts).
  */
 export class ResumeWorker {
-  private readonly worker: Worker<ResumeJobData>;
+  /** One per shard: the `resume` queue of every shard is worked by every askgate worker. */
+  private readonly workers: Array<Worker<ResumeJobData>>;
   private readonly sweeper: NodeJS.Timeout;
   private sweeping = false;
 
   constructor(private readonly options: ResumeWorkerOptions) {
-    this.worker = new Worker<ResumeJobData>(RESUME_QUEUE, (job) => this.process(job), workerOptions(options, 16));
-    this.worker.on('failed', (job, err) => {
-      options.logger.warn(
-        { job: job?.id, attempt: job?.attemptsMade, err: err.message },
-        'continuation failed; retrying with backoff',
-      );
-    });
-    this.worker.on('error', (err) => options.logger.warn({ err: err.message }, 'resume worker error'));
+    this.workers = workersPerShard(options, RESUME_QUEUE, (job) => this.process(job), workerOptions(options, 16));
+    for (const worker of this.workers) {
+      worker.on('failed', (job, err) => {
+        options.logger.warn(
+          { job: job?.id, attempt: job?.attemptsMade, err: err.message },
+          'continuation failed; retrying with backoff',
+        );
+      });
+      worker.on('error', (err) => options.logger.warn({ err: err.message }, 'resume worker error'));
+    }
     this.sweeper = setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS);
     this.sweeper.unref();
   }
@@ -143,6 +153,6 @@ export class ResumeWorker {
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
-    await this.worker.close();
+    await Promise.all(this.workers.map((w) => w.close()));
   }
 }

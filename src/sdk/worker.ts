@@ -11,6 +11,7 @@ import {
 import { HANDLER_NAME, JOB_DEFAULTS, backoffDelay, handlerQueueName } from '../queue/queues.js';
 import { DEFAULT_KEY_PREFIX } from '../store/keys.js';
 import { RedisConnections } from '../store/redis/connections.js';
+import { readShards } from '../store/redis/shard-record.js';
 import { AskgateSdkError } from './errors.js';
 
 /**
@@ -34,7 +35,7 @@ export interface ContinuationWorkerOptions {
   prefix?: string;
   /** Continuations by name. Required, at least one. */
   handlers: Record<string, ContinuationHandler>;
-  /** Continuations run at once per handler. Default 8. */
+  /** Continuations run at once per handler and shard (with ASKGATE_SHARDS = N, up to N × this per handler). Default 8. */
   concurrency?: number;
   /**
    * How long this worker may go silent (killed, frozen) before its running continuation is taken for abandoned and
@@ -44,12 +45,20 @@ export interface ContinuationWorkerOptions {
   /** First retry delay after a handler throws, ms (doubles per attempt, with jitter, capped at 15 min). Default 1000. */
   backoffMs?: number;
   /**
+   * How often the worker reads the gateway's recorded shard count (`ASKGATE_SHARDS`, docs/scaling.md), ms: when a
+   * gateway raised it, the worker starts working the new shards' queues. Default 10000.
+   */
+  shardsRefreshMs?: number;
+  /**
    * Ignored; kept so existing callers still type-check. The gateway applies its own retention when it records the
    * completion this worker reports.
    * @deprecated
    */
   retentionMinutes?: number;
 }
+
+/** ASKGATE_SHARDS's ceiling: a recorded count above it is not the gateway's, and is not followed further. */
+const MAX_RECORDED_SHARDS = 64;
 
 /** A running continuation worker. */
 export interface ContinuationWorker {
@@ -94,13 +103,12 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
   // Only the BullMQ connection: each Worker below duplicates it once for its blocking reads.
   const connections = new RedisConnections({ url: options.redisUrl, prefix: options.prefix ?? DEFAULT_KEY_PREFIX });
   const connection = connections.queue();
-  const prefix = connections.keys.queuePrefix;
+  const deployment = connections.keys;
 
-  const completionsKey = connections.keys.completions;
-  // Version 1's report queue, opened only if a version-1 job (from an older gateway) turns up.
+  // Version 1's report queue (shard 0: version 1 predates shards), opened only if a version-1 job turns up.
   let legacyCompleted: Queue<CompletionJob> | null = null;
   const legacy = (): Queue<CompletionJob> => {
-    legacyCompleted ??= new Queue<CompletionJob>(COMPLETED_QUEUE, { connection, prefix });
+    legacyCompleted ??= new Queue<CompletionJob>(COMPLETED_QUEUE, { connection, prefix: deployment.queuePrefix });
     return legacyCompleted;
   };
 
@@ -111,8 +119,17 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
     return (await connection.hexists(worker.toKey(job.id ?? id), REPORTED_FIELD)) === 1;
   };
 
-  /** Writes the report before the job completes; a second report of one continuation is harmless (see below). */
-  const report = async (worker: Worker<HandlerJob>, job: Job<HandlerJob>, data: CompletionJob): Promise<void> => {
+  /**
+   * Writes the report before the job completes, to the completions stream of the job's own shard (`completions`):
+   * the mark in the job's hash and the report share that shard's hash tag, so the MULTI stays in one slot. A second
+   * report of one continuation is harmless (see below).
+   */
+  const report = async (
+    worker: Worker<HandlerJob>,
+    job: Job<HandlerJob>,
+    completions: string,
+    data: CompletionJob,
+  ): Promise<void> => {
     if (data.v === 1) {
       // A fixed id: a second report of one continuation is a no-op.
       await legacy().add('completed', data, { ...JOB_DEFAULTS, jobId: data.resume_id });
@@ -123,7 +140,7 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
     const results = await connection
       .multi()
       .hset(worker.toKey(job.id ?? data.resume_id), REPORTED_FIELD, '1')
-      .xadd(completionsKey, '*', 'r', JSON.stringify(data))
+      .xadd(completions, '*', 'r', JSON.stringify(data))
       .exec();
     const failed = results?.find(([error]) => error !== null)?.[0];
     if (results === null || failed) throw failed ?? new Error('the completion report was not written; retrying');
@@ -132,6 +149,7 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
   const run = async (
     worker: Worker<HandlerJob>,
     handler: ContinuationHandler,
+    completions: string,
     job: Job<HandlerJob>,
   ): Promise<unknown> => {
     const unsupported = unsupportedVersion(job.data, 'this SDK worker');
@@ -144,7 +162,7 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
     if (ranBefore && (await reported(worker, job))) return null;
     const attempt = job.attemptsMade + 1;
     const output = (await handler({ ...continuationOf(data), attempt })) ?? null;
-    await report(worker, job, {
+    await report(worker, job, completions, {
       v: data.v,
       resume_id: data.resume_id,
       run_id: data.run_id,
@@ -157,26 +175,53 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
     return output;
   };
 
-  const workers = names.map((name) => {
-    const handler = options.handlers[name] as ContinuationHandler;
-    const worker: Worker<HandlerJob> = new Worker<HandlerJob>(
-      handlerQueueName(name),
-      (job) => run(worker, handler, job),
-      {
-        connection,
-        prefix,
-        concurrency: options.concurrency ?? 8,
-        lockDuration,
-        stalledInterval: lockDuration,
-        settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(attemptsMade, backoffMs) },
-      },
-    );
-    return worker;
-  });
-  for (const w of workers) w.on('error', () => undefined); // connection blips; BullMQ retries
-  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  /** The Workers of shard `shard`: one per handler, on that shard's `handler-<name>` queues. */
+  const shardWorkers = (shard: number): Array<Worker<HandlerJob>> => {
+    const keys = deployment.forShard(shard);
+    return names.map((name) => {
+      const handler = options.handlers[name] as ContinuationHandler;
+      const worker: Worker<HandlerJob> = new Worker<HandlerJob>(
+        handlerQueueName(name),
+        (job) => run(worker, handler, keys.completions, job),
+        {
+          connection,
+          prefix: keys.queuePrefix,
+          concurrency: options.concurrency ?? 8,
+          lockDuration,
+          stalledInterval: lockDuration,
+          settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(attemptsMade, backoffMs) },
+        },
+      );
+      worker.on('error', () => undefined); // connection blips; BullMQ retries
+      return worker;
+    });
+  };
+
+  // Every shard the gateway recorded (ASKGATE_SHARDS; none recorded: one). A gateway may raise the count while this
+  // worker runs: it looks again every `shardsRefreshMs` and starts working the new shards' queues.
+  const workers: Array<Worker<HandlerJob>> = [];
+  let shards = 0;
+  const grow = async (): Promise<void> => {
+    const recorded = Math.min((await readShards(connection, deployment)).shards, MAX_RECORDED_SHARDS);
+    for (; shards < recorded; shards++) workers.push(...shardWorkers(shards));
+  };
+  try {
+    await grow();
+    await Promise.all(workers.map((w) => w.waitUntilReady()));
+  } catch (error) {
+    await Promise.all(workers.map((w) => w.close()));
+    await connections.close();
+    throw error;
+  }
+  let growing: Promise<void> = Promise.resolve();
+  const refresh = setInterval(() => {
+    growing = growing.then(grow).catch(() => undefined); // Redis away: the next look tries again
+  }, options.shardsRefreshMs ?? 10_000);
+  refresh.unref();
   return {
     async close() {
+      clearInterval(refresh);
+      await growing;
       await Promise.all(workers.map((w) => w.close()));
       await legacyCompleted?.close();
       await connections.close();

@@ -6,6 +6,11 @@
  * The default prefix `{askgate}:` wraps the name in a Redis Cluster hash tag, so every key hashes to one slot and
  * the multi-key Lua scripts stay legal on a cluster. Any prefix works on a single Redis; on a cluster keep a tag.
  *
+ * Shards (ASKGATE_SHARDS=N, docs/scaling.md): every key below exists once per shard, under the shard's prefix —
+ * shard 0 the deployment prefix `{askgate}:`, shard k ≥ 1 `{askgate:k}:` — so each shard is one hash tag, one
+ * slot. One `Keys` instance names one shard's keys (`forShard(k)`); a Lua step only ever touches one shard. Only
+ * `shards` and `shards:was` are deployment-wide (always in shard 0). With N = 1 every key is exactly as before.
+ *
  * | key                   | type   | holds                                             | lifetime                                         |
  * |-----------------------|--------|---------------------------------------------------|--------------------------------------------------|
  * | `i:<id>`              | string | one interaction, the envelope of `record-codec.ts` (its audit trail included) | PEXPIREAT deadline + idle TTL at create (safety net); idle TTL from resolve |
@@ -31,18 +36,50 @@
  * | `wc:<recipient>`      | list   | a web chat conversation: JSON messages (the person's and the replies), oldest first, the last 200 (channels/web/conversation-log.ts) | PEXPIRE 7 days from its last message |
  * | `p:<name>`            | list   | every version of preset `<name>`, oldest first: JSON `{body, written_by, written_at}`; the version is the position + 1 | permanent |
  * | `seen:<key>`          | string | a seen-set claim, e.g. `stripe_checkout:<event id>` (src/confirmations/ingress.ts) | PX until the signature's tolerance ends |
- * | `completions`         | stream | the job protocol's completion reports (v2): one entry `r` = report JSON per continuation whose handler returned; consumer group `askgate` | an entry is deleted once its completion is recorded |
- * | `<queue>:...`         | BullMQ | the resume / completed / handler-<name> / turn / reply queues (src/queue/queues.ts) and follow-up (src/queue/follow-ups.ts), under `queuePrefix` | BullMQ's own; completed jobs kept a day |
+ * | `completions`         | stream | the job protocol's completion reports (v2): one entry `r` = report JSON per continuation whose handler returned; consumer group `askgate`; one per shard, an SDK worker reporting to its handler job's shard | an entry is deleted once its completion is recorded |
+ * | `shards`              | string | the deployment's shard count N (ASKGATE_SHARDS), recorded at start; only ever raised; shard 0 only | permanent |
+ * | `shards:was`          | set    | the shard counts the deployment had before N (where runs parked then live); shard 0 only | permanent |
+ * | `<queue>:...`         | BullMQ | the resume / handler-<name> / turn / reply queues (src/queue/queues.ts) and follow-up (src/queue/follow-ups.ts), under `queuePrefix`, once per shard (src/queue/queue-shards.ts: a run's jobs in its shard's, a question's follow-ups in its shard's); completed (job protocol v1) and the confirmations' bridge / reconcile in shard 0 only | BullMQ's own; completed jobs kept a day |
  *
- * The SDK continuation worker (src/sdk/worker.ts) uses `queuePrefix` and `completions` alone: it reaches the gateway
- * only through the job protocol's queues and stream (src/queue/job-protocol.ts), never through the keys above.
+ * The SDK continuation worker (src/sdk/worker.ts) uses `queuePrefix` and `completions` of every shard, and reads
+ * `shards` to know how many there are: it reaches the gateway only through the job protocol's queues and stream
+ * (src/queue/job-protocol.ts), never through the other keys above.
  */
 export class Keys {
-  /** The prefix every key starts with, e.g. `{askgate}:`. */
+  /** The prefix every key of this shard starts with, e.g. `{askgate}:` (shard 0) or `{askgate:3}:` (shard 3). */
   readonly prefix: string;
+  /** The deployment's prefix (shard 0's), from which every shard's prefix is derived. */
+  readonly deploymentPrefix: string;
+  /** Which shard these keys name (0 for the deployment prefix itself). */
+  readonly shard: number;
 
-  constructor(prefix: string = DEFAULT_KEY_PREFIX) {
-    this.prefix = prefix;
+  constructor(prefix: string = DEFAULT_KEY_PREFIX, shard = 0) {
+    this.deploymentPrefix = prefix;
+    this.shard = shard;
+    this.prefix = shardPrefix(prefix, shard);
+  }
+
+  /**
+   * The keys of shard `k` of this deployment (docs/scaling.md, "Shards"): shard 0 keeps the deployment prefix, so a
+   * store run with one shard is shard 0 of any later count; shard k ≥ 1 of `{T}:` is `{T:k}:`. Throws when k ≥ 1 and
+   * the prefix is not of the form `{T}:` (config.ts refuses ASKGATE_SHARDS > 1 with such a prefix at start).
+   */
+  forShard(k: number): Keys {
+    return k === this.shard ? this : new Keys(this.deploymentPrefix, k);
+  }
+
+  /**
+   * The recorded shard count of the deployment (a string holding N, always in shard 0): raised at start to the
+   * configured ASKGATE_SHARDS, never lowered (src/store/redis/shard-record.ts). Absent: 1. SDK workers read it to
+   * know which shards' queues to work.
+   */
+  get shardCount(): string {
+    return `${this.deploymentPrefix}shards`;
+  }
+
+  /** The shard counts the deployment had before the current one (a set; shard 0), so runs parked then are found. */
+  get earlierShardCounts(): string {
+    return `${this.deploymentPrefix}shards:was`;
   }
 
   interaction(id: string): string {
@@ -208,3 +245,22 @@ export class Keys {
 }
 
 export const DEFAULT_KEY_PREFIX = '{askgate}:';
+
+/** `{T}:` with a non-empty tag T free of braces: the prefixes that can be split into shards. */
+const SHARDABLE_PREFIX = /^\{([^{}]+)\}:$/;
+
+/** Whether `prefix` has the `{T}:` form shards need (shard k's prefix is `{T:k}:`). */
+export function isShardablePrefix(prefix: string): boolean {
+  return SHARDABLE_PREFIX.test(prefix);
+}
+
+/** The key prefix of shard `k` of a deployment whose prefix is `prefix`: `prefix` itself for 0, `{T:k}:` for k ≥ 1. */
+export function shardPrefix(prefix: string, k: number): string {
+  if (k === 0) return prefix;
+  const tag = SHARDABLE_PREFIX.exec(prefix)?.[1];
+  if (tag === undefined || !Number.isInteger(k) || k < 0)
+    throw new Error(
+      `no shard ${k} of key prefix "${prefix}": shards need a prefix of the form {name}: (ASKGATE_SHARDS).`,
+    );
+  return `{${tag}:${k}}:`;
+}

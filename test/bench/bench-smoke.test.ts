@@ -4,6 +4,7 @@ import { delivery } from '../../bench/delivery.js';
 import type { Bench, BenchResult } from '../../bench/harness.js';
 import { memory } from '../../bench/memory.js';
 import { resumeLatency } from '../../bench/resume-latency.js';
+import { shardedThroughput } from '../../bench/sharded-throughput.js';
 import { redisCommands } from '../../bench/redis-commands.js';
 import { slackDelivery } from '../../bench/slack-delivery.js';
 import { streamFanout } from '../../bench/stream-fanout.js';
@@ -122,6 +123,17 @@ const BENCHES: Array<{ name: string; bench: Bench; timeoutMs: number; counts(r: 
       expect(count(r, 'cycles')).toBeGreaterThan(0);
       expect(count(r, 'resumed')).toBe(count(r, 'cycles'));
       for (const f of r.figures) expect(f.value, f.name).toBeGreaterThan(0);
+    },
+  },
+  {
+    name: 'sharded throughput: every answer claimed its question, on the three-shard cluster and on one Redis',
+    bench: shardedThroughput,
+    timeoutMs: 90_000,
+    counts(r) {
+      expect(count(r, 'shards')).toBe(3);
+      expect(count(r, 'answers')).toBeGreaterThan(0);
+      expect(count(r, 'answered')).toBe(count(r, 'answers'));
+      expect(count(r, 'baseline_answered')).toBe(count(r, 'answers'));
     },
   },
 ];

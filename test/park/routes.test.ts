@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { singleShard } from '../../src/queue/queue-shards.js';
 import { ResumeProducer } from '../../src/queue/queues.js';
 import { Keys } from '../../src/store/keys.js';
 import { startFakeTelegram, type FakeCall, type FakeMessage, type FakeTelegram } from '../fakes/telegram-server.js';
@@ -233,7 +234,7 @@ describe('runs reached over chat', () => {
     // continuation enqueues its reply again, both through askgate's producer. And a resume job under an id no
     // dedupe knows (a job that outlived its kept id): only the run's own state can keep that one from resuming.
     const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
-    const producer = new ResumeProducer(connection, new Keys(PREFIX));
+    const producer = new ResumeProducer(connection, singleShard(new Keys(PREFIX)));
     const [resumeQueue, replyQueue] = [
       new Queue('resume', { connection, prefix: '{rt}' }),
       new Queue('reply', { connection, prefix: '{rt}' }),

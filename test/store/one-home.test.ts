@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createGateway } from '../../src/gateway.js';
 import { startWorker } from '../../src/sdk/worker.js';
+import { Keys } from '../../src/store/keys.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 
 /**
@@ -160,6 +161,45 @@ describe('connections a process opens', () => {
       await settlesAt(8);
     } finally {
       await gateway.close();
+    }
+    await settlesAt(0);
+  });
+
+  it('worker with ASKGATE_SHARDS=4: per shard, the resume and follow-up workers and a completions reader (3 + 3·4)', async () => {
+    const gateway = await createGateway(env({ ASKGATE_SHARDS: '4' }), { workers: true });
+    try {
+      await settlesAt(15);
+    } finally {
+      await gateway.close();
+    }
+    await settlesAt(0);
+  });
+
+  it('serve with ASKGATE_SHARDS=4: still three (every shard is enqueued on the one BullMQ connection)', async () => {
+    const gateway = await createGateway(env({ ASKGATE_SHARDS: '4' }), { workers: false });
+    try {
+      await settlesAt(3);
+    } finally {
+      await gateway.close();
+    }
+    await settlesAt(0);
+  });
+
+  it('an SDK worker follows the recorded shard count: one per handler with none, one per handler and shard once 4 are recorded', async () => {
+    const prefix = `{conn${Date.now()}}:`;
+    const worker = await startWorker({
+      redisUrl: redis.url,
+      prefix,
+      handlers: { one: () => null, two: () => null },
+      shardsRefreshMs: 100,
+    });
+    try {
+      await settlesAt(1 + 2);
+      // A gateway started with ASKGATE_SHARDS=4 records it; the running worker starts working the new shards.
+      await inspect.set(new Keys(prefix).shardCount, '4');
+      await settlesAt(1 + 2 * 4);
+    } finally {
+      await worker.close();
     }
     await settlesAt(0);
   });

@@ -26,6 +26,11 @@ export interface RedisConnectionsOptions {
   waitTimeoutMs?: number;
   /** Prefix of every key, queue and the events channel. Default `{askgate}:` (a Redis Cluster hash tag). */
   prefix?: string;
+  /**
+   * How many shards the deployment spreads questions and runs over (ASKGATE_SHARDS, 1..64); default 1. Shard k's
+   * keys are `shardKeys[k]` (keys.ts); connections are shared by every shard.
+   */
+  shards?: number;
   /** Told about connection errors while ioredis reconnects (they are retried, not thrown). Default: ignored. */
   onError?: (error: Error) => void;
   /**
@@ -51,9 +56,11 @@ const DEFAULT_REDIS_OPTIONS: RedisOptions = {
  * | `command()`  | the interaction store, the run store, Telegram's shared pacing | — (every script is registered on it; auto-pipelined) |
  * | `subscriber()`| the store's events listener                                  | a subscribed connection runs nothing else |
  * | `queue()`    | every BullMQ Queue and Worker of the process                  | BullMQ needs `maxRetriesPerRequest: null` |
- * | `streamReader()` | the askgate worker's blocking reads of the completions stream (src/queue/completion-stream.ts) | a blocked connection runs nothing else |
+ * | `streamReader(k)` | the askgate worker's blocking reads of shard k's completions stream (src/queue/completion-stream.ts) | a blocked connection runs nothing else; one per shard |
  *
- * BullMQ opens one more per Worker, a duplicate of `queue()` for its blocking reads; nothing else opens any.
+ * BullMQ opens one more per Worker, a duplicate of `queue()` for its blocking reads; nothing else opens any. With
+ * ASKGATE_SHARDS = N an askgate worker runs one Worker per queue and shard and one stream reader per shard, so those
+ * blocking connections grow with N; the first three kinds do not (docs/architecture.md counts them).
  * Each connection is opened on first use, so a process opens only the kinds it uses (docs/architecture.md counts
  * them per process). `close()` closes every connection this factory opened.
  *
@@ -62,21 +69,25 @@ const DEFAULT_REDIS_OPTIONS: RedisOptions = {
  * count per kind grows with the cluster while the count of kinds stays three (docs/scaling.md).
  */
 export class RedisConnections {
-  /** The key names of this deployment (its prefix). */
+  /** The key names of this deployment (its prefix): shard 0's keys, and the deployment-wide ones. */
   readonly keys: Keys;
+  /** The keys of every shard, index = shard number (`shardKeys[0]` is `keys`); one entry when there are no shards. */
+  readonly shardKeys: readonly Keys[];
   readonly url: string;
   /** Whether the URL names a Redis Cluster. */
   readonly cluster: boolean;
   private commandClient: ScriptClient | null = null;
   private subscriberClient: RedisClient | null = null;
   private queueClient: RedisClient | null = null;
-  private streamReaderClient: RedisClient | null = null;
+  /** The completions stream readers, one per shard read (index = shard). */
+  private readonly streamReaderClients: Array<RedisClient | undefined> = [];
   private readonly connecting = new Map<RedisClient, Promise<void>>();
 
   constructor(private readonly options: RedisConnectionsOptions) {
     this.url = options.url;
     this.cluster = isClusterUrl(options.url);
     this.keys = new Keys(options.prefix);
+    this.shardKeys = Array.from({ length: options.shards ?? 1 }, (_, k) => this.keys.forShard(k));
   }
 
   /** The command connection, with every Lua script registered (scripts/index.ts). */
@@ -126,12 +137,17 @@ export class RedisConnections {
   }
 
   /**
-   * The connection of the completions stream's blocking reads (XREADGROUP … BLOCK). Like BullMQ's, it must wait
-   * through reconnects rather than fail a read, so it has no per-request retry limit.
+   * The connection of the blocking reads (XREADGROUP … BLOCK) of shard `shard`'s completions stream: one per shard,
+   * because a blocked connection waits on one slot's stream (a Cluster refuses one read across slots). Like BullMQ's,
+   * it must wait through reconnects rather than fail a read, so it has no per-request retry limit.
    */
-  streamReader(): RedisClient {
-    this.streamReaderClient ??= this.open({ maxRetriesPerRequest: null }, { lazy: false });
-    return this.streamReaderClient;
+  streamReader(shard = 0): RedisClient {
+    let reader = this.streamReaderClients[shard];
+    if (reader === undefined) {
+      reader = this.open({ maxRetriesPerRequest: null }, { lazy: false });
+      this.streamReaderClients[shard] = reader;
+    }
+    return reader;
   }
 
   /**
@@ -159,19 +175,19 @@ export class RedisConnections {
 
   /** How many connections this factory has opened (BullMQ's blocking duplicates not included). */
   get opened(): number {
-    return [this.commandClient, this.subscriberClient, this.queueClient, this.streamReaderClient].filter(
-      (c) => c !== null,
-    ).length;
+    const readers = this.streamReaderClients.filter((c) => c !== undefined).length;
+    return [this.commandClient, this.subscriberClient, this.queueClient].filter((c) => c !== null).length + readers;
   }
 
   /** Closes every connection opened here: QUIT when connected (in-flight replies still arrive), else drop at once. */
   async close(): Promise<void> {
     // A reader blocked in XREADGROUP would hold QUIT back until its BLOCK ends: drop it at once.
-    this.streamReaderClient?.disconnect();
+    for (const reader of this.streamReaderClients) reader?.disconnect();
+    this.streamReaderClients.length = 0;
     const open = [this.subscriberClient, this.commandClient, this.queueClient].filter(
       (c): c is RedisClient => c !== null,
     );
-    this.subscriberClient = this.commandClient = this.queueClient = this.streamReaderClient = null;
+    this.subscriberClient = this.commandClient = this.queueClient = null;
     await Promise.all(open.map(closeConnection));
   }
 
