@@ -270,6 +270,8 @@ export class RedisStore implements Store {
               { type: 'vote', surface: vote.surface, by: vote.by, detail: { answer: vote.answer } },
               Date.parse(vote.at),
             ),
+        this.keys.foldedRunsLevel,
+        this.keys.foldedRunsPrefix,
       ),
     );
     if (code === -1 || typeof envelope !== 'string') return { kind: 'not_found' };

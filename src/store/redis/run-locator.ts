@@ -1,6 +1,6 @@
 import { shardOfName } from '../../core/shard-ids.js';
 import type { Keys } from '../keys.js';
-import type { RedisClient } from './connections.js';
+import type { ScriptClient } from './scripts/index.js';
 import { readShards } from './shard-record.js';
 
 /**
@@ -8,14 +8,15 @@ import { readShards } from './shard-record.js';
  * cannot carry a shard mark as interaction ids do: a new run lives in `shardOfName(run_id, N)`. A run parked while
  * the deployment had fewer shards (`shards:was`, shard-record.ts) stays where it was parked — in
  * `shardOfName(run_id, n)` for that earlier n — so its asks, its settling claim and its resume keep working across
- * the move. The locator checks those places, newest count first, with one EXISTS each (sent together); a deployment
+ * the move. The locator checks those places, newest count first, with one `run-exists` script each (sent together:
+ * it finds a run hash or a folded one-ask park, which has no key of its own, run-store.ts); a deployment
  * that never grew (or started with N shards on a fresh store) has one candidate and asks nothing.
  */
 export class RunLocator {
   private earlier: Promise<number[]> | null = null;
 
   constructor(
-    private readonly client: RedisClient,
+    private readonly client: ScriptClient,
     /** Every shard's keys, index = shard (the connections' `shardKeys`). */
     private readonly shards: readonly Keys[],
   ) {}
@@ -25,9 +26,20 @@ export class RunLocator {
     const candidates = await this.candidates(runId);
     const first = candidates[0] as number;
     if (candidates.length === 1) return first;
-    // One EXISTS per candidate, all at once: their keys are in different slots (a Cluster refuses one pipeline
+    // One check per candidate, all at once: their keys are in different slots (a Cluster refuses one pipeline
     // across slots), each goes to its own master, and the wait is one round trip.
-    const exists = await Promise.all(candidates.map((k) => this.client.exists((this.shards[k] as Keys).run(runId))));
+    const exists = await Promise.all(
+      candidates.map((k) => {
+        const keys = this.shards[k] as Keys;
+        return this.client.askgateRunExists(
+          keys.run(runId),
+          runId,
+          keys.foldedRunsLevel,
+          keys.foldedRunsPrefix,
+          keys.interactionPrefix,
+        );
+      }),
+    );
     const found = exists.indexOf(1);
     return found === -1 ? first : (candidates[found] as number);
   }
