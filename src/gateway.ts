@@ -33,6 +33,7 @@ import { MemoryStore } from './store/memory-store.js';
 import { RedisConnections } from './store/redis/connections.js';
 import { mcpRouter } from './mcp/http-mount.js';
 import { RedisStore } from './store/redis/redis-store.js';
+import { ShardedStore } from './store/redis/sharded-store.js';
 import { recordShards, shrinkRefusal } from './store/redis/shard-record.js';
 import type { Store } from './store/store.js';
 import { defaultVerifiers, type VerifierRegistry } from './verifiers/registry.js';
@@ -64,6 +65,16 @@ export interface Gateway {
 /** The store of `config`: in memory without REDIS_URL, else on Redis through `connections` (the process's factory). */
 export async function createStore(config: Config, connections: RedisConnections | null = null): Promise<Store> {
   if (config.redisUrl === null) return new MemoryStore({ idleTtlSeconds: config.idleTtlSeconds });
+  // More than one shard: one RedisStore per shard behind the router (docs/scaling.md, "Shards").
+  if (config.shards > 1)
+    return ShardedStore.connect({
+      url: config.redisUrl,
+      prefix: config.redisPrefix,
+      shards: config.shards,
+      ...(connections === null ? {} : { connections }),
+      idleTtlSeconds: config.idleTtlSeconds,
+      runRetentionMs: config.retentionWaitingMinutes * 60_000,
+    });
   return RedisStore.connect({
     url: config.redisUrl,
     prefix: config.redisPrefix,

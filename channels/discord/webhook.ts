@@ -158,7 +158,8 @@ export function encodeControlId(control: ControlId): string {
 }
 
 export function decodeControlId(customId: string): ControlId | null {
-  const m = /^ag:([a-z]):([A-Za-z0-9_-]{1,64})(?::(\d{1,3}))?$/.exec(customId);
+  // An interaction id is base64url, with `.<k>` when it lives in shard k ≥ 1 (src/core/shard-ids.ts).
+  const m = /^ag:([a-z]):([A-Za-z0-9_-]{1,64}(?:\.\d{1,3})?)(?::(\d{1,3}))?$/.exec(customId);
   const action = m === null ? undefined : ACTIONS.get(m[1] ?? '');
   if (m === null || action === undefined || m[2] === undefined) return null;
   const interactionId = m[2];

@@ -48,7 +48,8 @@ export function encodeAction(interactionId: string, action: TapAction): string {
   return check('a reply id', `${interactionId}:${code}`, REPLY_ID_MAX);
 }
 
-const ACTION = /^([A-Za-z0-9_-]{1,48}):(y|n|s\d{1,3})$/;
+// `<interaction id>:<action>`; the id is base64url, with `.<k>` in shard k ≥ 1 (src/core/shard-ids.ts).
+const ACTION = /^([A-Za-z0-9_-]{1,48}(?:\.\d{1,3})?):(y|n|s\d{1,3})$/;
 
 export function decodeAction(id: string): { interactionId: string; action: TapAction } | null {
   const m = ACTION.exec(id);

@@ -141,7 +141,7 @@ export class InteractionService {
       const [parked] = await this.park([request], identity);
       return parked as AskResponse;
     }
-    const minted = this.mint(request, identity);
+    const minted = await this.mint(request, identity, null);
     const { record } = minted;
     await this.store.create(record);
     this.deps.metrics.asks.inc({ format: record.answer_format, channel: record.channel ?? 'inbox', mode: record.mode });
@@ -167,7 +167,8 @@ export class InteractionService {
     const run = requests[0]?.run;
     if (run === undefined || run === null)
       throw invalid('run', 'an async ask needs the resumable run that parks: run {"run_id", "resume"}.');
-    const minted = requests.map((request) => this.mint(request, identity));
+    // Every ask of a park lives in its run's shard (a sharded store), so the claim that readies the run is one step.
+    const minted = await Promise.all(requests.map((request) => this.mint(request, identity, run.run_id)));
     await parks.write({ identity, run, records: minted.map((m) => m.record) });
     const parked: ParkedAsk[] = [];
     for (const ask of minted) {
@@ -178,11 +179,14 @@ export class InteractionService {
     return parked;
   }
 
-  /** The record of a validated ask, with a fresh ticket (kept only as its hash) when the ask needs a callback URL. */
-  private mint(request: AskRequest, identity: Identity): Minted {
+  /** The record of a validated ask (placed in its shard), with a fresh ticket (kept only as its hash) when the ask needs a callback URL. */
+  private async mint(request: AskRequest, identity: Identity, runId: string | null): Promise<Minted> {
     const baseUrl = this.deps.settings.publicBaseUrl;
     const ticket = needsTicket(request, baseUrl) ? newTicket() : null;
-    const record = buildRecord(request, identity, ticket, this.now());
+    // A sharded store places the ask (its id names the shard); any other store takes the plain random id.
+    const placed = await this.store.newInteractionId?.({ runId, groupId: request.group_id });
+    const ids = placed === undefined ? undefined : { interactionId: () => placed };
+    const record = buildRecord(request, identity, ticket, this.now(), ids);
     return { record, callbackUrl: ticket === null || baseUrl === null ? undefined : callbackUrl(baseUrl, ticket) };
   }
 

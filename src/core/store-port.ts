@@ -10,6 +10,14 @@ import type {
   Vote,
 } from './types.js';
 
+/** What decides where a new ask lives (`Store.newInteractionId`). */
+export interface AskPlacement {
+  /** The run an async ask parks (its asks live with it), else null. */
+  runId: string | null;
+  /** The ask's group (a group stays together), else null. */
+  groupId: string | null;
+}
+
 /** How a pending interaction ends. */
 export interface Resolution {
   status: Exclude<InteractionStatus, 'pending'>;
@@ -116,6 +124,12 @@ export interface Store {
   readonly kind: 'memory' | 'redis';
   /** True when a record survives a process hop (another worker can read it): required for async parks. */
   readonly durable: boolean;
+
+  /**
+   * Optional: a fresh interaction id for an ask placed as `placement` says, for a store spread over shards (the id
+   * names its shard, core/shard-ids.ts). A store without it takes the plain ids of `newInteractionId` (core/ids.ts).
+   */
+  newInteractionId?(placement: AskPlacement): Promise<string>;
 
   /** Writes a new pending interaction and emits `interaction.created`. */
   create(record: StoredInteraction): Promise<void>;

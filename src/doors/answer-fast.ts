@@ -6,7 +6,8 @@ import type { TokenAuthenticator } from './auth.js';
 import { errorResponse } from './error-status.js';
 
 /** The answer door's path, when the id needs no decoding (ids are base64url). */
-const ANSWER_URL = /^\/api\/interactions\/([A-Za-z0-9_-]+)\/answer$/;
+// An id is base64url, with `.<k>` when it lives in shard k ≥ 1 (core/shard-ids.ts).
+const ANSWER_URL = /^\/api\/interactions\/([A-Za-z0-9_-]+(?:\.\d{1,3})?)\/answer$/;
 /** The answer door's body limit (`json({ limit: '1mb' })`). */
 const BODY_LIMIT = 1024 * 1024;
 const JSON_TYPE = /^application\/json(\s*;\s*charset="?utf-8"?)?$/i;

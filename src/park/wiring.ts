@@ -9,7 +9,10 @@ import { queuePrefixes, queueShardsOf } from '../queue/queue-shards.js';
 import { ResumeProducer } from '../queue/queues.js';
 import { ResumeWorker } from '../queue/resume-worker.js';
 import type { RedisConnections } from '../store/redis/connections.js';
+import { RunLocator } from '../store/redis/run-locator.js';
 import { RedisRunStore } from '../store/redis/run-store.js';
+import { ShardedRunStore } from '../store/redis/sharded-runs.js';
+import type { RunStore } from './run-store.js';
 import type { Store } from '../store/store.js';
 import { ConversationService } from './conversations.js';
 import { ParkService } from './park-service.js';
@@ -25,6 +28,17 @@ export interface Parks {
    */
   startWorkers(service: InteractionService): void;
   close(): Promise<void>;
+}
+
+/** The run store: one RedisRunStore, or one per shard behind the router when ASKGATE_SHARDS > 1 (sharded-runs.ts). */
+function runStoreOf(config: Config, connections: RedisConnections, locator: RunLocator | null): RunStore {
+  const retentionMs = config.retentionWaitingMinutes * 60_000;
+  const idleTtlMs = config.idleTtlSeconds * 1000;
+  if (locator === null) return new RedisRunStore(connections, retentionMs, idleTtlMs);
+  const shards = connections.shardKeys.map(
+    (keys) => new RedisRunStore(connections, retentionMs, idleTtlMs, false, keys),
+  );
+  return new ShardedRunStore(shards, locator);
 }
 
 /**
@@ -45,9 +59,12 @@ export async function startParks(
 ): Promise<Parks> {
   if (!store.durable || connections === null)
     return { service: null, conversations: null, startWorkers: () => undefined, close: async () => undefined };
-  const runs = new RedisRunStore(connections, config.retentionWaitingMinutes * 60_000, config.idleTtlSeconds * 1000);
+  // Where a run lives: the run store routes by it, and the producer queues a run's jobs in the same shard.
+  const locator =
+    connections.shardKeys.length === 1 ? null : new RunLocator(connections.command(), connections.shardKeys);
+  const runs = runStoreOf(config, connections, locator);
   const connection = connections.queue();
-  const queueShards = queueShardsOf(connections.shardKeys);
+  const queueShards = queueShardsOf(connections.shardKeys, locator ?? undefined);
   // Every worker below works the queues of every shard (queue-shards.ts); a job goes to its run's shard.
   const basis = {
     connection,

@@ -6,6 +6,7 @@ export type {
   AddSurfaceOutcome,
   AnswerClaimOutcome,
   AnswerFacts,
+  AskPlacement,
   FixedWindowHit,
   PendingPage,
   PendingQuery,

@@ -1,14 +1,33 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { AskResult, StoredInteraction } from '../../src/core/types.js';
 
 /** Records, answers and timing helpers for the store tests. */
 
-/** A minimal pending text ask; every test gets a fresh id. */
+/** How many shards fixture ids spread over (`spreadFixtureIds`); 1: plain ids, as one store holds. */
+let fixtureShards = 1;
+/** The last creation time handed out, so fixtures made one after another are never in the same millisecond. */
+let lastCreatedMs = 0;
+
+/**
+ * Makes `makeInteraction` mint ids spread at random over `shards` shards (`<id>.<k>` for k ≥ 1, core/shard-ids.ts),
+ * as a sharded store's router places them, so a contract run on a sharded store exercises every shard.
+ */
+export function spreadFixtureIds(shards: number): void {
+  fixtureShards = shards;
+}
+
+/**
+ * A minimal pending text ask; every test gets a fresh id. Fixtures made one after another get strictly increasing
+ * creation times: a sharded store merges shards by creation time, and asks in two shards within one millisecond
+ * have no order but their ids' (docs/scaling.md).
+ */
 export function makeInteraction(overrides: Partial<StoredInteraction> = {}): StoredInteraction {
-  const now = Date.now();
+  const now = Math.max(Date.now(), lastCreatedMs + 1);
+  lastCreatedMs = now;
+  const shard = randomInt(fixtureShards);
   return {
-    id: `int_${randomUUID()}`,
+    id: shard === 0 ? `int_${randomUUID()}` : `int_${randomUUID()}.${shard}`,
     status: 'pending',
     question: 'Ship it?',
     answer_format: 'text',

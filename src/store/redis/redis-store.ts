@@ -47,6 +47,12 @@ interface WireEvent {
   S: string | null;
 }
 
+/** A page of one store's pending rows with their sequence numbers (`RedisStore.pendingRows`). */
+export interface PendingRows {
+  rows: Array<{ record: StoredInteraction; seq: number }>;
+  next: number | null;
+}
+
 export interface RedisStoreOptions extends StoreOptions {
   /** `redis://[:password@]host:port[/db]`, `rediss://...` or `redis+cluster://...`; ignored when `connections` is given. */
   url: string;
@@ -57,6 +63,11 @@ export interface RedisStoreOptions extends StoreOptions {
    * from it and leaves closing them to its owner. Absent: the store makes its own factory and closes it.
    */
   connections?: RedisConnections;
+  /**
+   * The keys this store names: one shard's (keys.ts, `forShard`) when a router spreads the deployment over shards
+   * (sharded-store.ts). Default: the connections' keys (shard 0, the deployment prefix).
+   */
+  keys?: Keys;
   /** Told about connection errors while ioredis reconnects (they are retried, not thrown). Default: ignored. */
   onConnectionError?: (error: Error) => void;
   /** How long `ping()` waits for PONG. Default 2000 ms. */
@@ -99,7 +110,7 @@ export class RedisStore implements Store {
   ) {
     this.client = connections.command();
     this.subscriber = connections.subscriber();
-    this.keys = connections.keys;
+    this.keys = options.keys ?? connections.keys;
     this.idleTtlMs = options.idleTtlSeconds * 1000;
     this.pingTimeoutMs = options.pingTimeoutMs ?? 2000;
     this.runRetentionMs = options.runRetentionMs ?? 10_080 * 60_000;
@@ -312,20 +323,35 @@ export class RedisStore implements Store {
   }
 
   async listPending(query: PendingQuery): Promise<PendingPage> {
-    const after = parseCursor(query.cursor);
-    const index = query.groupId === null ? this.keys.pending : this.keys.group(query.groupId);
+    const page = await this.pendingRows(parseCursor(query.cursor), query.limit, query.groupId);
+    return { items: page.rows.map((row) => row.record), nextCursor: page.next === null ? null : String(page.next) };
+  }
+
+  /**
+   * One page of this store's pending list (or a group's) after sequence number `after`, each row with its sequence
+   * number: what the shard router merges (sharded-store.ts). `next` is the last sequence number the page walked past
+   * when another page follows, else null.
+   */
+  async pendingRows(after: number, limit: number, groupId: string | null): Promise<PendingRows> {
+    const index = groupId === null ? this.keys.pending : this.keys.group(groupId);
     const [next, ...rows] = await this.run(() =>
       this.client.askgateListPending(
         index,
         this.keys.deadlines,
         after,
-        query.limit,
+        limit,
         this.keys.interactionPrefix,
         this.keys.schemaPrefix,
-        query.groupId === null ? 'b' : '',
+        groupId === null ? 'b' : '',
       ),
     );
-    return { items: rows.map(([id, envelope, schema]) => decodeRecord(id, envelope, schema)), nextCursor: next };
+    return {
+      rows: rows.map(([id, envelope, seq, schema]) => ({
+        record: decodeRecord(id, envelope, schema),
+        seq: Number(seq),
+      })),
+      next: next === null ? null : Number(next),
+    };
   }
 
   async popDue(nowMs: number, max: number): Promise<string[]> {

@@ -46,15 +46,19 @@ export class RedisRunStore implements RunStore {
   private readonly client: ScriptClient;
   private readonly keys: Keys;
 
-  /** `connections` stays its owner's to close; `retentionMs` is the checkpoint retention, `idleTtlMs` the store's. */
+  /**
+   * `connections` stays its owner's to close; `retentionMs` is the checkpoint retention, `idleTtlMs` the store's;
+   * `keys` the shard this store names (keys.ts, `forShard`), by default the connections' (shard 0).
+   */
   constructor(
     private readonly connections: RedisConnections,
     private readonly retentionMs: number,
     private readonly idleTtlMs: number,
     private readonly ownsConnections = false,
+    keys?: Keys,
   ) {
     this.client = connections.command();
-    this.keys = connections.keys;
+    this.keys = keys ?? connections.keys;
   }
 
   /** A run store with a connection factory of its own (closed by `close()`), connected before it returns. */
@@ -263,7 +267,8 @@ function resumeArg(resume: RunSpec['resume']): string {
   return JSON.stringify(resume);
 }
 const isPieced = (field: string): boolean => PIECED.has(field) || field.startsWith('a:');
-// Interaction ids never hold a '.', so `a:<id>.<n>` is unambiguous.
+// `f.<n>` is a piece of `f` only when `f` is a field too: an ask id of shard k ≥ 1 ends in `.<k>` (core/shard-ids.ts),
+// so its slot `a:<id>.<k>` matches the pattern, but the run holds no `a:<id>` (all its asks share its shard).
 const PIECE_FIELD = /^(.+)\.[1-9][0-9]*$/;
 
 /** A run hash read as bytes, its pieced values joined, every value decoded as UTF-8. */
@@ -271,7 +276,7 @@ function joinPieces(raw: Record<string, Buffer>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [field, value] of Object.entries(raw)) {
     const piece = PIECE_FIELD.exec(field);
-    if (piece !== null && isPieced(piece[1] as string)) continue; // joined into its field below
+    if (piece !== null && isPieced(piece[1] as string) && raw[piece[1] as string] !== undefined) continue; // joined below
     if (!isPieced(field)) {
       out[field] = value.toString('utf8');
       continue;

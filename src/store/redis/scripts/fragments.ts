@@ -141,8 +141,9 @@ local function joinedRun(key)
   local out = {}
   for i = 1, #flat, 2 do
     local field = flat[i]
+    -- A piece is f.<n> of a pieced field f present in the hash: the slot of a shard's ask id (a:<id>.<k>) is no piece.
     local base = string.match(field, '^(.+)%.[1-9][0-9]*$')
-    if not (base and isPieced(base)) then
+    if not (base and isPieced(base) and h[base]) then
       local value = flat[i + 1]
       if isPieced(field) then
         local n = 1

@@ -47,8 +47,8 @@ export interface ScriptCommands {
   askgateAuditAppend(...args: Arg[]): Promise<number>;
   /** 1 sealed, 0 the seal moved since the read, -1 no such record. */
   askgateAuditSeal(...args: Arg[]): Promise<number>;
-  /** `[nextCursor, [id, envelope, schema], ...]`. */
-  askgateListPending(...args: Arg[]): Promise<[Bulk, ...Array<[string, string, Bulk]>]>;
+  /** `[nextCursor, [id, envelope, seq, schema], ...]`. */
+  askgateListPending(...args: Arg[]): Promise<[Bulk, ...Array<[string, string, string, Bulk]>]>;
   askgatePopDue(...args: Arg[]): Promise<string[]>;
   askgateHitWindow(...args: Arg[]): Promise<number>;
   /** `[nextCursor, converted]`. */

@@ -21,8 +21,9 @@ export const LIST_PENDING = `--[[
   ARGV[4] schema key prefix
   ARGV[5] 'b' when KEYS[1] is the bucketed pending list, '' for a group
 
-  Returns { next, { id, envelope, schema }, ... }
+  Returns { next, { id, envelope, seq, schema }, ... }
     next  the cursor of the following page, or nil on the last page
+    seq   the row's sequence number (the shard router merges pages of several shards by it and the record's age)
 ]]
 ${RECORD}
 ${BUCKETS}
@@ -44,7 +45,7 @@ if ARGV[5] ~= 'b' then
     if not text then
       redis.call('ZREM', KEYS[1], id)
     elseif parts[1] == 'p' then
-      page[#page + 1] = { id, text, schema }
+      page[#page + 1] = { id, text, rows[i + 1], schema }
     end
   end
   return page
@@ -87,7 +88,7 @@ while not done do
           drop[k] = true
           dropped = true
         elseif parts[1] == 'p' then
-          page[#page + 1] = { ids[k], text, schema }
+          page[#page + 1] = { ids[k], text, string.format('%d', seq), schema }
         end
       end
     end
