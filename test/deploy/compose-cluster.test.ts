@@ -58,6 +58,8 @@ describe('docker-compose.yml, profile cluster', () => {
       expect(service.image).toBe(services['gateway']?.image);
       const config = loadConfig({ ...example, ...service.environment, PORT: '0' });
       expect(config.redisWaitReplicas).toBe(1);
+      // Gateway and worker spread questions and runs over the same twelve shards (docs/scaling.md, "Shards").
+      expect(config.shards).toBe(12);
       for (const seed of parseClusterUrl(config.redisUrl as string).nodes) expect(addresses).toContain(seed.host);
     }
   });

@@ -3,13 +3,14 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerFacts } from '../../src/core/interaction-service.js';
-import { shardOfName } from '../../src/core/shard-ids.js';
+import { shardOfId, shardOfName } from '../../src/core/shard-ids.js';
 import { resumeJobId } from '../../src/queue/queues.js';
 import type { InteractionEvent } from '../../src/core/types.js';
+import { DEFAULT_KEY_PREFIX } from '../../src/store/keys.js';
 import { RedisConnections } from '../../src/store/redis/connections.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { ShardedStore } from '../../src/store/redis/sharded-store.js';
-import type { AnswerFacts, Resolution, StoreOptions } from '../../src/store/store.js';
+import type { AnswerFacts, PendingPage, Resolution, StoreOptions } from '../../src/store/store.js';
 import { api } from '../helpers/http.js';
 import { spawnGateway, type GatewayProcess } from '../helpers/process.js';
 import { startRedisCluster, type RedisClusterHandle } from '../helpers/redis-cluster.js';
@@ -48,7 +49,7 @@ function uniquePrefix(): string {
   return `{k${randomBytes(6).toString('hex')}}:`;
 }
 
-/** ASKGATE_SHARDS of the sharded runs in this file: 12 tags over three masters (5, 4 and 3 of them for `{k…}`-like tags vary). */
+/** ASKGATE_SHARDS of the sharded cases in this file (the park cases use 12 too). */
 const SHARDS = 12;
 
 /**
@@ -173,6 +174,50 @@ describe('RedisStore on a Redis Cluster', () => {
     },
   );
 
+  it(`spreads 3,000 pending questions over the three masters with ASKGATE_SHARDS=${SHARDS} (each holds 20–47 %)`, async () => {
+    // The default prefix: its twelve tags {askgate}, {askgate:1} … {askgate:11} fall 5 / 4 / 3 on the three masters
+    // of `redis-cli --cluster create` (slots split evenly), which no other test in this file uses.
+    const { store, cleanup } = await openShardedStore({ idleTtlSeconds: 60, prefix: DEFAULT_KEY_PREFIX });
+    const total = 3_000;
+    for (let i = 0; i < total; i += 100) {
+      await Promise.all(
+        Array.from({ length: 100 }, async () => {
+          const id = await store.newInteractionId({ runId: null, groupId: null });
+          await store.create(makeInteraction({ id }));
+        }),
+      );
+    }
+    // Each master's own connection: count the interaction records it holds (SCAN, the keys of askgate's tags only).
+    const masters = cluster.nodes.filter((n) => n.alive);
+    expect(masters).toHaveLength(3);
+    const held = await Promise.all(
+      masters.map(async (node) => {
+        const raw = new Redis(node.url, { lazyConnect: true });
+        try {
+          await raw.connect();
+          return (await keysUnder(raw, '{askgate')).filter((k) => /^\{askgate(:\d+)?\}:i:/.test(k)).length;
+        } finally {
+          raw.disconnect();
+        }
+      }),
+    );
+    expect(held.reduce((a, b) => a + b, 0)).toBe(total);
+    for (const count of held) {
+      expect(count / total).toBeGreaterThanOrEqual(0.2);
+      expect(count / total).toBeLessThanOrEqual(0.47);
+    }
+    // The merged list still pages them all.
+    let listed = 0;
+    let cursor: string | null = null;
+    do {
+      const page: PendingPage = await store.listPending({ limit: 500, cursor, groupId: null });
+      listed += page.items.length;
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+    expect(listed).toBe(total);
+    await cleanup();
+  }, 120_000);
+
   it('claims with WAIT (ASKGATE_REDIS_WAIT_REPLICAS) refuse to acknowledge what no replica holds', async () => {
     // This cluster has no replicas: a claim that asks for one is written but answered store_unavailable, never as safe.
     const connections = new RedisConnections({
@@ -193,181 +238,191 @@ describe('RedisStore on a Redis Cluster', () => {
   });
 });
 
-describe.each([
-  { shards: 1, PREFIX: '{cp}:' },
-  { shards: SHARDS, PREFIX: '{cs}:' },
-])('parks on a Redis Cluster, across processes (ASKGATE_SHARDS=$shards)', ({ shards, PREFIX }) => {
-  const TOKEN = 'cluster-park-token-alice-0123456789';
-  const SECRET = webhookSecret();
-  let serveA: GatewayProcess;
-  let serveB: GatewayProcess;
-  let worker: GatewayProcess;
-  let receiver: Receiver;
-  let recorder: Recorder;
-  let env: Record<string, string>;
-  const children: ChildProcess[] = [];
+/**
+ * The park cases, with one shard (every key under `{cp}`) and with ASKGATE_SHARDS=12 (`{cp12}`, `{cp12:1}` … `{cp12:11}`:
+ * questions, runs, BullMQ queues and completions streams spread over the three masters). Each run id parks in the
+ * shard its name hashes to; every worker process works every shard's queues.
+ */
+for (const shards of [1, 12]) parksAcrossProcesses(shards);
 
-  beforeAll(async () => {
-    [receiver, recorder] = await Promise.all([startReceiver(SECRET), startRecorder()]);
-    env = {
-      REDIS_URL: cluster.url,
-      ASKGATE_REDIS_PREFIX: PREFIX,
-      ASKGATE_SHARDS: String(shards),
-      ASKGATE_TOKENS: JSON.stringify({
-        [TOKEN]: { identity: 'alice', scopes: ['read', 'write', 'answer'], webhook_secret: SECRET },
-      }),
-      ASKGATE_RESUME_BACKOFF_MS: '100',
-    };
-    [serveA, serveB, worker] = await Promise.all([
-      spawnGateway('serve', env),
-      spawnGateway('serve', env),
-      spawnGateway('worker', env),
-    ]);
-  }, 60_000);
-  afterAll(async () => {
-    await Promise.all(children.map((c) => stopChild(c, 'SIGKILL')));
-    await Promise.all([serveA?.stop(), serveB?.stop(), worker?.stop()]);
-    await Promise.all([receiver?.close(), recorder?.close()]);
-  });
+function parksAcrossProcesses(shards: number): void {
+  describe(`parks on a Redis Cluster, across processes (ASKGATE_SHARDS=${shards})`, () => {
+    const TOKEN = 'cluster-park-token-alice-0123456789';
+    const PREFIX = shards === 1 ? '{cp}:' : `{cp${shards}}:`;
+    const SECRET = webhookSecret();
+    let serveA: GatewayProcess;
+    let serveB: GatewayProcess;
+    let worker: GatewayProcess;
+    let receiver: Receiver;
+    let recorder: Recorder;
+    let env: Record<string, string>;
+    const children: ChildProcess[] = [];
 
-  const onA = () => api(serveA.url as string, TOKEN);
-  const onB = () => api(serveB.url as string, TOKEN);
-  const deliveriesFor = (runId: string) => receiver.deliveries.filter((d) => d.body['run_id'] === runId);
-
-  async function park(runId: string, resume: Record<string, string>): Promise<string> {
-    const res = await onA().post('/api/interactions', {
-      question: 'Ship it?',
-      answer_format: 'confirm',
-      mode: 'async',
-      expiry_at: inMs(3_600_000),
-      run: { run_id: runId, resume, state: { step: 3 } },
+    beforeAll(async () => {
+      [receiver, recorder] = await Promise.all([startReceiver(SECRET), startRecorder()]);
+      env = {
+        REDIS_URL: cluster.url,
+        ASKGATE_REDIS_PREFIX: PREFIX,
+        ASKGATE_TOKENS: JSON.stringify({
+          [TOKEN]: { identity: 'alice', scopes: ['read', 'write', 'answer'], webhook_secret: SECRET },
+        }),
+        ASKGATE_RESUME_BACKOFF_MS: '100',
+        ASKGATE_SHARDS: String(shards),
+      };
+      [serveA, serveB, worker] = await Promise.all([
+        spawnGateway('serve', env),
+        spawnGateway('serve', env),
+        spawnGateway('worker', env),
+      ]);
+    }, 60_000);
+    afterAll(async () => {
+      await Promise.all(children.map((c) => stopChild(c, 'SIGKILL')));
+      await Promise.all([serveA?.stop(), serveB?.stop(), worker?.stop()]);
+      await Promise.all([receiver?.close(), recorder?.close()]);
     });
-    expect(res.status, JSON.stringify(res.json)).toBe(201);
-    expect(res.json['suspended']).toBe(true);
-    return res.json['id'] as string;
-  }
 
-  it('parks through one serve, is answered on another, and is resumed once by a worker with a retried webhook', async () => {
-    const id = await park('run-cluster-webhook', { webhook: `${receiver.url}/fail-first/hook` });
-    expect((await onB().post(`/api/interactions/${id}/answer`, { answer: true })).json['status']).toBe('answered');
-    await until(
-      async () => (await onA().get('/api/runs/run-cluster-webhook')).json['status'] === 'resumed',
-      'the run to resume',
-    );
-    await holds(() => deliveriesFor('run-cluster-webhook').length === 1, 'one delivery of run-cluster-webhook');
-    expect(deliveriesFor('run-cluster-webhook')[0]?.body).toMatchObject({
-      type: 'run.resumed',
-      interaction_id: id,
-      ask_result: { answer: true },
-      state: { step: 3 },
+    const onA = () => api(serveA.url as string, TOKEN);
+    const onB = () => api(serveB.url as string, TOKEN);
+    const deliveriesFor = (runId: string) => receiver.deliveries.filter((d) => d.body['run_id'] === runId);
+
+    async function park(runId: string, resume: Record<string, string>): Promise<string> {
+      const res = await onA().post('/api/interactions', {
+        question: 'Ship it?',
+        answer_format: 'confirm',
+        mode: 'async',
+        expiry_at: inMs(3_600_000),
+        run: { run_id: runId, resume, state: { step: 3 } },
+      });
+      expect(res.status, JSON.stringify(res.json)).toBe(201);
+      expect(res.json['suspended']).toBe(true);
+      const id = res.json['id'] as string;
+      // The ask lives in its run's shard (a plain id in shard 0), so the answer's claim readies the run in one step.
+      expect(shardOfId(id, shards)).toBe(shardOfName(runId, shards));
+      return id;
+    }
+
+    it('parks through one serve, is answered on another, and is resumed once by a worker with a retried webhook', async () => {
+      const id = await park('run-cluster-webhook', { webhook: `${receiver.url}/fail-first/hook` });
+      expect((await onB().post(`/api/interactions/${id}/answer`, { answer: true })).json['status']).toBe('answered');
+      await until(
+        async () => (await onA().get('/api/runs/run-cluster-webhook')).json['status'] === 'resumed',
+        'the run to resume',
+      );
+      await holds(() => deliveriesFor('run-cluster-webhook').length === 1, 'one delivery of run-cluster-webhook');
+      expect(deliveriesFor('run-cluster-webhook')[0]?.body).toMatchObject({
+        type: 'run.resumed',
+        interaction_id: id,
+        ask_result: { answer: true },
+        state: { step: 3 },
+      });
+      expect(receiver.refused).toContain(deliveriesFor('run-cluster-webhook')[0]?.id);
+      expect(receiver.unverified).toBe(0);
     });
-    expect(receiver.refused).toContain(deliveriesFor('run-cluster-webhook')[0]?.id);
-    expect(receiver.unverified).toBe(0);
-  });
 
-  it('gives one resume for 100 concurrent duplicate answers spread over two serve processes', async () => {
-    const id = await park('run-cluster-dupes', { webhook: `${receiver.url}/hook` });
-    const answers = await Promise.all(
-      Array.from({ length: 100 }, (_, i) =>
-        (i % 2 ? onA() : onB()).post(`/api/interactions/${id}/answer`, { answer: i % 3 === 0 }),
-      ),
-    );
-    const statuses = answers.map((r) => r.json['status']);
-    expect(statuses.filter((s) => s === 'answered')).toHaveLength(1);
-    expect(statuses.filter((s) => s === 'already_answered')).toHaveLength(99);
-    await until(
-      async () => (await onB().get('/api/runs/run-cluster-dupes')).json['status'] === 'resumed',
-      'the run to resume',
-    );
-    await holds(() => deliveriesFor('run-cluster-dupes').length === 1, 'one delivery of run-cluster-dupes');
-  });
-
-  it('resumes a handler continuation in an SDK worker process connected to the cluster', async () => {
-    const sdkWorker = await spawnContinuationWorker({
-      REDIS_URL: cluster.url,
-      ASKGATE_REDIS_PREFIX: PREFIX,
-      RECORDER: recorder.url,
+    it('gives one resume for 100 concurrent duplicate answers spread over two serve processes', async () => {
+      const id = await park('run-cluster-dupes', { webhook: `${receiver.url}/hook` });
+      const answers = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          (i % 2 ? onA() : onB()).post(`/api/interactions/${id}/answer`, { answer: i % 3 === 0 }),
+        ),
+      );
+      const statuses = answers.map((r) => r.json['status']);
+      expect(statuses.filter((s) => s === 'answered')).toHaveLength(1);
+      expect(statuses.filter((s) => s === 'already_answered')).toHaveLength(99);
+      await until(
+        async () => (await onB().get('/api/runs/run-cluster-dupes')).json['status'] === 'resumed',
+        'the run to resume',
+      );
+      await holds(() => deliveriesFor('run-cluster-dupes').length === 1, 'one delivery of run-cluster-dupes');
     });
-    children.push(sdkWorker);
-    const id = await park('run-cluster-handler', { handler: 'note' });
-    await onB().post(`/api/interactions/${id}/answer`, { answer: false });
-    await until(
-      async () => (await onA().get('/api/runs/run-cluster-handler')).json['status'] === 'resumed',
-      'the handler run to resume',
-    );
-    const completed = () =>
-      recorder.events.filter((e) => e.event === 'completed' && e.continuation['run_id'] === 'run-cluster-handler');
-    await holds(() => completed().length === 1, 'one completed continuation');
-    expect(completed()[0]?.continuation).toMatchObject({ interaction_id: id, ask_result: { answer: false } });
-  });
 
-  if (shards > 1) {
-    it('resumes runs parked in many shards exactly once each, by webhook and by an SDK worker, and spreads their queues', async () => {
+    it('resumes a handler continuation in an SDK worker process connected to the cluster', async () => {
       const sdkWorker = await spawnContinuationWorker({
         REDIS_URL: cluster.url,
         ASKGATE_REDIS_PREFIX: PREFIX,
         RECORDER: recorder.url,
       });
       children.push(sdkWorker);
-      // 24 runs of each kind: their ids hash to (nearly) every one of the 12 shards.
-      const hooks = Array.from({ length: 24 }, (_, i) => `run-shards-hook-${i}`);
-      const handled = Array.from({ length: 24 }, (_, i) => `run-shards-handler-${i}`);
-      const ids = new Map<string, string>();
-      for (const runId of hooks) ids.set(runId, await park(runId, { webhook: `${receiver.url}/hook` }));
-      for (const runId of handled) ids.set(runId, await park(runId, { handler: 'note' }));
-      const runShards = new Set([...ids.keys()].map((runId) => shardOfName(runId, shards)));
-      expect(runShards.size).toBeGreaterThanOrEqual(8);
-      // Each answered on one serve process, duplicated on the other: one claim wins per ask.
-      await Promise.all(
-        [...ids.values()].map(async (id) => {
-          const [a, b] = await Promise.all([
-            onA().post(`/api/interactions/${id}/answer`, { answer: true }),
-            onB().post(`/api/interactions/${id}/answer`, { answer: true }),
-          ]);
-          expect([a.json['status'], b.json['status']].sort()).toEqual(['already_answered', 'answered']);
-        }),
-      );
-      const completed = (runId: string) =>
-        recorder.events.filter((e) => e.event === 'completed' && e.continuation['run_id'] === runId);
+      const id = await park('run-cluster-handler', { handler: 'note' });
+      await onB().post(`/api/interactions/${id}/answer`, { answer: false });
       await until(
-        async () => {
-          const views = await Promise.all([...ids.keys()].map((runId) => onA().get(`/api/runs/${runId}`)));
-          return views.every((v) => v.json['status'] === 'resumed');
-        },
-        'every run of every shard to resume',
-        60_000,
+        async () => (await onA().get('/api/runs/run-cluster-handler')).json['status'] === 'resumed',
+        'the handler run to resume',
       );
-      await holds(
-        () => hooks.every((r) => deliveriesFor(r).length === 1) && handled.every((r) => completed(r).length === 1),
-        'one delivery of each webhook run and one completed continuation of each handler run',
-      );
+      const completed = () =>
+        recorder.events.filter((e) => e.event === 'completed' && e.continuation['run_id'] === 'run-cluster-handler');
+      await holds(() => completed().length === 1, 'one completed continuation');
+      expect(completed()[0]?.continuation).toMatchObject({ interaction_id: id, ask_result: { answer: false } });
+    });
 
-      // The queue keys of these runs live in their runs' shards, on more than one master.
-      const queueKeys = await keysOnEveryMaster(`${PREFIX.slice(0, -2)}*}:`);
-      const tagOf = (key: string): number => Number(/^\{[a-z]+(?::(\d+))?\}/.exec(key)?.[1] ?? 0);
-      const resumeShards = new Set(queueKeys.filter((k) => k.key.includes('}:resume:')).map((k) => tagOf(k.key)));
-      const handlerShards = new Set(
-        queueKeys.filter((k) => k.key.includes('}:handler-note:')).map((k) => tagOf(k.key)),
-      );
-      const streamShards = new Set(queueKeys.filter((k) => k.key.endsWith('}:completions')).map((k) => tagOf(k.key)));
-      // (The earlier cases of this block parked a few more runs: their shards may add to these sets.)
-      for (const runId of hooks) expect(resumeShards).toContain(shardOfName(runId, shards));
-      for (const runId of handled) expect(handlerShards).toContain(shardOfName(runId, shards));
-      expect(resumeShards.size).toBeGreaterThanOrEqual(8);
-      for (const shard of handlerShards) expect(streamShards).toContain(shard);
-      const mastersWithQueues = new Set(
-        queueKeys.filter((k) => /\}:(resume|handler-note):/.test(k.key)).map((k) => k.master),
-      );
-      expect(mastersWithQueues.size).toBeGreaterThanOrEqual(2);
-      // And a job sits in the queue of its run's shard: the resume job of each webhook run, by its deterministic id.
-      for (const runId of hooks) {
-        const shard = shardOfName(runId, shards);
-        const tag = shard === 0 ? PREFIX.slice(0, -1) : `${PREFIX.slice(0, -2)}:${shard}}`;
-        expect(queueKeys.map((k) => k.key)).toContain(`${tag}:resume:${resumeJobId(runId, 1)}`);
-      }
-    }, 120_000);
-  }
-});
+    if (shards > 1) {
+      it('resumes runs parked in many shards exactly once each, by webhook and by an SDK worker, and spreads their queues', async () => {
+        const sdkWorker = await spawnContinuationWorker({
+          REDIS_URL: cluster.url,
+          ASKGATE_REDIS_PREFIX: PREFIX,
+          RECORDER: recorder.url,
+        });
+        children.push(sdkWorker);
+        // 24 runs of each kind: their ids hash to (nearly) every one of the 12 shards.
+        const hooks = Array.from({ length: 24 }, (_, i) => `run-shards-hook-${i}`);
+        const handled = Array.from({ length: 24 }, (_, i) => `run-shards-handler-${i}`);
+        const ids = new Map<string, string>();
+        for (const runId of hooks) ids.set(runId, await park(runId, { webhook: `${receiver.url}/hook` }));
+        for (const runId of handled) ids.set(runId, await park(runId, { handler: 'note' }));
+        const runShards = new Set([...ids.keys()].map((runId) => shardOfName(runId, shards)));
+        expect(runShards.size).toBeGreaterThanOrEqual(8);
+        // Each answered on one serve process, duplicated on the other: one claim wins per ask.
+        await Promise.all(
+          [...ids.values()].map(async (id) => {
+            const [a, b] = await Promise.all([
+              onA().post(`/api/interactions/${id}/answer`, { answer: true }),
+              onB().post(`/api/interactions/${id}/answer`, { answer: true }),
+            ]);
+            expect([a.json['status'], b.json['status']].sort()).toEqual(['already_answered', 'answered']);
+          }),
+        );
+        const completed = (runId: string) =>
+          recorder.events.filter((e) => e.event === 'completed' && e.continuation['run_id'] === runId);
+        await until(
+          async () => {
+            const views = await Promise.all([...ids.keys()].map((runId) => onA().get(`/api/runs/${runId}`)));
+            return views.every((v) => v.json['status'] === 'resumed');
+          },
+          'every run of every shard to resume',
+          60_000,
+        );
+        await holds(
+          () => hooks.every((r) => deliveriesFor(r).length === 1) && handled.every((r) => completed(r).length === 1),
+          'one delivery of each webhook run and one completed continuation of each handler run',
+        );
+
+        // The queue keys of these runs live in their runs' shards, on more than one master.
+        const queueKeys = await keysOnEveryMaster(`{cp${shards}*}:`);
+        const tagOf = (key: string): number => Number(/^\{cp\d+(?::(\d+))?\}/.exec(key)?.[1] ?? 0);
+        const resumeShards = new Set(queueKeys.filter((k) => k.key.includes('}:resume:')).map((k) => tagOf(k.key)));
+        const handlerShards = new Set(
+          queueKeys.filter((k) => k.key.includes('}:handler-note:')).map((k) => tagOf(k.key)),
+        );
+        const streamShards = new Set(queueKeys.filter((k) => k.key.endsWith('}:completions')).map((k) => tagOf(k.key)));
+        // (The earlier cases of this block parked a few more runs: their shards may add to these sets.)
+        for (const runId of hooks) expect(resumeShards).toContain(shardOfName(runId, shards));
+        for (const runId of handled) expect(handlerShards).toContain(shardOfName(runId, shards));
+        expect(resumeShards.size).toBeGreaterThanOrEqual(8);
+        for (const shard of handlerShards) expect(streamShards).toContain(shard);
+        const mastersWithQueues = new Set(
+          queueKeys.filter((k) => /\}:(resume|handler-note):/.test(k.key)).map((k) => k.master),
+        );
+        expect(mastersWithQueues.size).toBeGreaterThanOrEqual(2);
+        // And a job sits in the queue of its run's shard: the resume job of each webhook run, by its deterministic id.
+        for (const runId of hooks) {
+          const shard = shardOfName(runId, shards);
+          const tag = shard === 0 ? `{cp${shards}}` : `{cp${shards}:${shard}}`;
+          expect(queueKeys.map((k) => k.key)).toContain(`${tag}:resume:${resumeJobId(runId, 1)}`);
+        }
+      }, 120_000);
+    }
+  });
+}
 
 /** Every key under `prefix` on each node (this file's cluster has no replicas: every node is a master). */
 async function keysOnEveryMaster(prefix: string): Promise<Array<{ key: string; master: number }>> {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { shardOfId, shardOfName } from '../../src/core/shard-ids.js';
@@ -12,7 +13,8 @@ import { recordShards } from '../../src/store/redis/shard-record.js';
 import { ShardedRunStore } from '../../src/store/redis/sharded-runs.js';
 import { ShardedStore } from '../../src/store/redis/sharded-store.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
-import { answer, makeInteraction } from './fixtures.js';
+import { runStoreContract } from './contract.js';
+import { answer, keysUnder, makeInteraction, spreadFixtureIds } from './fixtures.js';
 
 /**
  * ASKGATE_SHARDS on one redis-server: the merged pending list pages every question once, in order, with a stable
@@ -62,6 +64,32 @@ async function ask(store: ShardedStore, overrides: Partial<StoredInteraction> = 
 
 const byAge = (a: StoredInteraction, b: StoredInteraction): number =>
   a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1;
+
+describe('ASKGATE_SHARDS=4 on one Redis: the store contract', () => {
+  beforeAll(() => spreadFixtureIds(4));
+  afterAll(() => spreadFixtureIds(1));
+  runStoreContract('ShardedStore (4 shards) on one Redis', async (options) => {
+    const keyPrefix = prefix();
+    const connections = new RedisConnections({ url: redis.url, prefix: keyPrefix, shards: 4 });
+    const store = await ShardedStore.connect({ url: redis.url, connections, shards: 4, ...options });
+    const raw = connections.command();
+    return {
+      store,
+      cleanup: async () => {
+        await store.close();
+        await connections.close();
+      },
+      recipientIndexes: async () => {
+        const found: string[] = [];
+        for (const keys of connections.shardKeys) {
+          const under = `${keys.prefix}rc:`;
+          for (const key of await keysUnder(raw as Redis, under)) found.push(key.slice(under.length));
+        }
+        return found;
+      },
+    };
+  });
+});
 
 describe('ASKGATE_SHARDS=4 on one Redis: the merged pending list', () => {
   it('pages every pending question exactly once, oldest first, with a stable cursor while new asks arrive', async () => {

@@ -358,6 +358,13 @@ export class RedisStore implements Store {
     return this.run(() => this.client.askgatePopDue(this.keys.deadlines, this.keys.pending, nowMs, max));
   }
 
+  /** The earliest deadline still in the deadline index (epoch ms), or null when none: the shard router's merge key. */
+  async earliestDeadline(): Promise<number | null> {
+    // Each bucket is scored by its earliest remaining deadline, so the index's first score is the store's earliest.
+    const head = await this.run(() => this.client.zrange(this.keys.deadlines, 0, 0, 'WITHSCORES'));
+    return head[1] === undefined ? null : Number(head[1]);
+  }
+
   subscribe(listener: EventListener): () => void {
     return this.listeners.add(listener);
   }

@@ -39,12 +39,11 @@ import { RunLocator } from './run-locator.js';
  * - Deployment-wide state (flood windows, presets, seen-set claims) stays in shard 0, as with one shard.
  * - Lookups by recipient, delivered message and ticket hash ask every shard at once and merge; the pending list and
  *   a group's merge every shard's pages oldest first with a cursor of one position per shard (`listPending`).
- * - Sweeps (`popDue`) walk every shard, starting from a different one each call so no shard waits behind another.
+ * - `popDue` merges every shard's due deadlines, earliest first, as one store hands them out.
  */
 export class ShardedStore implements Store {
   readonly kind = 'redis' as const;
   readonly durable = true;
-  private sweepStart = 0;
 
   constructor(
     /** One store per shard, index = shard. */
@@ -207,14 +206,30 @@ export class ShardedStore implements Store {
     return { items, nextCursor: more ? positions.join('.') : null };
   }
 
-  /** Every shard's due deadlines, up to `max` in all, starting from the shard after the one that started last. */
+  /**
+   * Every shard's due ids, up to `max` in all, earliest deadline first across shards (as one store pops them). Each
+   * shard's earliest deadline is known from its index; the shard with the earliest pops what is due up to the next
+   * shard's earliest (its pop's bound), then the heads are compared again. Each id still goes to one caller: every
+   * pop is the shard's own atomic step.
+   */
   async popDue(nowMs: number, max: number): Promise<string[]> {
-    const n = this.shards.length;
-    const start = this.sweepStart;
-    this.sweepStart = (start + 1) % n;
+    const heads = await Promise.all(this.shards.map((s) => s.earliestDeadline()));
     const due: string[] = [];
-    for (let i = 0; i < n && due.length < max; i++) {
-      due.push(...(await (this.shards[(start + i) % n] as RedisStore).popDue(nowMs, max - due.length)));
+    // Each turn pops at least one id, or finds a shard's head moved by a concurrent caller: bounded either way.
+    for (let turn = 0; due.length < max && turn < max + 2 * this.shards.length; turn++) {
+      let first = -1;
+      let next = Number.POSITIVE_INFINITY;
+      heads.forEach((head, k) => {
+        if (head === null) return;
+        if (first === -1 || head < (heads[first] as number)) {
+          if (first !== -1) next = Math.min(next, heads[first] as number);
+          first = k;
+        } else next = Math.min(next, head);
+      });
+      if (first === -1 || (heads[first] as number) > nowMs) break;
+      const shard = this.shards[first] as RedisStore;
+      due.push(...(await shard.popDue(Math.min(nowMs, next), max - due.length)));
+      heads[first] = await shard.earliestDeadline();
     }
     return due;
   }
