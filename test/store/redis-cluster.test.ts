@@ -5,10 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerFacts } from '../../src/core/interaction-service.js';
 import { shardOfId, shardOfName } from '../../src/core/shard-ids.js';
 import { resumeJobId } from '../../src/queue/queues.js';
-import type { InteractionEvent } from '../../src/core/types.js';
+import type { InteractionEvent, RunSpec } from '../../src/core/types.js';
 import { DEFAULT_KEY_PREFIX } from '../../src/store/keys.js';
 import { RedisConnections } from '../../src/store/redis/connections.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
+import { RunLocator } from '../../src/store/redis/run-locator.js';
+import { RedisRunStore } from '../../src/store/redis/run-store.js';
+import { recordShards } from '../../src/store/redis/shard-record.js';
+import { ShardedRunStore } from '../../src/store/redis/sharded-runs.js';
 import { ShardedStore } from '../../src/store/redis/sharded-store.js';
 import type { AnswerFacts, PendingPage, Resolution, StoreOptions } from '../../src/store/store.js';
 import { api } from '../helpers/http.js';
@@ -173,6 +177,47 @@ describe('RedisStore on a Redis Cluster', () => {
       await Promise.all([one.cleanup(), two.cleanup()]);
     },
   );
+
+  it('finds a run parked with one shard after the store grows to 12, its shard 0 on another master than its new one', async () => {
+    const prefix = uniquePrefix();
+    const tag = prefix.slice(1, -2);
+    const home = (await cluster.masterOf(`${prefix}x`)).port;
+    // A run id whose shard among 12 is served by another master than shard 0: the look-up crosses masters.
+    let runId = '';
+    for (let i = 0; runId === '' && i < 500; i++) {
+      const k = shardOfName(`run-grown-${i}`, SHARDS);
+      if (k !== 0 && (await cluster.masterOf(`{${tag}:${k}}:x`)).port !== home) runId = `run-grown-${i}`;
+    }
+    expect(runId).not.toBe('');
+    const one = new RedisConnections({ url: cluster.url, prefix });
+    const oneRuns = new RedisRunStore(one, 600_000, 600_000);
+    const ask = makeInteraction({ mode: 'async', run_id: runId });
+    const run: RunSpec = { run_id: runId, kind: 'tool', parent_run_id: null, state: null, resume: { handler: 'h' } };
+    await oneRuns.park({ owner: 'alice', run, thread: null, records: [ask], unlisted: new Set() });
+    await one.close();
+
+    const grown = new RedisConnections({ url: cluster.url, prefix, shards: SHARDS });
+    expect(await recordShards(grown.command(), grown.keys, SHARDS)).toMatchObject({ ok: true, earlier: [1] });
+    const store = await ShardedStore.connect({
+      url: cluster.url,
+      connections: grown,
+      shards: SHARDS,
+      idleTtlSeconds: 60,
+    });
+    const runs = new ShardedRunStore(
+      grown.shardKeys.map((keys) => new RedisRunStore(grown, 600_000, 600_000, false, keys)),
+      new RunLocator(grown.command(), grown.shardKeys),
+    );
+    expect((await runs.get(runId))?.status).toBe('parked');
+    expect(await store.resolve(ask.id, answered(true))).toMatchObject({
+      kind: 'resolved',
+      run: { runId, verdict: 'ready' },
+    });
+    expect(await runs.complete(runId, 1)).toBe(1);
+    expect((await runs.get(runId))?.status).toBe('resumed');
+    await store.close();
+    await grown.close();
+  });
 
   it(`spreads 3,000 pending questions over the three masters with ASKGATE_SHARDS=${SHARDS} (each holds 20–47 %)`, async () => {
     // The default prefix: its twelve tags {askgate}, {askgate:1} … {askgate:11} fall 5 / 4 / 3 on the three masters

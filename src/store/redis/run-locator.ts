@@ -8,8 +8,8 @@ import { readShards } from './shard-record.js';
  * cannot carry a shard mark as interaction ids do: a new run lives in `shardOfName(run_id, N)`. A run parked while
  * the deployment had fewer shards (`shards:was`, shard-record.ts) stays where it was parked — in
  * `shardOfName(run_id, n)` for that earlier n — so its asks, its settling claim and its resume keep working across
- * the move. The locator checks those places, newest count first, with one EXISTS each, sent together; a deployment that never
- * grew has one candidate and asks nothing.
+ * the move. The locator checks those places, newest count first, with one EXISTS each (sent together); a deployment
+ * that never grew (or started with N shards on a fresh store) has one candidate and asks nothing.
  */
 export class RunLocator {
   private earlier: Promise<number[]> | null = null;
@@ -25,10 +25,10 @@ export class RunLocator {
     const candidates = await this.candidates(runId);
     const first = candidates[0] as number;
     if (candidates.length === 1) return first;
-    // One EXISTS per candidate, sent together (the command connection pipelines them by itself): a Cluster refuses
-    // one explicit pipeline whose keys live on different nodes, as the candidates' shards may.
-    const replies = await Promise.all(candidates.map((k) => this.client.exists((this.shards[k] as Keys).run(runId))));
-    const found = candidates.findIndex((_, i) => replies[i] === 1);
+    // One EXISTS per candidate, all at once: their keys are in different slots (a Cluster refuses one pipeline
+    // across slots), each goes to its own master, and the wait is one round trip.
+    const exists = await Promise.all(candidates.map((k) => this.client.exists((this.shards[k] as Keys).run(runId))));
+    const found = exists.indexOf(1);
     return found === -1 ? first : (candidates[found] as number);
   }
 

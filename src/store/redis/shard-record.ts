@@ -16,14 +16,19 @@ export interface ShardRecord {
 
 /**
  * Raises the recorded count to `configured` (one atomic step); with `configured` = 1 and nothing recorded, writes
- * nothing, so a single-shard store gains no key. `recorded > configured` is refused: nothing changes, and the
+ * nothing, so a single-shard store gains no key. A store with nothing recorded that holds asks or runs counts as
+ * one shard (kept in `shards:was`); a fresh one has no earlier count. `recorded > configured` is refused: nothing changes, and the
  * caller must not start (the gateway throws a ConfigError naming ASKGATE_SHARDS).
  */
 const RECORD_SHARDS = `
-local recorded = tonumber(redis.call('GET', KEYS[1]) or '1')
+local raw = redis.call('GET', KEYS[1])
+local recorded = tonumber(raw or '1')
 local configured = tonumber(ARGV[1])
 if recorded < configured then
-  redis.call('SADD', KEYS[2], recorded)
+  -- Nothing recorded: a store that already holds asks or runs was one shard (it stays shard 0 of the new count);
+  -- a fresh store had no earlier count, and its runs need no look-up beyond their own shard.
+  local used = raw or redis.call('EXISTS', KEYS[3], KEYS[4], KEYS[5], KEYS[6]) > 0
+  if used then redis.call('SADD', KEYS[2], recorded) end
   redis.call('SET', KEYS[1], configured)
 end
 local earlier = redis.call('SMEMBERS', KEYS[2])
@@ -36,11 +41,17 @@ export async function recordShards(
   keys: Keys,
   configured: number,
 ): Promise<ShardRecord & { ok: boolean }> {
+  const home = keys.forShard(0);
   const [recorded, earlier] = (await client.eval(
     RECORD_SHARDS,
-    2,
+    6,
     keys.shardCount,
     keys.earlierShardCounts,
+    // What a store that held asks or runs has (keys.ts): its sequence, pending list, deadlines, ready runs.
+    home.seq,
+    home.pending,
+    home.deadlines,
+    home.readyRuns,
     configured,
   )) as [number, string[]];
   return { ok: recorded <= configured, recorded, earlier: counts(earlier, Math.max(recorded, configured)) };
