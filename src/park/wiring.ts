@@ -31,14 +31,14 @@ export interface Parks {
 }
 
 /** The run store: one RedisRunStore, or one per shard behind the router when ASKGATE_SHARDS > 1 (sharded-runs.ts). */
-function runStoreOf(config: Config, connections: RedisConnections): RunStore {
+function runStoreOf(config: Config, connections: RedisConnections, locator: RunLocator | null): RunStore {
   const retentionMs = config.retentionWaitingMinutes * 60_000;
   const idleTtlMs = config.idleTtlSeconds * 1000;
-  if (connections.shardKeys.length === 1) return new RedisRunStore(connections, retentionMs, idleTtlMs);
+  if (locator === null) return new RedisRunStore(connections, retentionMs, idleTtlMs);
   const shards = connections.shardKeys.map(
     (keys) => new RedisRunStore(connections, retentionMs, idleTtlMs, false, keys),
   );
-  return new ShardedRunStore(shards, new RunLocator(connections.command(), connections.shardKeys));
+  return new ShardedRunStore(shards, locator);
 }
 
 /**
@@ -59,9 +59,12 @@ export async function startParks(
 ): Promise<Parks> {
   if (!store.durable || connections === null)
     return { service: null, conversations: null, startWorkers: () => undefined, close: async () => undefined };
-  const runs = runStoreOf(config, connections);
+  // Where a run lives: the run store routes by it, and the producer queues a run's jobs in the same shard.
+  const locator =
+    connections.shardKeys.length === 1 ? null : new RunLocator(connections.command(), connections.shardKeys);
+  const runs = runStoreOf(config, connections, locator);
   const connection = connections.queue();
-  const queueShards = queueShardsOf(connections.shardKeys);
+  const queueShards = queueShardsOf(connections.shardKeys, locator ?? undefined);
   // Every worker below works the queues of every shard (queue-shards.ts); a job goes to its run's shard.
   const basis = {
     connection,

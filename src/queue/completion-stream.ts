@@ -30,7 +30,9 @@ type Entries = Array<[id: string, fields: string[]]>;
 /**
  * The askgate worker's side of handler completions, version 2 of the job protocol (job-protocol.ts): SDK workers
  * append one report per completed continuation to the completions stream, and every askgate worker process reads
- * it as one consumer of the group `askgate`, so each entry goes to one of them.
+ * it as one consumer of the group `askgate`, so each entry goes to one of them. With ASKGATE_SHARDS > 1 each shard
+ * has its stream, and an askgate worker runs one CompletionStream per shard (park/wiring.ts), each on a reader
+ * connection of its own.
  *
  * Per entry, as the version-1 CompletionWorker did per job: for a chat-reached run (or a conversation turn) the
  * reply is queued first, under its fixed id, then completion is recorded in the run (run-complete, with the attempt

@@ -15,8 +15,12 @@ import type { Keys } from '../store/keys.js';
 export interface QueueShards {
   /** The keys of every shard, shard 0 first: shard k's queues live under `keys[k].queuePrefix`. */
   readonly keys: readonly Keys[];
-  /** The shard a run lives in: its resume, handler, turn and reply jobs go to that shard's queues. */
-  ofRun(runId: string): number;
+  /**
+   * The shard a run lives in: its resume, handler, turn and reply jobs go to that shard's queues. Where the run is,
+   * not where its id would go today: a run parked before the deployment grew keeps its jobs where it lives, so every
+   * enqueue of one job — before and after the move — meets the same queue (a job id dedupes within one queue only).
+   */
+  ofRun(runId: string): number | Promise<number>;
   /** The shard a question lives in (its id says it): its follow-up jobs go to that shard's queue. */
   ofInteraction(id: string): number;
 }
@@ -39,19 +43,25 @@ export function shardKeys(shards: QueueShards, k: number): Keys {
   return keys;
 }
 
+/** Where a run lives (the run store's locator, src/store/redis/run-locator.ts). */
+export interface RunShardLocator {
+  shardOf(runId: string): Promise<number>;
+}
+
 /**
- * The queue side's view of the shards `shardKeys` (RedisConnections.shardKeys: index = shard): a run's shard is its
- * run id's (`shardOfName`, as the run store places new runs), a question's the mark of its id (`shardOfId`; an id
- * naming no configured shard cannot belong to a stored question, and falls to shard 0).
+ * The queue side's view of the shards `shardKeys` (RedisConnections.shardKeys: index = shard): a run's shard is
+ * where `runs` finds it (or, for a new run id, where the run store will put it: `shardOfName` at the current count);
+ * a question's is the mark of its id (`shardOfId`; an id naming no configured shard cannot belong to a stored
+ * question, and falls to shard 0).
  */
-export function queueShardsOf(shardKeys: readonly Keys[]): QueueShards {
+export function queueShardsOf(shardKeys: readonly Keys[], runs?: RunShardLocator): QueueShards {
   const n = shardKeys.length;
   const first = shardKeys[0];
   if (first === undefined) throw new Error('no shard keys: a deployment has at least shard 0.');
   if (n === 1) return singleShard(first);
   return {
     keys: shardKeys,
-    ofRun: (runId) => shardOfName(runId, n),
+    ofRun: runs === undefined ? (runId) => shardOfName(runId, n) : (runId) => runs.shardOf(runId),
     ofInteraction: (id) => shardOfId(id, n) ?? 0,
   };
 }

@@ -160,8 +160,8 @@ export class ResumeProducer {
     private readonly shards: QueueShards,
   ) {}
 
-  private queue<T>(name: string, runId: string): Queue<T> {
-    const shard = this.shards.ofRun(runId);
+  private async queue<T>(name: string, runId: string): Promise<Queue<T>> {
+    const shard = await this.shards.ofRun(runId);
     const key = `${shard}/${name}`;
     let queue = this.queues.get(key);
     if (queue === undefined) {
@@ -173,7 +173,7 @@ export class ResumeProducer {
 
   /** Adds the resume job of park `generation` of `runId`; a no-op when that job exists already. */
   async enqueue(runId: string, generation: number): Promise<void> {
-    await this.queue<ResumeJobData>(RESUME_QUEUE, runId).add(
+    await (await this.queue<ResumeJobData>(RESUME_QUEUE, runId)).add(
       'resume',
       { runId, generation },
       { ...JOB_DEFAULTS, jobId: resumeJobId(runId, generation) },
@@ -186,7 +186,7 @@ export class ResumeProducer {
    * completion to that shard's completions stream.
    */
   async enqueueHandler(handler: string, jobId: string, data: HandlerJob): Promise<void> {
-    await this.queue<HandlerJob>(handlerQueueName(handler), data.run_id).add('continuation', data, {
+    await (await this.queue<HandlerJob>(handlerQueueName(handler), data.run_id)).add('continuation', data, {
       ...JOB_DEFAULTS,
       jobId,
     });
@@ -194,12 +194,15 @@ export class ResumeProducer {
 
   /** Queues a chat turn for a webhook target (the askgate worker POSTs it). */
   async enqueueTurn(jobId: string, data: ConversationTurnPayload): Promise<void> {
-    await this.queue<ConversationTurnPayload>(TURN_QUEUE, data.run_id).add('turn', data, { ...JOB_DEFAULTS, jobId });
+    await (await this.queue<ConversationTurnPayload>(TURN_QUEUE, data.run_id)).add('turn', data, {
+      ...JOB_DEFAULTS,
+      jobId,
+    });
   }
 
   /** Queues a reply into a chat thread under its deterministic id (a second enqueue is a no-op). */
   async enqueueReply(data: ReplyJobData): Promise<void> {
-    await addReply(this.queue<ReplyJobData>(REPLY_QUEUE, data.runId), data);
+    await addReply(await this.queue<ReplyJobData>(REPLY_QUEUE, data.runId), data);
   }
 
   async close(): Promise<void> {

@@ -346,7 +346,7 @@ function parksAcrossProcesses(shards: number): void {
         expiry_at: inMs(3_600_000),
         run: { run_id: runId, resume, state: { step: 3 } },
       });
-      expect(res.status).toBe(201);
+      expect(res.status, JSON.stringify(res.json)).toBe(201);
       expect(res.json['suspended']).toBe(true);
       const id = res.json['id'] as string;
       // The ask lives in its run's shard (a plain id in shard 0), so the answer's claim readies the run in one step.
