@@ -3,7 +3,7 @@ import { AnswerPath, type AnswerOffer, type AnswerVerdict, notFound } from './an
 import { parseAskRequest, type AskContext, type AskRequest } from './ask-request.js';
 import { AskgateError, invalid } from './errors.js';
 import type { EventHub } from './event-hub.js';
-import { newTicket } from './ids.js';
+import { newTicketSecret, ticketOf } from './ids.js';
 import type {
   ChannelDirectory,
   Clock,
@@ -181,9 +181,12 @@ export class InteractionService {
   /** The record of a validated ask, with a fresh ticket (kept only as its hash) when the ask needs a callback URL. */
   private mint(request: AskRequest, identity: Identity): Minted {
     const baseUrl = this.deps.settings.publicBaseUrl;
-    const ticket = needsTicket(request, baseUrl) ? newTicket() : null;
-    const record = buildRecord(request, identity, ticket, this.now());
-    return { record, callbackUrl: ticket === null || baseUrl === null ? undefined : callbackUrl(baseUrl, ticket) };
+    const secret = needsTicket(request, baseUrl) ? newTicketSecret() : null;
+    const record = buildRecord(request, identity, secret, this.now());
+    return {
+      record,
+      callbackUrl: secret === null || baseUrl === null ? undefined : callbackUrl(baseUrl, ticketOf(secret, record.id)),
+    };
   }
 
   /**

@@ -125,6 +125,26 @@ export class Keys {
     return `${this.prefix}runs:ready`;
   }
 
+  /** A bucket of the recipient index (a hash; redis/lookups.ts). */
+  recipientBucket(bucket: number): string {
+    return `${this.prefix}rb:${bucket}`;
+  }
+
+  /** The prefix of recipient buckets; scripts append a bucket number. */
+  get recipientBucketPrefix(): string {
+    return `${this.prefix}rb:`;
+  }
+
+  /** A bucket of the delivery lookup (a hash; redis/lookups.ts). */
+  deliveryBucket(bucket: number): string {
+    return `${this.prefix}db:${bucket}`;
+  }
+
+  /** The prefix of delivery buckets; scripts append a bucket number. */
+  get deliveryBucketPrefix(): string {
+    return `${this.prefix}db:`;
+  }
+
   /** Telegram pacing (`<bot>` is the bot's numeric id, the public part of its token): the reserved send slots. */
   telegramSlots(botId: string): string {
     return `${this.prefix}tg:${botId}:slots`;

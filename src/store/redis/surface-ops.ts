@@ -3,8 +3,9 @@ import { isFirstSurface, viewOn } from '../../core/surfaces.js';
 import type { DeliveryReceipt, ReceiptOutcome, StoredInteraction, SurfaceTarget } from '../../core/types.js';
 import { failureDetail } from '../audit-trail.js';
 import type { Keys } from '../keys.js';
-import { timeMs } from '../record-codec.js';
+import { compactDelivery } from '../delivery-refs.js';
 import type { AddSurfaceOutcome } from '../store.js';
+import { deliveryEntry, recipientBucketOf, recipientEntry } from './lookups.js';
 import type { ScriptClient } from './scripts/index.js';
 
 /** What the surface operations need from the RedisStore they serve. */
@@ -32,12 +33,15 @@ export class RedisSurfaceOps {
     const code = await run(() =>
       client.askgateSetDelivery(
         keys.interaction(id),
-        JSON.stringify(delivery),
+        JSON.stringify(compactDelivery(delivery)),
         Date.now(),
         detail,
         // The script decides first surface or further one; '' names the first.
         further === null ? '' : further.channel,
         further?.recipient ?? '',
+        // The delivery lookup's field (<channel>:<ref> → id) is written in the same step (redis/lookups.ts).
+        keys.deliveryBucketPrefix,
+        id,
       ),
     );
     if (code === -1) throw new AskgateError('not_found', `interaction ${id} does not exist (or was pruned).`);
@@ -51,30 +55,23 @@ export class RedisSurfaceOps {
         );
       return this.setDelivery(id, delivery);
     }
-    const ref = delivery['ref'];
-    if (ref === undefined) return;
-    // The reverse index is a plain SET: it is written once, after the message exists, and only ever read, so it
-    // needs no script. It lives as long as the pending record could (deadline + idle TTL).
-    const record = await this.ctx.get(id);
-    const channel = further?.channel ?? record?.channel ?? null;
-    if (record === null || channel === null) return;
-    const ttlMs = Math.max(timeMs(record.deadline_at, 'deadline_at') - Date.now(), 0) + this.ctx.idleTtlMs;
-    await run(() => client.set(keys.delivery(channel, ref), id, 'PX', ttlMs));
   }
 
   async addSurface(id: string, surface: SurfaceTarget): Promise<AddSurfaceOutcome> {
     const { client, keys, run } = this.ctx;
     const recordKey = keys.interaction(id);
+    const recipient = surface.recipient === null ? null : recipientEntry(keys, surface.channel, surface.recipient, id);
     const code = await run(() =>
       client.askgateAddSurface(
         recordKey,
-        surface.recipient === null ? recordKey : keys.recipient(surface.channel, surface.recipient),
+        recipient === null ? recordKey : recipient.key,
         keys.seq,
         surface.channel,
         surface.recipient ?? '',
         surface.recipient === null ? '' : '1',
         Date.now(),
         id,
+        recipient?.field ?? '',
       ),
     );
     return code === 1 ? 'added' : code === 2 ? 'duplicate' : code === 0 ? 'not_pending' : 'not_found';
@@ -107,32 +104,58 @@ export class RedisSurfaceOps {
     const wanted = new Set(recipients);
     const found = new Map<string, { seq: number; record: StoredInteraction }>();
     for (const recipient of wanted) {
-      const key = keys.recipient(channel, recipient);
-      const rows = await run(() => client.zrange(key, 0, -1, 'WITHSCORES'));
-      const ids = rows.filter((_, i) => i % 2 === 0);
+      const bucket = recipientBucketOf(keys, channel, recipient);
+      // The bucket holds other recipients' entries too; this recipient's start with its prefix. The old per-recipient
+      // zset (rc:, questions asked before the buckets) is read beside it until the last of them has expired.
+      const legacyKey = keys.recipient(channel, recipient);
+      const [fields, legacy] = await Promise.all([
+        run(() => client.hgetall(bucket.key)),
+        run(() => client.zrange(legacyKey, 0, -1, 'WITHSCORES')),
+      ]);
+      const entries: Array<{ id: string; seq: number; field: string | null }> = [];
+      for (const [field, seq] of Object.entries(fields)) {
+        if (!field.startsWith(bucket.prefix)) continue;
+        const id = field.slice(bucket.prefix.length);
+        if (id !== '' && !id.includes(':')) entries.push({ id, seq: Number(seq), field });
+      }
+      for (let i = 0; i + 1 < legacy.length; i += 2)
+        entries.push({ id: legacy[i] as string, seq: Number(legacy[i + 1]), field: null });
       // One round trip for all of them: the command connection pipelines the reads of one tick.
-      const records = await Promise.all(ids.map((id) => this.ctx.get(id)));
-      const stale: string[] = [];
+      const records = await Promise.all(entries.map((e) => this.ctx.get(e.id)));
+      const staleFields: string[] = [];
+      const staleLegacy: string[] = [];
       records.forEach((record, i) => {
+        const entry = entries[i] as (typeof entries)[number];
         if (record === null || record.status !== 'pending') {
-          stale.push(ids[i] as string);
+          if (entry.field === null) staleLegacy.push(entry.id);
+          else staleFields.push(entry.field);
           return;
         }
         // The view of the surface this person was asked on, whichever of the question's surfaces it is.
         const view = viewOn(record, channel, (s) => s.recipient !== null && wanted.has(s.recipient));
-        if (view !== null && !found.has(record.id))
-          found.set(record.id, { seq: Number(rows[2 * i + 1]), record: view });
+        if (view !== null && !found.has(record.id)) found.set(record.id, { seq: entry.seq, record: view });
       });
-      // Resolved questions leave the index here, on its next read, rather than in every claim's script.
-      if (stale.length > 0) await run(() => client.zrem(key, ...stale));
+      // Resolve removes its entries; what is left here is a question that outlived its record (the TTL safety net)
+      // or a legacy member, dropped on this read.
+      if (staleFields.length > 0) await run(() => client.hdel(bucket.key, ...staleFields));
+      if (staleLegacy.length > 0) await run(() => client.zrem(legacyKey, ...staleLegacy));
     }
     return [...found.values()].sort((a, b) => a.seq - b.seq).map((f) => f.record);
   }
 
   async findByDelivery(channel: string, ref: string): Promise<StoredInteraction | null> {
-    const id = await this.ctx.run(() => this.ctx.client.get(this.ctx.keys.delivery(channel, ref)));
+    const { client, keys, run } = this.ctx;
+    const entry = deliveryEntry(keys, channel, ref);
+    // A message delivered before the buckets has a key of its own (dl:, expiring with its question): read it too.
+    const id =
+      (await run(() => client.hget(entry.key, entry.field))) ??
+      (await run(() => client.get(keys.delivery(channel, ref))));
     if (id === null) return null;
     const record = await this.ctx.get(id);
-    return record === null ? null : viewOn(record, channel, (s) => s.delivery?.['ref'] === ref);
+    if (record === null) {
+      await run(() => client.hdel(entry.key, entry.field));
+      return null;
+    }
+    return viewOn(record, channel, (s) => s.delivery?.['ref'] === ref);
   }
 }

@@ -1,3 +1,5 @@
+import { LOOKUP_BUCKETS } from '../lookups.js';
+
 /**
  * Lua helpers spliced into several scripts. A record is one string, the envelope of `record-codec.ts`: parts joined
  * by `\n` (1 status letter, 2 body, 3 group, 4 ticket hash, 5 schema hash, 6 result, 7 resolved_at, 8 delivery,
@@ -70,16 +72,61 @@ end
 `;
 
 /**
- * `indexRecipient(key, seq, id, atMs, nowMs)`: adds a question to a recipient index (`rc:<channel>:<recipient>`) and
- * makes the index live at least as long as the question's record (`atMs`). The ZADD of a fresh index creates a key
- * with no expiry, which `extendTo` leaves alone (it never touches a key meant to last), so a fresh index gets its
- * expiry here; an existing one is only ever extended. Needs EXTEND_TO.
+ * The channel lookups in bucketed hashes (src/store/redis/lookups.ts documents them; `lookupBucket` there is the
+ * twin of the one here and must agree with it).
+ *
+ * `lookupBucket(text)`: the bucket number of a recipient (`<channel>:<recipient>`) or a delivery field.
+ * `refOf(d)`: a stored delivery map's ref — its `ref`, or the one the other references imply (derivedRef in
+ * src/store/delivery-refs.ts, which leaves `ref` out of the stored form when it is implied), or nil.
+ * `dropDelivery(dlPrefix, channel, d, id)`: removes the delivery lookup field of delivery map d when it names id.
+ * `dropLookups(rcPrefix, dlPrefix, parts, id)`: removes every recipient index and delivery lookup field of the
+ * record split into parts (its first surface: body members ch and rc, delivery part 8; further ones: part 11).
  */
-export const INDEX_RECIPIENT = `
-local function indexRecipient(key, seq, id, atMs, nowMs)
-  local fresh = redis.call('EXISTS', key) == 0
-  redis.call('ZADD', key, seq, id)
-  if fresh then redis.call('PEXPIREAT', key, atMs) else extendTo(key, atMs, nowMs) end
+export const LOOKUPS = `
+local LOOKUP_BUCKETS = ${LOOKUP_BUCKETS}
+local function lookupBucket(text)
+  local h = 0
+  for i = 1, #text do h = (h * 31 + string.byte(text, i)) % 4294967296 end
+  return h % LOOKUP_BUCKETS
+end
+
+local function refOf(d)
+  if type(d) ~= 'table' then return nil end
+  if type(d['ref']) == 'string' then return d['ref'] end
+  local m = d['message_id']
+  if d['chat_id'] and m then return d['chat_id'] .. ':' .. m end
+  if d['channel_id'] and m then return d['channel_id'] .. ':' .. m end
+  if d['channel'] and d['ts'] then return d['channel'] .. ':' .. d['ts'] end
+  if type(m) == 'string' then return m end
+  return nil
+end
+
+local function dropDelivery(dlPrefix, channel, d, id)
+  local ref = refOf(d)
+  if type(channel) ~= 'string' or not ref then return end
+  local field = channel .. ':' .. ref
+  local key = dlPrefix .. lookupBucket(field)
+  if redis.call('HGET', key, field) == id then redis.call('HDEL', key, field) end
+end
+
+local function dropRecipient(rcPrefix, channel, recipient, id)
+  if type(channel) ~= 'string' or type(recipient) ~= 'string' then return end
+  local who = channel .. ':' .. recipient
+  redis.call('HDEL', rcPrefix .. lookupBucket(who), who .. ':' .. id)
+end
+
+local function dropLookups(rcPrefix, dlPrefix, parts, id)
+  if not string.find(parts[2], '"ch":', 1, true) then return end
+  local ok, body = pcall(cjson.decode, parts[2])
+  if not ok then return end
+  dropRecipient(rcPrefix, body.ch, body.rc, id)
+  if parts[8] ~= '' then dropDelivery(dlPrefix, body.ch, cjson.decode(parts[8]), id) end
+  if parts[11] ~= '' then
+    for _, s in ipairs(cjson.decode(parts[11])) do
+      dropRecipient(rcPrefix, s.ch, s.rc, id)
+      if type(s.d) == 'table' then dropDelivery(dlPrefix, s.ch, s.d, id) end
+    end
+  end
 end
 `;
 

@@ -1,4 +1,4 @@
-import { BUCKETS, EVENT_JSON, EXTEND_TO, INDEX_RECIPIENT, PIECES } from './fragments.js';
+import { BUCKETS, EVENT_JSON, EXTEND_TO, PIECES } from './fragments.js';
 
 /** Parks a run on one or more new async asks, all in one step. */
 export const PARK_RUN = `--[[
@@ -36,9 +36,10 @@ export const PARK_RUN = `--[[
   ARGV[8]  events channel
   ARGV[9]  chat thread JSON (a run reached over chat), or '' to keep the one bound by a turn
   ARGV[10] number of asks N
-  then 11 values per ask: id, envelope, expire-at (ms), deadline (ms), record key, group key or '',
-  ticket key or '', schema key or '', schema JSON or '', '1' when listed in the pending list else '',
-  recipient zset key (rc:<channel>:<recipient>) or '' when asked on no channel
+  then 12 values per ask: id, envelope, expire-at (ms), deadline (ms), record key, group key or '',
+  old-form ticket key or '' (a new ticket names its record), schema key or '', schema JSON or '', '1' when listed
+  in the pending list else '', the recipient index bucket (rb:<b>) or '' when asked on no channel, and its field
+  (<channel>:<recipient>:<id>; src/store/redis/lookups.ts), set to the ask's sequence number
 
   Returns
     n > 0  parked; n is the run's generation (how many times it has parked)
@@ -50,7 +51,6 @@ export const PARK_RUN = `--[[
 ]]
 ${EVENT_JSON}
 ${EXTEND_TO}
-${INDEX_RECIPIENT}
 ${PIECES}
 ${BUCKETS}
 local run = KEYS[1]
@@ -62,7 +62,7 @@ if status == 'parked' or status == 'ready' or status == 'dying' then return -3 e
 local owner = getPieces(run, 'o')
 if owner and owner ~= ARGV[1] then return -4 end
 for i = 0, n - 1 do
-  local base = 11 + i * 11
+  local base = 11 + i * 12
   if #ARGV[base] > 255 then return redis.error_reply('askgate: an interaction id is at most 255 bytes') end
   if redis.call('EXISTS', ARGV[base + 4]) == 1 then return -1 end
   if ARGV[base + 6] ~= '' and redis.call('EXISTS', ARGV[base + 6]) == 1 then return -2 end
@@ -85,7 +85,7 @@ setPieces(run, 'st', ARGV[5])
 if ARGV[9] ~= '' then setPieces(run, 'th', ARGV[9]) end
 
 for i = 0, n - 1 do
-  local base = 11 + i * 11
+  local base = 11 + i * 12
   local id, text, expireAt, deadline = ARGV[base], ARGV[base + 1], tonumber(ARGV[base + 2]), ARGV[base + 3]
   local key, group, ticket, schemaKey, schema = ARGV[base + 4], ARGV[base + 5], ARGV[base + 6], ARGV[base + 7], ARGV[base + 8]
   local seq = redis.call('INCR', KEYS[4])
@@ -94,7 +94,7 @@ for i = 0, n - 1 do
   redis.call('SET', key, text)
   redis.call('PEXPIREAT', key, expireAt)
   if listed and group ~= '' then redis.call('ZADD', group, seq, id) end
-  if ARGV[base + 10] ~= '' then indexRecipient(ARGV[base + 10], seq, id, expireAt, nowMs) end
+  if ARGV[base + 10] ~= '' then redis.call('HSET', ARGV[base + 10], ARGV[base + 11], seq) end
   if ticket ~= '' then
     redis.call('SET', ticket, id)
     redis.call('PEXPIREAT', ticket, expireAt)
