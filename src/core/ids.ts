@@ -25,9 +25,13 @@ export function ticketOf(secret: string, interactionId: string): string {
   return `${secret}.${interactionId}`;
 }
 
-/** The stored hash of a ticket's secret: SHA-256, base64url (43 characters). */
+/**
+ * The stored hash of a ticket's secret: the first 128 bits of its SHA-256, base64url (22 characters). Finding a
+ * secret that matches it is a 2^128 preimage search, and the secret itself has 256 random bits; the shorter form
+ * saves 23 bytes in every record that has a ticket.
+ */
 export function hashTicketSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('base64url');
+  return createHash('sha256').update(secret).digest().subarray(0, 16).toString('base64url');
 }
 
 /**

@@ -125,12 +125,12 @@ export class Keys {
     return `${this.prefix}runs:ready`;
   }
 
-  /** A bucket of the recipient index (a hash; redis/lookups.ts). */
-  recipientBucket(bucket: number): string {
-    return `${this.prefix}rb:${bucket}`;
+  /** Bucket b of the recipient index's level of n buckets (a hash; redis/lookups.ts). */
+  recipientBucket(n: number, bucket: number): string {
+    return `${this.prefix}rb:${n}:${bucket}`;
   }
 
-  /** The prefix of recipient buckets; scripts append a bucket number. */
+  /** The prefix of recipient buckets; scripts append `<n>:<b>`. */
   get recipientBucketPrefix(): string {
     return `${this.prefix}rb:`;
   }

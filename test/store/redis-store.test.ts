@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { InteractionEvent } from '../../src/core/types.js';
 import { Keys } from '../../src/store/keys.js';
 import { hashTicketSecret, newTicketSecret } from '../../src/core/ids.js';
-import { lookupBucket } from '../../src/store/redis/lookups.js';
+import { lookupHash, recipientBucketsOf } from '../../src/store/redis/lookups.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { LOOKUPS } from '../../src/store/redis/scripts/fragments.js';
 import type { StoreOptions } from '../../src/store/store.js';
@@ -197,7 +197,8 @@ describe('RedisStore on a real redis-server', () => {
       const after = makeInteraction({ channel: 'twilio', recipient: '+15550300' });
       await handle.store.create(before);
       // As the previous version wrote it: a zset member, no bucket field.
-      await raw.hdel(keys.recipientBucket(lookupBucket('twilio:+15550300')), `twilio:+15550300:${before.id}`);
+      for (const key of recipientBucketsOf(keys, 'twilio', '+15550300').keys)
+        await raw.hdel(key, `twilio:+15550300:${before.id}`);
       await raw.zadd(keys.recipient('twilio', '+15550300'), 1, before.id);
       await handle.store.create(after);
       expect((await handle.store.pendingFor('twilio', ['+15550300'])).map((r) => r.id)).toEqual([before.id, after.id]);
@@ -217,19 +218,28 @@ describe('RedisStore on a real redis-server', () => {
     const prefix = uniquePrefix();
     const handle = await openStore(server.url, { idleTtlSeconds: 60, prefix });
     try {
-      const record = makeInteraction({
+      const tg = makeInteraction({
         channel: 'telegram',
         recipient: '77',
         ticket_hash: hashTicketSecret(newTicketSecret()),
       });
-      await handle.store.create(record);
-      await handle.store.setDelivery(record.id, { chat_id: '77', message_id: '5', ref: '77:5' });
-      const written = (await keysUnder(raw, prefix)).map((k) => k.slice(prefix.length).replace(/:.*$/, ':'));
-      expect(written.filter((k) => ['t:', 'rc:', 'dl:'].includes(k))).toEqual([]);
-      expect(written).toContain('rb:');
-      expect(written).toContain('db:');
-      expect((await handle.store.pendingFor('telegram', ['77'])).map((r) => r.id)).toEqual([record.id]);
-      expect((await handle.store.findByDelivery('telegram', '77:5'))?.id).toBe(record.id);
+      const wa = makeInteraction({ channel: 'whatsapp', recipient: '15550077' });
+      await handle.store.create(tg);
+      await handle.store.create(wa);
+      const kinds = async () =>
+        [...new Set((await keysUnder(raw, prefix)).map((k) => k.slice(prefix.length).replace(/:.*$/, ':')))].sort();
+      // Telegram's ref is <chat>:<message>, the chat its recipient: found through the recipient index, no field.
+      await handle.store.setDelivery(tg.id, { chat_id: '77', message_id: '5', ref: '77:5' });
+      expect((await kinds()).filter((k) => ['t:', 'rc:', 'dl:', 'db:'].includes(k))).toEqual([]);
+      expect(await kinds()).toContain('rb:');
+      // WhatsApp's ref (the message id) names no recipient: a field of the delivery lookup.
+      await handle.store.setDelivery(wa.id, { wa_id: '15550077', message_id: 'wamid.Z', ref: 'wamid.Z' });
+      expect((await kinds()).filter((k) => ['t:', 'rc:', 'dl:', 'db:'].includes(k))).toEqual(['db:']);
+      expect((await handle.store.pendingFor('telegram', ['77'])).map((r) => r.id)).toEqual([tg.id]);
+      expect((await handle.store.findByDelivery('telegram', '77:5'))?.id).toBe(tg.id);
+      expect(await handle.store.findByDelivery('telegram', '77:6')).toBeNull();
+      expect(await handle.store.findByDelivery('telegram', '78:5')).toBeNull();
+      expect((await handle.store.findByDelivery('whatsapp', 'wamid.Z'))?.id).toBe(wa.id);
     } finally {
       await handle.cleanup();
     }
@@ -238,8 +248,8 @@ describe('RedisStore on a real redis-server', () => {
   it('buckets a lookup the same in Lua as in TypeScript', async () => {
     const texts = ['telegram:5000000123', 'whatsapp:wamid.HBgL', 'web:ana@example.org', 'slack:C1:1712.5', 'ü:✓'];
     for (const text of texts) {
-      const lua = await raw.eval(`${LOOKUPS}\nreturn lookupBucket(ARGV[1])`, 0, text);
-      expect(lua).toBe(lookupBucket(text));
+      const lua = await raw.eval(`${LOOKUPS}\nreturn lookupHash(ARGV[1])`, 0, text);
+      expect(lua).toBe(lookupHash(text));
     }
   });
 

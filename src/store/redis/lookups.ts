@@ -2,57 +2,60 @@ import type { Keys } from '../keys.js';
 
 /**
  * The Redis store's two channel lookups, as fields of bucketed hashes rather than a key per question (a key with a
- * TTL costs ~160 bytes; a hash field in a listpack ~45):
+ * TTL costs ~160 bytes; a field in a listpack hash ~45):
  *
- * - the recipient index: hash `rb:<b>`, one field `<channel>:<recipient>:<id>` per question asked of a recipient on
- *   a channel, its value the question's sequence number (the order `pendingFor` answers in); b is the bucket of
- *   `<channel>:<recipient>`, so one person's questions share one hash;
+ * - the recipient index: hash `rb:<n>:<b>`, one field `<channel>:<recipient>:<id>` per question asked of a
+ *   recipient on a channel, its value the question's sequence number (the order `pendingFor` answers in); b is the
+ *   bucket of `<channel>:<recipient>` among n, so one person's questions written at one level share one hash;
  * - the delivery lookup: hash `db:<b>`, one field `<channel>:<ref>` per delivered message, its value the id; b is
- *   the bucket of the field.
+ *   the bucket of the field among DELIVERY_BUCKETS. A ref that is its surface's recipient, a `:` and a part without
+ *   `:` (Telegram `chat:message`, Slack `channel:ts`, Discord `channel:message`) gets no field: `findByDelivery`
+ *   finds it through that recipient's index (the question's delivery names the ref).
+ *
+ * Levels: a pending recipient entry is written at the smallest level n of RECIPIENT_LEVELS whose buckets would hold
+ * about ENTRIES_PER_BUCKET entries at the store's current size (the pending list's buckets × 64, an upper bound of
+ * its pending asks), so a small store pays for few hashes and a large one keeps every hash well under the Redis
+ * default `hash-max-listpack-entries` (128), past which a hash turns into a hashtable (correct, about twice the
+ * bytes). A read looks at every level (one HGETALL each); resolve removes a question's fields at every level.
  *
  * A field has no TTL (Redis 7.0): the resolve script (answer, expiry, cancel) removes a question's fields in its
  * claim, set-delivery removes the field of a delivery it replaces, and a read drops a field whose question is gone
  * or no longer pending (a record that outlived its deadline + idle TTL without being resolved: the safety net).
  * An id never holds `:` (base64url, and `.` for a shard), so the id is what follows the last `:` of a field.
  *
- * LOOKUP_BUCKETS hashes of each kind: at the Redis default `hash-max-listpack-entries` (128) a bucket stays a
- * listpack up to ~100,000 pending channel asks a shard (~100 fields a bucket), and turns into a hashtable past it
- * (correct, about twice the bytes). `lookupBucket` must agree with the Lua `lookupBucket` (scripts/fragments.ts
- * LOOKUPS): both are the 32-bit `h = h * 31 + byte` of the UTF-8 bytes, modulo LOOKUP_BUCKETS.
+ * `lookupHash` must agree with the Lua `lookupHash` (scripts/fragments.ts LOOKUPS): both are the 32-bit
+ * `h = h * 31 + byte` of the UTF-8 bytes.
  */
-export const LOOKUP_BUCKETS = 1024;
+export const RECIPIENT_LEVELS = [64, 512, 4096, 32768] as const;
+export const ENTRIES_PER_BUCKET = 48;
+export const DELIVERY_BUCKETS = 1024;
 
-export function lookupBucket(text: string): number {
+export function lookupHash(text: string): number {
   let h = 0;
   for (const byte of Buffer.from(text, 'utf8')) h = (h * 31 + byte) % 4_294_967_296;
-  return h % LOOKUP_BUCKETS;
+  return h;
 }
 
-/** The hash and field of a question in the recipient index. */
-export function recipientEntry(
-  keys: Keys,
-  channel: string,
-  recipient: string,
-  id: string,
-): { key: string; field: string } {
-  const who = `${channel}:${recipient}`;
-  return { key: keys.recipientBucket(lookupBucket(who)), field: `${who}:${id}` };
+/** The name a recipient's entries share (`<channel>:<recipient>`), the script argument of a recipient entry. */
+export function recipientName(channel: string, recipient: string): string {
+  return `${channel}:${recipient}`;
 }
 
-/** `recipientEntry` as script arguments: the hash, then the field. */
-export function recipientEntryArgs(keys: Keys, channel: string, recipient: string, id: string): [string, string] {
-  const { key, field } = recipientEntry(keys, channel, recipient, id);
-  return [key, field];
-}
-
-/** The hash of one recipient's entries and the prefix every entry of theirs starts with. */
-export function recipientBucketOf(keys: Keys, channel: string, recipient: string): { key: string; prefix: string } {
-  const who = `${channel}:${recipient}`;
-  return { key: keys.recipientBucket(lookupBucket(who)), prefix: `${who}:` };
+/** Every hash one recipient's entries may be in (one per level) and the prefix each entry of theirs starts with. */
+export function recipientBucketsOf(keys: Keys, channel: string, recipient: string): { keys: string[]; prefix: string } {
+  const who = recipientName(channel, recipient);
+  const h = lookupHash(who);
+  return { keys: RECIPIENT_LEVELS.map((n) => keys.recipientBucket(n, h % n)), prefix: `${who}:` };
 }
 
 /** The hash and field of a delivered message in the delivery lookup. */
 export function deliveryEntry(keys: Keys, channel: string, ref: string): { key: string; field: string } {
   const field = `${channel}:${ref}`;
-  return { key: keys.deliveryBucket(lookupBucket(field)), field };
+  return { key: keys.deliveryBucket(lookupHash(field) % DELIVERY_BUCKETS), field };
+}
+
+/** The recipient a ref names when it is `<recipient>:<part without :>` (then it has no delivery lookup field). */
+export function recipientOfRef(ref: string): string | null {
+  const cut = ref.lastIndexOf(':');
+  return cut > 0 && cut < ref.length - 1 ? ref.slice(0, cut) : null;
 }

@@ -31,7 +31,7 @@ import type {
 } from '../store.js';
 import { RedisConnections, redactUrl } from './connections.js';
 import { legacyTicketKey } from './ticket-keys.js';
-import { recipientEntryArgs } from './lookups.js';
+import { recipientName } from './lookups.js';
 import { surfacesOf } from '../../core/surfaces.js';
 import { readSealedEvents } from './audit-reader.js';
 import { migrateIndexes, pingWithin } from './index-upkeep.js';
@@ -159,9 +159,9 @@ export class RedisStore implements Store {
     // Only an old-form ticket hash has a `t:` lookup; a new ticket names its record (core/ids.ts).
     const ticketKey = legacyTicketKey(this.keys, record.ticket_hash);
     // Every surface asked of a recipient is indexed by recipient (a reply, a STOP, the web chat find it there).
-    const recipientEntries = surfacesOf(record)
+    const recipients = surfacesOf(record)
       .filter((s) => s.recipient !== null)
-      .flatMap((s) => recipientEntryArgs(this.keys, s.channel, s.recipient as string, record.id));
+      .map((s) => recipientName(s.channel, s.recipient as string));
     const code = await this.run(() =>
       this.client.askgateCreate(
         recordKey,
@@ -181,7 +181,8 @@ export class RedisStore implements Store {
         schema?.json ?? '',
         this.keys.events,
         now,
-        ...recipientEntries,
+        this.keys.recipientBucketPrefix,
+        ...recipients,
       ),
     );
     if (code === -1) throw new AskgateError('conflict', `interaction ${record.id} already exists; ids must be unique.`);

@@ -1,6 +1,6 @@
 import { AskgateError } from '../../core/errors.js';
 import { legacyTicketKey } from './ticket-keys.js';
-import { recipientEntryArgs } from './lookups.js';
+import { recipientName } from './lookups.js';
 import type { RunSpec } from '../../core/types.js';
 import type { AttemptOutcome, ChatThread, ParkInput, RunStore, RunView } from '../../park/run-store.js';
 import { ATTEMPT_OUTCOMES_KEPT, runView } from '../../park/run-store.js';
@@ -111,7 +111,7 @@ export class RedisRunStore implements RunStore {
         input.unlisted.has(record.id) ? '' : '1',
         ...(record.channel === null || record.recipient === null
           ? ['', '']
-          : recipientEntryArgs(this.keys, record.channel, record.recipient, record.id)),
+          : [this.keys.recipientBucketPrefix, recipientName(record.channel, record.recipient)]),
       );
     }
     const code = await this.run(() =>

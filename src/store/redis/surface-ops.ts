@@ -5,7 +5,7 @@ import { failureDetail } from '../audit-trail.js';
 import type { Keys } from '../keys.js';
 import { compactDelivery } from '../delivery-refs.js';
 import type { AddSurfaceOutcome } from '../store.js';
-import { deliveryEntry, recipientBucketOf, recipientEntry } from './lookups.js';
+import { deliveryEntry, recipientBucketsOf, recipientOfRef } from './lookups.js';
 import type { ScriptClient } from './scripts/index.js';
 
 /** What the surface operations need from the RedisStore they serve. */
@@ -60,18 +60,17 @@ export class RedisSurfaceOps {
   async addSurface(id: string, surface: SurfaceTarget): Promise<AddSurfaceOutcome> {
     const { client, keys, run } = this.ctx;
     const recordKey = keys.interaction(id);
-    const recipient = surface.recipient === null ? null : recipientEntry(keys, surface.channel, surface.recipient, id);
     const code = await run(() =>
       client.askgateAddSurface(
         recordKey,
-        recipient === null ? recordKey : recipient.key,
+        keys.pending,
         keys.seq,
         surface.channel,
         surface.recipient ?? '',
         surface.recipient === null ? '' : '1',
         Date.now(),
         id,
-        recipient?.field ?? '',
+        keys.recipientBucketPrefix,
       ),
     );
     return code === 1 ? 'added' : code === 2 ? 'duplicate' : code === 0 ? 'not_pending' : 'not_found';
@@ -104,31 +103,32 @@ export class RedisSurfaceOps {
     const wanted = new Set(recipients);
     const found = new Map<string, { seq: number; record: StoredInteraction }>();
     for (const recipient of wanted) {
-      const bucket = recipientBucketOf(keys, channel, recipient);
-      // The bucket holds other recipients' entries too; this recipient's start with its prefix. The old per-recipient
-      // zset (rc:, questions asked before the buckets) is read beside it until the last of them has expired.
+      const buckets = recipientBucketsOf(keys, channel, recipient);
+      // Each level's hash holds other recipients' entries too; this recipient's start with its prefix. The old
+      // per-recipient zset (rc:, questions asked before the buckets) is read beside them until the last has expired.
       const legacyKey = keys.recipient(channel, recipient);
-      const [fields, legacy] = await Promise.all([
-        run(() => client.hgetall(bucket.key)),
+      const [legacy, ...levels] = await Promise.all([
         run(() => client.zrange(legacyKey, 0, -1, 'WITHSCORES')),
+        ...buckets.keys.map((key) => run(() => client.hgetall(key))),
       ]);
-      const entries: Array<{ id: string; seq: number; field: string | null }> = [];
-      for (const [field, seq] of Object.entries(fields)) {
-        if (!field.startsWith(bucket.prefix)) continue;
-        const id = field.slice(bucket.prefix.length);
-        if (id !== '' && !id.includes(':')) entries.push({ id, seq: Number(seq), field });
-      }
+      const entries: Array<{ id: string; seq: number; key: string | null; field: string }> = [];
+      levels.forEach((fields, level) => {
+        for (const [field, seq] of Object.entries(fields)) {
+          if (!field.startsWith(buckets.prefix)) continue;
+          const id = field.slice(buckets.prefix.length);
+          if (id !== '' && !id.includes(':'))
+            entries.push({ id, seq: Number(seq), key: buckets.keys[level] as string, field });
+        }
+      });
       for (let i = 0; i + 1 < legacy.length; i += 2)
-        entries.push({ id: legacy[i] as string, seq: Number(legacy[i + 1]), field: null });
+        entries.push({ id: legacy[i] as string, seq: Number(legacy[i + 1]), key: null, field: legacy[i] as string });
       // One round trip for all of them: the command connection pipelines the reads of one tick.
       const records = await Promise.all(entries.map((e) => this.ctx.get(e.id)));
-      const staleFields: string[] = [];
-      const staleLegacy: string[] = [];
+      const stale: Array<{ key: string; field: string }> = [];
       records.forEach((record, i) => {
         const entry = entries[i] as (typeof entries)[number];
         if (record === null || record.status !== 'pending') {
-          if (entry.field === null) staleLegacy.push(entry.id);
-          else staleFields.push(entry.field);
+          stale.push({ key: entry.key ?? legacyKey, field: entry.field });
           return;
         }
         // The view of the surface this person was asked on, whichever of the question's surfaces it is.
@@ -137,8 +137,11 @@ export class RedisSurfaceOps {
       });
       // Resolve removes its entries; what is left here is a question that outlived its record (the TTL safety net)
       // or a legacy member, dropped on this read.
-      if (staleFields.length > 0) await run(() => client.hdel(bucket.key, ...staleFields));
-      if (staleLegacy.length > 0) await run(() => client.zrem(legacyKey, ...staleLegacy));
+      await Promise.all(
+        stale.map(({ key, field }) =>
+          run(() => (key === legacyKey ? client.zrem(key, field) : client.hdel(key, field))),
+        ),
+      );
     }
     return [...found.values()].sort((a, b) => a.seq - b.seq).map((f) => f.record);
   }
@@ -150,12 +153,26 @@ export class RedisSurfaceOps {
     const id =
       (await run(() => client.hget(entry.key, entry.field))) ??
       (await run(() => client.get(keys.delivery(channel, ref))));
-    if (id === null) return null;
+    if (id === null) return this.findByRecipientRef(channel, ref);
     const record = await this.ctx.get(id);
     if (record === null) {
       await run(() => client.hdel(entry.key, entry.field));
       return null;
     }
     return viewOn(record, channel, (s) => s.delivery?.['ref'] === ref);
+  }
+
+  /**
+   * A ref of the form `<recipient>:<message>` has no delivery lookup field (redis/lookups.ts): its question is one
+   * of that recipient's pending questions, the one whose delivery on this channel has the ref.
+   */
+  private async findByRecipientRef(channel: string, ref: string): Promise<StoredInteraction | null> {
+    const recipient = recipientOfRef(ref);
+    if (recipient === null) return null;
+    for (const record of await this.pendingFor(channel, [recipient])) {
+      const view = viewOn(record, channel, (s) => s.delivery?.['ref'] === ref);
+      if (view !== null) return view;
+    }
+    return null;
   }
 }

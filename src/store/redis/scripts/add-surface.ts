@@ -1,4 +1,4 @@
-import { RECORD } from './fragments.js';
+import { LOOKUPS, RECORD } from './fragments.js';
 
 /** Adds a surface to a pending interaction. */
 export const ADD_SURFACE = `--[[
@@ -11,7 +11,7 @@ export const ADD_SURFACE = `--[[
   resolve removes it.
 
   KEYS[1] record            i:<id>
-  KEYS[2] recipient bucket  rb:<b> (KEYS[1] again when the surface has no recipient)
+  KEYS[2] pending zset      (its size picks the recipient index level: LOOKUPS in fragments.ts)
   KEYS[3] sequence counter  seq
 
   ARGV[1] channel
@@ -19,7 +19,7 @@ export const ADD_SURFACE = `--[[
   ARGV[3] '1' when the surface has a recipient (KEYS[2]), else ''
   ARGV[4] now, epoch ms
   ARGV[5] id
-  ARGV[6] the recipient index field, <channel>:<recipient>:<id> (when ARGV[3] is '1')
+  ARGV[6] recipient index bucket prefix (rb:)
 
   Returns
      1  added
@@ -28,6 +28,7 @@ export const ADD_SURFACE = `--[[
     -1  no such record
 ]]
 ${RECORD}
+${LOOKUPS}
 local text = redis.call('GET', KEYS[1])
 if not text then return -1 end
 local parts = splitRecord(text)
@@ -51,7 +52,7 @@ else
   redis.call('SET', KEYS[1], joinRecord(parts))
 end
 if ARGV[3] == '1' then
-  redis.call('HSET', KEYS[2], ARGV[6], tonumber(redis.call('GET', KEYS[3]) or '0'))
+  recipientAdd(ARGV[6], KEYS[2], ARGV[1] .. ':' .. ARGV[2], ARGV[5], tonumber(redis.call('GET', KEYS[3]) or '0'))
 end
 return 1
 `;

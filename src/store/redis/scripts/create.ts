@@ -1,4 +1,4 @@
-import { BUCKETS, EVENT_JSON, EXTEND_TO } from './fragments.js';
+import { BUCKETS, EVENT_JSON, EXTEND_TO, LOOKUPS } from './fragments.js';
 
 /** Creates a pending interaction. */
 export const CREATE = `--[[
@@ -30,10 +30,9 @@ export const CREATE = `--[[
   ARGV[7] schema JSON, or '' when none
   ARGV[8] events channel
   ARGV[9] now, epoch ms
-  ARGV[10..] the recipient index entries of every surface asked of a recipient (the first, then envelope part 11),
-           in pairs: the bucket hash (rb:<b>, a full key name built under the same hash-tagged prefix, so in the
-           same cluster slot) and the field <channel>:<recipient>:<id>; set to the sequence number
-
+  ARGV[10] recipient index bucket prefix (rb:)
+  ARGV[11..] <channel>:<recipient> of every surface asked of a recipient (the first, then envelope part 11),
+           each indexed at the level the pending list's size calls for (LOOKUPS in fragments.ts)
   Returns
     n > 0  created; n is its sequence number
     -1     the id already exists
@@ -43,6 +42,7 @@ export const CREATE = `--[[
 ${EVENT_JSON}
 ${EXTEND_TO}
 ${BUCKETS}
+${LOOKUPS}
 local id, text = ARGV[1], ARGV[2]
 local expireAt = tonumber(ARGV[3])
 local hasGroup, hasTicket, schema = ARGV[5] == '1', ARGV[6] == '1', ARGV[7]
@@ -57,8 +57,8 @@ text = envelopeWithBucket(text, b)
 redis.call('SET', KEYS[1], text)
 redis.call('PEXPIREAT', KEYS[1], expireAt)
 if hasGroup then redis.call('ZADD', KEYS[5], seq, id) end
-for i = 10, #ARGV - 1, 2 do
-  redis.call('HSET', ARGV[i], ARGV[i + 1], seq)
+for i = 11, #ARGV do
+  recipientAdd(ARGV[10], KEYS[2], ARGV[i], id, seq)
 end
 if hasTicket then
   redis.call('SET', KEYS[6], id)

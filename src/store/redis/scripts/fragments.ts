@@ -1,4 +1,4 @@
-import { LOOKUP_BUCKETS } from '../lookups.js';
+import { DELIVERY_BUCKETS, ENTRIES_PER_BUCKET, RECIPIENT_LEVELS } from '../lookups.js';
 
 /**
  * Lua helpers spliced into several scripts. A record is one string, the envelope of `record-codec.ts`: parts joined
@@ -72,22 +72,37 @@ end
 `;
 
 /**
- * The channel lookups in bucketed hashes (src/store/redis/lookups.ts documents them; `lookupBucket` there is the
- * twin of the one here and must agree with it).
+ * The channel lookups in bucketed hashes (src/store/redis/lookups.ts documents them, with the levels of the
+ * recipient index; `lookupHash` there is the twin of the one here and must agree with it).
  *
- * `lookupBucket(text)`: the bucket number of a recipient (`<channel>:<recipient>`) or a delivery field.
+ * `recipientAdd(rcPrefix, pendingKey, who, id, seq)`: indexes question id under `who` (`<channel>:<recipient>`) at
+ * the level the pending list's size calls for.
  * `refOf(d)`: a stored delivery map's ref — its `ref`, or the one the other references imply (derivedRef in
  * src/store/delivery-refs.ts, which leaves `ref` out of the stored form when it is implied), or nil.
+ * `refNeedsField(ref, recipient)`: false when the ref is `<recipient>:<part without :>` (found through the
+ * recipient index instead).
  * `dropDelivery(dlPrefix, channel, d, id)`: removes the delivery lookup field of delivery map d when it names id.
  * `dropLookups(rcPrefix, dlPrefix, parts, id)`: removes every recipient index and delivery lookup field of the
  * record split into parts (its first surface: body members ch and rc, delivery part 8; further ones: part 11).
  */
 export const LOOKUPS = `
-local LOOKUP_BUCKETS = ${LOOKUP_BUCKETS}
-local function lookupBucket(text)
+local RECIPIENT_LEVELS = { ${RECIPIENT_LEVELS.join(', ')} }
+local ENTRIES_PER_BUCKET = ${ENTRIES_PER_BUCKET}
+local DELIVERY_BUCKETS = ${DELIVERY_BUCKETS}
+local function lookupHash(text)
   local h = 0
   for i = 1, #text do h = (h * 31 + string.byte(text, i)) % 4294967296 end
-  return h % LOOKUP_BUCKETS
+  return h
+end
+
+local function recipientAdd(rcPrefix, pendingKey, who, id, seq)
+  -- The pending list holds one member per 64 sequence numbers: its size x 64 bounds the pending asks from above.
+  local estimate = redis.call('ZCARD', pendingKey) * 64
+  local n = RECIPIENT_LEVELS[#RECIPIENT_LEVELS]
+  for _, size in ipairs(RECIPIENT_LEVELS) do
+    if estimate < size * ENTRIES_PER_BUCKET then n = size break end
+  end
+  redis.call('HSET', rcPrefix .. n .. ':' .. (lookupHash(who) % n), who .. ':' .. id, seq)
 end
 
 local function refOf(d)
@@ -101,18 +116,28 @@ local function refOf(d)
   return nil
 end
 
+local function refNeedsField(ref, recipient)
+  if type(recipient) ~= 'string' or recipient == '' then return true end
+  local head = recipient .. ':'
+  if string.sub(ref, 1, #head) ~= head or #ref == #head then return true end
+  return string.find(ref, ':', #head + 1, true) ~= nil
+end
+
 local function dropDelivery(dlPrefix, channel, d, id)
   local ref = refOf(d)
   if type(channel) ~= 'string' or not ref then return end
   local field = channel .. ':' .. ref
-  local key = dlPrefix .. lookupBucket(field)
+  local key = dlPrefix .. (lookupHash(field) % DELIVERY_BUCKETS)
   if redis.call('HGET', key, field) == id then redis.call('HDEL', key, field) end
 end
 
 local function dropRecipient(rcPrefix, channel, recipient, id)
   if type(channel) ~= 'string' or type(recipient) ~= 'string' then return end
   local who = channel .. ':' .. recipient
-  redis.call('HDEL', rcPrefix .. lookupBucket(who), who .. ':' .. id)
+  local h = lookupHash(who)
+  for _, n in ipairs(RECIPIENT_LEVELS) do
+    redis.call('HDEL', rcPrefix .. n .. ':' .. (h % n), who .. ':' .. id)
+  end
 end
 
 local function dropLookups(rcPrefix, dlPrefix, parts, id)

@@ -1,4 +1,4 @@
-import { BUCKETS, EVENT_JSON, EXTEND_TO, PIECES } from './fragments.js';
+import { BUCKETS, EVENT_JSON, EXTEND_TO, LOOKUPS, PIECES } from './fragments.js';
 
 /** Parks a run on one or more new async asks, all in one step. */
 export const PARK_RUN = `--[[
@@ -38,8 +38,9 @@ export const PARK_RUN = `--[[
   ARGV[10] number of asks N
   then 12 values per ask: id, envelope, expire-at (ms), deadline (ms), record key, group key or '',
   old-form ticket key or '' (a new ticket names its record), schema key or '', schema JSON or '', '1' when listed
-  in the pending list else '', the recipient index bucket (rb:<b>) or '' when asked on no channel, and its field
-  (<channel>:<recipient>:<id>; src/store/redis/lookups.ts), set to the ask's sequence number
+  in the pending list else '', the recipient index bucket prefix (rb:) or '' when asked of no recipient on a
+  channel, and <channel>:<recipient> (indexed at the level the pending list's size calls for: LOOKUPS in
+  fragments.ts; src/store/redis/lookups.ts)
 
   Returns
     n > 0  parked; n is the run's generation (how many times it has parked)
@@ -53,6 +54,7 @@ ${EVENT_JSON}
 ${EXTEND_TO}
 ${PIECES}
 ${BUCKETS}
+${LOOKUPS}
 local run = KEYS[1]
 local n = tonumber(ARGV[10])
 local nowMs = tonumber(ARGV[7])
@@ -94,7 +96,7 @@ for i = 0, n - 1 do
   redis.call('SET', key, text)
   redis.call('PEXPIREAT', key, expireAt)
   if listed and group ~= '' then redis.call('ZADD', group, seq, id) end
-  if ARGV[base + 10] ~= '' then redis.call('HSET', ARGV[base + 10], ARGV[base + 11], seq) end
+  if ARGV[base + 10] ~= '' then recipientAdd(ARGV[base + 10], KEYS[2], ARGV[base + 11], id, seq) end
   if ticket ~= '' then
     redis.call('SET', ticket, id)
     redis.call('PEXPIREAT', ticket, expireAt)

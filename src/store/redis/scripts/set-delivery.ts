@@ -10,8 +10,9 @@ export const SET_DELIVERY = `--[[
   brought back, and one that will expire still does. Appends the audit event delivered (TRAIL in fragments.ts)
   in the same step, its surface the record's channel (body member ch). In the same step the delivery lookup
   (LOOKUPS in fragments.ts) loses the field of the references replaced (a re-send) and, while the question is
-  pending, gains one for the new references' ref (<channel>:<ref> → id); a resolved question gets none, as
-  resolve has already removed its fields.
+  pending, gains one for the new references' ref (<channel>:<ref> → id) unless the ref is the surface's recipient,
+  ':' and a message part (found through the recipient index then); a resolved question gets none, as resolve has
+  already removed its fields.
 
   KEYS[1] record            i:<id>
 
@@ -35,9 +36,12 @@ local text = redis.call('GET', KEYS[1])
 if not text then return -1 end
 local parts = splitRecord(text)
 local surface = channelOf(parts)
-local channel, replaced = nil, nil
+local channel, replaced, recipient = nil, nil, ARGV[5]
 if ARGV[4] == '' then
-  if surface ~= 'null' then channel = cjson.decode(surface) end
+  if surface ~= 'null' then
+    channel = cjson.decode(surface)
+    recipient = cjson.decode(parts[2]).rc
+  end
   if parts[8] ~= '' then replaced = cjson.decode(parts[8]) end
   parts[8] = ARGV[1]
 else
@@ -68,9 +72,9 @@ end
 if channel then
   if replaced then dropDelivery(ARGV[6], channel, replaced, ARGV[7]) end
   local ref = refOf(cjson.decode(ARGV[1]))
-  if ref and parts[1] == 'p' then
+  if ref and parts[1] == 'p' and refNeedsField(ref, recipient) then
     local field = channel .. ':' .. ref
-    redis.call('HSET', ARGV[6] .. lookupBucket(field), field, ARGV[7])
+    redis.call('HSET', ARGV[6] .. (lookupHash(field) % DELIVERY_BUCKETS), field, ARGV[7])
   end
 end
 return 1
