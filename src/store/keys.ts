@@ -20,6 +20,8 @@
  * | `events`              | channel| pub/sub: one message per transition               | n/a (not a key)                                  |
  * | `wc-events`           | channel| pub/sub: one message per web chat message appended, `{"r": recipient, "m": message}` | n/a (not a key) |
  * | `r:<run_id>`          | hash   | a parked run (src/store/redis/run-store.ts documents its fields); listpack-encoded: no defaults stored, long values in 64-byte pieces | retention after its last write (PEXPIRE on every write) |
+ * | `rf:<level>:<n>`      | hash   | folded parks: a run parked on one ask with no hash of its own, field = run id, value = its ask's id and resume target (+ kind, parent, state when set), ≤ 64 bytes each; n = SHA-1(run id) mod 2^level (redis/scripts/folded-runs.ts) | permanent; an entry leaves when its run is unfolded into `r:<run_id>` (the answer's claim, a kill, a bound thread), or, its record gone, when next found; a bucket when its last entry does |
+ * | `rf`                  | string | the folded-runs level new entries go to (raised when a bucket holds 64) | permanent |
  * | `ro:<run_id>`         | list   | the outcomes of a run's last resume webhook attempts, JSON, newest first, the last 10 (RedisRunStore.recordOutcome) | retention after its last attempt (PEXPIRE on every push) |
  * | `runs:ready`          | zset   | runs whose resume or kill is due, scored by when (epoch ms) | permanent; a run leaves when its continuation completes |
  * | `pace:<platform>:<account>:slots` / `:pause` / `:c:<chat>` | zset / string / string | the shared send budget of Slack, WhatsApp and Twilio (channels/shared-pacing.ts), as the three `tg:` keys below are Telegram's; each Slack method tier is an account of its own (the bot token and the method, hashed), whose one chat is `method` | as the `tg:` keys |
@@ -118,6 +120,16 @@ export class Keys {
   /** The prefix of run keys; the resolve script appends the run id it reads from the record. */
   get runPrefix(): string {
     return this.run('');
+  }
+
+  /** The current level of the folded-runs buckets (a number; absent = 0). See redis/scripts/folded-runs.ts. */
+  get foldedRunsLevel(): string {
+    return `${this.prefix}rf`;
+  }
+
+  /** The prefix of folded-runs buckets `rf:<level>:<n>`; the scripts complete it from the run id's SHA-1. */
+  get foldedRunsPrefix(): string {
+    return `${this.prefix}rf:`;
   }
 
   /** Runs whose continuation (resume or kill) is due and not yet completed: the sweep re-enqueues stragglers. */

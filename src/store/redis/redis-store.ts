@@ -261,6 +261,8 @@ export class RedisStore implements Store {
               { type: 'vote', surface: vote.surface, by: vote.by, detail: { answer: vote.answer } },
               Date.parse(vote.at),
             ),
+        this.keys.foldedRunsLevel,
+        this.keys.foldedRunsPrefix,
         this.keys.recipientBucketPrefix,
         this.keys.deliveryBucketPrefix,
       ),

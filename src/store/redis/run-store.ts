@@ -37,7 +37,12 @@ import type { ScriptClient } from './scripts/index.js';
  * and so on (`PIECES` in scripts/fragments.ts); `get` joins them byte-exactly. The hash so stays compact through
  * its retention and later parks; only a fan-out of more than about 60 asks (128 fields, `hash-max-listpack-entries`)
  * or a Redis configured below the defaults converts it.
-
+ *
+ * A run parked on one ask with no hash yet is folded (scripts/folded-runs.ts): no hash, one field of a bucketed
+ * `rf:` hash, about 45 bytes instead of about 210; the step that first needs the hash (the answer's claim, a kill, a
+ * bound thread) writes it exactly as park-run would have, and `get` derives the same fields from the folded entry
+ * and its record. The hash of a run parked before folding (or parked on several asks) is read as it always was.
+ *
  * A run hash costs nothing for a sync ask: only async asks name a run. Every write refreshes its expiry to the
  * checkpoint retention (LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES), which is the retention the issue asks
  * of the checkpoint, and what the deadline rule in ask-request.ts measures against.
@@ -114,6 +119,13 @@ export class RedisRunStore implements RunStore {
           : [this.keys.recipientBucketPrefix, recipientName(record.channel, record.recipient)]),
       );
     }
+    args.push(
+      foldedValue(input),
+      this.keys.foldedRunsLevel,
+      this.keys.foldedRunsPrefix,
+      this.keys.interactionPrefix,
+      input.run.run_id,
+    );
     const code = await this.run(() =>
       this.client.askgateParkRun(
         this.keys.run(input.run.run_id),
@@ -141,8 +153,17 @@ export class RedisRunStore implements RunStore {
   }
 
   async get(runId: string): Promise<RunView | null> {
-    // Read as bytes: a long value is stored in 64-byte pieces, which may split a UTF-8 character.
-    return runView(runId, joinPieces(await this.run(() => this.client.hgetallBuffer(this.keys.run(runId)))));
+    // The hash (its pieces joined byte-exactly in Lua: a 64-byte piece may split a UTF-8 character), or the fields
+    // of a folded park (scripts/folded-runs.ts), in one step.
+    const flat = await this.run(() => this.client.askgateRunRead(this.keys.run(runId), ...this.foldedArgs(runId)));
+    const fields: Record<string, string> = {};
+    for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i] as string] = flat[i + 1] as string;
+    return runView(runId, fields);
+  }
+
+  /** What the run scripts need to find (and unfold) a folded park: run id, level key, bucket prefix, record prefix. */
+  private foldedArgs(runId: string): string[] {
+    return [runId, this.keys.foldedRunsLevel, this.keys.foldedRunsPrefix, this.keys.interactionPrefix];
   }
 
   /**
@@ -153,7 +174,13 @@ export class RedisRunStore implements RunStore {
    */
   async bindThread(runId: string, owner: string, thread: ChatThread): Promise<boolean> {
     const bound = await this.run(() =>
-      this.client.askgateRunBind(this.keys.run(runId), owner, JSON.stringify(thread), this.retentionMs),
+      this.client.askgateRunBind(
+        this.keys.run(runId),
+        owner,
+        JSON.stringify(thread),
+        this.retentionMs,
+        ...this.foldedArgs(runId),
+      ),
     );
     return bound === 1;
   }
@@ -205,7 +232,15 @@ export class RedisRunStore implements RunStore {
   /** Turns a parked run dying because of `cause`; returns its generation, or null when it was not parked. */
   async kill(runId: string, cause: string): Promise<number | null> {
     const g = await this.run(() =>
-      this.client.askgateRunKill(this.keys.run(runId), this.keys.readyRuns, cause, runId, this.retentionMs, Date.now()),
+      this.client.askgateRunKill(
+        this.keys.run(runId),
+        this.keys.readyRuns,
+        cause,
+        runId,
+        this.retentionMs,
+        Date.now(),
+        ...this.foldedArgs(runId).slice(1),
+      ),
     );
     return g < 0 ? null : g;
   }
@@ -250,8 +285,28 @@ export class RedisRunStore implements RunStore {
   }
 }
 
-/** The fields stored whole or in pieces (`f`, `f.1`, `f.2`, …; see the table above), and every ask slot. */
-const PIECED = new Set(['o', 'p', 'rs', 'st', 'th', 'x']);
+/** The longest folded value, and run id, a folded-runs bucket takes and stays listpack-encoded. */
+const FOLD_MAX_BYTES = 64;
+
+/**
+ * The folded value of a park (scripts/folded-runs.ts) — its ask's id, the resume target as \`rs\` holds it, and the
+ * kind, parent and state when set, joined by newlines, trailing empty parts dropped — or '' when the park is not
+ * folded: more than one ask, a chat thread, an owner other than the ask's asker (the owner is read from the record),
+ * a newline in a part, or a run id or value longer than a listpack value may be.
+ */
+function foldedValue(input: ParkInput): string {
+  const [record] = input.records;
+  if (input.records.length !== 1 || record === undefined || input.thread !== null) return '';
+  if (record.asked_by !== input.owner) return '';
+  const { run } = input;
+  const state = run.state === null || run.state === undefined ? '' : JSON.stringify(run.state);
+  const parts = [record.id, resumeArg(run.resume), run.kind === 'tool' ? '' : run.kind, run.parent_run_id ?? '', state];
+  while (parts.length > 2 && parts[parts.length - 1] === '') parts.pop();
+  if (parts.some((p) => p.includes('\n'))) return '';
+  const value = parts.join('\n');
+  if (Buffer.byteLength(value) > FOLD_MAX_BYTES || Buffer.byteLength(run.run_id) > FOLD_MAX_BYTES) return '';
+  return value;
+}
 
 /**
  * The resume target as `rs` holds it (park-run's ARGV[4]): a handler alone as `=` + its name, 13 bytes shorter than
@@ -263,24 +318,4 @@ function resumeArg(resume: RunSpec['resume']): string {
     return `=${resume.handler}`;
   }
   return JSON.stringify(resume);
-}
-const isPieced = (field: string): boolean => PIECED.has(field) || field.startsWith('a:');
-// Interaction ids never hold a '.', so `a:<id>.<n>` is unambiguous.
-const PIECE_FIELD = /^(.+)\.[1-9][0-9]*$/;
-
-/** A run hash read as bytes, its pieced values joined, every value decoded as UTF-8. */
-function joinPieces(raw: Record<string, Buffer>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [field, value] of Object.entries(raw)) {
-    const piece = PIECE_FIELD.exec(field);
-    if (piece !== null && isPieced(piece[1] as string)) continue; // joined into its field below
-    if (!isPieced(field)) {
-      out[field] = value.toString('utf8');
-      continue;
-    }
-    const parts = [value];
-    for (let i = 1; raw[`${field}.${i}`] !== undefined; i++) parts.push(raw[`${field}.${i}`] as Buffer);
-    out[field] = Buffer.concat(parts).toString('utf8');
-  }
-  return out;
 }

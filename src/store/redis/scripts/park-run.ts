@@ -1,3 +1,4 @@
+import { FOLDED_RUNS } from './folded-runs.js';
 import { BUCKETS, EVENT_JSON, EXTEND_TO, LOOKUPS, PIECES } from './fragments.js';
 
 /** Parks a run on one or more new async asks, all in one step. */
@@ -16,6 +17,11 @@ export const PARK_RUN = `--[[
   when empty, at = 0, x), a handler target is stored as '=' and its name alone (rs), and the caller-sized values
   (o, p, rs, st, th) are stored in 64-byte pieces (PIECES in fragments.ts), so no value exceeds
   hash-max-listpack-value whatever the webhook URL, handler name, identity or state.
+
+  Folded: a park of one ask whose run has no hash yet, when the caller passes its folded value (ARGV after the
+  asks), writes no run hash: its run is one field of a folded-runs bucket (FOLDED_RUNS in folded-runs.ts), unfolded
+  into the hash by the step that first needs it (the answer's claim, a kill, a bound thread). A folded park is parked:
+  a second park of its run is refused (-3) as a parked hash's is. A folded entry whose record is gone is dropped.
 
   The per-ask writes mirror create.ts (kept apart because create takes one record's keys in KEYS); the store
   contract suite and test/park exercise both.
@@ -41,6 +47,9 @@ export const PARK_RUN = `--[[
   in the pending list else '', the recipient index bucket prefix (rb:) or '' when asked of no recipient on a
   channel, and <channel>:<recipient> (indexed at the level the pending list's size calls for: LOOKUPS in
   fragments.ts; src/store/redis/lookups.ts)
+  then, at F = 11 + N * 12: ARGV[F] the folded value (FOLDED_RUNS) when the park may be folded, else '';
+  ARGV[F+1] folded-runs level key (rf); ARGV[F+2] folded-runs bucket prefix (rf:); ARGV[F+3] interaction key
+  prefix (i:); ARGV[F+4] the run id. A caller of the previous version passes none of them: nothing is folded, and no folded park is seen.
 
   Returns
     n > 0  parked; n is the run's generation (how many times it has parked)
@@ -55,10 +64,23 @@ ${EXTEND_TO}
 ${PIECES}
 ${BUCKETS}
 ${LOOKUPS}
+${FOLDED_RUNS}
 local run = KEYS[1]
 local n = tonumber(ARGV[10])
 local nowMs = tonumber(ARGV[7])
+local F = 11 + n * 12
+local foldValue, foldLevel, foldPrefix, recordPrefix, runId = ARGV[F] or '', ARGV[F + 1] or '', ARGV[F + 2], ARGV[F + 3], ARGV[F + 4]
 
+local hashed = redis.call('EXISTS', run) == 1
+local staleBucket = nil
+if not hashed and foldLevel ~= '' then
+  -- No hash: the run may be parked folded (refused as a parked hash is), unless its record is gone (no park).
+  local bucket, value = foldedFind(foldLevel, foldPrefix, runId)
+  if bucket then
+    if redis.call('EXISTS', recordPrefix .. string.match(value, '^[^\\n]*')) == 1 then return -3 end
+    staleBucket = bucket
+  end
+end
 local status = redis.call('HGET', run, 's')
 if status == 'parked' or status == 'ready' or status == 'dying' then return -3 end
 local owner = getPieces(run, 'o')
@@ -70,21 +92,27 @@ for i = 0, n - 1 do
   if ARGV[base + 6] ~= '' and redis.call('EXISTS', ARGV[base + 6]) == 1 then return -2 end
 end
 
-for _, field in ipairs(redis.call('HKEYS', run)) do
-  if string.sub(field, 1, 2) == 'a:' then redis.call('HDEL', run, field) end
+if staleBucket then redis.call('HDEL', staleBucket, runId) end
+-- A fresh run parked on one ask is folded (no hash; see FOLDED_RUNS): its first park, so generation 1.
+local folded = not hashed and n == 1 and foldValue ~= '' and foldLevel ~= ''
+local generation = 1
+if not folded then
+  for _, field in ipairs(redis.call('HKEYS', run)) do
+    if string.sub(field, 1, 2) == 'a:' then redis.call('HDEL', run, field) end
+  end
+  generation = redis.call('HINCRBY', run, 'g', 1)
+  redis.call('HSET', run, 's', 'parked', 'n', n, 'ca', nowMs)
+  -- Defaults are not stored: no k means tool, no at means 0 attempts, no p / st / x means none.
+  if ARGV[2] == 'tool' then redis.call('HDEL', run, 'k') else redis.call('HSET', run, 'k', ARGV[2]) end
+  redis.call('HDEL', run, 'at')
+  setPieces(run, 'x', '')
+  setPieces(run, 'o', ARGV[1])
+  setPieces(run, 'p', ARGV[3])
+  setPieces(run, 'rs', ARGV[4])
+  setPieces(run, 'st', ARGV[5])
+  -- A run started by a chat turn had its thread bound before the target parked it (bindThread); keep it.
+  if ARGV[9] ~= '' then setPieces(run, 'th', ARGV[9]) end
 end
-local generation = redis.call('HINCRBY', run, 'g', 1)
-redis.call('HSET', run, 's', 'parked', 'n', n, 'ca', nowMs)
--- Defaults are not stored: no k means tool, no at means 0 attempts, no p / st / x means none.
-if ARGV[2] == 'tool' then redis.call('HDEL', run, 'k') else redis.call('HSET', run, 'k', ARGV[2]) end
-redis.call('HDEL', run, 'at')
-setPieces(run, 'x', '')
-setPieces(run, 'o', ARGV[1])
-setPieces(run, 'p', ARGV[3])
-setPieces(run, 'rs', ARGV[4])
-setPieces(run, 'st', ARGV[5])
--- A run started by a chat turn had its thread bound before the target parked it (bindThread); keep it.
-if ARGV[9] ~= '' then setPieces(run, 'th', ARGV[9]) end
 
 for i = 0, n - 1 do
   local base = 11 + i * 12
@@ -110,9 +138,13 @@ for i = 0, n - 1 do
   else
     schema = false
   end
-  redis.call('HSET', run, 'a:' .. id, '')
+  if not folded then redis.call('HSET', run, 'a:' .. id, '') end
   redis.call('PUBLISH', ARGV[8], eventJson('interaction.created', id, text, schema))
 end
-redis.call('PEXPIRE', run, tonumber(ARGV[6]))
+if folded then
+  foldedAdd(foldLevel, foldPrefix, runId, foldValue)
+else
+  redis.call('PEXPIRE', run, tonumber(ARGV[6]))
+end
 return generation
 `;

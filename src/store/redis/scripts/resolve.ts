@@ -1,3 +1,4 @@
+import { FOLDED_RUNS } from './folded-runs.js';
 import { BUCKETS, EVENT_JSON, EXTEND_TO, JOINED_RUN, LOOKUPS, PIECES, RECORD } from './fragments.js';
 import { TRAIL } from './trail-fragment.js';
 
@@ -40,8 +41,10 @@ export const RESOLVE = `--[[
   ARGV[19] '1' for a yes vote, '0' for a no vote
   ARGV[20] the vote's audit entry (audit-trail.ts trailEntry: type vote, surface, by, detail {answer}), appended
            to the trail with the vote; '' for none
-  ARGV[21] recipient index bucket prefix (rb:)
-  ARGV[22] delivery lookup bucket prefix (db:)
+  ARGV[21] folded-runs level key (rf), or '' (absent) for none: a run parked folded is unfolded first (below)
+  ARGV[22] folded-runs bucket prefix (rf:)
+  ARGV[23] recipient index bucket prefix (rb:)
+  ARGV[24] delivery lookup bucket prefix (db:)
 
   Vote (ARGV[17] set), after the status check and in the same step as the claim: a voter who already voted changes
   nothing (-4). Otherwise the vote is appended and counted with the earlier ones; when the yes votes reach the body's
@@ -54,7 +57,9 @@ export const RESOLVE = `--[[
   so the run hash stays listpack-encoded for its retention and any later park). An answer, or an expiry that carries a
   result (on_expiry resume), decrements the run's outstanding count, and at zero the run turns ready; an expiry
   without a result (on_expiry kill) or a cancel turns it dying. A ready or dying run enters the ready-runs zset,
-  and the script reports it, so the caller enqueues the one resume job (its id is deterministic).
+  and the script reports it, so the caller enqueues the one resume job (its id is deterministic). A run with no hash
+  whose park is folded on this very ask (FOLDED_RUNS in folded-runs.ts) is first unfolded into its hash, in the same
+  step, so the bookkeeping above reads and writes the hash as it always did.
 
   Answer check (ARGV[15] set): after the status check and before any write, a pending record is claimed only when
   its deadline (body member da, epoch ms; or ca + dd, dd being ms after ca) is still ahead of ARGV[6], it is not an
@@ -84,6 +89,7 @@ ${PIECES}
 ${BUCKETS}
 ${JOINED_RUN}
 ${LOOKUPS}
+${FOLDED_RUNS}
 local id = ARGV[1]
 local text, parts, schema = readRecord(KEYS[1], ARGV[9])
 if not text then return { -1 } end
@@ -164,7 +170,7 @@ text = joinRecord(parts)
 redis.call('SET', KEYS[1], text, 'PX', idleMs)
 if parts[3] ~= '' then redis.call('ZREM', ARGV[7] .. cjson.decode(parts[3]), id) end
 -- A channel ask's lookup fields have no expiry: they leave with the claim (before the trail or votes grow).
-dropLookups(ARGV[21], ARGV[22], parts, id)
+dropLookups(ARGV[23], ARGV[24], parts, id)
 -- Only an old-form ticket hash (64 hex, 66 bytes as JSON) has a t: lookup; a new ticket names its record.
 if #parts[4] == 66 then redis.call('PEXPIRE', ARGV[8] .. cjson.decode(parts[4]), idleMs) end
 if parts[5] ~= '' then extendTo(ARGV[9] .. cjson.decode(parts[5]), nowMs + idleMs, nowMs) end
@@ -179,6 +185,10 @@ if ARGV[12] ~= nil and ARGV[12] ~= '' and
   if type(runOf) == 'string' then
     local runKey, slot = ARGV[12] .. runOf, 'a:' .. id
     local run = redis.call('HMGET', runKey, 's', slot, 'g')
+    if not run[1] and ARGV[21] ~= nil and ARGV[21] ~= '' and
+        unfoldRun(runKey, runOf, ARGV[21], ARGV[22], string.sub(KEYS[1], 1, #KEYS[1] - #id), tonumber(ARGV[14]), id) then
+      run = redis.call('HMGET', runKey, 's', slot, 'g')
+    end
     if run[1] == 'parked' and run[2] == '' then
       setPieces(runKey, slot, ARGV[2] .. ARGV[3])
       if ARGV[2] == 'a' or (ARGV[2] == 'e' and ARGV[3] ~= '') then

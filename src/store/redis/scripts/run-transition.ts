@@ -1,3 +1,4 @@
+import { FOLDED_RUNS } from './folded-runs.js';
 import { PIECES } from './fragments.js';
 
 /**
@@ -59,10 +60,17 @@ export const RUN_KILL = `--[[
   ARGV[2] run id
   ARGV[3] run retention, ms
   ARGV[4] now, epoch ms
+  ARGV[5] folded-runs level key (rf), or '' (absent): a run parked folded is unfolded into its hash first
+  ARGV[6] folded-runs bucket prefix (rf:)
+  ARGV[7] interaction key prefix (i:)
 
   Returns the run's generation when this call turned it dying, else -1
 ]]
 ${PIECES}
+${FOLDED_RUNS}
+if ARGV[5] ~= nil and ARGV[5] ~= '' and redis.call('EXISTS', KEYS[1]) == 0 then
+  unfoldRun(KEYS[1], ARGV[2], ARGV[5], ARGV[6], ARGV[7], tonumber(ARGV[3]), nil)
+end
 if redis.call('HGET', KEYS[1], 's') ~= 'parked' then return -1 end
 redis.call('HSET', KEYS[1], 's', 'dying')
 setPieces(KEYS[1], 'x', ARGV[1])
@@ -85,10 +93,18 @@ export const RUN_BIND = `--[[
   ARGV[1] owner identity
   ARGV[2] chat thread JSON
   ARGV[3] run retention, ms
+  ARGV[4] run id
+  ARGV[5] folded-runs level key (rf), or '' (absent): a run parked folded is unfolded into its hash first
+  ARGV[6] folded-runs bucket prefix (rf:)
+  ARGV[7] interaction key prefix (i:)
 
   Returns 1 bound, 0 owned by another identity
 ]]
 ${PIECES}
+${FOLDED_RUNS}
+if ARGV[5] ~= nil and ARGV[5] ~= '' and redis.call('EXISTS', KEYS[1]) == 0 then
+  unfoldRun(KEYS[1], ARGV[4], ARGV[5], ARGV[6], ARGV[7], tonumber(ARGV[3]), nil)
+end
 local owner = getPieces(KEYS[1], 'o')
 if not owner then
   setPieces(KEYS[1], 'o', ARGV[1])
