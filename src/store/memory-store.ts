@@ -357,17 +357,11 @@ export class MemoryStore implements Store {
     return index;
   }
 
-  /**
-   * Drops a record from the pending list, its group, the deadline index, the recipient index and the delivery lookup
-   * (at resolve, as the Redis store's claim does: a resolved question's messages no longer lead to it).
-   */
+  /** Drops a record from the pending list, its group, the deadline index and the recipient index. */
   private unindex(record: StoredInteraction): void {
     this.pending.remove(record.id);
     this.deadlines.remove(record.id);
     for (const surface of surfacesOf(record)) {
-      const ref = surface.delivery?.['ref'];
-      if (ref !== undefined && this.deliveries.get(deliveryKey(surface.channel, ref)) === record.id)
-        this.deliveries.delete(deliveryKey(surface.channel, ref));
       if (surface.recipient === null) continue;
       const key = deliveryKey(surface.channel, surface.recipient);
       const index = this.recipients.get(key);
@@ -385,6 +379,12 @@ export class MemoryStore implements Store {
     this.entries.delete(record.id);
     if (record.ticket_hash !== null && this.tickets.get(record.ticket_hash) === record.id) {
       this.tickets.delete(record.ticket_hash);
+    }
+    // A resolved question's messages lead to it until it is pruned (the Redis store: its `rr:` windows).
+    for (const surface of surfacesOf(record)) {
+      const ref = surface.delivery?.['ref'];
+      if (ref !== undefined && this.deliveries.get(deliveryKey(surface.channel, ref)) === record.id)
+        this.deliveries.delete(deliveryKey(surface.channel, ref));
     }
     this.unindex(record);
   }

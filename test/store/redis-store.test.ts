@@ -245,6 +245,34 @@ describe('RedisStore on a real redis-server', () => {
     }
   });
 
+  it("moves a resolved question's delivery lookups into a recently resolved window that expires by itself", async () => {
+    const prefix = uniquePrefix();
+    const handle = await openStore(server.url, { idleTtlSeconds: 60, prefix });
+    try {
+      const wa = makeInteraction({ channel: 'whatsapp', recipient: '15550088' });
+      await handle.store.create(wa);
+      await handle.store.setDelivery(wa.id, { wa_id: '15550088', message_id: 'wamid.R', ref: 'wamid.R' });
+      expect((await lookupsUnder(raw, prefix)).deliveries).toEqual(['whatsapp:wamid.R']);
+      await handle.store.resolve(wa.id, {
+        status: 'answered',
+        result: answer(true),
+        resolvedAt: new Date().toISOString(),
+      });
+      expect((await lookupsUnder(raw, prefix)).deliveries).toEqual([]);
+      const windows = await keysUnder(raw, `${prefix}rr:`);
+      expect(windows).toHaveLength(1);
+      const ttl = await raw.pttl(windows[0] as string);
+      expect(ttl).toBeGreaterThan(59_000);
+      expect(ttl).toBeLessThanOrEqual(60_000 + 15_000);
+      expect((await handle.store.findByDelivery('whatsapp', 'wamid.R'))?.status).toBe('answered');
+      expect(await handle.store.recordReceipt(wa.id, 'wamid.R', { status: 'read', rank: 3, state: 'read' })).toBe(
+        'moved',
+      );
+    } finally {
+      await handle.cleanup();
+    }
+  });
+
   it('buckets a lookup the same in Lua as in TypeScript', async () => {
     const texts = ['telegram:5000000123', 'whatsapp:wamid.HBgL', 'web:ana@example.org', 'slack:C1:1712.5', 'ü:✓'];
     for (const text of texts) {

@@ -29,6 +29,21 @@ import type { Keys } from '../keys.js';
 export const RECIPIENT_LEVELS = [64, 512, 4096, 32768] as const;
 export const ENTRIES_PER_BUCKET = 48;
 export const DELIVERY_BUCKETS = 1024;
+/**
+ * A resolved question's delivered messages stay findable for its idle TTL (a reply quoting it is told it was
+ * answered; a late receipt still lands): resolve writes them into the window hash `rr:<w>` of its moment, w =
+ * floor(now / width), width = idle TTL / RECENT_WINDOWS (at least a second), which expires a width + idle TTL after
+ * the window ends; `recentWindows` names the windows a read looks in.
+ */
+export const RECENT_WINDOWS = 4;
+
+/** The windows (newest first) that may hold a question resolved within the last idle TTL. */
+export function recentWindows(keys: Keys, nowMs: number, idleTtlMs: number): string[] {
+  const width = Math.max(Math.ceil(idleTtlMs / RECENT_WINDOWS), 1000);
+  const newest = Math.floor(nowMs / width);
+  const span = Math.ceil(idleTtlMs / width) + 1;
+  return Array.from({ length: span + 1 }, (_, i) => keys.recentlyResolved(newest - i));
+}
 
 export function lookupHash(text: string): number {
   let h = 0;

@@ -265,6 +265,7 @@ export class RedisStore implements Store {
         this.keys.foldedRunsPrefix,
         this.keys.recipientBucketPrefix,
         this.keys.deliveryBucketPrefix,
+        this.keys.recentlyResolvedPrefix,
       ),
     );
     if (code === -1 || typeof envelope !== 'string') return { kind: 'not_found' };

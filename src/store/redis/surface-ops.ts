@@ -5,7 +5,7 @@ import { failureDetail } from '../audit-trail.js';
 import type { Keys } from '../keys.js';
 import { compactDelivery } from '../delivery-refs.js';
 import type { AddSurfaceOutcome } from '../store.js';
-import { deliveryEntry, recipientBucketsOf, recipientOfRef } from './lookups.js';
+import { deliveryEntry, recentWindows, recipientBucketsOf, recipientOfRef } from './lookups.js';
 import type { ScriptClient } from './scripts/index.js';
 
 /** What the surface operations need from the RedisStore they serve. */
@@ -153,13 +153,26 @@ export class RedisSurfaceOps {
     const id =
       (await run(() => client.hget(entry.key, entry.field))) ??
       (await run(() => client.get(keys.delivery(channel, ref))));
-    if (id === null) return this.findByRecipientRef(channel, ref);
+    if (id === null) return (await this.findByRecipientRef(channel, ref)) ?? this.findRecentlyResolved(channel, ref);
     const record = await this.ctx.get(id);
     if (record === null) {
       await run(() => client.hdel(entry.key, entry.field));
       return null;
     }
     return viewOn(record, channel, (s) => s.delivery?.['ref'] === ref);
+  }
+
+  /** A question resolved within its idle TTL whose delivered message has `ref` (the `rr:` windows, redis/lookups.ts). */
+  private async findRecentlyResolved(channel: string, ref: string): Promise<StoredInteraction | null> {
+    const { client, keys, run, idleTtlMs } = this.ctx;
+    const field = `${channel}:${ref}`;
+    for (const key of recentWindows(keys, Date.now(), idleTtlMs)) {
+      const id = await run(() => client.hget(key, field));
+      if (id === null) continue;
+      const record = await this.ctx.get(id);
+      return record === null ? null : viewOn(record, channel, (s) => s.delivery?.['ref'] === ref);
+    }
+    return null;
   }
 
   /**

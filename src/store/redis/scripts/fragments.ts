@@ -1,4 +1,4 @@
-import { DELIVERY_BUCKETS, ENTRIES_PER_BUCKET, RECIPIENT_LEVELS } from '../lookups.js';
+import { DELIVERY_BUCKETS, ENTRIES_PER_BUCKET, RECENT_WINDOWS, RECIPIENT_LEVELS } from '../lookups.js';
 
 /**
  * Lua helpers spliced into several scripts. A record is one string, the envelope of `record-codec.ts`: parts joined
@@ -82,13 +82,17 @@ end
  * `refNeedsField(ref, recipient)`: false when the ref is `<recipient>:<part without :>` (found through the
  * recipient index instead).
  * `dropDelivery(dlPrefix, channel, d, id)`: removes the delivery lookup field of delivery map d when it names id.
- * `dropLookups(rcPrefix, dlPrefix, parts, id)`: removes every recipient index and delivery lookup field of the
- * record split into parts (its first surface: body members ch and rc, delivery part 8; further ones: part 11).
+ * `dropLookups(rcPrefix, dlPrefix, parts, id, recentPrefix, nowMs, idleMs)`: removes every recipient index and
+ * delivery lookup field of the record split into parts (its first surface: body members ch and rc, delivery part
+ * 8; further ones: part 11), and writes each delivered message's `<channel>:<ref>` → id into the recently resolved
+ * window hash `rr:<w>` (w = floor(now / width), width = idle TTL / RECENT_WINDOWS, at least a second), which
+ * expires a width + idle TTL after its window: a reply or receipt still finds a resolved question while it reads.
  */
 export const LOOKUPS = `
 local RECIPIENT_LEVELS = { ${RECIPIENT_LEVELS.join(', ')} }
 local ENTRIES_PER_BUCKET = ${ENTRIES_PER_BUCKET}
 local DELIVERY_BUCKETS = ${DELIVERY_BUCKETS}
+local RECENT_WINDOWS = ${RECENT_WINDOWS}
 local function lookupHash(text)
   local h = 0
   for i = 1, #text do h = (h * 31 + string.byte(text, i)) % 4294967296 end
@@ -123,12 +127,13 @@ local function refNeedsField(ref, recipient)
   return string.find(ref, ':', #head + 1, true) ~= nil
 end
 
-local function dropDelivery(dlPrefix, channel, d, id)
+local function dropDelivery(dlPrefix, channel, d, id, recent)
   local ref = refOf(d)
   if type(channel) ~= 'string' or not ref then return end
   local field = channel .. ':' .. ref
   local key = dlPrefix .. (lookupHash(field) % DELIVERY_BUCKETS)
   if redis.call('HGET', key, field) == id then redis.call('HDEL', key, field) end
+  if recent then redis.call('HSET', recent, field, id) end
 end
 
 local function dropRecipient(rcPrefix, channel, recipient, id)
@@ -140,18 +145,26 @@ local function dropRecipient(rcPrefix, channel, recipient, id)
   end
 end
 
-local function dropLookups(rcPrefix, dlPrefix, parts, id)
+local function dropLookups(rcPrefix, dlPrefix, parts, id, recentPrefix, nowMs, idleMs)
   if not string.find(parts[2], '"ch":', 1, true) then return end
   local ok, body = pcall(cjson.decode, parts[2])
   if not ok then return end
   dropRecipient(rcPrefix, body.ch, body.rc, id)
-  if parts[8] ~= '' then dropDelivery(dlPrefix, body.ch, cjson.decode(parts[8]), id) end
+  local recent, recentUntil = nil, 0
+  if recentPrefix and recentPrefix ~= '' and (parts[8] ~= '' or parts[11] ~= '') then
+    -- The resolved question's messages stay findable for its idle TTL, in a window hash that expires by itself.
+    local width = math.max(math.ceil(idleMs / RECENT_WINDOWS), 1000)
+    local w = math.floor(nowMs / width)
+    recent, recentUntil = recentPrefix .. string.format('%d', w), (w + 1) * width + idleMs
+  end
+  if parts[8] ~= '' then dropDelivery(dlPrefix, body.ch, cjson.decode(parts[8]), id, recent) end
   if parts[11] ~= '' then
     for _, s in ipairs(cjson.decode(parts[11])) do
       dropRecipient(rcPrefix, s.ch, s.rc, id)
-      if type(s.d) == 'table' then dropDelivery(dlPrefix, s.ch, s.d, id) end
+      if type(s.d) == 'table' then dropDelivery(dlPrefix, s.ch, s.d, id, recent) end
     end
   end
+  if recent and redis.call('EXISTS', recent) == 1 then redis.call('PEXPIREAT', recent, recentUntil) end
 end
 `;
 

@@ -45,6 +45,7 @@ export const RESOLVE = `--[[
   ARGV[22] folded-runs bucket prefix (rf:)
   ARGV[23] recipient index bucket prefix (rb:)
   ARGV[24] delivery lookup bucket prefix (db:)
+  ARGV[25] recently resolved window prefix (rr:): the question's delivered messages, findable for its idle TTL
 
   Vote (ARGV[17] set), after the status check and in the same step as the claim: a voter who already voted changes
   nothing (-4). Otherwise the vote is appended and counted with the earlier ones; when the yes votes reach the body's
@@ -170,7 +171,7 @@ text = joinRecord(parts)
 redis.call('SET', KEYS[1], text, 'PX', idleMs)
 if parts[3] ~= '' then redis.call('ZREM', ARGV[7] .. cjson.decode(parts[3]), id) end
 -- A channel ask's lookup fields have no expiry: they leave with the claim (before the trail or votes grow).
-dropLookups(ARGV[23], ARGV[24], parts, id)
+dropLookups(ARGV[23], ARGV[24], parts, id, ARGV[25], nowMs, idleMs)
 -- Only an old-form ticket hash (64 hex, 66 bytes as JSON) has a t: lookup; a new ticket names its record.
 if #parts[4] == 66 then redis.call('PEXPIRE', ARGV[8] .. cjson.decode(parts[4]), idleMs) end
 if parts[5] ~= '' then extendTo(ARGV[9] .. cjson.decode(parts[5]), nowMs + idleMs, nowMs) end
