@@ -176,7 +176,9 @@ export async function memory(size: Size): Promise<BenchResult> {
       const baseGrown = (await usedMemory(direct)) - baseBefore;
       const limit = kind.channel ? CHANNEL_TARGET_BYTES : TARGET_BYTES[kind.mode][kind.format];
       const notes = [
-        ...(kind.mode === 'async' ? ['includes the run hash of the parked run (one run per ask)'] : []),
+        ...(kind.mode === 'async'
+          ? ['includes the parked run, one per ask (folded: an rf: bucket entry, no run hash)']
+          : []),
         ...(kind.channel ? ['delivered: ticket, recipient index (one recipient per ask), delivery refs'] : []),
       ];
       figures.push(

@@ -161,6 +161,14 @@ export class RedisRunStore implements RunStore {
     return runView(runId, fields);
   }
 
+  /**
+   * Whether the run exists: a hash, or a folded park whose record is still there. Where a run's key was tested with
+   * `EXISTS r:<run_id>` (which a folded run has not), ask this instead.
+   */
+  async exists(runId: string): Promise<boolean> {
+    return (await this.run(() => this.client.askgateRunExists(this.keys.run(runId), ...this.foldedArgs(runId)))) === 1;
+  }
+
   /** What the run scripts need to find (and unfold) a folded park: run id, level key, bucket prefix, record prefix. */
   private foldedArgs(runId: string): string[] {
     return [runId, this.keys.foldedRunsLevel, this.keys.foldedRunsPrefix, this.keys.interactionPrefix];

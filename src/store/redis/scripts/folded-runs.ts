@@ -30,13 +30,14 @@ import { JOINED_RUN, PIECES } from './fragments.js';
  * after the park's answer sees the hash it always saw. An entry whose record is gone (pruned unresolved, e.g. the
  * sweeper down past deadline + idle TTL) is no park: the next step that finds it drops it.
  *
- * `foldedFind(levelKey, prefix, runId)`: the bucket key and value of the run's entry, or nil.
- * `foldedAdd(levelKey, prefix, runId, value)`: writes the entry (raising the level when its bucket is full).
+ * `foldedFind(levelKey, prefix, runId)`: the bucket key and value of the run's entry (nil, nil when none), and the
+ * current level. `foldedAdd(levelKey, prefix, runId, value, level)`: writes the entry at that level (raising it when
+ * its bucket is full).
  * `foldedFields(value, text)`: the run hash's fields, flat { field, value, ... } (values whole), from the entry's
  * value and its record's envelope.
- * `unfoldRun(runKey, runId, levelKey, prefix, recordPrefix, retentionMs, onlyId)`: writes the run hash from the
- * entry and drops the entry; true when it did. With onlyId, only an entry of that interaction is unfolded. Needs
- * PIECES.
+ * `unfoldRun(runKey, runId, levelKey, prefix, recordPrefix, retentionMs, onlyId, knownText)`: writes the run hash
+ * (which must not exist yet) from the entry and drops the entry; true when it did. With onlyId, only an entry of that
+ * interaction is unfolded; knownText is its record's envelope when the caller holds it. Needs PIECES.
  */
 export const FOLDED_RUNS = `
 local FOLD_BUCKET_MAX = 64
@@ -47,18 +48,18 @@ local function foldedBucketKey(prefix, runId, level)
   return prefix .. string.format('%d', level) .. ':' .. string.format('%d', h % (2 ^ level))
 end
 
+-- Also returns the current level, which foldedAdd takes so as not to read it again.
 local function foldedFind(levelKey, prefix, runId)
   local top = tonumber(redis.call('GET', levelKey) or '0')
   for level = top, 0, -1 do
     local key = foldedBucketKey(prefix, runId, level)
     local value = redis.call('HGET', key, runId)
-    if value then return key, value end
+    if value then return key, value, top end
   end
-  return nil, nil
+  return nil, nil, top
 end
 
-local function foldedAdd(levelKey, prefix, runId, value)
-  local top = tonumber(redis.call('GET', levelKey) or '0')
+local function foldedAdd(levelKey, prefix, runId, value, top)
   local key = foldedBucketKey(prefix, runId, top)
   if redis.call('HLEN', key) >= FOLD_BUCKET_MAX and top < FOLD_MAX_LEVEL then
     top = top + 1
@@ -101,23 +102,34 @@ local function foldedFields(value, text)
   return out
 end
 
-local function unfoldRun(runKey, runId, levelKey, prefix, recordPrefix, retentionMs, onlyId)
+-- The hash is written in one HSET: it does not exist yet, so there are no old pieces to drop; a caller-sized value
+-- (o, rs, p, st) longer than a piece goes in pieces as setPieces would write them (PIECE, from PIECES).
+local function unfoldRun(runKey, runId, levelKey, prefix, recordPrefix, retentionMs, onlyId, knownText)
   local bucket, value = foldedFind(levelKey, prefix, runId)
   if not bucket then return false end
   local id = string.match(value, '^[^\\n]*')
   if onlyId and id ~= onlyId then return false end
   redis.call('HDEL', bucket, runId)
-  local text = redis.call('GET', recordPrefix .. id)
+  local text = knownText or redis.call('GET', recordPrefix .. id)
   if not text then return false end
   local flat = foldedFields(value, text)
+  local args = {}
   for i = 1, #flat, 2 do
-    local field = flat[i]
-    if field == 'o' or field == 'rs' or field == 'p' or field == 'st' then
-      setPieces(runKey, field, flat[i + 1])
+    local field, v = flat[i], flat[i + 1]
+    args[#args + 1] = field
+    if (field == 'o' or field == 'rs' or field == 'p' or field == 'st') and #v > PIECE then
+      args[#args + 1] = string.sub(v, 1, PIECE)
+      local n = 1
+      while n * PIECE < #v do
+        args[#args + 1] = field .. '.' .. n
+        args[#args + 1] = string.sub(v, n * PIECE + 1, (n + 1) * PIECE)
+        n = n + 1
+      end
     else
-      redis.call('HSET', runKey, field, flat[i + 1])
+      args[#args + 1] = v
     end
   end
+  redis.call('HSET', runKey, unpack(args))
   redis.call('PEXPIRE', runKey, retentionMs)
   return true
 end
@@ -147,4 +159,26 @@ if not value then return {} end
 local text = redis.call('GET', ARGV[4] .. string.match(value, '^[^\\n]*'))
 if not text then return {} end
 return foldedFields(value, text)
+`;
+
+/** Whether a run exists: its hash, or a folded park whose record is still there. */
+export const RUN_EXISTS = `--[[
+  run-exists: 1 when the run has a hash or a folded park (FOLDED_RUNS) whose record is still there, else 0. What
+  EXISTS r:<run_id> answered before parks were folded (a folded run has no such key). Reads only.
+
+  KEYS[1] run hash         r:<run_id>
+
+  ARGV[1] run id
+  ARGV[2] folded-runs level key (rf)
+  ARGV[3] folded-runs bucket prefix (rf:)
+  ARGV[4] interaction key prefix (i:)
+
+  Returns 1 or 0
+]]
+${PIECES}
+${FOLDED_RUNS}
+if redis.call('EXISTS', KEYS[1]) == 1 then return 1 end
+local _, value = foldedFind(ARGV[2], ARGV[3], ARGV[1])
+if not value then return 0 end
+return redis.call('EXISTS', ARGV[4] .. string.match(value, '^[^\\n]*'))
 `;

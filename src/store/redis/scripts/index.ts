@@ -14,7 +14,7 @@ import { PARK_RUN } from './park-run.js';
 import { POP_DUE } from './pop-due.js';
 import { RESOLVE } from './resolve.js';
 import { RUN_BIND, RUN_COMPLETE, RUN_KILL } from './run-transition.js';
-import { RUN_READ } from './folded-runs.js';
+import { RUN_EXISTS, RUN_READ } from './folded-runs.js';
 import { SET_DELIVERY } from './set-delivery.js';
 import { TELEGRAM_PUSH_BACK, TELEGRAM_RESERVE } from './telegram-pace.js';
 
@@ -65,6 +65,8 @@ export interface ScriptCommands {
   askgateRunBind(...args: Arg[]): Promise<number>;
   /** The run's fields, flat `[field, value, ...]` (pieces joined; a folded park's derived), or `[]`. */
   askgateRunRead(...args: Arg[]): Promise<string[]>;
+  /** 1 when the run has a hash or a live folded park, else 0 (what `EXISTS r:<run_id>` answered before folding). */
+  askgateRunExists(...args: Arg[]): Promise<number>;
   // Telegram's shared pacing (channels/telegram/shared-pacing.ts).
   /** `[slot, wait]`: the reserved slot (epoch ms, Redis time) and the wait until it, ms. */
   askgateTelegramReserve(...args: Arg[]): Promise<[number, number]>;
@@ -104,6 +106,7 @@ const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: number 
   askgateRunKill: { lua: RUN_KILL, numberOfKeys: 2 },
   askgateRunBind: { lua: RUN_BIND, numberOfKeys: 1 },
   askgateRunRead: { lua: RUN_READ, numberOfKeys: 1 },
+  askgateRunExists: { lua: RUN_EXISTS, numberOfKeys: 1 },
   askgateTelegramReserve: { lua: TELEGRAM_RESERVE, numberOfKeys: 3 },
   askgateTelegramPushBack: { lua: TELEGRAM_PUSH_BACK, numberOfKeys: 1 },
   // One budget script for every platform: only the keys (pace:<platform>:<account>:...) differ from Telegram's.

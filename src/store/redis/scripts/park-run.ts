@@ -72,19 +72,21 @@ local F = 11 + n * 12
 local foldValue, foldLevel, foldPrefix, recordPrefix, runId = ARGV[F] or '', ARGV[F + 1] or '', ARGV[F + 2], ARGV[F + 3], ARGV[F + 4]
 
 local hashed = redis.call('EXISTS', run) == 1
-local staleBucket = nil
-if not hashed and foldLevel ~= '' then
+local staleBucket, level = nil, 0
+if hashed then
+  local status = redis.call('HGET', run, 's')
+  if status == 'parked' or status == 'ready' or status == 'dying' then return -3 end
+  local owner = getPieces(run, 'o')
+  if owner and owner ~= ARGV[1] then return -4 end
+elseif foldLevel ~= '' then
   -- No hash: the run may be parked folded (refused as a parked hash is), unless its record is gone (no park).
-  local bucket, value = foldedFind(foldLevel, foldPrefix, runId)
+  local bucket, value
+  bucket, value, level = foldedFind(foldLevel, foldPrefix, runId)
   if bucket then
     if redis.call('EXISTS', recordPrefix .. string.match(value, '^[^\\n]*')) == 1 then return -3 end
     staleBucket = bucket
   end
 end
-local status = redis.call('HGET', run, 's')
-if status == 'parked' or status == 'ready' or status == 'dying' then return -3 end
-local owner = getPieces(run, 'o')
-if owner and owner ~= ARGV[1] then return -4 end
 for i = 0, n - 1 do
   local base = 11 + i * 12
   if #ARGV[base] > 255 then return redis.error_reply('askgate: an interaction id is at most 255 bytes') end
@@ -142,7 +144,7 @@ for i = 0, n - 1 do
   redis.call('PUBLISH', ARGV[8], eventJson('interaction.created', id, text, schema))
 end
 if folded then
-  foldedAdd(foldLevel, foldPrefix, runId, foldValue)
+  foldedAdd(foldLevel, foldPrefix, runId, foldValue, level)
 else
   redis.call('PEXPIRE', run, tonumber(ARGV[6]))
 end

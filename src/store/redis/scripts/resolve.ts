@@ -187,8 +187,8 @@ if ARGV[12] ~= nil and ARGV[12] ~= '' and
     local runKey, slot = ARGV[12] .. runOf, 'a:' .. id
     local run = redis.call('HMGET', runKey, 's', slot, 'g')
     if not run[1] and ARGV[21] ~= nil and ARGV[21] ~= '' and
-        unfoldRun(runKey, runOf, ARGV[21], ARGV[22], string.sub(KEYS[1], 1, #KEYS[1] - #id), tonumber(ARGV[14]), id) then
-      run = redis.call('HMGET', runKey, 's', slot, 'g')
+        unfoldRun(runKey, runOf, ARGV[21], ARGV[22], '', tonumber(ARGV[14]), id, text) then
+      run = { 'parked', '', '1' } -- as unfoldRun wrote it
     end
     if run[1] == 'parked' and run[2] == '' then
       setPieces(runKey, slot, ARGV[2] .. ARGV[3])
