@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { AskgateError } from './errors.js';
-import { hashTicket } from './ids.js';
+import { hashTicket, parseTicket, ticketMatches } from './ids.js';
 import type { AnswerVerdict, InteractionService } from './interaction-service.js';
 import type { CoreLogger, Store } from './ports.js';
 import type { StoredInteraction } from './types.js';
@@ -28,9 +28,6 @@ export interface CallbackServiceDeps {
   now?: () => number;
 }
 
-// Minted tickets are 43 base64url characters; anything far off that shape cannot be one, so no store read is spent.
-const TICKET_SHAPE = /^[A-Za-z0-9_-]{16,128}$/;
-
 /**
  * The rules of the public callback door, apart from HTTP: resolve a ticket to its question, run the verifier
  * bound to it, and hand the answer to `InteractionService.offerAnswer` (the one answer path). The ticket itself
@@ -45,12 +42,24 @@ export class CallbackService {
 
   /** The question behind a ticket and where it stands. */
   async lookup(ticket: string): Promise<TicketState> {
-    if (!TICKET_SHAPE.test(ticket)) return { kind: 'unknown' };
-    const record = await this.deps.store.findByTicketHash(hashTicket(ticket));
+    const record = await this.findRecord(ticket);
     if (record === null) return { kind: 'unknown' };
     if (record.status === 'answered') return { kind: 'answered', record };
     if (record.status !== 'pending' || Date.parse(record.deadline_at) <= this.now()) return { kind: 'closed', record };
     return { kind: 'live', record };
+  }
+
+  /**
+   * The record a ticket opens, or null. A new ticket (`<secret>.<id>`) names its record: it is read by id and the
+   * secret's hash compared, in constant time, with the one it holds. An old ticket (no `.`, minted before) is found
+   * through its `t:` lookup for the rest of its life. Every miss is the same null: the door's one 404.
+   */
+  private async findRecord(ticket: string): Promise<StoredInteraction | null> {
+    const parsed = parseTicket(ticket);
+    if (parsed === null) return null;
+    if (parsed.kind === 'legacy') return this.deps.store.findByTicketHash(hashTicket(parsed.ticket));
+    const record = await this.deps.store.get(parsed.interactionId);
+    return record !== null && ticketMatches(parsed.secret, record.ticket_hash) ? record : null;
   }
 
   /**

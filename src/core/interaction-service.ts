@@ -3,7 +3,7 @@ import { AnswerPath, type AnswerOffer, type AnswerVerdict, notFound } from './an
 import { parseAskRequest, type AskContext, type AskRequest } from './ask-request.js';
 import { AskgateError, invalid } from './errors.js';
 import type { EventHub } from './event-hub.js';
-import { newTicket } from './ids.js';
+import { newTicketSecret, ticketOf } from './ids.js';
 import type {
   ChannelDirectory,
   Clock,
@@ -182,12 +182,16 @@ export class InteractionService {
   /** The record of a validated ask (placed in its shard), with a fresh ticket (kept only as its hash) when the ask needs a callback URL. */
   private async mint(request: AskRequest, identity: Identity, runId: string | null): Promise<Minted> {
     const baseUrl = this.deps.settings.publicBaseUrl;
-    const ticket = needsTicket(request, baseUrl) ? newTicket() : null;
+    const secret = needsTicket(request, baseUrl) ? newTicketSecret() : null;
     // A sharded store places the ask (its id names the shard); any other store takes the plain random id.
     const placed = await this.store.newInteractionId?.({ runId, groupId: request.group_id });
     const ids = placed === undefined ? undefined : { interactionId: () => placed };
-    const record = buildRecord(request, identity, ticket, this.now(), ids);
-    return { record, callbackUrl: ticket === null || baseUrl === null ? undefined : callbackUrl(baseUrl, ticket) };
+    const record = buildRecord(request, identity, secret, this.now(), ids);
+    return {
+      record,
+      // The ticket names its record (`<secret>.<id>`), so the callback door finds it without a key of its own.
+      callbackUrl: secret === null || baseUrl === null ? undefined : callbackUrl(baseUrl, ticketOf(secret, record.id)),
+    };
   }
 
   /**

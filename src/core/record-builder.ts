@@ -1,6 +1,6 @@
 import type { AskRequest } from './ask-request.js';
 import { invalid } from './errors.js';
-import { hashTicket, newInteractionId } from './ids.js';
+import { hashTicketSecret, newInteractionId } from './ids.js';
 import type { Identity, StoredInteraction } from './types.js';
 
 /** Where fresh ids come from; the defaults are the CSPRNG's (tests may pin them). */
@@ -38,11 +38,14 @@ export function callbackUrl(publicBaseUrl: string, ticket: string): string {
   return `${publicBaseUrl}/api/interactions/callback/${ticket}`;
 }
 
-/** The stored record of a validated ask: pending, its deadline fixed, only the ticket's hash kept. */
+/**
+ * The stored record of a validated ask: pending, its deadline fixed, only the hash of its ticket's secret kept
+ * (`ticketSecret`; the ticket itself is `ticketOf(secret, record.id)`, ids.ts).
+ */
 export function buildRecord(
   request: AskRequest,
   identity: Identity,
-  ticket: string | null,
+  ticketSecret: string | null,
   nowMs: number,
   ids: RecordIds = RANDOM_IDS,
 ): StoredInteraction {
@@ -70,7 +73,7 @@ export function buildRecord(
     run_id: request.run?.run_id ?? null,
     result: null,
     resolved_at: null,
-    ticket_hash: ticket === null ? null : hashTicket(ticket),
+    ticket_hash: ticketSecret === null ? null : hashTicketSecret(ticketSecret),
     verifier_binding: request.verifier,
     delivery: null,
     ...(request.remind === null ? {} : { remind: request.remind }),

@@ -17,10 +17,12 @@
  * | `pending`             | zset   | the pending list in buckets: one member per 64 sequence numbers (bucket b = floor(seq / 64), scored b), its text `<b>:` + one packed entry per ask still in it — id, seq % 64 + listed flag, deadline (BUCKETS in redis/scripts/fragments.ts); a record's body names its bucket (`pb`) | permanent; an entry leaves on resolve, a bucket when its last entry does |
  * | `g:<group_id>`        | zset   | pending ids of one group, scored like `pending`   | Redis drops it when its last member leaves       |
  * | `deadlines`           | zset   | the deadline index: bucket numbers b, each scored by bucket b's earliest deadline when last scored (early after a resolve, never late; pop-due re-scores) | permanent; a bucket leaves when it holds no deadline (popped or resolved) |
- * | `t:<sha256 hex>`      | string | the id a callback ticket resolves to              | same expiry as its interaction hash              |
+ * | `t:<sha256 hex>`      | string | the id an old callback ticket resolves to (one minted before tickets named their record, `<secret>.<id>`, which need no key: the record holds 128 bits of SHA-256(secret), base64url); written only for a 64-hex ticket hash. Read-only once no ticket of the old form is live: the lookup can go one longest ask timeout + idle TTL after the upgrade | same expiry as its interaction hash              |
  * | `seq`                 | string | the sequence counter (INCR) behind `pending` and its buckets | permanent                              |
  * | `s:<sha256 hex>`      | string | one form schema's JSON, shared by every ask using it | extended to the latest expiry of a record using it |
- * | `dl:<channel>:<ref>`  | string | the id whose delivered message has `ref` on `channel` | deadline + idle TTL from setDelivery (a resolved record may go first; the lookup then finds nothing) |
+ * | `db:<b>`              | hash   | the delivery lookup (redis/lookups.ts): field `<channel>:<ref>` → the id whose delivered message has `ref`, b = hash(field) mod 1024; a ref that is `<its recipient>:<message>` (Telegram, Slack, Discord) has no field, and is found through the recipient index | permanent; a field leaves when its question resolves (the resolve script), when set-delivery replaces it, or when a read finds its record gone |
+ * | `rr:<w>`              | hash   | recently resolved questions' delivered messages: field `<channel>:<ref>` → id, written by the resolve script into window w = floor(now / (idle TTL / 4)), so a reply or receipt still finds a question answered a moment ago (redis/lookups.ts) | PEXPIREAT the window's end + idle TTL |
+ * | `dl:<channel>:<ref>`  | string | written before the buckets: the id whose delivered message has `ref` on `channel`; still read by findByDelivery, no longer written | deadline + idle TTL from its write |
  * | `w:<key>:<start>`     | string | a fixed-window hit counter (start in epoch s)     | PEXPIREAT at the end of its window               |
  * | `events`              | channel| pub/sub: one message per transition               | n/a (not a key)                                  |
  * | `wc-events`           | channel| pub/sub: one message per web chat message appended, `{"r": recipient, "m": message}` | n/a (not a key) |
@@ -34,7 +36,8 @@
  * | `tg:<bot>:slots`      | zset   | Telegram send slots reserved by every process of one bot | PEXPIRE a minute past its last slot |
  * | `tg:<bot>:pause`      | string | epoch ms before which the bot sends nothing (a bot-wide 429) | PX retry_after                   |
  * | `tg:<bot>:c:<chat>`   | string | epoch ms of a chat's next free send time (pacing or a 429)   | PX until that time               |
- * | `rc:<channel>:<recipient>` | zset | ids of questions asked on a channel of one recipient, scored by sequence number: how a reply, a STOP or the web chat finds a person's pending questions without reading the pending list; members of resolved questions are removed by the next read | PEXPIREAT the latest expiry of a question in it |
+ * | `rb:<n>:<b>`          | hash   | the recipient index (redis/lookups.ts): field `<channel>:<recipient>:<id>` → sequence number, one per pending question asked of a recipient on a channel: how a reply, a STOP or the web chat finds a person's pending questions without reading the pending list. Written at the smallest level n of 64 / 512 / 4096 / 32768 hashes whose buckets hold ~48 fields at the store's size; b = hash(`<channel>:<recipient>`) mod n; reads look at every level | permanent; a field leaves when its question resolves (the resolve script, every level), or when a read finds its record gone or resolved |
+ * | `rc:<channel>:<recipient>` | zset | written before the buckets: ids of a recipient's questions, scored by sequence number; still read by pendingFor (which drops resolved members), no longer written | PEXPIREAT the latest expiry of a question in it |
  * | `wc:<recipient>`      | list   | a web chat conversation: JSON messages (the person's and the replies), oldest first, the last 200 (channels/web/conversation-log.ts) | PEXPIRE 7 days from its last message |
  * | `p:<name>`            | list   | every version of preset `<name>`, oldest first: JSON `{body, written_by, written_at}`; the version is the position + 1 | permanent |
  * | `seen:<key>`          | string | a seen-set claim, e.g. `stripe_checkout:<event id>` (src/confirmations/ingress.ts) | PX until the signature's tolerance ends |
@@ -172,6 +175,36 @@ export class Keys {
   /** Runs whose continuation (resume or kill) is due and not yet completed: the sweep re-enqueues stragglers. */
   get readyRuns(): string {
     return `${this.prefix}runs:ready`;
+  }
+
+  /** Bucket b of the recipient index's level of n buckets (a hash; redis/lookups.ts). */
+  recipientBucket(n: number, bucket: number): string {
+    return `${this.prefix}rb:${n}:${bucket}`;
+  }
+
+  /** The prefix of recipient buckets; scripts append `<n>:<b>`. */
+  get recipientBucketPrefix(): string {
+    return `${this.prefix}rb:`;
+  }
+
+  /** A bucket of the delivery lookup (a hash; redis/lookups.ts). */
+  deliveryBucket(bucket: number): string {
+    return `${this.prefix}db:${bucket}`;
+  }
+
+  /** The prefix of delivery buckets; scripts append a bucket number. */
+  get deliveryBucketPrefix(): string {
+    return `${this.prefix}db:`;
+  }
+
+  /** The window hashes of recently resolved questions' delivered messages (redis/lookups.ts); `<w>` appended. */
+  get recentlyResolvedPrefix(): string {
+    return `${this.prefix}rr:`;
+  }
+
+  /** One window of recently resolved questions' delivered messages. */
+  recentlyResolved(window: number): string {
+    return `${this.recentlyResolvedPrefix}${window}`;
   }
 
   /** Telegram pacing (`<bot>` is the bot's numeric id, the public part of its token): the reserved send slots. */

@@ -1,5 +1,6 @@
 import type { AuditEvent, NewAuditEvent } from '../core/audit.js';
 import { AskgateError } from '../core/errors.js';
+import { isLegacyTicketHash } from '../core/ids.js';
 import { findSurface, isFirstSurface, sameSurface, surfacesOf, viewOn } from '../core/surfaces.js';
 import type {
   DeliveryReceipt,
@@ -11,6 +12,7 @@ import type {
   Vote,
 } from '../core/types.js';
 import { appendEntry, appendSeal, expandTrail, failureDetail, terminalEntry, trailEntry } from './audit-trail.js';
+import { expandDelivery } from './delivery-refs.js';
 import { applyReceipt, quorumReached, fixedWindow, parseCursor, pendingExpiresAt, resetIn } from './common.js';
 import { ListenerSet, type EventListener } from './listeners.js';
 import { timeMs, toPublicRecord } from './record-codec.js';
@@ -55,6 +57,7 @@ export class MemoryStore implements Store {
 
   private readonly idleTtlMs: number;
   private readonly entries = new Map<string, Entry>();
+  /** Old-form ticket hash (64 hex) → id: the `t:` lookup of the Redis store. */
   private readonly tickets = new Map<string, string>();
   /** `<channel>\n<ref>` → id: the reverse index of `delivery.ref` (a newline cannot occur in a channel name). */
   private readonly deliveries = new Map<string, string>();
@@ -83,14 +86,16 @@ export class MemoryStore implements Store {
     if (this.live(record.id, now) !== undefined) {
       throw new AskgateError('conflict', `interaction ${record.id} already exists; ids must be unique.`);
     }
-    if (record.ticket_hash !== null && this.findLiveByTicket(record.ticket_hash, now) !== undefined) {
+    const legacyTicket = record.ticket_hash !== null && isLegacyTicketHash(record.ticket_hash);
+    if (legacyTicket && this.findLiveByTicket(record.ticket_hash as string, now) !== undefined) {
       throw new AskgateError('conflict', 'ticket_hash is already in use by another interaction; mint a new ticket.');
     }
     const stored = copyIn(record);
     const seq = ++this.seq;
     const expiresAt = pendingExpiresAt(deadlineMs, now, this.idleTtlMs);
     this.entries.set(stored.id, { record: stored, expiresAt, trail: '', seal: '' });
-    if (stored.ticket_hash !== null) this.tickets.set(stored.ticket_hash, stored.id);
+    // Only an old-form ticket hash is looked up by hash; a new ticket names its record (core/ids.ts).
+    if (legacyTicket) this.tickets.set(stored.ticket_hash as string, stored.id);
     this.pending.add(stored.id, seq);
     if (stored.group_id !== null) this.groupIndex(stored.group_id).add(stored.id, seq);
     for (const surface of surfacesOf(stored)) this.indexRecipient(stored.id, surface, seq);
@@ -134,16 +139,23 @@ export class MemoryStore implements Store {
         : record.extra_surfaces?.find((s) => sameSurface(s, surface));
     if (surface !== undefined && !isFirstSurface(record, surface) && extra === undefined)
       throw new AskgateError('not_found', `interaction ${id} has no surface ${surface.channel}:${surface.recipient}.`);
-    if (extra === undefined) record.delivery = { ...delivery };
-    else extra.delivery = { ...delivery };
+    const replaced = (extra === undefined ? record.delivery : extra.delivery)?.['ref'];
+    // A delivery without `ref` takes the one its references imply, as the Redis store reads it (delivery-refs.ts).
+    const stored = expandDelivery({ ...delivery });
+    if (extra === undefined) record.delivery = stored;
+    else extra.delivery = stored;
     const channel = extra?.channel ?? record.channel;
-    const ref = delivery['ref'];
+    const ref = stored['ref'];
+    // A re-sent message replaces the old one's lookup entry; a resolved question's messages are not looked up.
+    if (replaced !== undefined && channel !== null && this.deliveries.get(deliveryKey(channel, replaced)) === id)
+      this.deliveries.delete(deliveryKey(channel, replaced));
     const delivered = { type: 'delivered' as const, ...(ref === undefined ? {} : { detail: { ref } }) };
     entry.trail = appendEntry(
       entry.trail,
       trailEntry(channel === null ? delivered : { ...delivered, surface: channel }, Date.now()),
     );
-    if (ref !== undefined && channel !== null) this.deliveries.set(deliveryKey(channel, ref), id);
+    if (ref !== undefined && channel !== null && record.status === 'pending')
+      this.deliveries.set(deliveryKey(channel, ref), id);
   }
 
   async addSurface(id: string, surface: SurfaceTarget): Promise<AddSurfaceOutcome> {
@@ -345,7 +357,7 @@ export class MemoryStore implements Store {
     return index;
   }
 
-  /** Drops a record from the pending list, its group and the deadline index. */
+  /** Drops a record from the pending list, its group, the deadline index and the recipient index. */
   private unindex(record: StoredInteraction): void {
     this.pending.remove(record.id);
     this.deadlines.remove(record.id);
@@ -368,9 +380,11 @@ export class MemoryStore implements Store {
     if (record.ticket_hash !== null && this.tickets.get(record.ticket_hash) === record.id) {
       this.tickets.delete(record.ticket_hash);
     }
+    // A resolved question's messages lead to it until it is pruned (the Redis store: its `rr:` windows).
     for (const surface of surfacesOf(record)) {
       const ref = surface.delivery?.['ref'];
-      if (ref !== undefined) this.deliveries.delete(deliveryKey(surface.channel, ref));
+      if (ref !== undefined && this.deliveries.get(deliveryKey(surface.channel, ref)) === record.id)
+        this.deliveries.delete(deliveryKey(surface.channel, ref));
     }
     this.unindex(record);
   }

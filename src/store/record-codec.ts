@@ -1,3 +1,4 @@
+import { compactDelivery, expandDelivery } from './delivery-refs.js';
 import { createHash } from 'node:crypto';
 import type {
   AnswerFormat,
@@ -129,7 +130,7 @@ export function encodeRecord(record: StoredInteraction): EncodedRecord {
     jsonOrEmpty(schema?.hash ?? null),
     jsonOrEmpty(record.result),
     jsonOrEmpty(record.resolved_at),
-    jsonOrEmpty(record.delivery),
+    jsonOrEmpty(record.delivery === null ? null : compactDelivery(record.delivery)),
     // Parts 9 and 10, the audit trail and its seal, are written by the store's own steps (audit-trail.ts).
     '',
     '',
@@ -193,7 +194,7 @@ export function decodeRecord(id: string, envelope: string, schemaJson: string | 
     resolved_at: parseOrNull<string>(resolvedAt),
     ticket_hash: parseOrNull<string>(ticket),
     verifier_binding: b.vb ?? null,
-    delivery: parseOrNull<Record<string, string>>(delivery),
+    delivery: delivery === '' ? null : expandDelivery(JSON.parse(delivery) as Record<string, string>),
     ...(b.rm === undefined ? {} : { remind: { every: b.rm[0], max: b.rm[1] } }),
     ...(b.es === undefined
       ? {}
@@ -217,12 +218,12 @@ interface CompactSurface {
 function compactSurface(surface: StoredSurface): CompactSurface {
   const c: CompactSurface = { ch: surface.channel };
   if (surface.recipient !== null) c.rc = surface.recipient;
-  if (surface.delivery !== null) c.d = surface.delivery;
+  if (surface.delivery !== null) c.d = compactDelivery(surface.delivery);
   return c;
 }
 
 function expandSurface(c: CompactSurface): StoredSurface {
-  return { channel: c.ch, recipient: c.rc ?? null, delivery: c.d ?? null };
+  return { channel: c.ch, recipient: c.rc ?? null, delivery: c.d === undefined ? null : expandDelivery(c.d) };
 }
 
 function compactBody(record: StoredInteraction): CompactBody {

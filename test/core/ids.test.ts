@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { hashTicket, newInteractionId, newTicket } from '../../src/core/ids.js';
+import {
+  hashTicket,
+  hashTicketSecret,
+  isLegacyTicketHash,
+  newInteractionId,
+  newTicketSecret,
+  parseTicket,
+  ticketMatches,
+  ticketOf,
+} from '../../src/core/ids.js';
 
 describe('ids and tickets', () => {
   it('makes 16-character base64url interaction ids that never start with - or _ (a CLI would take them for options)', () => {
@@ -8,10 +17,32 @@ describe('ids and tickets', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('makes 256-bit tickets and keeps only their SHA-256', () => {
-    const ticket = newTicket();
-    expect(Buffer.from(ticket, 'base64url')).toHaveLength(32);
-    expect(hashTicket(ticket)).toMatch(/^[0-9a-f]{64}$/);
-    expect(hashTicket(ticket)).not.toContain(ticket);
+  it('makes 256-bit ticket secrets and keeps only 128 bits of their SHA-256, in base64url', () => {
+    const secret = newTicketSecret();
+    expect(Buffer.from(secret, 'base64url')).toHaveLength(32);
+    expect(hashTicketSecret(secret)).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(hashTicketSecret(secret)).not.toContain(secret);
+    expect(isLegacyTicketHash(hashTicketSecret(secret))).toBe(false);
+  });
+
+  it('a ticket names its question: <secret>.<id>, with a shard mark kept as part of the id', () => {
+    const secret = newTicketSecret();
+    const id = newInteractionId();
+    expect(parseTicket(ticketOf(secret, id))).toEqual({ kind: 'named', secret, interactionId: id });
+    expect(parseTicket(ticketOf(secret, `${id}.3`))).toEqual({ kind: 'named', secret, interactionId: `${id}.3` });
+    // Only the stored hash of its own secret opens it.
+    expect(ticketMatches(secret, hashTicketSecret(secret))).toBe(true);
+    expect(ticketMatches(newTicketSecret(), hashTicketSecret(secret))).toBe(false);
+    expect(ticketMatches(secret, null)).toBe(false);
+    // An old-form stored hash never matches a new ticket.
+    expect(ticketMatches(secret, hashTicket(secret))).toBe(false);
+  });
+
+  it('an old ticket (no dot) is read as one, through its 64-hex hash; garbage is neither', () => {
+    const old = newTicketSecret();
+    expect(parseTicket(old)).toEqual({ kind: 'legacy', ticket: old });
+    expect(isLegacyTicketHash(hashTicket(old))).toBe(true);
+    for (const bad of ['', '..%2F..', 'short', `${'A'.repeat(43)}.`, `${'A'.repeat(42)}.abcdefghijklmnop`, 'a/b'])
+      expect(parseTicket(bad)).toBeNull();
   });
 });

@@ -7,6 +7,7 @@ import {
 } from '../../src/core/types.js';
 import { toPublicRecord } from '../../src/store/record-codec.js';
 import type { Store, StoreOptions } from '../../src/store/store.js';
+import { hashTicketSecret, newTicketSecret } from '../../src/core/ids.js';
 import { answer, eventually, makeInteraction, sleep, ticketHash } from './fixtures.js';
 
 export { answer, eventually, makeInteraction, sleep, ticketHash };
@@ -16,10 +17,13 @@ export interface StoreHandle {
   store: Store;
   cleanup(): Promise<void>;
   /**
-   * The recipient indexes the store still holds, as `<channel>:<recipient>` (Redis: its `rc:` keys; memory: its
-   * index map), so a test can see that an index does not outlive its questions.
+   * The recipient indexes the store still holds, as `<channel>:<recipient>` (Redis: the recipients of its `rb:`
+   * bucket fields and `rc:` keys; memory: its index map), so a test can see that an index does not outlive its
+   * questions.
    */
   recipientIndexes(): Promise<string[]>;
+  /** The delivery lookup entries the store still holds, as `<channel>:<ref>` (Redis: `db:` fields and `dl:` keys). */
+  deliveryLookups(): Promise<string[]>;
 }
 
 export type MakeStore = (options: StoreOptions) => Promise<StoreHandle>;
@@ -382,6 +386,17 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         expect(await store.findByTicketHash(ticketHash())).toBeNull();
       });
 
+      it('keeps no lookup for a new-form ticket hash (the ticket names its record): get reads it', async () => {
+        const record = makeInteraction({ ticket_hash: hashTicketSecret(newTicketSecret()) });
+        await store.create(record);
+        expect(await store.findByTicketHash(record.ticket_hash!)).toBeNull();
+        expect((await store.get(record.id))?.ticket_hash).toBe(record.ticket_hash);
+        // Two records may not share an old-form hash, but a new-form one is only ever compared, never looked up.
+        const twin = makeInteraction({ ticket_hash: record.ticket_hash });
+        await store.create(twin);
+        expect((await store.get(twin.id))?.ticket_hash).toBe(record.ticket_hash);
+      });
+
       it('forgets a resolved record and its ticket after the idle TTL', async () => {
         const short = await makeStore({ idleTtlSeconds: 2 });
         extra.push(short);
@@ -424,7 +439,14 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         const record = makeInteraction({ channel: 'telegram', recipient: '42' });
         await store.create(record);
         await store.setDelivery(record.id, { chat_id: '42', message_id: '1001' });
-        expect(await store.get(record.id)).toEqual({ ...record, delivery: { chat_id: '42', message_id: '1001' } });
+        // Without a ref, a delivery takes the one its references imply (src/store/delivery-refs.ts), and is found by it.
+        expect(await store.get(record.id)).toEqual({
+          ...record,
+          delivery: { chat_id: '42', message_id: '1001', ref: '42:1001' },
+        });
+        expect((await store.findByDelivery('telegram', '42:1001'))?.id).toBe(record.id);
+        await store.setDelivery(record.id, { recipient: '42' });
+        expect((await store.get(record.id))?.delivery).toEqual({ recipient: '42' });
       });
 
       it('indexes delivery.ref for findByDelivery, per channel', async () => {

@@ -31,7 +31,7 @@ import {
   type Recorder,
 } from '../park/helpers.js';
 import { answer, eventually, makeInteraction, runStoreContract, type StoreHandle } from './contract.js';
-import { keysUnder, spreadFixtureIds } from './fixtures.js';
+import { keysUnder, lookupsUnder, spreadFixtureIds } from './fixtures.js';
 
 /**
  * askgate on a real Redis Cluster (three masters, `redis+cluster://` seeds): the store contract suite, the answer
@@ -77,9 +77,15 @@ async function openShardedStore(
       await store.close();
       await connections.close();
     },
-    // Each shard's recipient indexes live under its own prefix, on the master of its tag's slot.
+    // Each shard's lookups live under its own prefix, on the master of its tag's slot.
     recipientIndexes: async () =>
-      (await Promise.all(connections.shardKeys.map((keys) => recipientIndexes(keys.prefix)))).flat(),
+      (await Promise.all(connections.shardKeys.map(async (keys) => (await lookupsOf(keys.prefix)).recipients)))
+        .flat()
+        .sort(),
+    deliveryLookups: async () =>
+      (await Promise.all(connections.shardKeys.map(async (keys) => (await lookupsOf(keys.prefix)).deliveries)))
+        .flat()
+        .sort(),
   };
 }
 
@@ -92,16 +98,21 @@ async function openStore(options: StoreOptions & { prefix?: string }): Promise<S
   });
   const prefix = options.prefix ?? '';
   // Each store has a prefix of its own, and the cluster goes when the file ends: nothing to delete.
-  return { store, cleanup: () => store.close(), recipientIndexes: () => recipientIndexes(prefix) };
+  return {
+    store,
+    cleanup: () => store.close(),
+    recipientIndexes: async () => (await lookupsOf(prefix)).recipients,
+    deliveryLookups: async () => (await lookupsOf(prefix)).deliveries,
+  };
 }
 
-/** The recipient index keys of a prefix: every key of it lives on the master of its hash tag's slot. */
-async function recipientIndexes(prefix: string): Promise<string[]> {
+/** The lookups of a prefix: every key of it lives on the master of its hash tag's slot. */
+async function lookupsOf(prefix: string): Promise<{ recipients: string[]; deliveries: string[] }> {
   const master = await cluster.masterOf(prefix);
   const raw = new Redis(master.url, { lazyConnect: true });
   try {
     await raw.connect();
-    return (await keysUnder(raw, `${prefix}rc:`)).map((k) => k.slice(`${prefix}rc:`.length));
+    return await lookupsUnder(raw, prefix);
   } finally {
     raw.disconnect();
   }

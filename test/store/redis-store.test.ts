@@ -3,7 +3,10 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { InteractionEvent } from '../../src/core/types.js';
 import { Keys } from '../../src/store/keys.js';
+import { hashTicketSecret, newTicketSecret } from '../../src/core/ids.js';
+import { lookupHash, recipientBucketsOf } from '../../src/store/redis/lookups.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
+import { LOOKUPS } from '../../src/store/redis/scripts/fragments.js';
 import type { StoreOptions } from '../../src/store/store.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 import {
@@ -15,7 +18,7 @@ import {
   ticketHash,
   type StoreHandle,
 } from './contract.js';
-import { keysUnder } from './fixtures.js';
+import { keysUnder, lookupsUnder } from './fixtures.js';
 import { runAuditContract } from './audit-contract.js';
 import { runSurfacesContract } from './surfaces-contract.js';
 
@@ -49,7 +52,8 @@ async function openStore(
       const keys = await keysUnder(raw, prefix);
       if (keys.length > 0) await raw.del(...keys);
     },
-    recipientIndexes: async () => (await keysUnder(raw, `${prefix}rc:`)).map((k) => k.slice(`${prefix}rc:`.length)),
+    recipientIndexes: async () => (await lookupsUnder(raw, prefix)).recipients,
+    deliveryLookups: async () => (await lookupsUnder(raw, prefix)).deliveries,
   };
 }
 
@@ -148,6 +152,133 @@ describe('RedisStore on a real redis-server', () => {
     expect(stored?.split('\n')).toHaveLength(2);
     expect(stored?.startsWith('p\n')).toBe(true);
     expect(stored!.length).toBeLessThan(100);
+  });
+
+  it('stores a delivery without the ref its other references imply, reads it back whole, and keeps other refs', async () => {
+    const prefix = uniquePrefix();
+    const handle = await openStore(server.url, { idleTtlSeconds: 60, prefix });
+    try {
+      const tg = makeInteraction({ channel: 'telegram', recipient: '42' });
+      const web = makeInteraction({ channel: 'web', recipient: 'ana' });
+      const old = makeInteraction({ channel: 'telegram', recipient: '43' });
+      for (const r of [tg, web, old]) await handle.store.create(r);
+      await handle.store.setDelivery(tg.id, { chat_id: '42', message_id: '7', ref: '42:7' });
+      await handle.store.setDelivery(web.id, { recipient: 'ana', ref: web.id });
+      const keys = new Keys(prefix);
+      // Part 8 of the envelope is the first surface's delivery (record-codec.ts).
+      const part8 = async (id: string) => ((await raw.get(keys.interaction(id))) ?? '').split('\n')[7];
+      expect(await part8(tg.id)).toBe('{"chat_id":"42","message_id":"7"}');
+      expect(await part8(web.id)).toBe(`{"recipient":"ana","ref":"${web.id}"}`);
+      expect((await handle.store.get(tg.id))?.delivery).toEqual({ chat_id: '42', message_id: '7', ref: '42:7' });
+      expect((await handle.store.get(web.id))?.delivery).toEqual({ recipient: 'ana', ref: web.id });
+      // A record written before (its ref stored) and its own dl: key still lead to it, and a receipt still applies.
+      const text = await raw.get(keys.interaction(old.id));
+      await raw.set(
+        keys.interaction(old.id),
+        `${text}\n\n\n\n\n\n{"chat_id":"43","message_id":"8","ref":"43:8"}`,
+        'KEEPTTL',
+      );
+      await raw.set(keys.delivery('telegram', '43:8'), old.id, 'PX', 60_000);
+      expect((await handle.store.findByDelivery('telegram', '43:8'))?.id).toBe(old.id);
+      expect(await handle.store.recordReceipt(old.id, '43:8', { status: 'read', rank: 3, state: 'read' })).toBe(
+        'moved',
+      );
+    } finally {
+      await handle.cleanup();
+    }
+  });
+
+  it('reads a recipient index written before the buckets (rc: zset) and drops its resolved members', async () => {
+    const prefix = uniquePrefix();
+    const handle = await openStore(server.url, { idleTtlSeconds: 60, prefix });
+    try {
+      const keys = new Keys(prefix);
+      const before = makeInteraction({ channel: 'twilio', recipient: '+15550300' });
+      const after = makeInteraction({ channel: 'twilio', recipient: '+15550300' });
+      await handle.store.create(before);
+      // As the previous version wrote it: a zset member, no bucket field.
+      for (const key of recipientBucketsOf(keys, 'twilio', '+15550300').keys)
+        await raw.hdel(key, `twilio:+15550300:${before.id}`);
+      await raw.zadd(keys.recipient('twilio', '+15550300'), 1, before.id);
+      await handle.store.create(after);
+      expect((await handle.store.pendingFor('twilio', ['+15550300'])).map((r) => r.id)).toEqual([before.id, after.id]);
+      await handle.store.resolve(before.id, {
+        status: 'cancelled',
+        result: null,
+        resolvedAt: new Date().toISOString(),
+      });
+      expect((await handle.store.pendingFor('twilio', ['+15550300'])).map((r) => r.id)).toEqual([after.id]);
+      expect(await raw.exists(keys.recipient('twilio', '+15550300'))).toBe(0);
+    } finally {
+      await handle.cleanup();
+    }
+  });
+
+  it('writes no ticket key and no per-question lookup key for a delivered channel ask', async () => {
+    const prefix = uniquePrefix();
+    const handle = await openStore(server.url, { idleTtlSeconds: 60, prefix });
+    try {
+      const tg = makeInteraction({
+        channel: 'telegram',
+        recipient: '77',
+        ticket_hash: hashTicketSecret(newTicketSecret()),
+      });
+      const wa = makeInteraction({ channel: 'whatsapp', recipient: '15550077' });
+      await handle.store.create(tg);
+      await handle.store.create(wa);
+      const kinds = async () =>
+        [...new Set((await keysUnder(raw, prefix)).map((k) => k.slice(prefix.length).replace(/:.*$/, ':')))].sort();
+      // Telegram's ref is <chat>:<message>, the chat its recipient: found through the recipient index, no field.
+      await handle.store.setDelivery(tg.id, { chat_id: '77', message_id: '5', ref: '77:5' });
+      expect((await kinds()).filter((k) => ['t:', 'rc:', 'dl:', 'db:'].includes(k))).toEqual([]);
+      expect(await kinds()).toContain('rb:');
+      // WhatsApp's ref (the message id) names no recipient: a field of the delivery lookup.
+      await handle.store.setDelivery(wa.id, { wa_id: '15550077', message_id: 'wamid.Z', ref: 'wamid.Z' });
+      expect((await kinds()).filter((k) => ['t:', 'rc:', 'dl:', 'db:'].includes(k))).toEqual(['db:']);
+      expect((await handle.store.pendingFor('telegram', ['77'])).map((r) => r.id)).toEqual([tg.id]);
+      expect((await handle.store.findByDelivery('telegram', '77:5'))?.id).toBe(tg.id);
+      expect(await handle.store.findByDelivery('telegram', '77:6')).toBeNull();
+      expect(await handle.store.findByDelivery('telegram', '78:5')).toBeNull();
+      expect((await handle.store.findByDelivery('whatsapp', 'wamid.Z'))?.id).toBe(wa.id);
+    } finally {
+      await handle.cleanup();
+    }
+  });
+
+  it("moves a resolved question's delivery lookups into a recently resolved window that expires by itself", async () => {
+    const prefix = uniquePrefix();
+    const handle = await openStore(server.url, { idleTtlSeconds: 60, prefix });
+    try {
+      const wa = makeInteraction({ channel: 'whatsapp', recipient: '15550088' });
+      await handle.store.create(wa);
+      await handle.store.setDelivery(wa.id, { wa_id: '15550088', message_id: 'wamid.R', ref: 'wamid.R' });
+      expect((await lookupsUnder(raw, prefix)).deliveries).toEqual(['whatsapp:wamid.R']);
+      await handle.store.resolve(wa.id, {
+        status: 'answered',
+        result: answer(true),
+        resolvedAt: new Date().toISOString(),
+      });
+      expect((await lookupsUnder(raw, prefix)).deliveries).toEqual([]);
+      const windows = await keysUnder(raw, `${prefix}rr:`);
+      expect(windows).toHaveLength(1);
+      const ttl = await raw.pttl(windows[0] as string);
+      expect(ttl).toBeGreaterThan(59_000);
+      expect(ttl).toBeLessThanOrEqual(60_000 + 15_000);
+      expect((await handle.store.findByDelivery('whatsapp', 'wamid.R'))?.status).toBe('answered');
+      expect(await handle.store.recordReceipt(wa.id, 'wamid.R', { status: 'read', rank: 3, state: 'read' })).toBe(
+        'moved',
+      );
+    } finally {
+      await handle.cleanup();
+    }
+  });
+
+  it('buckets a lookup the same in Lua as in TypeScript', async () => {
+    const texts = ['telegram:5000000123', 'whatsapp:wamid.HBgL', 'web:ana@example.org', 'slack:C1:1712.5', 'ü:✓'];
+    for (const text of texts) {
+      const lua = await raw.eval(`${LOOKUPS}\nreturn lookupHash(ARGV[1])`, 0, text);
+      expect(lua).toBe(lookupHash(text));
+    }
   });
 
   it('stores one copy of a form schema shared by many asks, verbatim', async () => {

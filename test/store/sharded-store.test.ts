@@ -14,7 +14,7 @@ import { ShardedRunStore } from '../../src/store/redis/sharded-runs.js';
 import { ShardedStore } from '../../src/store/redis/sharded-store.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 import { runStoreContract } from './contract.js';
-import { answer, keysUnder, makeInteraction, spreadFixtureIds } from './fixtures.js';
+import { answer, lookupsUnder, makeInteraction, spreadFixtureIds } from './fixtures.js';
 
 /**
  * ASKGATE_SHARDS on one redis-server: the merged pending list pages every question once, in order, with a stable
@@ -81,11 +81,15 @@ describe('ASKGATE_SHARDS=4 on one Redis: the store contract', () => {
       },
       recipientIndexes: async () => {
         const found: string[] = [];
-        for (const keys of connections.shardKeys) {
-          const under = `${keys.prefix}rc:`;
-          for (const key of await keysUnder(raw as Redis, under)) found.push(key.slice(under.length));
-        }
-        return found;
+        for (const keys of connections.shardKeys)
+          found.push(...(await lookupsUnder(raw as Redis, keys.prefix)).recipients);
+        return found.sort();
+      },
+      deliveryLookups: async () => {
+        const found: string[] = [];
+        for (const keys of connections.shardKeys)
+          found.push(...(await lookupsUnder(raw as Redis, keys.prefix)).deliveries);
+        return found.sort();
       },
     };
   });

@@ -28,41 +28,80 @@ export function runSurfacesContract(name: string, makeStore: MakeStore): void {
         extra_surfaces: [{ channel: 'telegram', recipient: '42', delivery: null }],
       });
 
-    it('a recipient index, of a first or a further surface, does not outlive its questions', async () => {
+    it("answer, expiry and cancel each remove every surface's recipient entry and delivery lookup in the claim", async () => {
+      const statuses = ['answered', 'expired', 'cancelled'] as const;
+      const records = statuses.map((status) =>
+        makeInteraction({
+          channel: 'slack',
+          recipient: `C-${status}`,
+          extra_surfaces: [{ channel: 'telegram', recipient: `t-${status}`, delivery: null }],
+        }),
+      );
+      for (const record of records) {
+        await store.create(record);
+        await store.setDelivery(record.id, { channel: `C-${record.id}`, ts: '1.5', ref: `C-${record.id}:1.5` });
+        await store.setDelivery(
+          record.id,
+          { chat_id: `t-${record.id}`, message_id: '9', ref: `t-${record.id}:9` },
+          { channel: 'telegram', recipient: (record.extra_surfaces?.[0]?.recipient ?? '') as string },
+        );
+      }
+      expect(await handle.recipientIndexes()).toHaveLength(6);
+      expect(await handle.deliveryLookups()).toHaveLength(6);
+      for (const [i, status] of statuses.entries()) {
+        const record = records[i] as (typeof records)[number];
+        const result = status === 'answered' ? answer(true) : null;
+        await store.resolve(record.id, { status, result, resolvedAt: new Date().toISOString() });
+        // Gone at once, not at some later expiry: the claim removed them.
+        expect(await handle.recipientIndexes()).not.toContain(`slack:C-${status}`);
+        expect(await handle.recipientIndexes()).not.toContain(`telegram:t-${status}`);
+        expect(await store.pendingFor('telegram', [`t-${status}`])).toEqual([]);
+        // While it still reads (its idle TTL), a resolved question's messages lead to it: a reply is told so.
+        expect((await store.findByDelivery('slack', `C-${record.id}:1.5`))?.status).toBe(status);
+        expect((await store.findByDelivery('telegram', `t-${record.id}:9`))?.status).toBe(status);
+      }
+      expect(await handle.recipientIndexes()).toEqual([]);
+    });
+
+    it('a re-sent message replaces the old one in the delivery lookup; a receipt and a quoted reply find the new one', async () => {
+      const record = makeInteraction({ channel: 'whatsapp', recipient: '15550009' });
+      await store.create(record);
+      await store.setDelivery(record.id, { wa_id: '15550009', message_id: 'wamid.A', ref: 'wamid.A' });
+      await store.setDelivery(record.id, { wa_id: '15550009', message_id: 'wamid.B', ref: 'wamid.B', via: 'template' });
+      expect(await handle.deliveryLookups()).toEqual(['whatsapp:wamid.B']);
+      expect(await store.findByDelivery('whatsapp', 'wamid.A')).toBeNull();
+      expect((await store.findByDelivery('whatsapp', 'wamid.B'))?.id).toBe(record.id);
+      const read = { status: 'read', rank: 3, state: 'read' as const };
+      expect(await store.recordReceipt(record.id, 'wamid.B', read)).toBe('moved');
+      expect((await store.get(record.id))?.delivery).toEqual({
+        wa_id: '15550009',
+        message_id: 'wamid.B',
+        ref: 'wamid.B',
+        via: 'template',
+        status: 'read',
+        status_rank: '3',
+        receipt: 'read',
+      });
+    });
+
+    it('a question that outlived its record unresolved leaves entries the next read drops', async () => {
       const short = await makeStore({ idleTtlSeconds: 1 });
       try {
-        const soon = (ms: number) => new Date(Date.now() + ms).toISOString();
-        // One question resolved, one nobody answers and nothing reads again: both indexes must still go.
-        const answered = makeInteraction({
-          channel: 'slack',
-          recipient: 'C-life',
-          deadline_at: soon(1000),
-          extra_surfaces: [{ channel: 'telegram', recipient: 'life-1', delivery: null }],
-        });
         const forgotten = makeInteraction({
           channel: 'telegram',
           recipient: 'life-2',
-          deadline_at: soon(1000),
+          deadline_at: new Date(Date.now() + 500).toISOString(),
           extra_surfaces: [{ channel: 'whatsapp', recipient: 'life-3', delivery: null }],
         });
-        await short.store.create(answered);
         await short.store.create(forgotten);
-        expect((await short.recipientIndexes()).sort()).toEqual([
-          'slack:C-life',
-          'telegram:life-1',
-          'telegram:life-2',
-          'whatsapp:life-3',
-        ]);
-        await short.store.resolve(answered.id, {
-          status: 'answered',
-          result: answer(true),
-          resolvedAt: new Date().toISOString(),
-        });
-        // Every question's record is gone at its deadline plus the idle TTL; its indexes go with it, at the latest.
-        await eventually(async () => {
-          expect(await short.store.get(forgotten.id)).toBeNull();
-          expect(await short.recipientIndexes()).toEqual([]);
-        }, 20_000);
+        await short.store.setDelivery(forgotten.id, { chat_id: 'life-2', message_id: '1', ref: 'life-2:1' });
+        // Nobody resolves it (no expiry sweep here): its record goes at deadline + idle TTL.
+        await eventually(async () => expect(await short.store.get(forgotten.id)).toBeNull(), 20_000);
+        expect(await short.store.pendingFor('telegram', ['life-2'])).toEqual([]);
+        expect(await short.store.pendingFor('whatsapp', ['life-3'])).toEqual([]);
+        expect(await short.store.findByDelivery('telegram', 'life-2:1')).toBeNull();
+        expect(await short.recipientIndexes()).toEqual([]);
+        expect(await short.deliveryLookups()).toEqual([]);
       } finally {
         await short.cleanup();
       }

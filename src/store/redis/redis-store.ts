@@ -31,6 +31,9 @@ import type {
   VoteOutcome,
 } from '../store.js';
 import { RedisConnections, redactUrl } from './connections.js';
+import { legacyTicketKey } from './ticket-keys.js';
+import { recipientName } from './lookups.js';
+import { surfacesOf } from '../../core/surfaces.js';
 import { readSealedEvents } from './audit-reader.js';
 import { migrateIndexes, pingWithin } from './index-upkeep.js';
 import type { ScriptClient } from './scripts/index.js';
@@ -165,8 +168,12 @@ export class RedisStore implements Store {
     const now = Date.now();
     const deadlineMs = timeMs(record.deadline_at, 'deadline_at');
     const recordKey = this.keys.interaction(record.id);
-    // A question asked of someone on a channel is indexed by recipient (a reply finds it there).
-    const indexed = record.channel !== null && record.recipient !== null;
+    // Only an old-form ticket hash has a `t:` lookup; a new ticket names its record (core/ids.ts).
+    const ticketKey = legacyTicketKey(this.keys, record.ticket_hash);
+    // Every surface asked of a recipient is indexed by recipient (a reply, a STOP, the web chat find it there).
+    const recipients = surfacesOf(record)
+      .filter((s) => s.recipient !== null)
+      .map((s) => recipientName(s.channel, s.recipient as string));
     const code = await this.run(() =>
       this.client.askgateCreate(
         recordKey,
@@ -175,23 +182,19 @@ export class RedisStore implements Store {
         this.keys.seq,
         // Absent optional keys are stood in for by the record key, so every KEYS entry stays in one cluster slot.
         record.group_id === null ? recordKey : this.keys.group(record.group_id),
-        record.ticket_hash === null ? recordKey : this.keys.ticket(record.ticket_hash),
+        ticketKey ?? recordKey,
         schema === null ? recordKey : this.keys.schema(schema.hash),
-        indexed ? this.keys.recipient(record.channel as string, record.recipient as string) : recordKey,
         record.id,
         envelope,
         pendingExpiresAt(deadlineMs, now, this.idleTtlMs),
         deadlineMs,
         record.group_id === null ? '' : '1',
-        record.ticket_hash === null ? '' : '1',
+        ticketKey === null ? '' : '1',
         schema?.json ?? '',
         this.keys.events,
         now,
-        indexed ? '1' : '',
-        // The further surfaces' recipients, indexed in the same step (ARGV[11..] of the create script).
-        ...(record.extra_surfaces ?? [])
-          .filter((s) => s.recipient !== null)
-          .map((s) => this.keys.recipient(s.channel, s.recipient as string)),
+        this.keys.recipientBucketPrefix,
+        ...recipients,
       ),
     );
     if (code === -1) throw new AskgateError('conflict', `interaction ${record.id} already exists; ids must be unique.`);
@@ -272,6 +275,9 @@ export class RedisStore implements Store {
             ),
         this.keys.foldedRunsLevel,
         this.keys.foldedRunsPrefix,
+        this.keys.recipientBucketPrefix,
+        this.keys.deliveryBucketPrefix,
+        this.keys.recentlyResolvedPrefix,
       ),
     );
     if (code === -1 || typeof envelope !== 'string') return { kind: 'not_found' };

@@ -1,4 +1,6 @@
 import { AskgateError } from '../../core/errors.js';
+import { legacyTicketKey } from './ticket-keys.js';
+import { recipientName } from './lookups.js';
 import type { RunSpec } from '../../core/types.js';
 import type { AttemptOutcome, ChatThread, ParkInput, RunStore, RunView } from '../../park/run-store.js';
 import { ATTEMPT_OUTCOMES_KEPT, runView } from '../../park/run-store.js';
@@ -112,13 +114,13 @@ export class RedisRunStore implements RunStore {
         deadlineMs,
         this.keys.interaction(record.id),
         record.group_id === null ? '' : this.keys.group(record.group_id),
-        record.ticket_hash === null ? '' : this.keys.ticket(record.ticket_hash),
+        legacyTicketKey(this.keys, record.ticket_hash) ?? '',
         schema === null ? '' : this.keys.schema(schema.hash),
         schema?.json ?? '',
         input.unlisted.has(record.id) ? '' : '1',
-        record.channel === null || record.recipient === null
-          ? ''
-          : this.keys.recipient(record.channel, record.recipient),
+        ...(record.channel === null || record.recipient === null
+          ? ['', '']
+          : [this.keys.recipientBucketPrefix, recipientName(record.channel, record.recipient)]),
       );
     }
     args.push(

@@ -3,8 +3,9 @@ import { isFirstSurface, viewOn } from '../../core/surfaces.js';
 import type { DeliveryReceipt, ReceiptOutcome, StoredInteraction, SurfaceTarget } from '../../core/types.js';
 import { failureDetail } from '../audit-trail.js';
 import type { Keys } from '../keys.js';
-import { timeMs } from '../record-codec.js';
+import { compactDelivery } from '../delivery-refs.js';
 import type { AddSurfaceOutcome } from '../store.js';
+import { deliveryEntry, recentWindows, recipientBucketsOf, recipientOfRef } from './lookups.js';
 import type { ScriptClient } from './scripts/index.js';
 
 /** What the surface operations need from the RedisStore they serve. */
@@ -32,12 +33,15 @@ export class RedisSurfaceOps {
     const code = await run(() =>
       client.askgateSetDelivery(
         keys.interaction(id),
-        JSON.stringify(delivery),
+        JSON.stringify(compactDelivery(delivery)),
         Date.now(),
         detail,
         // The script decides first surface or further one; '' names the first.
         further === null ? '' : further.channel,
         further?.recipient ?? '',
+        // The delivery lookup's field (<channel>:<ref> → id) is written in the same step (redis/lookups.ts).
+        keys.deliveryBucketPrefix,
+        id,
       ),
     );
     if (code === -1) throw new AskgateError('not_found', `interaction ${id} does not exist (or was pruned).`);
@@ -51,15 +55,6 @@ export class RedisSurfaceOps {
         );
       return this.setDelivery(id, delivery);
     }
-    const ref = delivery['ref'];
-    if (ref === undefined) return;
-    // The reverse index is a plain SET: it is written once, after the message exists, and only ever read, so it
-    // needs no script. It lives as long as the pending record could (deadline + idle TTL).
-    const record = await this.ctx.get(id);
-    const channel = further?.channel ?? record?.channel ?? null;
-    if (record === null || channel === null) return;
-    const ttlMs = Math.max(timeMs(record.deadline_at, 'deadline_at') - Date.now(), 0) + this.ctx.idleTtlMs;
-    await run(() => client.set(keys.delivery(channel, ref), id, 'PX', ttlMs));
   }
 
   async addSurface(id: string, surface: SurfaceTarget): Promise<AddSurfaceOutcome> {
@@ -68,13 +63,14 @@ export class RedisSurfaceOps {
     const code = await run(() =>
       client.askgateAddSurface(
         recordKey,
-        surface.recipient === null ? recordKey : keys.recipient(surface.channel, surface.recipient),
+        keys.pending,
         keys.seq,
         surface.channel,
         surface.recipient ?? '',
         surface.recipient === null ? '' : '1',
         Date.now(),
         id,
+        keys.recipientBucketPrefix,
       ),
     );
     return code === 1 ? 'added' : code === 2 ? 'duplicate' : code === 0 ? 'not_pending' : 'not_found';
@@ -107,32 +103,89 @@ export class RedisSurfaceOps {
     const wanted = new Set(recipients);
     const found = new Map<string, { seq: number; record: StoredInteraction }>();
     for (const recipient of wanted) {
-      const key = keys.recipient(channel, recipient);
-      const rows = await run(() => client.zrange(key, 0, -1, 'WITHSCORES'));
-      const ids = rows.filter((_, i) => i % 2 === 0);
+      const buckets = recipientBucketsOf(keys, channel, recipient);
+      // Each level's hash holds other recipients' entries too; this recipient's start with its prefix. The old
+      // per-recipient zset (rc:, questions asked before the buckets) is read beside them until the last has expired.
+      const legacyKey = keys.recipient(channel, recipient);
+      const [legacy, ...levels] = await Promise.all([
+        run(() => client.zrange(legacyKey, 0, -1, 'WITHSCORES')),
+        ...buckets.keys.map((key) => run(() => client.hgetall(key))),
+      ]);
+      const entries: Array<{ id: string; seq: number; key: string | null; field: string }> = [];
+      levels.forEach((fields, level) => {
+        for (const [field, seq] of Object.entries(fields)) {
+          if (!field.startsWith(buckets.prefix)) continue;
+          const id = field.slice(buckets.prefix.length);
+          if (id !== '' && !id.includes(':'))
+            entries.push({ id, seq: Number(seq), key: buckets.keys[level] as string, field });
+        }
+      });
+      for (let i = 0; i + 1 < legacy.length; i += 2)
+        entries.push({ id: legacy[i] as string, seq: Number(legacy[i + 1]), key: null, field: legacy[i] as string });
       // One round trip for all of them: the command connection pipelines the reads of one tick.
-      const records = await Promise.all(ids.map((id) => this.ctx.get(id)));
-      const stale: string[] = [];
+      const records = await Promise.all(entries.map((e) => this.ctx.get(e.id)));
+      const stale: Array<{ key: string; field: string }> = [];
       records.forEach((record, i) => {
+        const entry = entries[i] as (typeof entries)[number];
         if (record === null || record.status !== 'pending') {
-          stale.push(ids[i] as string);
+          stale.push({ key: entry.key ?? legacyKey, field: entry.field });
           return;
         }
         // The view of the surface this person was asked on, whichever of the question's surfaces it is.
         const view = viewOn(record, channel, (s) => s.recipient !== null && wanted.has(s.recipient));
-        if (view !== null && !found.has(record.id))
-          found.set(record.id, { seq: Number(rows[2 * i + 1]), record: view });
+        if (view !== null && !found.has(record.id)) found.set(record.id, { seq: entry.seq, record: view });
       });
-      // Resolved questions leave the index here, on its next read, rather than in every claim's script.
-      if (stale.length > 0) await run(() => client.zrem(key, ...stale));
+      // Resolve removes its entries; what is left here is a question that outlived its record (the TTL safety net)
+      // or a legacy member, dropped on this read.
+      await Promise.all(
+        stale.map(({ key, field }) =>
+          run(() => (key === legacyKey ? client.zrem(key, field) : client.hdel(key, field))),
+        ),
+      );
     }
     return [...found.values()].sort((a, b) => a.seq - b.seq).map((f) => f.record);
   }
 
   async findByDelivery(channel: string, ref: string): Promise<StoredInteraction | null> {
-    const id = await this.ctx.run(() => this.ctx.client.get(this.ctx.keys.delivery(channel, ref)));
-    if (id === null) return null;
+    const { client, keys, run } = this.ctx;
+    const entry = deliveryEntry(keys, channel, ref);
+    // A message delivered before the buckets has a key of its own (dl:, expiring with its question): read it too.
+    const id =
+      (await run(() => client.hget(entry.key, entry.field))) ??
+      (await run(() => client.get(keys.delivery(channel, ref))));
+    if (id === null) return (await this.findByRecipientRef(channel, ref)) ?? this.findRecentlyResolved(channel, ref);
     const record = await this.ctx.get(id);
-    return record === null ? null : viewOn(record, channel, (s) => s.delivery?.['ref'] === ref);
+    if (record === null) {
+      await run(() => client.hdel(entry.key, entry.field));
+      return null;
+    }
+    return viewOn(record, channel, (s) => s.delivery?.['ref'] === ref);
+  }
+
+  /** A question resolved within its idle TTL whose delivered message has `ref` (the `rr:` windows, redis/lookups.ts). */
+  private async findRecentlyResolved(channel: string, ref: string): Promise<StoredInteraction | null> {
+    const { client, keys, run, idleTtlMs } = this.ctx;
+    const field = `${channel}:${ref}`;
+    for (const key of recentWindows(keys, Date.now(), idleTtlMs)) {
+      const id = await run(() => client.hget(key, field));
+      if (id === null) continue;
+      const record = await this.ctx.get(id);
+      return record === null ? null : viewOn(record, channel, (s) => s.delivery?.['ref'] === ref);
+    }
+    return null;
+  }
+
+  /**
+   * A ref of the form `<recipient>:<message>` has no delivery lookup field (redis/lookups.ts): its question is one
+   * of that recipient's pending questions, the one whose delivery on this channel has the ref.
+   */
+  private async findByRecipientRef(channel: string, ref: string): Promise<StoredInteraction | null> {
+    const recipient = recipientOfRef(ref);
+    if (recipient === null) return null;
+    for (const record of await this.pendingFor(channel, [recipient])) {
+      const view = viewOn(record, channel, (s) => s.delivery?.['ref'] === ref);
+      if (view !== null) return view;
+    }
+    return null;
   }
 }

@@ -1,4 +1,4 @@
-import { RECORD } from './fragments.js';
+import { LOOKUPS, RECORD } from './fragments.js';
 
 /** Adds a surface to a pending interaction. */
 export const ADD_SURFACE = `--[[
@@ -6,11 +6,12 @@ export const ADD_SURFACE = `--[[
   it by recipient, in one step.
 
   Guarantees: only a pending record changes, and only when it does not have that surface yet (its first surface is
-  the body's ch/rc; the further ones are part 9). The record keeps its expiry. The recipient entry is scored by the
-  current sequence number (when the person was reached) and lives at least as long as the record.
+  the body's ch/rc; the further ones are part 11). The record keeps its expiry. The recipient entry (a field of a
+  bucketed hash, src/store/redis/lookups.ts) holds the current sequence number (when the person was reached);
+  resolve removes it.
 
   KEYS[1] record            i:<id>
-  KEYS[2] recipient zset    rc:<channel>:<recipient> (KEYS[1] again when the surface has no recipient)
+  KEYS[2] pending zset      (its size picks the recipient index level: LOOKUPS in fragments.ts)
   KEYS[3] sequence counter  seq
 
   ARGV[1] channel
@@ -18,6 +19,7 @@ export const ADD_SURFACE = `--[[
   ARGV[3] '1' when the surface has a recipient (KEYS[2]), else ''
   ARGV[4] now, epoch ms
   ARGV[5] id
+  ARGV[6] recipient index bucket prefix (rb:)
 
   Returns
      1  added
@@ -26,6 +28,7 @@ export const ADD_SURFACE = `--[[
     -1  no such record
 ]]
 ${RECORD}
+${LOOKUPS}
 local text = redis.call('GET', KEYS[1])
 if not text then return -1 end
 local parts = splitRecord(text)
@@ -49,13 +52,7 @@ else
   redis.call('SET', KEYS[1], joinRecord(parts))
 end
 if ARGV[3] == '1' then
-  local fresh = redis.call('EXISTS', KEYS[2]) == 0
-  redis.call('ZADD', KEYS[2], tonumber(redis.call('GET', KEYS[3]) or '0'), ARGV[5])
-  if pttl > 0 then
-    -- A fresh index lives as long as the record; an existing one is only ever extended.
-    local cur = redis.call('PTTL', KEYS[2])
-    if fresh or (cur >= 0 and cur < pttl) then redis.call('PEXPIRE', KEYS[2], pttl) end
-  end
+  recipientAdd(ARGV[6], KEYS[2], ARGV[1] .. ':' .. ARGV[2], ARGV[5], tonumber(redis.call('GET', KEYS[3]) or '0'))
 end
 return 1
 `;

@@ -1,4 +1,4 @@
-import { EVENT_JSON, RECORD } from './fragments.js';
+import { EVENT_JSON, LOOKUPS, RECORD } from './fragments.js';
 import { TRAIL } from './trail-fragment.js';
 
 /** Applies a platform's delivery receipt to an interaction's delivery. */
@@ -14,8 +14,8 @@ export const DELIVERY_RECEIPT = `--[[
 
   KEYS[1] record            i:<id>
 
-  ARGV[1] the delivery ref the receipt names (the first surface's delivery.ref in part 8, or a further surface's
-          d.ref in part 9)
+  ARGV[1] the delivery ref the receipt names (the first surface's delivery ref in part 8, or a further surface's
+          d in part 11; stored or implied: refOf in LOOKUPS)
   ARGV[2] the platform's status word
   ARGV[3] its rank in the platform's order (a number)
   ARGV[4] the state it puts the delivery in: sent | delivered | read | failed
@@ -37,17 +37,18 @@ export const DELIVERY_RECEIPT = `--[[
 ${RECORD}
 ${TRAIL}
 ${EVENT_JSON}
+${LOOKUPS}
 local text, parts, schema = readRecord(KEYS[1], ARGV[9])
 if not text then return -1 end
 local d, extras, at = nil, nil, nil
 if parts[8] ~= '' then
   local first = cjson.decode(parts[8])
-  if first['ref'] == ARGV[1] then d = first end
+  if refOf(first) == ARGV[1] then d = first end
 end
 if not d and parts[11] ~= '' then
   extras = cjson.decode(parts[11])
   for i, s in ipairs(extras) do
-    if type(s.d) == 'table' and s.d['ref'] == ARGV[1] then
+    if type(s.d) == 'table' and refOf(s.d) == ARGV[1] then
       d, at = s.d, i
       break
     end

@@ -88,7 +88,7 @@ export interface ScriptCommands {
 export type ScriptClient = (Redis | Cluster) & ScriptCommands;
 
 const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: number }> = {
-  askgateCreate: { lua: CREATE, numberOfKeys: 8 },
+  askgateCreate: { lua: CREATE, numberOfKeys: 7 },
   askgateResolve: { lua: RESOLVE, numberOfKeys: 3 },
   askgateGet: { lua: GET, numberOfKeys: 1 },
   askgateFindByTicket: { lua: FIND_BY_TICKET, numberOfKeys: 1 },

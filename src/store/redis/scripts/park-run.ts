@@ -1,5 +1,5 @@
 import { FOLDED_RUNS } from './folded-runs.js';
-import { BUCKETS, EVENT_JSON, EXTEND_TO, INDEX_RECIPIENT, PIECES } from './fragments.js';
+import { BUCKETS, EVENT_JSON, EXTEND_TO, LOOKUPS, PIECES } from './fragments.js';
 
 /** Parks a run on one or more new async asks, all in one step. */
 export const PARK_RUN = `--[[
@@ -42,10 +42,12 @@ export const PARK_RUN = `--[[
   ARGV[8]  events channel
   ARGV[9]  chat thread JSON (a run reached over chat), or '' to keep the one bound by a turn
   ARGV[10] number of asks N
-  then 11 values per ask: id, envelope, expire-at (ms), deadline (ms), record key, group key or '',
-  ticket key or '', schema key or '', schema JSON or '', '1' when listed in the pending list else '',
-  recipient zset key (rc:<channel>:<recipient>) or '' when asked on no channel
-  then, at F = 11 + N * 11: ARGV[F] the folded value (FOLDED_RUNS) when the park may be folded, else '';
+  then 12 values per ask: id, envelope, expire-at (ms), deadline (ms), record key, group key or '',
+  old-form ticket key or '' (a new ticket names its record), schema key or '', schema JSON or '', '1' when listed
+  in the pending list else '', the recipient index bucket prefix (rb:) or '' when asked of no recipient on a
+  channel, and <channel>:<recipient> (indexed at the level the pending list's size calls for: LOOKUPS in
+  fragments.ts; src/store/redis/lookups.ts)
+  then, at F = 11 + N * 12: ARGV[F] the folded value (FOLDED_RUNS) when the park may be folded, else '';
   ARGV[F+1] folded-runs level key (rf); ARGV[F+2] folded-runs bucket prefix (rf:); ARGV[F+3] interaction key
   prefix (i:); ARGV[F+4] the run id. A caller of the previous version passes none of them: nothing is folded, and no folded park is seen.
 
@@ -59,14 +61,14 @@ export const PARK_RUN = `--[[
 ]]
 ${EVENT_JSON}
 ${EXTEND_TO}
-${INDEX_RECIPIENT}
 ${PIECES}
 ${BUCKETS}
+${LOOKUPS}
 ${FOLDED_RUNS}
 local run = KEYS[1]
 local n = tonumber(ARGV[10])
 local nowMs = tonumber(ARGV[7])
-local F = 11 + n * 11
+local F = 11 + n * 12
 local foldValue, foldLevel, foldPrefix, recordPrefix, runId = ARGV[F] or '', ARGV[F + 1] or '', ARGV[F + 2], ARGV[F + 3], ARGV[F + 4]
 
 local hashed = redis.call('EXISTS', run) == 1
@@ -86,7 +88,7 @@ elseif foldLevel ~= '' then
   end
 end
 for i = 0, n - 1 do
-  local base = 11 + i * 11
+  local base = 11 + i * 12
   if #ARGV[base] > 255 then return redis.error_reply('askgate: an interaction id is at most 255 bytes') end
   if redis.call('EXISTS', ARGV[base + 4]) == 1 then return -1 end
   if ARGV[base + 6] ~= '' and redis.call('EXISTS', ARGV[base + 6]) == 1 then return -2 end
@@ -115,7 +117,7 @@ if not folded then
 end
 
 for i = 0, n - 1 do
-  local base = 11 + i * 11
+  local base = 11 + i * 12
   local id, text, expireAt, deadline = ARGV[base], ARGV[base + 1], tonumber(ARGV[base + 2]), ARGV[base + 3]
   local key, group, ticket, schemaKey, schema = ARGV[base + 4], ARGV[base + 5], ARGV[base + 6], ARGV[base + 7], ARGV[base + 8]
   local seq = redis.call('INCR', KEYS[4])
@@ -124,7 +126,7 @@ for i = 0, n - 1 do
   redis.call('SET', key, text)
   redis.call('PEXPIREAT', key, expireAt)
   if listed and group ~= '' then redis.call('ZADD', group, seq, id) end
-  if ARGV[base + 10] ~= '' then indexRecipient(ARGV[base + 10], seq, id, expireAt, nowMs) end
+  if ARGV[base + 10] ~= '' then recipientAdd(ARGV[base + 10], KEYS[2], ARGV[base + 11], id, seq) end
   if ticket ~= '' then
     redis.call('SET', ticket, id)
     redis.call('PEXPIREAT', ticket, expireAt)

@@ -1,5 +1,5 @@
 import { FOLDED_RUNS } from './folded-runs.js';
-import { BUCKETS, EVENT_JSON, EXTEND_TO, JOINED_RUN, PIECES, RECORD } from './fragments.js';
+import { BUCKETS, EVENT_JSON, EXTEND_TO, JOINED_RUN, LOOKUPS, PIECES, RECORD } from './fragments.js';
 import { TRAIL } from './trail-fragment.js';
 
 /** The one atomic claim of an interaction. */
@@ -8,7 +8,8 @@ export const RESOLVE = `--[[
 
   Guarantees: only a record whose status is pending changes; however many callers race, one gets 1 and every other
   gets 0 with the record as the winner left it. The winner's step also drops the id from the pending list and the
-  deadline index (its entry in the bucket its body names; the bucket member pb is stripped from the body), its group, shortens the record's and ticket's lives to the idle TTL (both stay readable until
+  deadline index (its entry in the bucket its body names; the bucket member pb is stripped from the body), its group,
+  its recipient index and delivery lookup fields (LOOKUPS in fragments.ts: every surface's), shortens the record's and ticket's lives to the idle TTL (both stay readable until
   then), keeps the shared schema alive at least as long, appends the terminal audit event (answered | expired |
   cancelled; TRAIL in fragments.ts) to the record's trail, and publishes the matching event with the whole record.
 
@@ -42,6 +43,9 @@ export const RESOLVE = `--[[
            to the trail with the vote; '' for none
   ARGV[21] folded-runs level key (rf), or '' (absent) for none: a run parked folded is unfolded first (below)
   ARGV[22] folded-runs bucket prefix (rf:)
+  ARGV[23] recipient index bucket prefix (rb:)
+  ARGV[24] delivery lookup bucket prefix (db:)
+  ARGV[25] recently resolved window prefix (rr:): the question's delivered messages, findable for its idle TTL
 
   Vote (ARGV[17] set), after the status check and in the same step as the claim: a voter who already voted changes
   nothing (-4). Otherwise the vote is appended and counted with the earlier ones; when the yes votes reach the body's
@@ -85,6 +89,7 @@ ${EXTEND_TO}
 ${PIECES}
 ${BUCKETS}
 ${JOINED_RUN}
+${LOOKUPS}
 ${FOLDED_RUNS}
 local id = ARGV[1]
 local text, parts, schema = readRecord(KEYS[1], ARGV[9])
@@ -165,7 +170,10 @@ trailAppend(parts, terminalEntry(ARGV[2], ARGV[6]))
 text = joinRecord(parts)
 redis.call('SET', KEYS[1], text, 'PX', idleMs)
 if parts[3] ~= '' then redis.call('ZREM', ARGV[7] .. cjson.decode(parts[3]), id) end
-if parts[4] ~= '' then redis.call('PEXPIRE', ARGV[8] .. cjson.decode(parts[4]), idleMs) end
+-- A channel ask's lookup fields have no expiry: they leave with the claim (before the trail or votes grow).
+dropLookups(ARGV[23], ARGV[24], parts, id, ARGV[25], nowMs, idleMs)
+-- Only an old-form ticket hash (64 hex, 66 bytes as JSON) has a t: lookup; a new ticket names its record.
+if #parts[4] == 66 then redis.call('PEXPIRE', ARGV[8] .. cjson.decode(parts[4]), idleMs) end
 if parts[5] ~= '' then extendTo(ARGV[9] .. cjson.decode(parts[5]), nowMs + idleMs, nowMs) end
 
 local verdict, runId, generation, runFields = '', '', '', {}

@@ -1,4 +1,4 @@
-import { RECORD } from './fragments.js';
+import { LOOKUPS, RECORD } from './fragments.js';
 import { TRAIL } from './trail-fragment.js';
 
 /** Records a channel's message references on an interaction. */
@@ -8,15 +8,21 @@ export const SET_DELIVERY = `--[[
 
   Guarantees: rewrites only an existing record and keeps its expiry, so a record that already expired is never
   brought back, and one that will expire still does. Appends the audit event delivered (TRAIL in fragments.ts)
-  in the same step, its surface the record's channel (body member ch).
+  in the same step, its surface the record's channel (body member ch). In the same step the delivery lookup
+  (LOOKUPS in fragments.ts) loses the field of the references replaced (a re-send) and, while the question is
+  pending, gains one for the new references' ref (<channel>:<ref> → id) unless the ref is the surface's recipient,
+  ':' and a message part (found through the recipient index then); a resolved question gets none, as resolve has
+  already removed its fields.
 
   KEYS[1] record            i:<id>
 
-  ARGV[1] delivery JSON
+  ARGV[1] delivery JSON (the stored form: src/store/delivery-refs.ts compactDelivery)
   ARGV[2] now, epoch ms (the audit event's time)
   ARGV[3] the audit event's detail, JSON text, or 'null'
   ARGV[4] '' for the first surface; else the further surface's channel (the event's surface then)
   ARGV[5] that surface's recipient ('' for none)
+  ARGV[6] delivery lookup bucket prefix (db:)
+  ARGV[7] the interaction id
 
   Returns
      1  stored
@@ -25,13 +31,21 @@ export const SET_DELIVERY = `--[[
 ]]
 ${RECORD}
 ${TRAIL}
+${LOOKUPS}
 local text = redis.call('GET', KEYS[1])
 if not text then return -1 end
 local parts = splitRecord(text)
 local surface = channelOf(parts)
+local channel, replaced, recipient = nil, nil, ARGV[5]
 if ARGV[4] == '' then
+  if surface ~= 'null' then
+    channel = cjson.decode(surface)
+    recipient = cjson.decode(parts[2]).rc
+  end
+  if parts[8] ~= '' then replaced = cjson.decode(parts[8]) end
   parts[8] = ARGV[1]
 else
+  channel = ARGV[4]
   surface = cjson.encode(ARGV[4])
   -- Part 11 holds only objects of strings (and d, a map of strings), so cjson re-encodes it faithfully.
   if parts[11] == '' then return -2 end
@@ -39,6 +53,7 @@ else
   local found = false
   for _, s in ipairs(extras) do
     if s.ch == ARGV[4] and (s.rc or '') == ARGV[5] then
+      replaced = s.d
       s.d = cjson.decode(ARGV[1])
       found = true
       break
@@ -53,6 +68,14 @@ if pttl > 0 then
   redis.call('SET', KEYS[1], joinRecord(parts), 'PX', pttl)
 else
   redis.call('SET', KEYS[1], joinRecord(parts))
+end
+if channel then
+  if replaced then dropDelivery(ARGV[6], channel, replaced, ARGV[7]) end
+  local ref = refOf(cjson.decode(ARGV[1]))
+  if ref and parts[1] == 'p' and refNeedsField(ref, recipient) then
+    local field = channel .. ':' .. ref
+    redis.call('HSET', ARGV[6] .. (lookupHash(field) % DELIVERY_BUCKETS), field, ARGV[7])
+  end
 end
 return 1
 `;
