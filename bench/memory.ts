@@ -110,6 +110,18 @@ async function countKeys(redis: Redis, pattern: string): Promise<number> {
   return count;
 }
 
+/** Fields starting with `fieldPrefix` in the hashes matching `pattern` (the bucketed lookups, redis/lookups.ts). */
+async function countFields(redis: Redis, pattern: string, fieldPrefix: string): Promise<number> {
+  let count = 0;
+  let cursor = '0';
+  do {
+    const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 10_000);
+    for (const key of found) for (const field of await redis.hkeys(key)) if (field.startsWith(fieldPrefix)) count += 1;
+    cursor = next;
+  } while (cursor !== '0');
+  return count;
+}
+
 async function usedMemory(redis: Redis): Promise<number> {
   const info = await redis.info('memory');
   const m = /^used_memory:(\d+)/m.exec(info);
@@ -157,8 +169,21 @@ export async function memory(size: Size): Promise<BenchResult> {
         // Each was delivered (its message accepted by the fake) and is findable by its recipient and its message.
         counts[`${kind.mode}_telegram_sent`] =
           telegram.calls.filter((c) => c.method === 'sendMessage' && c.status === 200).length - sentBefore;
-        counts[`${kind.mode}_telegram_recipient_indexes`] = await countKeys(direct, keys.recipient('telegram', '*'));
-        counts[`${kind.mode}_telegram_delivery_refs`] = await countKeys(direct, keys.delivery('telegram', '*'));
+        counts[`${kind.mode}_telegram_recipient_indexes`] = await countFields(
+          direct,
+          `${keys.recipientBucketPrefix}*`,
+          'telegram:',
+        );
+        // A Telegram ref is `<chat>:<message>`: found through the recipient index, so it needs no lookup field.
+        counts[`${kind.mode}_telegram_delivery_refs`] = await countFields(
+          direct,
+          `${keys.deliveryBucketPrefix}*`,
+          'telegram:',
+        );
+        counts[`${kind.mode}_telegram_old_form_keys`] =
+          (await countKeys(direct, keys.recipient('telegram', '*'))) +
+          (await countKeys(direct, keys.delivery('telegram', '*'))) +
+          (await countKeys(direct, keys.ticket('*')));
       }
 
       await direct.flushall('SYNC');

@@ -75,8 +75,9 @@ describe('a Stripe confirmation across serve and worker processes', () => {
     expect(session?.success_url).toBe('https://shop.example/thanks');
     expect(session?.client_reference_id).toBe(reference);
     expect(session?.metadata['reference']).toBe(reference);
+    // The ticket names its question: `<43-character secret>.<interaction id>`.
     expect(session?.metadata['askgate_callback_url']).toMatch(
-      new RegExp(`^${proxy.url}/api/interactions/callback/[A-Za-z0-9_-]{43}$`),
+      new RegExp(`^${proxy.url}/api/interactions/callback/[A-Za-z0-9_-]{43}\\.${record.id.replace('.', '\\.')}$`),
     );
     expect(session?.sent_line_items).toEqual([
       { price_data: { currency: 'eur', product_data: { name: 'Deposit' }, unit_amount: '5000' }, quantity: '1' },
