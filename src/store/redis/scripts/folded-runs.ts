@@ -1,4 +1,4 @@
-import { JOINED_RUN, PIECES } from './fragments.js';
+import { JOINED_RUN, PIECES, SPLIT_LINES } from './fragments.js';
 
 /**
  * Folded parks: a run parked on one ask, with no run hash of its own yet, kept as one field of a small bucketed hash.
@@ -69,19 +69,9 @@ local function foldedAdd(levelKey, prefix, runId, value, top)
   redis.call('HSET', key, runId, value)
 end
 
+${SPLIT_LINES}
 local function foldedParts(value)
-  local parts, start = {}, 1
-  for i = 1, 5 do
-    local stop = string.find(value, '\\n', start, true)
-    if stop then
-      parts[i] = string.sub(value, start, stop - 1)
-      start = stop + 1
-    else
-      parts[i] = string.sub(value, start)
-      start = #value + 2
-    end
-  end
-  return parts
+  return splitLines(value, 5)
 end
 
 local function foldedFields(value, text)

@@ -15,11 +15,15 @@ import { DELIVERY_BUCKETS, ENTRIES_PER_BUCKET, RECENT_WINDOWS, RECIPIENT_LEVELS 
  * `readRecord(key, schemaPrefix)`: false when the key is gone, else the envelope, its parts and its schema JSON
  * (false when it has none).
  */
-export const RECORD = `
-local function splitRecord(text)
+/**
+ * `splitLines(text, n)`: the first n newline-separated parts of `text`, '' for each missing one (a record's parts, a
+ * folded park's fields). Included by RECORD and FOLDED_RUNS; a script holding both defines it twice, which Lua allows.
+ */
+export const SPLIT_LINES = `
+local function splitLines(text, n)
   local parts = {}
   local start = 1
-  for i = 1, 12 do
+  for i = 1, n do
     local stop = string.find(text, '\\n', start, true)
     if stop then
       parts[i] = string.sub(text, start, stop - 1)
@@ -30,6 +34,12 @@ local function splitRecord(text)
     end
   end
   return parts
+end
+`;
+
+export const RECORD = `${SPLIT_LINES}
+local function splitRecord(text)
+  return splitLines(text, 12)
 end
 
 local function joinRecord(parts)
