@@ -41,8 +41,12 @@ ${LOOKUPS}
 local text, parts, schema = readRecord(KEYS[1], ARGV[9])
 if not text then return -1 end
 local d, extras, at = nil, nil, nil
+local firstCh, firstRc = nil, nil
 if parts[8] ~= '' then
-  local first = cjson.decode(parts[8])
+  -- The first surface's map may leave out its conversation (the recipient): firstDelivery in LOOKUPS puts it back.
+  local ok, body = pcall(cjson.decode, parts[2])
+  if ok then firstCh, firstRc = body.ch, body.rc end
+  local first = firstDelivery(cjson.decode(parts[8]), firstCh, firstRc)
   if refOf(first) == ARGV[1] then d = first end
 end
 if not d and parts[11] ~= '' then
@@ -72,6 +76,7 @@ if at then
   parts[11] = cjson.encode(extras)
   surface = cjson.encode(extras[at].ch)
 else
+  firstStored(d, firstCh, firstRc)
   parts[8] = cjson.encode(d)
 end
 if ARGV[4] == 'failed' then

@@ -16,7 +16,8 @@ export const SET_DELIVERY = `--[[
 
   KEYS[1] record            i:<id>
 
-  ARGV[1] delivery JSON (the stored form: src/store/delivery-refs.ts compactDelivery)
+  ARGV[1] delivery JSON (src/store/delivery-refs.ts compactDelivery; on the first surface the script also leaves out
+          the conversation reference equal to the record's recipient: firstStored in LOOKUPS)
   ARGV[2] now, epoch ms (the audit event's time)
   ARGV[3] the audit event's detail, JSON text, or 'null'
   ARGV[4] '' for the first surface; else the further surface's channel (the event's surface then)
@@ -42,8 +43,10 @@ if ARGV[4] == '' then
     channel = cjson.decode(surface)
     recipient = cjson.decode(parts[2]).rc
   end
-  if parts[8] ~= '' then replaced = cjson.decode(parts[8]) end
-  parts[8] = ARGV[1]
+  if parts[8] ~= '' then replaced = firstDelivery(cjson.decode(parts[8]), channel, recipient) end
+  -- The first surface's stored form leaves out a conversation equal to the recipient (firstStored in LOOKUPS).
+  local stored = cjson.decode(ARGV[1])
+  parts[8] = firstStored(stored, channel, recipient) and cjson.encode(stored) or ARGV[1]
 else
   channel = ARGV[4]
   surface = cjson.encode(ARGV[4])
