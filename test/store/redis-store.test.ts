@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type AuditEvent, verifyChain } from '../../src/core/audit.js';
 import type { InteractionEvent } from '../../src/core/types.js';
 import { Keys } from '../../src/store/keys.js';
 import { hashTicketSecret, newTicketSecret } from '../../src/core/ids.js';
@@ -235,6 +236,48 @@ describe('RedisStore on a real redis-server', () => {
       await handle.store.setDelivery(group.id, { chat_id: '-100', message_id: '8' });
       expect(await handle.store.findByDelivery('telegram', '-100:7')).toBeNull();
       expect((await handle.store.findByDelivery('telegram', '-100:8'))?.id).toBe(group.id);
+    } finally {
+      await handle.cleanup();
+    }
+  });
+
+  it("writes the record's own channel as 0 in its delivery events, reads it as the channel, seals verify", async () => {
+    const prefix = uniquePrefix();
+    const handle = await openStore(server.url, { idleTtlSeconds: 60, prefix });
+    try {
+      const keys = new Keys(prefix);
+      const part9 = async (id: string) => ((await raw.get(keys.interaction(id))) ?? '').split('\n')[8] ?? '';
+      const record = makeInteraction({ channel: 'telegram', recipient: '42' });
+      await handle.store.create(record);
+      await handle.store.setDelivery(record.id, { chat_id: '42', message_id: '7' });
+      const failure = { code: '403', message: 'blocked' };
+      await handle.store.recordReceipt(record.id, '42:7', {
+        status: 'failed',
+        rank: 4,
+        state: 'failed',
+        error: failure,
+      });
+      await handle.store.addSurface(record.id, { channel: 'slack', recipient: 'C1' });
+      await handle.store.setDelivery(record.id, { channel: 'C1', ts: '1.5' }, { channel: 'slack', recipient: 'C1' });
+      const stored = JSON.parse(await part9(record.id)) as unknown[][];
+      expect(stored.map((entry) => entry[2])).toEqual([0, 0, 'slack']);
+      const events = (await handle.store.events(record.id)) as AuditEvent[];
+      expect(events.map((e) => [e.type, e.surface])).toEqual([
+        ['created', undefined],
+        ['delivered', 'telegram'],
+        ['delivery_failed', 'telegram'],
+        ['delivered', 'slack'],
+      ]);
+      expect(verifyChain(events)).toEqual({ ok: true, count: 4 });
+      // The form written before names the channel in full: it reads as the same events, under the same seals.
+      const text = (await raw.get(keys.interaction(record.id))) ?? '';
+      const parts = text.split('\n');
+      parts[8] = JSON.stringify(
+        stored.map((entry) => (entry[2] === 0 ? [entry[0], entry[1], 'telegram', ...entry.slice(3)] : entry)),
+      );
+      await raw.set(keys.interaction(record.id), parts.join('\n'), 'KEEPTTL');
+      expect(await part9(record.id)).toContain('"telegram"');
+      expect(await handle.store.events(record.id)).toEqual(events);
     } finally {
       await handle.cleanup();
     }

@@ -10,7 +10,8 @@ export const DELIVERY_RECEIPT = `--[[
   arrives, two processes) never move a delivery back: it moves forward only by rank, and failed is final. A receipt
   that fails the delivery of a pending question publishes interaction.delivery_failed in the same step. Keeps the
   record's expiry. A receipt that fails the delivery (pending or not) appends a delivery_failed audit event (TRAIL
-  in fragments.ts) in the same step, its surface the record's channel. Part 8 holds only string values, so cjson re-encodes it faithfully (no arrays to turn into {}).
+  in fragments.ts) in the same step, its surface the record's channel (written as 0: ownChannelOf in TRAIL) or the
+  further surface's. Part 8 holds only string values, so cjson re-encodes it faithfully (no arrays to turn into {}).
 
   KEYS[1] record            i:<id>
 
@@ -70,7 +71,8 @@ if ARGV[6] ~= '' then
   d['error_code'] = ARGV[6]
   d['error_message'] = ARGV[7]
 end
-local surface = channelOf(parts)
+-- The first surface's event names the record's channel as 0 (ownChannelOf in TRAIL).
+local surface = ownChannelOf(parts)
 if at then
   extras[at].d = d
   parts[11] = cjson.encode(extras)

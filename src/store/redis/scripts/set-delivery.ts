@@ -8,7 +8,8 @@ export const SET_DELIVERY = `--[[
 
   Guarantees: rewrites only an existing record and keeps its expiry, so a record that already expired is never
   brought back, and one that will expire still does. Appends the audit event delivered (TRAIL in fragments.ts)
-  in the same step, its surface the record's channel (body member ch). In the same step the delivery lookup
+  in the same step, its surface the record's channel (body member ch, written as 0: ownChannelOf in TRAIL) or the
+  further surface's. In the same step the delivery lookup
   (LOOKUPS in fragments.ts) loses the field of the references replaced (a re-send) and, while the question is
   pending, gains one for the new references' ref (<channel>:<ref> → id) unless the ref is the surface's recipient,
   ':' and a message part (found through the recipient index then); a resolved question gets none, as resolve has
@@ -65,7 +66,9 @@ else
   if not found then return -2 end
   parts[11] = cjson.encode(extras)
 end
-trailAppend(parts, trailEntryOf('delivered', ARGV[2], surface, 'null', ARGV[3]))
+-- The first surface's event names the record's channel as 0 (ownChannelOf in TRAIL).
+local eventSurface = ARGV[4] == '' and ownChannelOf(parts) or surface
+trailAppend(parts, trailEntryOf('delivered', ARGV[2], eventSurface, 'null', ARGV[3]))
 local pttl = redis.call('PTTL', KEYS[1])
 if pttl > 0 then
   redis.call('SET', KEYS[1], joinRecord(parts), 'PX', pttl)
