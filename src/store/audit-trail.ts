@@ -9,7 +9,9 @@ import type { DeliveryReceipt, InteractionStatus, StoredInteraction } from '../c
  *
  * - part 9, the *trail*: a JSON array of entries, one per event after `created`, oldest first. An entry is
  *   `[type, at (epoch ms), surface, by, detail]` with trailing nulls dropped. `seq` is not stored: it is the
- *   position (+2), so the chain can have no gap and a removed entry shifts every later seq.
+ *   position (+2), so the chain can have no gap and a removed entry shifts every later seq. A surface of `0` is
+ *   the record's own channel (body member `ch`), as the Redis scripts write it for the first surface's delivery
+ *   events (9 characters fewer than `"telegram"`); older entries name it in full and read the same.
  * - part 10, the *seal*: a JSON string, the concatenated hex SHA-256 hashes of events 1..k (64 characters each).
  *
  * Two kinds of event are derived rather than stored, so they cost nothing:
@@ -139,7 +141,9 @@ function eventOf(record: StoredInteraction, entry: unknown, seq: number): Omit<A
     event.detail = { answer: record.result.answer };
     return event;
   }
-  if (typeof surface === 'string') event.surface = surface;
+  // 0 stands for the record's own channel (it never changes), so the sealed hash, taken of this expansion, holds.
+  if (surface === 0 && record.channel !== null) event.surface = record.channel;
+  else if (typeof surface === 'string') event.surface = surface;
   if (typeof by === 'string') event.by = by;
   if (detail !== null && typeof detail === 'object' && !Array.isArray(detail)) {
     event.detail = detail as Record<string, unknown>;

@@ -28,3 +28,50 @@ export function expandDelivery(d: Record<string, string>): Record<string, string
   const ref = derivedRef(d);
   return ref === undefined ? d : { ...d, ref };
 }
+
+/**
+ * The first surface's conversation reference. On Telegram, Discord and Slack a delivery names the conversation its
+ * message lives in (`chat_id`, `channel_id`, `channel`), which for a direct question is the record's recipient
+ * (`rc`). The first surface's stored delivery (envelope part 8) leaves that reference out when it equals the
+ * recipient and the message's own reference (`message_id`, `ts`) is present; the read puts it back when it is
+ * absent and the message reference is present. What these channels write always holds both, so a map with the
+ * message reference and without the conversation can only be this form. A further surface's delivery keeps its full
+ * map. The Lua twins are firstDelivery and firstStored in LOOKUPS (redis/scripts/fragments.ts); they must agree.
+ */
+export const CONVERSATION_REFS: Readonly<Record<string, readonly [conversation: string, message: string]>> = {
+  telegram: ['chat_id', 'message_id'],
+  discord: ['channel_id', 'message_id'],
+  slack: ['channel', 'ts'],
+};
+
+function conversationRule(channel: string | null): readonly [string, string] | undefined {
+  return channel === null || !Object.hasOwn(CONVERSATION_REFS, channel) ? undefined : CONVERSATION_REFS[channel];
+}
+
+/** The first surface's delivery as stored: `compactDelivery`, then without the conversation equal to `recipient`. */
+export function compactFirstDelivery(
+  d: Readonly<Record<string, string>>,
+  channel: string | null,
+  recipient: string | null,
+): Record<string, string> {
+  const stored = compactDelivery(d);
+  const rule = conversationRule(channel);
+  if (rule === undefined || recipient === null) return stored;
+  const [conversation, message] = rule;
+  if (stored[conversation] !== recipient || stored[message] === undefined) return stored;
+  const { [conversation]: _implied, ...rest } = stored;
+  return rest;
+}
+
+/** The first surface's delivery as read: the conversation back in place when it was left out, then `ref`. */
+export function expandFirstDelivery(
+  d: Record<string, string>,
+  channel: string | null,
+  recipient: string | null,
+): Record<string, string> {
+  const rule = conversationRule(channel);
+  if (rule === undefined || recipient === null) return expandDelivery(d);
+  const [conversation, message] = rule;
+  if (d[conversation] !== undefined || d[message] === undefined) return expandDelivery(d);
+  return expandDelivery({ [conversation]: recipient, ...d });
+}

@@ -1,4 +1,4 @@
-import { compactDelivery, expandDelivery } from './delivery-refs.js';
+import { compactDelivery, compactFirstDelivery, expandDelivery, expandFirstDelivery } from './delivery-refs.js';
 import { createHash } from 'node:crypto';
 import type {
   AnswerFormat,
@@ -29,7 +29,7 @@ import { deliveryView } from '../core/record.js';
  * | 5 | schema hash   | JSON string, or empty                  |
  * | 6 | result        | JSON, or empty                         |
  * | 7 | resolved_at   | JSON string, or empty                  |
- * | 8 | delivery      | JSON, or empty                         |
+ * | 8 | delivery      | JSON, or empty (first surface; delivery-refs.ts compactFirstDelivery) |
  * | 9 | audit trail   | JSON array of event entries, or empty (audit-trail.ts) |
  * | 10| audit seal    | JSON string of concatenated hashes, or empty (audit-trail.ts) |
  * | 11| extra surfaces| JSON `[{"ch", "rc"?, "d"?}]`, or empty (core/surfaces.ts) |
@@ -130,7 +130,9 @@ export function encodeRecord(record: StoredInteraction): EncodedRecord {
     jsonOrEmpty(schema?.hash ?? null),
     jsonOrEmpty(record.result),
     jsonOrEmpty(record.resolved_at),
-    jsonOrEmpty(record.delivery === null ? null : compactDelivery(record.delivery)),
+    jsonOrEmpty(
+      record.delivery === null ? null : compactFirstDelivery(record.delivery, record.channel, record.recipient),
+    ),
     // Parts 9 and 10, the audit trail and its seal, are written by the store's own steps (audit-trail.ts).
     '',
     '',
@@ -194,7 +196,10 @@ export function decodeRecord(id: string, envelope: string, schemaJson: string | 
     resolved_at: parseOrNull<string>(resolvedAt),
     ticket_hash: parseOrNull<string>(ticket),
     verifier_binding: b.vb ?? null,
-    delivery: delivery === '' ? null : expandDelivery(JSON.parse(delivery) as Record<string, string>),
+    delivery:
+      delivery === ''
+        ? null
+        : expandFirstDelivery(JSON.parse(delivery) as Record<string, string>, b.ch ?? null, b.rc ?? null),
     ...(b.rm === undefined ? {} : { remind: { every: b.rm[0], max: b.rm[1] } }),
     ...(b.es === undefined
       ? {}

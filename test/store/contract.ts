@@ -458,6 +458,33 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         expect(await store.findByDelivery('telegram', '42:8')).toBeNull();
       });
 
+      it("reads the first surface's delivery back whole on each channel whose conversation is the recipient", async () => {
+        // Telegram, Discord and Slack: the Redis form leaves out the conversation equal to the recipient (delivery-refs.ts).
+        const cases: { channel: string; recipient: string; delivery: Record<string, string>; ref: string }[] = [
+          { channel: 'telegram', recipient: '42', delivery: { chat_id: '42', message_id: '7' }, ref: '42:7' },
+          { channel: 'discord', recipient: 'D1', delivery: { channel_id: 'D1', message_id: '8' }, ref: 'D1:8' },
+          { channel: 'slack', recipient: 'C1', delivery: { channel: 'C1', ts: '1.5' }, ref: 'C1:1.5' },
+          { channel: 'telegram', recipient: '43', delivery: { chat_id: '-100', message_id: '9' }, ref: '-100:9' },
+        ];
+        for (const c of cases) {
+          const record = makeInteraction({ channel: c.channel, recipient: c.recipient });
+          await store.create(record);
+          await store.setDelivery(record.id, c.delivery);
+          expect((await store.get(record.id))?.delivery).toEqual({ ...c.delivery, ref: c.ref });
+          expect((await store.findByDelivery(c.channel, c.ref))?.id).toBe(record.id);
+          // A receipt names the message by its ref, and moves that delivery, conversation and all.
+          expect(await store.recordReceipt(record.id, c.ref, { status: 'read', rank: 3, state: 'read' })).toBe('moved');
+          expect((await store.get(record.id))?.delivery).toMatchObject({ ...c.delivery, ref: c.ref, receipt: 'read' });
+          await store.resolve(record.id, {
+            status: 'answered',
+            result: answer('yes'),
+            resolvedAt: new Date().toISOString(),
+          });
+          // A late reply quoting the question still finds it after it resolved.
+          expect((await store.findByDelivery(c.channel, c.ref))?.id).toBe(record.id);
+        }
+      });
+
       it('refuses an unknown id', async () => {
         await expect(store.setDelivery('int_missing', { chat_id: '1' })).rejects.toMatchObject({ code: 'not_found' });
         expect(await store.get('int_missing')).toBeNull();

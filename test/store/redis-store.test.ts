@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type AuditEvent, verifyChain } from '../../src/core/audit.js';
 import type { InteractionEvent } from '../../src/core/types.js';
 import { Keys } from '../../src/store/keys.js';
 import { hashTicketSecret, newTicketSecret } from '../../src/core/ids.js';
@@ -167,7 +168,8 @@ describe('RedisStore on a real redis-server', () => {
       const keys = new Keys(prefix);
       // Part 8 of the envelope is the first surface's delivery (record-codec.ts).
       const part8 = async (id: string) => ((await raw.get(keys.interaction(id))) ?? '').split('\n')[7];
-      expect(await part8(tg.id)).toBe('{"chat_id":"42","message_id":"7"}');
+      // Nor the chat_id: it is the record's recipient (compactFirstDelivery in delivery-refs.ts).
+      expect(await part8(tg.id)).toBe('{"message_id":"7"}');
       expect(await part8(web.id)).toBe(`{"recipient":"ana","ref":"${web.id}"}`);
       expect((await handle.store.get(tg.id))?.delivery).toEqual({ chat_id: '42', message_id: '7', ref: '42:7' });
       expect((await handle.store.get(web.id))?.delivery).toEqual({ recipient: 'ana', ref: web.id });
@@ -183,6 +185,99 @@ describe('RedisStore on a real redis-server', () => {
       expect(await handle.store.recordReceipt(old.id, '43:8', { status: 'read', rank: 3, state: 'read' })).toBe(
         'moved',
       );
+    } finally {
+      await handle.cleanup();
+    }
+  });
+
+  it("stores the first surface's delivery without the conversation equal to its recipient, other ones whole", async () => {
+    const prefix = uniquePrefix();
+    const handle = await openStore(server.url, { idleTtlSeconds: 60, prefix });
+    try {
+      const keys = new Keys(prefix);
+      const part8 = async (id: string) => ((await raw.get(keys.interaction(id))) ?? '').split('\n')[7];
+      const tg = makeInteraction({ channel: 'telegram', recipient: '42' });
+      const group = makeInteraction({ channel: 'telegram', recipient: '43' });
+      const slack = makeInteraction({ channel: 'slack', recipient: 'C1' });
+      const old = makeInteraction({ channel: 'telegram', recipient: '44' });
+      for (const r of [tg, group, slack, old]) await handle.store.create(r);
+      await handle.store.setDelivery(tg.id, { chat_id: '42', message_id: '7' });
+      await handle.store.setDelivery(group.id, { chat_id: '-100', message_id: '7' });
+      await handle.store.setDelivery(slack.id, { channel: 'C1', ts: '1.5' });
+      expect(await part8(tg.id)).toBe('{"message_id":"7"}');
+      expect(await part8(group.id)).toBe('{"chat_id":"-100","message_id":"7"}');
+      expect(await part8(slack.id)).toBe('{"ts":"1.5"}');
+      // A receipt rewrites part 8 in Lua, in the same form.
+      expect(await handle.store.recordReceipt(tg.id, '42:7', { status: 'read', rank: 3, state: 'read' })).toBe('moved');
+      expect(JSON.parse((await part8(tg.id)) ?? '')).toEqual({
+        message_id: '7',
+        status: 'read',
+        status_rank: '3',
+        receipt: 'read',
+      });
+      // A further surface on the same channel keeps its full map.
+      expect(await handle.store.addSurface(tg.id, { channel: 'telegram', recipient: '45' })).toBe('added');
+      await handle.store.setDelivery(
+        tg.id,
+        { chat_id: '45', message_id: '3' },
+        { channel: 'telegram', recipient: '45' },
+      );
+      const part11 = ((await raw.get(keys.interaction(tg.id))) ?? '').split('\n')[10];
+      expect(part11).toContain('"chat_id":"45"');
+      expect((await handle.store.findByDelivery('telegram', '45:3'))?.id).toBe(tg.id);
+      // The form written before (chat_id kept) reads as before, and its receipt moves it.
+      const text = await raw.get(keys.interaction(old.id));
+      await raw.set(keys.interaction(old.id), `${text}\n\n\n\n\n\n{"chat_id":"44","message_id":"8"}`, 'KEEPTTL');
+      expect((await handle.store.get(old.id))?.delivery).toEqual({ chat_id: '44', message_id: '8', ref: '44:8' });
+      expect(await handle.store.recordReceipt(old.id, '44:8', { status: 'read', rank: 3, state: 'read' })).toBe(
+        'moved',
+      );
+      // A re-send replaces the first surface's message: the old one's lookup goes, the new one is found.
+      await handle.store.setDelivery(group.id, { chat_id: '-100', message_id: '8' });
+      expect(await handle.store.findByDelivery('telegram', '-100:7')).toBeNull();
+      expect((await handle.store.findByDelivery('telegram', '-100:8'))?.id).toBe(group.id);
+    } finally {
+      await handle.cleanup();
+    }
+  });
+
+  it("writes the record's own channel as 0 in its delivery events, reads it as the channel, seals verify", async () => {
+    const prefix = uniquePrefix();
+    const handle = await openStore(server.url, { idleTtlSeconds: 60, prefix });
+    try {
+      const keys = new Keys(prefix);
+      const part9 = async (id: string) => ((await raw.get(keys.interaction(id))) ?? '').split('\n')[8] ?? '';
+      const record = makeInteraction({ channel: 'telegram', recipient: '42' });
+      await handle.store.create(record);
+      await handle.store.setDelivery(record.id, { chat_id: '42', message_id: '7' });
+      const failure = { code: '403', message: 'blocked' };
+      await handle.store.recordReceipt(record.id, '42:7', {
+        status: 'failed',
+        rank: 4,
+        state: 'failed',
+        error: failure,
+      });
+      await handle.store.addSurface(record.id, { channel: 'slack', recipient: 'C1' });
+      await handle.store.setDelivery(record.id, { channel: 'C1', ts: '1.5' }, { channel: 'slack', recipient: 'C1' });
+      const stored = JSON.parse(await part9(record.id)) as unknown[][];
+      expect(stored.map((entry) => entry[2])).toEqual([0, 0, 'slack']);
+      const events = (await handle.store.events(record.id)) as AuditEvent[];
+      expect(events.map((e) => [e.type, e.surface])).toEqual([
+        ['created', undefined],
+        ['delivered', 'telegram'],
+        ['delivery_failed', 'telegram'],
+        ['delivered', 'slack'],
+      ]);
+      expect(verifyChain(events)).toEqual({ ok: true, count: 4 });
+      // The form written before names the channel in full: it reads as the same events, under the same seals.
+      const text = (await raw.get(keys.interaction(record.id))) ?? '';
+      const parts = text.split('\n');
+      parts[8] = JSON.stringify(
+        stored.map((entry) => (entry[2] === 0 ? [entry[0], entry[1], 'telegram', ...entry.slice(3)] : entry)),
+      );
+      await raw.set(keys.interaction(record.id), parts.join('\n'), 'KEEPTTL');
+      expect(await part9(record.id)).toContain('"telegram"');
+      expect(await handle.store.events(record.id)).toEqual(events);
     } finally {
       await handle.cleanup();
     }

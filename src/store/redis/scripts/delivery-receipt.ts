@@ -10,7 +10,8 @@ export const DELIVERY_RECEIPT = `--[[
   arrives, two processes) never move a delivery back: it moves forward only by rank, and failed is final. A receipt
   that fails the delivery of a pending question publishes interaction.delivery_failed in the same step. Keeps the
   record's expiry. A receipt that fails the delivery (pending or not) appends a delivery_failed audit event (TRAIL
-  in fragments.ts) in the same step, its surface the record's channel. Part 8 holds only string values, so cjson re-encodes it faithfully (no arrays to turn into {}).
+  in fragments.ts) in the same step, its surface the record's channel (written as 0: ownChannelOf in TRAIL) or the
+  further surface's. Part 8 holds only string values, so cjson re-encodes it faithfully (no arrays to turn into {}).
 
   KEYS[1] record            i:<id>
 
@@ -41,8 +42,12 @@ ${LOOKUPS}
 local text, parts, schema = readRecord(KEYS[1], ARGV[9])
 if not text then return -1 end
 local d, extras, at = nil, nil, nil
+local firstCh, firstRc = nil, nil
 if parts[8] ~= '' then
-  local first = cjson.decode(parts[8])
+  -- The first surface's map may leave out its conversation (the recipient): firstDelivery in LOOKUPS puts it back.
+  local ok, body = pcall(cjson.decode, parts[2])
+  if ok then firstCh, firstRc = body.ch, body.rc end
+  local first = firstDelivery(cjson.decode(parts[8]), firstCh, firstRc)
   if refOf(first) == ARGV[1] then d = first end
 end
 if not d and parts[11] ~= '' then
@@ -66,12 +71,14 @@ if ARGV[6] ~= '' then
   d['error_code'] = ARGV[6]
   d['error_message'] = ARGV[7]
 end
-local surface = channelOf(parts)
+-- The first surface's event names the record's channel as 0 (ownChannelOf in TRAIL).
+local surface = ownChannelOf(parts)
 if at then
   extras[at].d = d
   parts[11] = cjson.encode(extras)
   surface = cjson.encode(extras[at].ch)
 else
+  firstStored(d, firstCh, firstRc)
   parts[8] = cjson.encode(d)
 end
 if ARGV[4] == 'failed' then

@@ -1,3 +1,4 @@
+import { CONVERSATION_REFS } from '../../delivery-refs.js';
 import { DELIVERY_BUCKETS, ENTRIES_PER_BUCKET, RECENT_WINDOWS, RECIPIENT_LEVELS } from '../lookups.js';
 
 /**
@@ -89,6 +90,10 @@ end
  * the level the pending list's size calls for.
  * `refOf(d)`: a stored delivery map's ref — its `ref`, or the one the other references imply (derivedRef in
  * src/store/delivery-refs.ts, which leaves `ref` out of the stored form when it is implied), or nil.
+ * `firstDelivery(d, ch, rc)`: the first surface's stored delivery map (part 8) with its conversation reference put
+ * back, and `firstStored(d, ch, rc)` the map as stored, without it when it equals the recipient (true when it took it
+ * out): the twins of expandFirstDelivery and compactFirstDelivery in src/store/delivery-refs.ts (CONVERSATION_REFS).
+ * Every read of part 8 goes through firstDelivery before refOf.
  * `refNeedsField(ref, recipient)`: false when the ref is `<recipient>:<part without :>` (found through the
  * recipient index instead).
  * `dropDelivery(dlPrefix, channel, d, id)`: removes the delivery lookup field of delivery map d when it names id.
@@ -130,6 +135,29 @@ local function refOf(d)
   return nil
 end
 
+local CONVERSATION_REFS = { ${Object.entries(CONVERSATION_REFS)
+  .map(([ch, [c, m]]) => `${ch} = { '${c}', '${m}' }`)
+  .join(', ')} }
+local function conversationRule(ch, rc)
+  if type(ch) ~= 'string' or type(rc) ~= 'string' then return nil end
+  return CONVERSATION_REFS[ch]
+end
+
+local function firstDelivery(d, ch, rc)
+  local rule = conversationRule(ch, rc)
+  if rule and type(d) == 'table' and d[rule[1]] == nil and d[rule[2]] ~= nil then d[rule[1]] = rc end
+  return d
+end
+
+local function firstStored(d, ch, rc)
+  local rule = conversationRule(ch, rc)
+  if rule and d[rule[1]] == rc and d[rule[2]] ~= nil then
+    d[rule[1]] = nil
+    return true
+  end
+  return false
+end
+
 local function refNeedsField(ref, recipient)
   if type(recipient) ~= 'string' or recipient == '' then return true end
   local head = recipient .. ':'
@@ -167,7 +195,9 @@ local function dropLookups(rcPrefix, dlPrefix, parts, id, recentPrefix, nowMs, i
     local w = math.floor(nowMs / width)
     recent, recentUntil = recentPrefix .. string.format('%d', w), (w + 1) * width + idleMs
   end
-  if parts[8] ~= '' then dropDelivery(dlPrefix, body.ch, cjson.decode(parts[8]), id, recent) end
+  if parts[8] ~= '' then
+    dropDelivery(dlPrefix, body.ch, firstDelivery(cjson.decode(parts[8]), body.ch, body.rc), id, recent)
+  end
   if parts[11] ~= '' then
     for _, s in ipairs(cjson.decode(parts[11])) do
       dropRecipient(rcPrefix, s.ch, s.rc, id)

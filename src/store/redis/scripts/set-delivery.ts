@@ -8,7 +8,8 @@ export const SET_DELIVERY = `--[[
 
   Guarantees: rewrites only an existing record and keeps its expiry, so a record that already expired is never
   brought back, and one that will expire still does. Appends the audit event delivered (TRAIL in fragments.ts)
-  in the same step, its surface the record's channel (body member ch). In the same step the delivery lookup
+  in the same step, its surface the record's channel (body member ch, written as 0: ownChannelOf in TRAIL) or the
+  further surface's. In the same step the delivery lookup
   (LOOKUPS in fragments.ts) loses the field of the references replaced (a re-send) and, while the question is
   pending, gains one for the new references' ref (<channel>:<ref> → id) unless the ref is the surface's recipient,
   ':' and a message part (found through the recipient index then); a resolved question gets none, as resolve has
@@ -16,7 +17,8 @@ export const SET_DELIVERY = `--[[
 
   KEYS[1] record            i:<id>
 
-  ARGV[1] delivery JSON (the stored form: src/store/delivery-refs.ts compactDelivery)
+  ARGV[1] delivery JSON (src/store/delivery-refs.ts compactDelivery; on the first surface the script also leaves out
+          the conversation reference equal to the record's recipient: firstStored in LOOKUPS)
   ARGV[2] now, epoch ms (the audit event's time)
   ARGV[3] the audit event's detail, JSON text, or 'null'
   ARGV[4] '' for the first surface; else the further surface's channel (the event's surface then)
@@ -42,8 +44,10 @@ if ARGV[4] == '' then
     channel = cjson.decode(surface)
     recipient = cjson.decode(parts[2]).rc
   end
-  if parts[8] ~= '' then replaced = cjson.decode(parts[8]) end
-  parts[8] = ARGV[1]
+  if parts[8] ~= '' then replaced = firstDelivery(cjson.decode(parts[8]), channel, recipient) end
+  -- The first surface's stored form leaves out a conversation equal to the recipient (firstStored in LOOKUPS).
+  local stored = cjson.decode(ARGV[1])
+  parts[8] = firstStored(stored, channel, recipient) and cjson.encode(stored) or ARGV[1]
 else
   channel = ARGV[4]
   surface = cjson.encode(ARGV[4])
@@ -62,7 +66,9 @@ else
   if not found then return -2 end
   parts[11] = cjson.encode(extras)
 end
-trailAppend(parts, trailEntryOf('delivered', ARGV[2], surface, 'null', ARGV[3]))
+-- The first surface's event names the record's channel as 0 (ownChannelOf in TRAIL).
+local eventSurface = ARGV[4] == '' and ownChannelOf(parts) or surface
+trailAppend(parts, trailEntryOf('delivered', ARGV[2], eventSurface, 'null', ARGV[3]))
 local pttl = redis.call('PTTL', KEYS[1])
 if pttl > 0 then
   redis.call('SET', KEYS[1], joinRecord(parts), 'PX', pttl)

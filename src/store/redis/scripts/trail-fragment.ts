@@ -13,6 +13,8 @@
  * `trailEntryOf(type, atMs, surfaceJson, byJson, detailJson)`: an entry built here, from JSON texts ('null' or ''
  * for absent), trailing nulls dropped as trailEntry does: for a script that learns a member from the record itself.
  * `channelOf(parts)`: the record's channel (body member ch) as JSON text, or 'null'.
+ * `ownChannelOf(parts)`: an event's surface when it is the record's channel: '0' (the reader, eventOf in
+ * audit-trail.ts, reads it as body member ch, which never changes), or 'null' for a record without a channel.
  * `terminalEntry(letter, nowMs)`: the marker a resolve appends, `["answered",<ms>]` (a, e, c); the reader derives
  * who answered, where and what from the result part written in the same step.
  * Hashes are sealed by the reader (part 10), never here.
@@ -38,6 +40,11 @@ local function channelOf(parts)
   local ok, body = pcall(cjson.decode, parts[2])
   if ok and type(body) == 'table' and type(body.ch) == 'string' then return cjson.encode(body.ch) end
   return 'null'
+end
+
+local function ownChannelOf(parts)
+  if channelOf(parts) == 'null' then return 'null' end
+  return '0'
 end
 
 local TERMINAL_EVENT = { a = 'answered', e = 'expired', c = 'cancelled' }
