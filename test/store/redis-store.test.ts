@@ -7,7 +7,7 @@ import { Keys } from '../../src/store/keys.js';
 import { hashTicketSecret, newTicketSecret } from '../../src/core/ids.js';
 import { lookupHash, recipientBucketsOf } from '../../src/store/redis/lookups.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
-import { LOOKUPS } from '../../src/store/redis/scripts/fragments.js';
+import { LOOKUPS } from '../../src/store/redis/scripts/lookups-fragment.js';
 import type { StoreOptions } from '../../src/store/store.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 import {

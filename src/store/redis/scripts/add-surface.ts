@@ -1,4 +1,5 @@
-import { LOOKUPS, RECORD } from './fragments.js';
+import { RECORD } from './fragments.js';
+import { LOOKUPS } from './lookups-fragment.js';
 
 /** Adds a surface to a pending interaction. */
 export const ADD_SURFACE = `--[[

@@ -1,4 +1,5 @@
-import { BUCKETS, EVENT_JSON, EXTEND_TO, LOOKUPS } from './fragments.js';
+import { BUCKETS, EVENT_JSON, EXTEND_TO } from './fragments.js';
+import { LOOKUPS } from './lookups-fragment.js';
 
 /** Creates a pending interaction. */
 export const CREATE = `--[[

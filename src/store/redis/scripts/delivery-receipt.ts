@@ -1,4 +1,5 @@
-import { EVENT_JSON, LOOKUPS, RECORD } from './fragments.js';
+import { EVENT_JSON, RECORD } from './fragments.js';
+import { LOOKUPS } from './lookups-fragment.js';
 import { TRAIL } from './trail-fragment.js';
 
 /** Applies a platform's delivery receipt to an interaction's delivery. */

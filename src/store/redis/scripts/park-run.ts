@@ -1,5 +1,6 @@
 import { FOLDED_RUNS } from './folded-runs.js';
-import { BUCKETS, EVENT_JSON, EXTEND_TO, LOOKUPS, PIECES } from './fragments.js';
+import { BUCKETS, EVENT_JSON, EXTEND_TO, PIECES } from './fragments.js';
+import { LOOKUPS } from './lookups-fragment.js';
 
 /** Parks a run on one or more new async asks, all in one step. */
 export const PARK_RUN = `--[[

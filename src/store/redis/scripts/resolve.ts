@@ -1,5 +1,6 @@
 import { FOLDED_RUNS } from './folded-runs.js';
-import { BUCKETS, EVENT_JSON, EXTEND_TO, JOINED_RUN, LOOKUPS, PIECES, RECORD } from './fragments.js';
+import { BUCKETS, EVENT_JSON, EXTEND_TO, JOINED_RUN, PIECES, RECORD } from './fragments.js';
+import { LOOKUPS } from './lookups-fragment.js';
 import { TRAIL } from './trail-fragment.js';
 
 /** The one atomic claim of an interaction. */

@@ -1,4 +1,5 @@
-import { LOOKUPS, RECORD } from './fragments.js';
+import { RECORD } from './fragments.js';
+import { LOOKUPS } from './lookups-fragment.js';
 import { TRAIL } from './trail-fragment.js';
 
 /** Records a channel's message references on an interaction. */
