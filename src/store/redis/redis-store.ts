@@ -1,4 +1,4 @@
-import type { Cluster, Redis, RedisOptions } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { AuditEvent, NewAuditEvent } from '../../core/audit.js';
 import { AskgateError } from '../../core/errors.js';
 import type {
@@ -14,7 +14,7 @@ import { fixedWindow, parseCursor, pendingExpiresAt, resetIn } from '../common.j
 import type { Keys } from '../keys.js';
 import { ListenerSet, type EventListener } from '../listeners.js';
 import { trailEntry } from '../audit-trail.js';
-import { STATUS_CODES, decodeRecord, encodeRecord, timeMs, toPublicRecord } from '../record-codec.js';
+import { decodeRecord, encodeRecord, timeMs, toPublicRecord } from '../record-codec.js';
 import type {
   AddSurfaceOutcome,
   AnswerClaimOutcome,
@@ -25,11 +25,11 @@ import type {
   PresetVersion,
   Resolution,
   ResolveOutcome,
-  SettledRun,
   Store,
-  StoreOptions,
   VoteOutcome,
 } from '../store.js';
+import { type ClaimDeps, claimInteraction } from './claim.js';
+import type { RedisStoreOptions } from './store-options.js';
 import { RedisConnections, redactUrl } from './connections.js';
 import { legacyTicketKey } from './ticket-keys.js';
 import { recipientName } from './lookups.js';
@@ -57,33 +57,7 @@ export interface PendingRows {
   next: number | null;
 }
 
-export interface RedisStoreOptions extends StoreOptions {
-  /** `redis://[:password@]host:port[/db]`, `rediss://...` or `redis+cluster://...`; ignored when `connections` is given. */
-  url: string;
-  /** Prefix of every key and of the events channel. Default `{askgate}:`; ignored when `connections` is given. */
-  prefix?: string;
-  /**
-   * The process's connection factory (connections.ts): the store takes its command and subscriber connections
-   * from it and leaves closing them to its owner. Absent: the store makes its own factory and closes it.
-   */
-  connections?: RedisConnections;
-  /**
-   * The keys this store names: one shard's (keys.ts, `forShard`) when a router spreads the deployment over shards
-   * (sharded-store.ts). Default: the connections' keys (shard 0, the deployment prefix).
-   */
-  keys?: Keys;
-  /** Told about connection errors while ioredis reconnects (they are retried, not thrown). Default: ignored. */
-  onConnectionError?: (error: Error) => void;
-  /** How long `ping()` waits for PONG. Default 2000 ms. */
-  pingTimeoutMs?: number;
-  /**
-   * How long a parked run's hash lives after its last write (the checkpoint retention). Default 7 days, the
-   * default of LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES.
-   */
-  runRetentionMs?: number;
-  /** Extra ioredis options, applied over askgate's defaults (bounded reconnect backoff, 3 retries per command). */
-  redisOptions?: RedisOptions;
-}
+export type { RedisStoreOptions } from './store-options.js';
 
 /**
  * The durable store: every process on one Redis shares records, the pending list, deadlines and events.
@@ -106,6 +80,7 @@ export class RedisStore implements Store {
   private readonly runRetentionMs: number;
   private readonly listeners = new ListenerSet();
   private readonly surfaces: RedisSurfaceOps;
+  private readonly claimDeps: ClaimDeps;
 
   private constructor(
     private readonly connections: RedisConnections,
@@ -118,6 +93,14 @@ export class RedisStore implements Store {
     this.idleTtlMs = options.idleTtlSeconds * 1000;
     this.pingTimeoutMs = options.pingTimeoutMs ?? 2000;
     this.runRetentionMs = options.runRetentionMs ?? 10_080 * 60_000;
+    this.claimDeps = {
+      client: this.client,
+      keys: this.keys,
+      connections,
+      idleTtlMs: this.idleTtlMs,
+      runRetentionMs: this.runRetentionMs,
+      run: (call) => this.run(call),
+    };
     this.surfaces = new RedisSurfaceOps({
       client: this.client,
       keys: this.keys,
@@ -219,6 +202,17 @@ export class RedisStore implements Store {
     return reply === null ? null : decodeRecord(reply[0], reply[1], reply[2]);
   }
 
+  /** The resolve script's claim (claim.ts): `check` and `choice` are its answer check, `vote` a quorum vote. */
+  private claim(
+    id: string,
+    resolution: Resolution,
+    check: string,
+    choice: string,
+    vote?: Vote,
+  ): Promise<AnswerClaimOutcome | VoteOutcome> {
+    return claimInteraction(this.claimDeps, { id, resolution, check, choice, vote });
+  }
+
   async resolve(id: string, resolution: Resolution): Promise<ResolveOutcome> {
     return (await this.claim(id, resolution, '', '')) as ResolveOutcome;
   }
@@ -230,75 +224,6 @@ export class RedisStore implements Store {
   async claimAnswer(id: string, resolution: Resolution, facts: AnswerFacts): Promise<AnswerClaimOutcome> {
     const check = `v${facts.boolean ? 'b' : ''}${facts.text ? 't' : ''}${facts.choice !== null ? 's' : ''}`;
     return (await this.claim(id, resolution, check, facts.choice ?? '')) as AnswerClaimOutcome;
-  }
-
-  /**
-   * The resolve script; `check` and `choice` are its answer check (ARGV[15], ARGV[16]), '' for a plain resolve;
-   * `vote` a quorum vote (ARGV[17..19]).
-   */
-  private async claim(
-    id: string,
-    resolution: Resolution,
-    check: string,
-    choice: string,
-    vote?: Vote,
-  ): Promise<AnswerClaimOutcome | VoteOutcome> {
-    const [code, envelope, schema, verdict, runId, generation, runFields] = await this.run(() =>
-      this.client.askgateResolve(
-        this.keys.interaction(id),
-        this.keys.pending,
-        this.keys.deadlines,
-        id,
-        STATUS_CODES[resolution.status],
-        resolution.result === null ? '' : JSON.stringify(resolution.result),
-        JSON.stringify(resolution.resolvedAt),
-        this.idleTtlMs,
-        Date.now(),
-        this.keys.groupPrefix,
-        this.keys.ticketPrefix,
-        this.keys.schemaPrefix,
-        this.keys.events,
-        `interaction.${resolution.status}`,
-        this.keys.runPrefix,
-        this.keys.readyRuns,
-        this.runRetentionMs,
-        check,
-        choice,
-        vote === undefined ? '' : JSON.stringify(vote),
-        vote?.by ?? '',
-        vote?.answer === true ? '1' : '0',
-        vote === undefined
-          ? ''
-          : trailEntry(
-              { type: 'vote', surface: vote.surface, by: vote.by, detail: { answer: vote.answer } },
-              Date.parse(vote.at),
-            ),
-        this.keys.foldedRunsLevel,
-        this.keys.foldedRunsPrefix,
-        this.keys.recipientBucketPrefix,
-        this.keys.deliveryBucketPrefix,
-        this.keys.recentlyResolvedPrefix,
-      ),
-    );
-    if (code === -1 || typeof envelope !== 'string') return { kind: 'not_found' };
-    const record = decodeRecord(id, envelope, schema ?? null);
-    if (code === -2) return { kind: 'invalid', record };
-    if (code === -3) return { kind: 'unchecked', record };
-    if (code === -4) return { kind: 'already_voted', record };
-    if (code === -5) return { kind: 'voted', record };
-    if (code !== 1) return { kind: 'not_pending', record };
-    // With ASKGATE_REDIS_WAIT_REPLICAS, the claim is acknowledged only once replicas hold it (a failover keeps it).
-    await this.run(() => this.connections.replicated(this.keys.interaction(id)));
-    if ((verdict === 'ready' || verdict === 'kill') && typeof runId === 'string' && runId !== '') {
-      const run: SettledRun = { runId, generation: Number(generation), verdict };
-      if (verdict === 'ready' && Array.isArray(runFields) && runFields.length > 0) {
-        const fields: Record<string, string> = {};
-        for (let i = 0; i + 1 < runFields.length; i += 2) fields[runFields[i] as string] = runFields[i + 1] as string;
-        run.fields = fields;
-      }
-      return { kind: 'resolved', record, run };
-    }
-    return { kind: 'resolved', record };
   }
 
   setDelivery(id: string, delivery: Record<string, string>, surface?: SurfaceTarget): Promise<void> {
