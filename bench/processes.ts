@@ -57,7 +57,9 @@ export async function spawnNode(
 ): Promise<NodeProcess> {
   if (!existsSync(script)) throw new Error(`${script} is missing; run \`npm run build\` first`);
   const child = track(
-    spawn(process.execPath, [script], {
+    // BENCH_GATEWAY_NODE_ARGS reaches the gateway only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it
+    // under a benchmark's load (the profile is written when the gateway exits on the benchmark's SIGTERM).
+    spawn(process.execPath, [...gatewayNodeArgs(script), script], {
       env: { PATH: process.env['PATH'] ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
@@ -106,6 +108,11 @@ export function spawnBaseline(redisUrl: string): Promise<NodeProcess> {
     /baseline listening on (http:\/\/\S+)/,
     'the baseline server',
   );
+}
+
+function gatewayNodeArgs(script: string): string[] {
+  const args = process.env['BENCH_GATEWAY_NODE_ARGS'];
+  return script === GATEWAY_MAIN && args !== undefined ? args.split(' ').filter((a) => a !== '') : [];
 }
 
 function track(child: ChildProcess): ChildProcess {
