@@ -50,6 +50,25 @@
  * `shards` to know how many there are: it reaches the gateway only through the job protocol's queues and stream
  * (src/queue/job-protocol.ts), never through the other keys above.
  */
+/**
+ * The names, after a shard's prefix, of the keys (and the events channel) that scripts build from that prefix alone:
+ * the resolve script gets the prefix and completes every name from this table, so a claim sends one argument for
+ * them all. The getters below use the same table.
+ */
+export const KEY_NAMES = {
+  group: 'g:',
+  ticket: 't:',
+  schema: 's:',
+  run: 'r:',
+  foldedRunsLevel: 'rf',
+  foldedRuns: 'rf:',
+  readyRuns: 'runs:ready',
+  recipientBuckets: 'rb:',
+  deliveryBuckets: 'db:',
+  recentlyResolved: 'rr:',
+  events: 'events',
+} as const;
+
 export class Keys {
   /** The prefix every key of this shard starts with, e.g. `{askgate}:` (shard 0) or `{askgate:3}:` (shard 3). */
   readonly prefix: string;
@@ -102,7 +121,7 @@ export class Keys {
   }
 
   group(groupId: string): string {
-    return `${this.prefix}g:${groupId}`;
+    return `${this.prefix}${KEY_NAMES.group}${groupId}`;
   }
 
   /** The prefix of group keys; the resolve script appends the group id it reads from the record. */
@@ -116,7 +135,7 @@ export class Keys {
   }
 
   ticket(ticketHash: string): string {
-    return `${this.prefix}t:${ticketHash}`;
+    return `${this.prefix}${KEY_NAMES.ticket}${ticketHash}`;
   }
 
   /** The prefix of ticket keys; the resolve script appends the ticket hash it reads from the record. */
@@ -129,7 +148,7 @@ export class Keys {
   }
 
   schema(schemaHash: string): string {
-    return `${this.prefix}s:${schemaHash}`;
+    return `${this.prefix}${KEY_NAMES.schema}${schemaHash}`;
   }
 
   /** The prefix of schema keys; read scripts append the schema hash they read from the record. */
@@ -149,7 +168,7 @@ export class Keys {
 
   /** One parked run (a hash). */
   run(runId: string): string {
-    return `${this.prefix}r:${runId}`;
+    return `${this.prefix}${KEY_NAMES.run}${runId}`;
   }
 
   /** The outcomes of a run's last resume webhook attempts (a list, newest first, trimmed to a few). */
@@ -164,42 +183,42 @@ export class Keys {
 
   /** The current level of the folded-runs buckets (a number; absent = 0). See redis/scripts/folded-runs.ts. */
   get foldedRunsLevel(): string {
-    return `${this.prefix}rf`;
+    return `${this.prefix}${KEY_NAMES.foldedRunsLevel}`;
   }
 
   /** The prefix of folded-runs buckets `rf:<level>:<n>`; the scripts complete it from the run id's SHA-1. */
   get foldedRunsPrefix(): string {
-    return `${this.prefix}rf:`;
+    return `${this.prefix}${KEY_NAMES.foldedRuns}`;
   }
 
   /** Runs whose continuation (resume or kill) is due and not yet completed: the sweep re-enqueues stragglers. */
   get readyRuns(): string {
-    return `${this.prefix}runs:ready`;
+    return `${this.prefix}${KEY_NAMES.readyRuns}`;
   }
 
   /** Bucket b of the recipient index's level of n buckets (a hash; redis/lookups.ts). */
   recipientBucket(n: number, bucket: number): string {
-    return `${this.prefix}rb:${n}:${bucket}`;
+    return `${this.prefix}${KEY_NAMES.recipientBuckets}${n}:${bucket}`;
   }
 
   /** The prefix of recipient buckets; scripts append `<n>:<b>`. */
   get recipientBucketPrefix(): string {
-    return `${this.prefix}rb:`;
+    return `${this.prefix}${KEY_NAMES.recipientBuckets}`;
   }
 
   /** A bucket of the delivery lookup (a hash; redis/lookups.ts). */
   deliveryBucket(bucket: number): string {
-    return `${this.prefix}db:${bucket}`;
+    return `${this.prefix}${KEY_NAMES.deliveryBuckets}${bucket}`;
   }
 
   /** The prefix of delivery buckets; scripts append a bucket number. */
   get deliveryBucketPrefix(): string {
-    return `${this.prefix}db:`;
+    return `${this.prefix}${KEY_NAMES.deliveryBuckets}`;
   }
 
   /** The window hashes of recently resolved questions' delivered messages (redis/lookups.ts); `<w>` appended. */
   get recentlyResolvedPrefix(): string {
-    return `${this.prefix}rr:`;
+    return `${this.prefix}${KEY_NAMES.recentlyResolved}`;
   }
 
   /** One window of recently resolved questions' delivered messages. */
@@ -285,7 +304,7 @@ export class Keys {
 
   /** The pub/sub channel of interaction events. Channels are not keys, but share the prefix so stores on one Redis stay apart. */
   get events(): string {
-    return `${this.prefix}events`;
+    return `${this.prefix}${KEY_NAMES.events}`;
   }
 }
 

@@ -27,7 +27,7 @@ export interface ClaimArgs {
 
 /**
  * One claim through the resolve script (an answer, a vote, a resolve by expiry or cancel): `check` and `choice` are
- * its answer check (ARGV[15], ARGV[16]), '' for a plain resolve; `vote` a quorum vote (ARGV[17..19]). The reply's
+ * its answer check (ARGV[9], ARGV[10]), '' for a plain resolve; `vote` a quorum vote (ARGV[11..14]). The reply's
  * code becomes the claim's outcome, with the run it settled; with ASKGATE_REDIS_WAIT_REPLICAS a won claim returns
  * only once replicas hold it.
  */
@@ -45,30 +45,22 @@ export async function claimInteraction(deps: ClaimDeps, claim: ClaimArgs): Promi
       JSON.stringify(resolution.resolvedAt),
       deps.idleTtlMs,
       Date.now(),
-      keys.groupPrefix,
-      keys.ticketPrefix,
-      keys.schemaPrefix,
-      keys.events,
-      `interaction.${resolution.status}`,
-      keys.runPrefix,
-      keys.readyRuns,
+      keys.prefix,
       deps.runRetentionMs,
       check,
       choice,
-      vote === undefined ? '' : JSON.stringify(vote),
-      vote?.by ?? '',
-      vote?.answer === true ? '1' : '0',
-      vote === undefined
-        ? ''
-        : trailEntry(
-            { type: 'vote', surface: vote.surface, by: vote.by, detail: { answer: vote.answer } },
-            Date.parse(vote.at),
-          ),
-      keys.foldedRunsLevel,
-      keys.foldedRunsPrefix,
-      keys.recipientBucketPrefix,
-      keys.deliveryBucketPrefix,
-      keys.recentlyResolvedPrefix,
+      // A vote's four arguments only when there is a vote: every argument is bytes written and parsed per claim.
+      ...(vote === undefined
+        ? []
+        : [
+            JSON.stringify(vote),
+            vote.by,
+            vote.answer ? '1' : '0',
+            trailEntry(
+              { type: 'vote', surface: vote.surface, by: vote.by, detail: { answer: vote.answer } },
+              Date.parse(vote.at),
+            ),
+          ]),
     ),
   );
   if (code === -1 || typeof envelope !== 'string') return { kind: 'not_found' };

@@ -3,7 +3,6 @@ import type { AuditEvent, NewAuditEvent } from '../../core/audit.js';
 import { AskgateError } from '../../core/errors.js';
 import type {
   DeliveryReceipt,
-  InteractionEventType,
   InteractionRecord,
   ReceiptOutcome,
   StoredInteraction,
@@ -37,19 +36,8 @@ import { surfacesOf } from '../../core/surfaces.js';
 import { readSealedEvents } from './audit-reader.js';
 import { migrateIndexes, pingWithin } from './index-upkeep.js';
 import type { ScriptClient } from './scripts/index.js';
+import { parseEventMessage } from './event-message.js';
 import { RedisSurfaceOps } from './surface-ops.js';
-
-/** The message the scripts publish on the events channel (see `scripts/fragments.ts`). */
-interface WireEvent {
-  /** The event type. */
-  e: InteractionEventType;
-  /** The interaction id. */
-  i: string;
-  /** The record's envelope after the transition. */
-  v: string;
-  /** Its form schema's JSON text, when it has one. */
-  S: string | null;
-}
 
 /** A page of one store's pending rows with their sequence numbers (`RedisStore.pendingRows`). */
 export interface PendingRows {
@@ -347,15 +335,14 @@ export class RedisStore implements Store {
   private dispatch(channel: string, message: string): void {
     if (channel !== this.keys.events) return;
     try {
-      const wire = JSON.parse(message) as WireEvent;
-      if (typeof wire.i !== 'string' || typeof wire.v !== 'string') throw new Error('no id or envelope');
+      const wire = parseEventMessage(message);
       // Decoded on first read, once: most events (an answer nobody streams or waits for) are never looked at, and
       // decoding every one cost the answer door a record's parse and copies per request.
       let record: InteractionRecord | null = null;
       this.listeners.emit({
-        type: wire.e,
+        type: wire.type,
         get record(): InteractionRecord {
-          record ??= toPublicRecord(decodeRecord(wire.i, wire.v, wire.S));
+          record ??= toPublicRecord(decodeRecord(wire.id, wire.envelope, wire.schema));
           return record;
         },
       });

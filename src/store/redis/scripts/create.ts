@@ -1,4 +1,4 @@
-import { BUCKETS, EVENT_JSON, EXTEND_TO } from './fragments.js';
+import { BUCKETS, EVENT_MESSAGE, EXTEND_TO } from './fragments.js';
 import { LOOKUPS } from './lookups-fragment.js';
 
 /** Creates a pending interaction. */
@@ -40,7 +40,7 @@ export const CREATE = `--[[
     -2     the ticket is already in use
     an error reply when the id is longer than 255 bytes (nothing written)
 ]]
-${EVENT_JSON}
+${EVENT_MESSAGE}
 ${EXTEND_TO}
 ${BUCKETS}
 ${LOOKUPS}
@@ -75,6 +75,6 @@ else
   schema = false
 end
 
-redis.call('PUBLISH', ARGV[8], eventJson('interaction.created', id, text, schema))
+redis.call('PUBLISH', ARGV[8], eventMessage('interaction.created', id, text, schema))
 return seq
 `;

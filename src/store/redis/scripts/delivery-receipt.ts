@@ -1,4 +1,4 @@
-import { EVENT_JSON, RECORD } from './fragments.js';
+import { EVENT_MESSAGE, RECORD } from './fragments.js';
 import { LOOKUPS } from './lookups-fragment.js';
 import { TRAIL } from './trail-fragment.js';
 
@@ -38,7 +38,7 @@ export const DELIVERY_RECEIPT = `--[[
 ]]
 ${RECORD}
 ${TRAIL}
-${EVENT_JSON}
+${EVENT_MESSAGE}
 ${LOOKUPS}
 local text, parts, schema = readRecord(KEYS[1], ARGV[9])
 if not text then return -1 end
@@ -94,7 +94,7 @@ else
   redis.call('SET', KEYS[1], updated)
 end
 if ARGV[4] == 'failed' and parts[1] == 'p' then
-  redis.call('PUBLISH', ARGV[8], eventJson('interaction.delivery_failed', ARGV[10], updated, schema))
+  redis.call('PUBLISH', ARGV[8], eventMessage('interaction.delivery_failed', ARGV[10], updated, schema))
   return 2
 end
 return 1

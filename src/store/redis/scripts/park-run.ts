@@ -1,5 +1,5 @@
 import { FOLDED_RUNS } from './folded-runs.js';
-import { BUCKETS, EVENT_JSON, EXTEND_TO, PIECES } from './fragments.js';
+import { BUCKETS, EVENT_MESSAGE, EXTEND_TO, PIECES } from './fragments.js';
 import { LOOKUPS } from './lookups-fragment.js';
 
 /** Parks a run on one or more new async asks, all in one step. */
@@ -60,7 +60,7 @@ export const PARK_RUN = `--[[
     -4     the run belongs to another identity
     an error reply when an ask id is longer than 255 bytes (nothing written)
 ]]
-${EVENT_JSON}
+${EVENT_MESSAGE}
 ${EXTEND_TO}
 ${PIECES}
 ${BUCKETS}
@@ -142,7 +142,7 @@ for i = 0, n - 1 do
     schema = false
   end
   if not folded then redis.call('HSET', run, 'a:' .. id, '') end
-  redis.call('PUBLISH', ARGV[8], eventJson('interaction.created', id, text, schema))
+  redis.call('PUBLISH', ARGV[8], eventMessage('interaction.created', id, text, schema))
 end
 if folded then
   foldedAdd(foldLevel, foldPrefix, runId, foldValue, level)

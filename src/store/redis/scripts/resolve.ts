@@ -1,7 +1,14 @@
+import { KEY_NAMES } from '../../keys.js';
+import { STATUS_CODES } from '../../record-codec.js';
 import { FOLDED_RUNS } from './folded-runs.js';
-import { BUCKETS, EVENT_JSON, EXTEND_TO, JOINED_RUN, PIECES, RECORD } from './fragments.js';
+import { BUCKETS, EVENT_MESSAGE, EXTEND_TO, JOINED_RUN, PIECES, RECORD } from './fragments.js';
 import { LOOKUPS } from './lookups-fragment.js';
 import { TRAIL } from './trail-fragment.js';
+
+/** The Lua table from a terminal status letter to the event it publishes, e.g. a = 'interaction.answered'. */
+const EVENT_TYPES = (['answered', 'expired', 'cancelled'] as const)
+  .map((status) => `${STATUS_CODES[status]} = 'interaction.${status}'`)
+  .join(', ');
 
 /** The one atomic claim of an interaction. */
 export const RESOLVE = `--[[
@@ -19,36 +26,28 @@ export const RESOLVE = `--[[
   KEYS[3] deadlines zset    (the bucket index)
 
   ARGV[1]  id
-  ARGV[2]  status letter: a (answered) | e (expired) | c (cancelled)
+  ARGV[2]  status letter: a (answered) | e (expired) | c (cancelled); the event published is its type
+           (interaction.answered | interaction.expired | interaction.cancelled)
   ARGV[3]  result JSON, or '' for null
   ARGV[4]  resolved_at as a JSON string
   ARGV[5]  idle TTL, ms
   ARGV[6]  now, epoch ms
-  ARGV[7]  group key prefix   (completed with the group the record names)
-  ARGV[8]  ticket key prefix
-  ARGV[9]  schema key prefix
-  ARGV[10] events channel
-  ARGV[11] event type, e.g. interaction.answered
-  ARGV[12] run key prefix, or '' when the store keeps no runs
-  ARGV[13] ready-runs zset (full key name; shares the hash tag)
-  ARGV[14] run retention, ms (the run hash lives this long after its last write)
-  ARGV[15] answer check: '' for none (a plain resolve), else 'v' followed by what the offered answer is, checked
+  ARGV[7]  the shard's key prefix, e.g. {askgate}: — every other key and the events channel are named from it
+           (KEY_NAMES in keys.ts: groups, tickets, schemas, runs, ready runs, folded runs, recipient and delivery
+           buckets, recently resolved windows), so a claim sends one argument for them all
+  ARGV[8]  run retention, ms (the run hash lives this long after its last write)
+  ARGV[9]  answer check: '' for none (a plain resolve), else 'v' followed by what the offered answer is, checked
            here against the stored format so an answer takes one round trip:
-           'b' a boolean (confirm), 't' a string of 1..16,384 characters (text), 's' a string (select; ARGV[16])
-  ARGV[16] the offered answer when it is a string ('s'), else ''
-  ARGV[17] a vote on a quorum question, or '' for none: the vote's JSON {"by", "answer", "surface", "at"}, appended
-           to envelope part 12 (the record's votes) by string operations, never re-encoded
-  ARGV[18] the voter (the vote's by)
-  ARGV[19] '1' for a yes vote, '0' for a no vote
-  ARGV[20] the vote's audit entry (audit-trail.ts trailEntry: type vote, surface, by, detail {answer}), appended
+           'b' a boolean (confirm), 't' a string of 1..16,384 characters (text), 's' a string (select; ARGV[10])
+  ARGV[10] the offered answer when it is a string ('s'), else ''
+  ARGV[11] a vote on a quorum question, absent or '' for none: the vote's JSON {"by", "answer", "surface", "at"},
+           appended to envelope part 12 (the record's votes) by string operations, never re-encoded
+  ARGV[12] the voter (the vote's by)
+  ARGV[13] '1' for a yes vote, '0' for a no vote
+  ARGV[14] the vote's audit entry (audit-trail.ts trailEntry: type vote, surface, by, detail {answer}), appended
            to the trail with the vote; '' for none
-  ARGV[21] folded-runs level key (rf), or '' (absent) for none: a run parked folded is unfolded first (below)
-  ARGV[22] folded-runs bucket prefix (rf:)
-  ARGV[23] recipient index bucket prefix (rb:)
-  ARGV[24] delivery lookup bucket prefix (db:)
-  ARGV[25] recently resolved window prefix (rr:): the question's delivered messages, findable for its idle TTL
 
-  Vote (ARGV[17] set), after the status check and in the same step as the claim: a voter who already voted changes
+  Vote (ARGV[11] set), after the status check and in the same step as the claim: a voter who already voted changes
   nothing (-4). Otherwise the vote is appended and counted with the earlier ones; when the yes votes reach the body's
   qa (or the no votes its qr, absent: 1) the claim goes on exactly as a plain resolve, the votes part included (the
   deciding vote's result is ARGV[3]); else the record is written back with its expiry kept (-5).
@@ -63,7 +62,7 @@ export const RESOLVE = `--[[
   whose park is folded on this very ask (FOLDED_RUNS in folded-runs.ts) is first unfolded into its hash, in the same
   step, so the bookkeeping above reads and writes the hash as it always did.
 
-  Answer check (ARGV[15] set): after the status check and before any write, a pending record is claimed only when
+  Answer check (ARGV[9] set): after the status check and before any write, a pending record is claimed only when
   its deadline (body member da, epoch ms; or ca + dd, dd being ms after ca) is still ahead of ARGV[6], it is not an
   ask to the caller (body member to), its format (body member f; absent with choices c present: select) is text,
   confirm or select, and the offered answer fits that format (select: one of the choices, body member c). Anything else, or a body cjson cannot decode, changes nothing: the caller then validates in full (the exact refusal message) or
@@ -85,7 +84,7 @@ export const RESOLVE = `--[[
 ]]
 ${RECORD}
 ${TRAIL}
-${EVENT_JSON}
+${EVENT_MESSAGE}
 ${EXTEND_TO}
 ${PIECES}
 ${BUCKETS}
@@ -93,29 +92,34 @@ ${JOINED_RUN}
 ${LOOKUPS}
 ${FOLDED_RUNS}
 local id = ARGV[1]
-local text, parts, schema = readRecord(KEYS[1], ARGV[9])
+local P = ARGV[7]
+local GROUPS, TICKETS, SCHEMAS, EVENTS = P .. '${KEY_NAMES.group}', P .. '${KEY_NAMES.ticket}', P .. '${KEY_NAMES.schema}', P .. '${KEY_NAMES.events}'
+local RUNS, READY_RUNS, FOLDED_LEVEL, FOLDED = P .. '${KEY_NAMES.run}', P .. '${KEY_NAMES.readyRuns}', P .. '${KEY_NAMES.foldedRunsLevel}', P .. '${KEY_NAMES.foldedRuns}'
+local RECIPIENT_BUCKETS, DELIVERY_BUCKETS, RECENTLY_RESOLVED = P .. '${KEY_NAMES.recipientBuckets}', P .. '${KEY_NAMES.deliveryBuckets}', P .. '${KEY_NAMES.recentlyResolved}'
+local EVENT_OF = { ${EVENT_TYPES} }
+local text, parts, schema = readRecord(KEYS[1], SCHEMAS)
 if not text then return { -1 } end
 if parts[1] ~= 'p' then return { 0, text, schema } end
 
 local idleMs, nowMs = tonumber(ARGV[5]), tonumber(ARGV[6])
 local body = nil
-local vote = ARGV[17]
+local vote = ARGV[11]
 if vote ~= nil and vote ~= '' then
   local yes, no = 0, 0
   if parts[12] ~= '' then
     for _, v in ipairs(cjson.decode(parts[12])) do
-      if v.by == ARGV[18] then return { -4, text, schema } end
+      if v.by == ARGV[12] then return { -4, text, schema } end
       if v.answer == true then yes = yes + 1 else no = no + 1 end
     end
   end
-  if ARGV[19] == '1' then yes = yes + 1 else no = no + 1 end
-  -- The audit event of the counted vote, in the same step (ARGV[20]: its entry, built by trailEntry in Node).
-  if ARGV[20] ~= nil and ARGV[20] ~= '' then trailAppend(parts, ARGV[20]) end
+  if ARGV[13] == '1' then yes = yes + 1 else no = no + 1 end
+  -- The audit event of the counted vote, in the same step (ARGV[14]: its entry, built by trailEntry in Node).
+  if ARGV[14] ~= nil and ARGV[14] ~= '' then trailAppend(parts, ARGV[14]) end
   if parts[12] == '' then parts[12] = '[' .. vote .. ']' else parts[12] = string.sub(parts[12], 1, -2) .. ',' .. vote .. ']' end
   local decoded, b = pcall(cjson.decode, parts[2])
   local approve = decoded and tonumber(b.qa) or 1
   local reject = decoded and tonumber(b.qr or 1) or 1
-  if not ((ARGV[19] == '1' and yes >= approve) or (ARGV[19] ~= '1' and no >= reject)) then
+  if not ((ARGV[13] == '1' and yes >= approve) or (ARGV[13] ~= '1' and no >= reject)) then
     text = joinRecord(parts)
     local pttl = redis.call('PTTL', KEYS[1])
     if pttl > 0 then
@@ -126,7 +130,7 @@ if vote ~= nil and vote ~= '' then
     return { -5, text, schema }
   end
 end
-local check = ARGV[15]
+local check = ARGV[9]
 if check ~= nil and check ~= '' then
   local decoded, value = pcall(cjson.decode, parts[2])
   if not decoded then return { -3, text, schema } end
@@ -148,7 +152,7 @@ if check ~= nil and check ~= '' then
   elseif format == 'select' then
     if string.find(check, 's', 2, true) and type(body.c) == 'table' then
       for _, choice in ipairs(body.c) do
-        if choice == ARGV[16] then fits = true break end
+        if choice == ARGV[10] then fits = true break end
       end
     end
   else
@@ -170,25 +174,23 @@ parts[1], parts[6], parts[7] = ARGV[2], ARGV[3], ARGV[4]
 trailAppend(parts, terminalEntry(ARGV[2], ARGV[6]))
 text = joinRecord(parts)
 redis.call('SET', KEYS[1], text, 'PX', idleMs)
-if parts[3] ~= '' then redis.call('ZREM', ARGV[7] .. cjson.decode(parts[3]), id) end
+if parts[3] ~= '' then redis.call('ZREM', GROUPS .. cjson.decode(parts[3]), id) end
 -- A channel ask's lookup fields have no expiry: they leave with the claim (before the trail or votes grow).
-dropLookups(ARGV[23], ARGV[24], parts, id, ARGV[25], nowMs, idleMs)
+dropLookups(RECIPIENT_BUCKETS, DELIVERY_BUCKETS, parts, id, RECENTLY_RESOLVED, nowMs, idleMs)
 -- Only an old-form ticket hash (64 hex, 66 bytes as JSON) has a t: lookup; a new ticket names its record.
-if #parts[4] == 66 then redis.call('PEXPIRE', ARGV[8] .. cjson.decode(parts[4]), idleMs) end
-if parts[5] ~= '' then extendTo(ARGV[9] .. cjson.decode(parts[5]), nowMs + idleMs, nowMs) end
+if #parts[4] == 66 then redis.call('PEXPIRE', TICKETS .. cjson.decode(parts[4]), idleMs) end
+if parts[5] ~= '' then extendTo(SCHEMAS .. cjson.decode(parts[5]), nowMs + idleMs, nowMs) end
 
 local verdict, runId, generation, runFields = '', '', '', {}
-if ARGV[12] ~= nil and ARGV[12] ~= '' and
-    (string.find(parts[2], '"ra":', 1, true) or string.find(parts[2], '"rn":', 1, true)) then
+if (string.find(parts[2], '"ra":', 1, true) or string.find(parts[2], '"rn":', 1, true)) then
   body = body or cjson.decode(parts[2])
   -- An async ask's run: body member ra (the compact form), or m = async with rn.
   local runOf = body.ra
   if type(runOf) ~= 'string' and body.m == 'async' then runOf = body.rn end
   if type(runOf) == 'string' then
-    local runKey, slot = ARGV[12] .. runOf, 'a:' .. id
+    local runKey, slot = RUNS .. runOf, 'a:' .. id
     local run = redis.call('HMGET', runKey, 's', slot, 'g')
-    if not run[1] and ARGV[21] ~= nil and ARGV[21] ~= '' and
-        unfoldRun(runKey, runOf, ARGV[21], ARGV[22], '', tonumber(ARGV[14]), id, text) then
+    if not run[1] and unfoldRun(runKey, runOf, FOLDED_LEVEL, FOLDED, '', tonumber(ARGV[8]), id, text) then
       run = { 'parked', '', '1' } -- as unfoldRun wrote it
     end
     if run[1] == 'parked' and run[2] == '' then
@@ -202,14 +204,14 @@ if ARGV[12] ~= nil and ARGV[12] ~= '' and
         redis.call('HSET', runKey, 's', 'dying', 'x', id)
         verdict = 'kill'
       end
-      if verdict ~= '' then redis.call('ZADD', ARGV[13], nowMs, runOf) end
-      redis.call('PEXPIRE', runKey, tonumber(ARGV[14]))
+      if verdict ~= '' then redis.call('ZADD', READY_RUNS, nowMs, runOf) end
+      redis.call('PEXPIRE', runKey, tonumber(ARGV[8]))
       runId, generation = runOf, run[3] or ''
       if verdict == 'ready' then runFields = joinedRun(runKey) end
     end
   end
 end
 
-redis.call('PUBLISH', ARGV[10], eventJson(ARGV[11], id, text, schema))
+redis.call('PUBLISH', EVENTS, eventMessage(EVENT_OF[ARGV[2]], id, text, schema))
 return { 1, text, schema, verdict, runId, generation, runFields }
 `;
