@@ -71,7 +71,7 @@ export async function claimInteraction(deps: ClaimDeps, claim: ClaimArgs): Promi
   if (code === -5) return { kind: 'voted', record };
   if (code !== 1) return { kind: 'not_pending', record };
   // With ASKGATE_REDIS_WAIT_REPLICAS, the claim is acknowledged only once replicas hold it (a failover keeps it).
-  await deps.run(() => deps.connections.replicated(keys.interaction(id)));
+  if (deps.connections.waitsForReplicas) await deps.run(() => deps.connections.replicated(keys.interaction(id)));
   if ((verdict === 'ready' || verdict === 'kill') && typeof runId === 'string' && runId !== '') {
     const run: SettledRun = { runId, generation: Number(generation), verdict };
     if (verdict === 'ready' && Array.isArray(runFields) && runFields.length > 0) {

@@ -119,6 +119,11 @@ export class RedisConnections {
    * `waitReplicas` is 0. Rejects with `store_unavailable` when fewer replicas confirm within `waitTimeoutMs`: the
    * write is done on the master but not yet safe, and the caller must not acknowledge it as safe.
    */
+  /** Whether a claim waits for replicas (ASKGATE_REDIS_WAIT_REPLICAS ≥ 1): a claim skips the call when not. */
+  get waitsForReplicas(): boolean {
+    return (this.options.waitReplicas ?? 0) > 0;
+  }
+
   async replicated(key: string): Promise<void> {
     const wanted = this.options.waitReplicas ?? 0;
     if (wanted <= 0) return;

@@ -209,9 +209,9 @@ export class RedisStore implements Store {
     return (await this.claim(id, resolution, '', '', vote)) as VoteOutcome;
   }
 
-  async claimAnswer(id: string, resolution: Resolution, facts: AnswerFacts): Promise<AnswerClaimOutcome> {
+  claimAnswer(id: string, resolution: Resolution, facts: AnswerFacts): Promise<AnswerClaimOutcome> {
     const check = `v${facts.boolean ? 'b' : ''}${facts.text ? 't' : ''}${facts.choice !== null ? 's' : ''}`;
-    return (await this.claim(id, resolution, check, facts.choice ?? '')) as AnswerClaimOutcome;
+    return this.claim(id, resolution, check, facts.choice ?? '') as Promise<AnswerClaimOutcome>;
   }
 
   setDelivery(id: string, delivery: Record<string, string>, surface?: SurfaceTarget): Promise<void> {

@@ -69,7 +69,8 @@ export const RESOLVE = `--[[
   takes the read → validate → claim path (expiry first, caller guard, form schemas).
 
   Returns { code, envelope, schema, verdict, run_id, generation, run_fields }
-    code  1  resolved by this call; the envelope is the resolved record
+    code  1  resolved by this call; the envelope is the resolved record; the reply stops after it when there is no
+             schema and no settled run (the rest would be false, '', '', '', {})
              verdict 'ready' | 'kill' when this claim settled its run, else ''; run_id and generation then name it
              run_fields (verdict 'ready' only): the run hash as this step left it, flat { field, value, ... }, each
              pieced value joined byte-exactly with its pieces (which are left out) — what RunStore.get reads, so
@@ -213,5 +214,7 @@ if (string.find(parts[2], '"ra":', 1, true) or string.find(parts[2], '"rn":', 1,
 end
 
 redis.call('PUBLISH', EVENTS, eventMessage(EVENT_OF[ARGV[2]], id, text, schema))
+-- The common claim (no schema, no run settled) replies with two elements: the other five are only conversion work.
+if not schema and verdict == '' then return { 1, text } end
 return { 1, text, schema, verdict, runId, generation, runFields }
 `;
