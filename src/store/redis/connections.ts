@@ -2,6 +2,7 @@ import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis'
 import { AskgateError } from '../../core/errors.js';
 import { Keys } from '../keys.js';
 import { isClusterUrl, parseClusterUrl, redactClusterUrl } from './cluster-url.js';
+import { coalesceWrites } from './write-coalescing.js';
 import { registerScripts, type ScriptClient } from './scripts/index.js';
 
 /**
@@ -92,11 +93,15 @@ export class RedisConnections {
 
   /** The command connection, with every Lua script registered (scripts/index.ts). */
   command(): ScriptClient {
-    // The command connection pipelines automatically: the commands of one event-loop tick (many doors' claims under
-    // load) leave in one write and come back in one read. Order and atomicity per command are unchanged.
-    this.commandClient ??= registerScripts(
-      this.open({ ...DEFAULT_REDIS_OPTIONS, ...this.options.redisOptions }, { lazy: true, autoPipelining: true }),
-    );
+    // The commands of one event-loop turn (many doors' claims under load) leave in one write and come back in one
+    // read: on one Redis by coalescing the socket's writes (write-coalescing.ts, no limit on batches in flight), on a
+    // Cluster by ioredis' auto-pipelining per node. Order and atomicity per command are unchanged.
+    if (this.commandClient === null) {
+      const options = { ...DEFAULT_REDIS_OPTIONS, ...this.options.redisOptions };
+      const client = this.open(options, { lazy: true, autoPipelining: this.cluster });
+      if (client instanceof Redis) coalesceWrites(client);
+      this.commandClient = registerScripts(client);
+    }
     return this.commandClient;
   }
 
