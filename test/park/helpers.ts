@@ -131,6 +131,25 @@ export async function spawnContinuationWorker(env: Record<string, string>, fixtu
   return child;
 }
 
+/**
+ * Spawns an SDK continuation worker on the store at `redisUrl` under `prefix`, reporting to the recorder at
+ * `recorderUrl` (`env` adds to its environment), and adds it to `children`, which the test file's afterAll kills:
+ * a test that fails before stopping its worker leaves no process behind.
+ */
+export async function startSdkWorker(
+  on: { redisUrl: string; prefix: string; recorderUrl: string; env?: Record<string, string> },
+  children: ChildProcess[],
+): Promise<ChildProcess> {
+  const worker = await spawnContinuationWorker({
+    REDIS_URL: on.redisUrl,
+    ASKGATE_REDIS_PREFIX: on.prefix,
+    RECORDER: on.recorderUrl,
+    ...on.env,
+  });
+  children.push(worker);
+  return worker;
+}
+
 export { stopChild } from '../helpers/child.js';
 
 /** Polls `check` until it holds; the bound only turns a hang into a readable failure. */
