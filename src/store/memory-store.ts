@@ -13,8 +13,9 @@ import type {
 } from '../core/types.js';
 import { appendEntry, appendSeal, expandTrail, failureDetail, terminalEntry, trailEntry } from './audit-trail.js';
 import { expandDelivery } from './delivery-refs.js';
-import { applyReceipt, quorumReached, fixedWindow, parseCursor, pendingExpiresAt, resetIn } from './common.js';
+import { applyReceipt, quorumReached, parseCursor, pendingExpiresAt } from './common.js';
 import { ListenerSet, type EventListener } from './listeners.js';
+import { MemoryOperatorState } from './memory-operator-state.js';
 import { timeMs, toPublicRecord } from './record-codec.js';
 import { SortedIndex } from './sorted-index.js';
 import type {
@@ -66,11 +67,9 @@ export class MemoryStore implements Store {
   /** `<channel>\n<recipient>` → the pending questions asked of that recipient on that channel. */
   private readonly recipients = new Map<string, SortedIndex>();
   private readonly deadlines = new SortedIndex();
-  private readonly windows = new Map<string, { count: number; endsAt: number }>();
   private readonly listeners = new ListenerSet();
-  private readonly presets = new Map<string, PresetVersion[]>();
-  /** Seen-set claims: key → until when (epoch ms). */
-  private readonly seen = new Map<string, number>();
+  /** Flood-control windows, presets and the seen-set (memory-operator-state.ts). */
+  private readonly operator = new MemoryOperatorState();
   private readonly sweeper: NodeJS.Timeout;
   private seq = 0;
 
@@ -281,37 +280,23 @@ export class MemoryStore implements Store {
   }
 
   async hitWindow(key: string, windowSeconds: number): Promise<FixedWindowHit> {
-    const now = Date.now();
-    const window = fixedWindow(now, windowSeconds);
-    const slot = `${key}:${window.start}`;
-    const counter = this.windows.get(slot) ?? { count: 0, endsAt: window.endsAtMs };
-    counter.count += 1;
-    this.windows.set(slot, counter);
-    return { count: counter.count, resetInSeconds: resetIn(counter.endsAt - now, windowSeconds) };
+    return this.operator.hitWindow(key, windowSeconds);
   }
 
   async appendPreset(name: string, entry: Omit<PresetVersion, 'version'>): Promise<number> {
-    const versions = this.presets.get(name) ?? [];
-    // A JSON copy, so a caller changing its object later cannot change the stored version.
-    versions.push(JSON.parse(JSON.stringify({ ...entry, version: versions.length + 1 })) as PresetVersion);
-    this.presets.set(name, versions);
-    return versions.length;
+    return this.operator.appendPreset(name, entry);
   }
 
   async presetVersions(name: string): Promise<PresetVersion[]> {
-    return JSON.parse(JSON.stringify(this.presets.get(name) ?? [])) as PresetVersion[];
+    return this.operator.presetVersions(name);
   }
 
   async markSeen(key: string, ttlMs: number): Promise<boolean> {
-    const now = Date.now();
-    for (const [k, until] of this.seen) if (until <= now) this.seen.delete(k);
-    if (this.seen.has(key)) return false;
-    this.seen.set(key, now + Math.max(1, ttlMs));
-    return true;
+    return this.operator.markSeen(key, ttlMs);
   }
 
   async unmarkSeen(key: string): Promise<void> {
-    this.seen.delete(key);
+    this.operator.unmarkSeen(key);
   }
 
   async ping(): Promise<void> {}
@@ -393,9 +378,7 @@ export class MemoryStore implements Store {
     for (const entry of this.entries.values()) {
       if (entry.expiresAt <= now) this.prune(entry.record);
     }
-    for (const [slot, counter] of this.windows) {
-      if (counter.endsAt <= now) this.windows.delete(slot);
-    }
+    this.operator.sweep(now);
   }
 }
 

@@ -3,8 +3,9 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resumeJobId } from '../../src/queue/queues.js';
 import { startWorker, type Continuation } from '../../src/sdk/worker.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { startWriterReaderGateway } from '../helpers/redis-gateway.js';
+import type { RedisServerHandle } from '../helpers/redis-server.js';
 
 /**
  * The one-round-trip answer on Redis: the answer door served ahead of express (src/doors/answer-fast.ts), the claim
@@ -21,15 +22,7 @@ let redis: RedisServerHandle;
 let gw: TestGateway;
 
 beforeAll(async () => {
-  redis = await startRedisServer();
-  gw = await startTestGateway({
-    REDIS_URL: redis.url,
-    ASKGATE_REDIS_PREFIX: PREFIX,
-    ASKGATE_TOKENS: JSON.stringify({
-      [WRITER]: { identity: 'writer', scopes: ['read', 'write', 'answer'] },
-      [READER]: { identity: 'reader', scopes: ['read'] },
-    }),
-  });
+  ({ redis, gw } = await startWriterReaderGateway(PREFIX, WRITER, READER));
 });
 afterAll(async () => {
   await gw?.close();

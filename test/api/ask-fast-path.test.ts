@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { startWriterReaderGateway } from '../helpers/redis-gateway.js';
+import type { RedisServerHandle } from '../helpers/redis-server.js';
 
 /**
  * The ask door served ahead of express (src/doors/ask-fast.ts through src/doors/fast-door.ts): every ask and every
@@ -15,15 +16,7 @@ let redis: RedisServerHandle;
 let gw: TestGateway;
 
 beforeAll(async () => {
-  redis = await startRedisServer();
-  gw = await startTestGateway({
-    REDIS_URL: redis.url,
-    ASKGATE_REDIS_PREFIX: PREFIX,
-    ASKGATE_TOKENS: JSON.stringify({
-      [WRITER]: { identity: 'writer', scopes: ['read', 'write', 'answer'] },
-      [READER]: { identity: 'reader', scopes: ['read'] },
-    }),
-  });
+  ({ redis, gw } = await startWriterReaderGateway(PREFIX, WRITER, READER));
 });
 afterAll(async () => {
   await gw?.close();

@@ -1,12 +1,12 @@
 import type { Redis } from 'ioredis';
 import { Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Identity } from '../../src/core/types.js';
 import type { Gateway } from '../../src/gateway.js';
 import type { HandlerJob } from '../../src/queue/job-protocol.js';
 import { resumeJobId } from '../../src/queue/queues.js';
 import type { RedisRunStore } from '../../src/store/redis/run-store.js';
-import { inMs, startParkWorld, until, type ParkWorld } from './helpers.js';
+import { parkOnOneAsk, until, useParkWorld } from './helpers.js';
 
 /**
  * Folded parks (src/store/redis/scripts/folded-runs.ts): a run parked on one ask with no hash of its own yet keeps
@@ -23,37 +23,15 @@ let raw: Redis;
 let gateway: Gateway;
 let identity: Identity;
 let runs: RedisRunStore;
-let world: ParkWorld | undefined;
 
-beforeAll(async () => {
-  world = await startParkWorld({
-    prefix: PREFIX,
-    token: TOKEN,
-    identity: IDENTITY,
-    retentionMinutes: RETENTION_MINUTES,
-  });
+useParkWorld({ prefix: PREFIX, token: TOKEN, identity: IDENTITY, retentionMinutes: RETENTION_MINUTES }, (world) => {
   ({ raw, gateway, identity, runs } = world);
-});
-
-afterAll(async () => {
-  await world?.close();
 });
 
 const runKey = (runId: string) => `${PREFIX}r:${runId}`;
 
-async function park(runId: string, run: Record<string, unknown> = { resume: { handler: 'deploy' } }): Promise<string> {
-  const record = await gateway.service.ask(
-    {
-      question: 'Ship it?',
-      answer_format: 'confirm',
-      mode: 'async',
-      expiry_at: inMs(3_600_000),
-      run: { run_id: runId, ...run },
-    },
-    identity,
-  );
-  return record.id;
-}
+const park = (runId: string, run: Record<string, unknown> = { resume: { handler: 'deploy' } }) =>
+  parkOnOneAsk(gateway, identity, runId, run);
 
 const answer = (id: string, value = true) =>
   gateway.service.offerAnswer({ interactionId: id, answer: value, surface: 'inbox', answeredBy: 'ada' });

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import type { Identity } from '../../src/core/types.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
@@ -131,6 +132,25 @@ export async function spawnContinuationWorker(env: Record<string, string>, fixtu
   return child;
 }
 
+/**
+ * Spawns an SDK continuation worker on the store at `redisUrl` under `prefix`, reporting to the recorder at
+ * `recorderUrl` (`env` adds to its environment), and adds it to `children`, which the test file's afterAll kills:
+ * a test that fails before stopping its worker leaves no process behind.
+ */
+export async function startSdkWorker(
+  on: { redisUrl: string; prefix: string; recorderUrl: string; env?: Record<string, string> },
+  children: ChildProcess[],
+): Promise<ChildProcess> {
+  const worker = await spawnContinuationWorker({
+    REDIS_URL: on.redisUrl,
+    ASKGATE_REDIS_PREFIX: on.prefix,
+    RECORDER: on.recorderUrl,
+    ...on.env,
+  });
+  children.push(worker);
+  return worker;
+}
+
 export { stopChild } from '../helpers/child.js';
 
 /** Polls `check` until it holds; the bound only turns a hang into a readable failure. */
@@ -215,4 +235,43 @@ export async function startParkWorld(options: {
       await redis.stop();
     },
   };
+}
+
+/**
+ * Starts a {@link ParkWorld} before the calling file's tests and closes it after them (its beforeAll / afterAll),
+ * handing it to `started` for the file to keep the parts it uses: the files that share one world per file start and
+ * close it the same way.
+ */
+export function useParkWorld(options: Parameters<typeof startParkWorld>[0], started: (world: ParkWorld) => void): void {
+  let world: ParkWorld | undefined;
+  beforeAll(async () => {
+    world = await startParkWorld(options);
+    started(world);
+  });
+  afterAll(async () => {
+    await world?.close();
+  });
+}
+
+/**
+ * Parks run `runId` (`run` adds its resume and the run's other fields) on one async confirm ask, expiring in an
+ * hour, asked in-process as `identity`; resolves with the ask's id.
+ */
+export async function parkOnOneAsk(
+  gateway: Gateway,
+  identity: Identity,
+  runId: string,
+  run: Record<string, unknown>,
+): Promise<string> {
+  const record = await gateway.service.ask(
+    {
+      question: 'Ship it?',
+      answer_format: 'confirm',
+      mode: 'async',
+      expiry_at: inMs(3_600_000),
+      run: { run_id: runId, ...run },
+    },
+    identity,
+  );
+  return record.id;
 }

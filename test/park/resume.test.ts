@@ -5,9 +5,9 @@ import { spawnGateway, type GatewayProcess } from '../helpers/process.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 import {
   inMs,
-  spawnContinuationWorker,
   startReceiver,
   startRecorder,
+  startSdkWorker,
   stopChild,
   holds,
   until,
@@ -128,12 +128,7 @@ describe('an async park resumes exactly once', () => {
   });
 
   it('resumes a handler continuation registered through the SDK in another process', async () => {
-    const worker = await spawnContinuationWorker({
-      REDIS_URL: redis.url,
-      ASKGATE_REDIS_PREFIX: PREFIX,
-      RECORDER: recorder.url,
-    });
-    children.push(worker);
+    const worker = await startSdkWorker({ redisUrl: redis.url, prefix: PREFIX, recorderUrl: recorder.url }, children);
     const id = await park('run-handler', { handler: 'note' });
     await onB().post(`/api/interactions/${id}/answer`, { answer: false });
     await until(
@@ -153,24 +148,17 @@ describe('an async park resumes exactly once', () => {
   });
 
   it('reruns a continuation once, on another worker, when its worker is SIGKILLed mid-continuation', async () => {
-    const doomed = await spawnContinuationWorker({
-      REDIS_URL: redis.url,
-      ASKGATE_REDIS_PREFIX: PREFIX,
-      RECORDER: recorder.url,
-      HANG: '1',
-      LOCK_MS: '1500',
-    });
-    children.push(doomed);
+    const doomed = await startSdkWorker(
+      { redisUrl: redis.url, prefix: PREFIX, recorderUrl: recorder.url, env: { HANG: '1', LOCK_MS: '1500' } },
+      children,
+    );
     const id = await park('run-sigkill', { handler: 'note' });
     await onB().post(`/api/interactions/${id}/answer`, { answer: true });
     await until(() => eventsFor('run-sigkill', 'started').length === 1, 'the doomed worker to start the continuation');
-    const survivor = await spawnContinuationWorker({
-      REDIS_URL: redis.url,
-      ASKGATE_REDIS_PREFIX: PREFIX,
-      RECORDER: recorder.url,
-      LOCK_MS: '1500',
-    });
-    children.push(survivor);
+    const survivor = await startSdkWorker(
+      { redisUrl: redis.url, prefix: PREFIX, recorderUrl: recorder.url, env: { LOCK_MS: '1500' } },
+      children,
+    );
     await stopChild(doomed, 'SIGKILL');
     await until(
       async () => (await onA().get('/api/runs/run-sigkill')).json['status'] === 'resumed',

@@ -1,12 +1,12 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Identity } from '../../src/core/types.js';
 import type { Gateway } from '../../src/gateway.js';
 import type { RunStore } from '../../src/park/run-store.js';
 import { Queue } from 'bullmq';
 import type { HandlerJob } from '../../src/queue/job-protocol.js';
 import { resumeJobId } from '../../src/queue/queues.js';
-import { inMs, startParkWorld, until, webhookSecret, type ParkWorld } from './helpers.js';
+import { parkOnOneAsk, until, useParkWorld, webhookSecret } from './helpers.js';
 
 /**
  * The run hash's memory layout (src/park/run-store.ts): defaults are not stored, and caller-sized values are kept in
@@ -33,38 +33,23 @@ let raw: Redis;
 let gateway: Gateway;
 let identity: Identity;
 let runs: RunStore;
-let world: ParkWorld | undefined;
 
-beforeAll(async () => {
-  world = await startParkWorld({
+useParkWorld(
+  {
     prefix: PREFIX,
     token: TOKEN,
     identity: LONG_IDENTITY,
     retentionMinutes: RETENTION_MINUTES,
     tokenFields: { webhook_secret: webhookSecret() },
-  });
-  ({ raw, gateway, identity, runs } = world);
-});
-
-afterAll(async () => {
-  await world?.close();
-});
+  },
+  (world) => {
+    ({ raw, gateway, identity, runs } = world);
+  },
+);
 
 const runKey = (runId: string) => `${PREFIX}r:${runId}`;
 
-async function park(runId: string, run: Record<string, unknown>): Promise<string> {
-  const record = await gateway.service.ask(
-    {
-      question: 'Ship it?',
-      answer_format: 'confirm',
-      mode: 'async',
-      expiry_at: inMs(3_600_000),
-      run: { run_id: runId, ...run },
-    },
-    identity,
-  );
-  return record.id;
-}
+const park = (runId: string, run: Record<string, unknown>) => parkOnOneAsk(gateway, identity, runId, run);
 
 /** Asserts the hash is a listpack and no field or value is longer than hash-max-listpack-value (64). */
 async function expectCompact(runId: string): Promise<void> {

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Identity } from '../../src/core/types.js';
 import type { Gateway } from '../../src/gateway.js';
 import { ParkService } from '../../src/park/park-service.js';
 import { runView, type RunStore } from '../../src/park/run-store.js';
 import type { ResumeProducer } from '../../src/queue/queues.js';
 import type { SettledRun } from '../../src/store/store.js';
-import { inMs, startParkWorld, type ParkWorld } from './helpers.js';
+import { parkOnOneAsk, useParkWorld } from './helpers.js';
 
 /**
  * The resolve script returns the run it settles ready (src/store/redis/scripts/resolve.ts, run_fields): the hash
@@ -22,30 +22,13 @@ const LONG_STATE = { step: 3, note: 'Grüße, 設計 ✓ 🚀 '.repeat(12) };
 let gateway: Gateway;
 let identity: Identity;
 let runs: RunStore;
-let world: ParkWorld | undefined;
 
-beforeAll(async () => {
-  world = await startParkWorld({ prefix: PREFIX, token: TOKEN, identity: LONG_IDENTITY, retentionMinutes: 120 });
+useParkWorld({ prefix: PREFIX, token: TOKEN, identity: LONG_IDENTITY, retentionMinutes: 120 }, (world) => {
   ({ gateway, identity, runs } = world);
 });
 
-afterAll(async () => {
-  await world?.close();
-});
-
-async function park(runId: string): Promise<string> {
-  const record = await gateway.service.ask(
-    {
-      question: 'Ship it?',
-      answer_format: 'confirm',
-      mode: 'async',
-      expiry_at: inMs(3_600_000),
-      run: { run_id: runId, resume: { handler: 'deploy' }, state: LONG_STATE },
-    },
-    identity,
-  );
-  return record.id;
-}
+const park = (runId: string) =>
+  parkOnOneAsk(gateway, identity, runId, { resume: { handler: 'deploy' }, state: LONG_STATE });
 
 const answer = (answeredBy: string) => ({
   status: 'answered' as const,

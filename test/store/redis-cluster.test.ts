@@ -21,9 +21,9 @@ import { startRedisCluster, type RedisClusterHandle } from '../helpers/redis-clu
 import {
   holds,
   inMs,
-  spawnContinuationWorker,
   startReceiver,
   startRecorder,
+  startSdkWorker,
   stopChild,
   until,
   webhookSecret,
@@ -401,12 +401,7 @@ function parksAcrossProcesses(shards: number): void {
     });
 
     it('resumes a handler continuation in an SDK worker process connected to the cluster', async () => {
-      const sdkWorker = await spawnContinuationWorker({
-        REDIS_URL: cluster.url,
-        ASKGATE_REDIS_PREFIX: PREFIX,
-        RECORDER: recorder.url,
-      });
-      children.push(sdkWorker);
+      await startSdkWorker({ redisUrl: cluster.url, prefix: PREFIX, recorderUrl: recorder.url }, children);
       const id = await park('run-cluster-handler', { handler: 'note' });
       await onB().post(`/api/interactions/${id}/answer`, { answer: false });
       await until(
@@ -421,12 +416,7 @@ function parksAcrossProcesses(shards: number): void {
 
     if (shards > 1) {
       it('resumes runs parked in many shards exactly once each, by webhook and by an SDK worker, and spreads their queues', async () => {
-        const sdkWorker = await spawnContinuationWorker({
-          REDIS_URL: cluster.url,
-          ASKGATE_REDIS_PREFIX: PREFIX,
-          RECORDER: recorder.url,
-        });
-        children.push(sdkWorker);
+        await startSdkWorker({ redisUrl: cluster.url, prefix: PREFIX, recorderUrl: recorder.url }, children);
         // 24 runs of each kind: their ids hash to (nearly) every one of the 12 shards.
         const hooks = Array.from({ length: 24 }, (_, i) => `run-shards-hook-${i}`);
         const handled = Array.from({ length: 24 }, (_, i) => `run-shards-handler-${i}`);
