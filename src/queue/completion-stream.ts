@@ -131,7 +131,7 @@ export class CompletionStream {
       }),
     );
     if (done.length === 0) return;
-    // Delete first, then acknowledge (one round trip: the command connection pipelines). A crash between the two
+    // Delete first, then acknowledge (one round trip: the command connection's writes of one turn leave together). A crash between the two
     // leaves a pending id of a deleted entry, which the next XAUTOCLAIM drops.
     const { command, stream } = this.options;
     await Promise.all([command.xdel(stream, ...done), command.xack(stream, COMPLETIONS_GROUP, ...done)]);

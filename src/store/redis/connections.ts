@@ -54,7 +54,7 @@ const DEFAULT_REDIS_OPTIONS: RedisOptions = {
  *
  * | connection   | used by                                                       | why its own                      |
  * |--------------|---------------------------------------------------------------|----------------------------------|
- * | `command()`  | the interaction store, the run store, Telegram's shared pacing | — (every script is registered on it; auto-pipelined) |
+ * | `command()`  | the interaction store, the run store, Telegram's shared pacing | — (every script is registered on it; writes coalesced per turn) |
  * | `subscriber()`| the store's events listener                                  | a subscribed connection runs nothing else |
  * | `queue()`    | every BullMQ Queue and Worker of the process                  | BullMQ needs `maxRetriesPerRequest: null` |
  * | `streamReader(k)` | the askgate worker's blocking reads of shard k's completions stream (src/queue/completion-stream.ts) | a blocked connection runs nothing else; one per shard |
