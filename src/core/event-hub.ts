@@ -10,16 +10,31 @@ export interface PublishedEvent {
 }
 
 /**
- * One subscription to the store per process, fanned out to every local listener (SSE clients, sync waiters,
- * channel outcome edits). Waiters are indexed by interaction id so a resolution wakes only its own waiters.
+ * One subscription to the store per process, fanned out to every local listener (SSE clients, sync waiters),
+ * held only while there is one. Waiters are indexed by interaction id so a resolution wakes only its own waiters.
+ * A listener or waiter that must not miss an event awaits `ready()` before it reads what the event would change.
  */
 export class EventHub {
   private readonly listeners = new Set<(event: PublishedEvent) => void>();
   private readonly waiters = new Map<string, Set<(event: PublishedEvent) => void>>();
-  private readonly unsubscribe: () => void;
+  /** The hub's one store subscription, held while it has a listener or a waiter (a store may listen only then). */
+  private unsubscribe: (() => void) | null = null;
 
-  constructor(store: Store) {
-    this.unsubscribe = store.subscribe((event) => this.dispatch(event));
+  constructor(private readonly store: Store) {}
+
+  /** Resolves once every event from now on reaches this hub's listeners and waiters (Store.eventsReady). */
+  ready(): Promise<void> {
+    return this.store.eventsReady();
+  }
+
+  private hold(): void {
+    this.unsubscribe ??= this.store.subscribe((event) => this.dispatch(event));
+  }
+
+  private releaseWhenIdle(): void {
+    if (this.listeners.size > 0 || this.waiters.size > 0 || this.unsubscribe === null) return;
+    this.unsubscribe();
+    this.unsubscribe = null;
   }
 
   private dispatch(event: InteractionEvent): void {
@@ -45,7 +60,11 @@ export class EventHub {
   /** Every event; returns the unsubscribe function. */
   listen(listener: (event: PublishedEvent) => void): () => void {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    this.hold();
+    return () => {
+      this.listeners.delete(listener);
+      this.releaseWhenIdle();
+    };
   }
 
   /** Events of one interaction; returns the unsubscribe function. */
@@ -56,11 +75,13 @@ export class EventHub {
       this.waiters.set(id, set);
     }
     set.add(waiter);
+    this.hold();
     return () => {
       const current = this.waiters.get(id);
       if (!current) return;
       current.delete(waiter);
       if (current.size === 0) this.waiters.delete(id);
+      this.releaseWhenIdle();
     };
   }
 
@@ -69,7 +90,8 @@ export class EventHub {
   }
 
   close(): void {
-    this.unsubscribe();
+    this.unsubscribe?.();
+    this.unsubscribe = null;
     this.listeners.clear();
     this.waiters.clear();
   }

@@ -300,6 +300,8 @@ export class InteractionService {
       if (event.record.status !== 'pending' || event.record.undeliverable === true) wake();
     });
     try {
+      // The store may start listening only with this watch: read once it hears every event.
+      await this.hub.ready();
       const current = await this.get(id);
       if (current.status !== 'pending' || current.undeliverable === true || seconds <= 0) return current;
       const timer = setTimeout(wake, seconds * 1000);

@@ -225,8 +225,14 @@ export interface Store {
   /** Atomically removes and returns up to `max` ids whose deadline is at or before `nowMs`; each id goes to one caller. */
   popDue(nowMs: number, max: number): Promise<string[]>;
 
-  /** Listens to every event on this store (from every process); returns the unsubscribe function. */
+  /**
+   * Listens to every event on this store (from every process); returns the unsubscribe function. A store may start
+   * listening only now (Redis: the events channel is subscribed while it has a listener); `eventsReady` tells when.
+   */
   subscribe(listener: (event: InteractionEvent) => void): () => void;
+
+  /** Resolves once every event from now on reaches the listeners subscribed so far (`store_unavailable` if it cannot). */
+  eventsReady(): Promise<void>;
 
   /** Fixed-window counter shared by every process on the store (flood control). */
   hitWindow(key: string, windowSeconds: number): Promise<FixedWindowHit>;

@@ -18,10 +18,14 @@ export function streamRouter(hub: EventHub, auth: TokenAuthenticator, heartbeatM
     res.setHeader('Connection', 'keep-alive');
     res.setHeader('X-Accel-Buffering', 'no');
     res.flushHeaders();
-    res.write(': connected\n\n');
     const unlisten = hub.listen((event) => {
       res.write(`event: ${event.type}\nid: ${event.record.id}\ndata: ${event.json}\n\n`);
     });
+    // "connected" once the store hears every event (it may start listening with this client): the tail starts here.
+    hub.ready().then(
+      () => res.write(': connected\n\n'),
+      () => res.end(),
+    );
     const heartbeat = setInterval(() => res.write(': ping\n\n'), heartbeatMs);
     heartbeat.unref();
     req.on('close', () => {

@@ -279,6 +279,11 @@ export class MemoryStore implements Store {
     return this.listeners.add(listener);
   }
 
+  /** Events are emitted in this process: a listener hears every one from the moment it subscribes. */
+  eventsReady(): Promise<void> {
+    return Promise.resolve();
+  }
+
   async hitWindow(key: string, windowSeconds: number): Promise<FixedWindowHit> {
     return this.operator.hitWindow(key, windowSeconds);
   }

@@ -58,9 +58,11 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
     });
 
     /** Records every event into the returned array. */
-    function collect(target: Store = store): InteractionEvent[] {
+    /** Every event of `target` from now on (a store may start listening with this subscription). */
+    async function collect(target: Store = store): Promise<InteractionEvent[]> {
       const events: InteractionEvent[] = [];
       target.subscribe((event) => events.push(event));
+      await target.eventsReady();
       return events;
     }
 
@@ -145,7 +147,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
 
     describe('events', () => {
       it('emits interaction.created, asynchronously, with the record', async () => {
-        const events = collect();
+        const events = await collect();
         const record = makeInteraction({ answer_format: 'form', schema: FORM_SCHEMA, ticket_hash: ticketHash() });
         const creating = store.create(record);
         expect(events).toHaveLength(0);
@@ -163,7 +165,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         ['cancelled', null],
       ] as const)('emits interaction.%s with the resolved record', async (status, result) => {
         const record = makeInteraction();
-        const events = collect();
+        const events = await collect();
         await store.create(record);
         // Wait for the created event first: on Redis it travels through pub/sub and may land after create returns.
         await eventually(() => expect(events).toHaveLength(1));
@@ -181,6 +183,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         store.subscribe((event) => kept.push(event));
         const unsubscribe = store.subscribe((event) => dropped.push(event));
         unsubscribe();
+        await store.eventsReady();
         await store.create(makeInteraction());
         await eventually(() => expect(kept).toHaveLength(1));
         await drained(kept);
@@ -191,7 +194,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
     describe('resolve', () => {
       it('is exactly-once under 50 concurrent calls', async () => {
         const record = makeInteraction();
-        const events = collect();
+        const events = await collect();
         await store.create(record);
         await eventually(() => expect(events).toHaveLength(1));
         const resolvedAt = new Date().toISOString();
@@ -231,7 +234,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         'leaves a %s record unchanged and reports not_pending',
         async (status) => {
           const record = makeInteraction();
-          const events = collect();
+          const events = await collect();
           await store.create(record);
           const first = status === 'expired' ? answer(EXPIRED_MARKER, 'askgate') : null;
           await store.resolve(record.id, { status, result: first, resolvedAt: '2030-01-01T00:00:00.000Z' });
@@ -538,7 +541,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       });
 
       it('fails a pending question once, publishing interaction.delivery_failed, and then nothing moves it', async () => {
-        const events = collect();
+        const events = await collect();
         const record = makeInteraction({ channel: 'whatsapp', recipient: '15550002' });
         await store.create(record);
         await store.setDelivery(record.id, { message_id: 'wamid.2', ref: 'wamid.2' });

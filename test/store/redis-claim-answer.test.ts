@@ -7,7 +7,7 @@ import type { AnswerFacts, Resolution } from '../../src/store/store.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 import { answer, eventually, makeInteraction, sleep } from './fixtures.js';
 
-/** RedisStore.claimAnswer: the resolve script's answer check (ARGV[15], ARGV[16]) — claim or change nothing. */
+/** RedisStore.claimAnswer: the resolve script's answer check (ARGV[9], ARGV[10]) — claim or change nothing. */
 
 let server: RedisServerHandle;
 let store: RedisStore;
@@ -21,6 +21,7 @@ beforeAll(async () => {
     idleTtlSeconds: 60,
   });
   store.subscribe((e) => events.push(e));
+  await store.eventsReady();
 });
 afterAll(async () => {
   await store?.close();

@@ -168,6 +168,7 @@ describe('RedisStore on a Redis Cluster', () => {
       ]);
       const seen: InteractionEvent[] = [];
       two.store.subscribe((e) => seen.push(e));
+      await two.store.eventsReady();
       // With shards, the question lives in the last shard (a marked id): the claims are routed there by its id.
       const record = makeInteraction({
         answer_format: 'select',

@@ -28,6 +28,7 @@ beforeAll(async () => {
   raw = new Redis(server.url);
   store = await RedisStore.connect({ url: server.url, prefix, idleTtlSeconds: 60 });
   store.subscribe((e) => events.push(e));
+  await store.eventsReady();
 });
 afterAll(async () => {
   await store?.close();

@@ -79,6 +79,7 @@ describe('RedisStore on a real redis-server', () => {
     const b = await open({ idleTtlSeconds: 60, prefix });
     const seenByB: InteractionEvent[] = [];
     b.subscribe((event) => seenByB.push(event));
+    await b.eventsReady();
     const record = makeInteraction({ group_id: 'grp "quoted" \\ / ✓' });
     await a.create(record);
     const resolvedAt = new Date().toISOString();
@@ -114,6 +115,7 @@ describe('RedisStore on a real redis-server', () => {
     const b = await open();
     const seenByB: InteractionEvent[] = [];
     b.subscribe((event) => seenByB.push(event));
+    await b.eventsReady();
     const record = makeInteraction({
       ticket_hash: ticketHash(),
       group_id: 'g',
@@ -415,6 +417,7 @@ describe('RedisStore on a real redis-server', () => {
       const store = await open({ idleTtlSeconds: 60, prefix });
       const seen: InteractionEvent[] = [];
       store.subscribe((event) => seen.push(event));
+      await store.eventsReady();
       expect(
         await store.resolve('int_gone', { status: 'cancelled', result: null, resolvedAt: new Date().toISOString() }),
       ).toEqual({
@@ -513,6 +516,7 @@ describe('RedisStore across a Redis restart and outage', () => {
     try {
       const seen: InteractionEvent[] = [];
       store.subscribe((event) => seen.push(event));
+      await store.eventsReady();
       await own.restart();
       const record = makeInteraction();
       await store.create(record);

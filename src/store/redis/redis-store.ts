@@ -37,6 +37,7 @@ import { readSealedEvents } from './audit-reader.js';
 import { migrateIndexes, pingWithin } from './index-upkeep.js';
 import type { ScriptClient } from './scripts/index.js';
 import { parseEventMessage } from './event-message.js';
+import { EventSubscription } from './event-subscription.js';
 import { RedisSurfaceOps } from './surface-ops.js';
 
 /** A page of one store's pending rows with their sequence numbers (`RedisStore.pendingRows`). */
@@ -67,6 +68,7 @@ export class RedisStore implements Store {
   private readonly pingTimeoutMs: number;
   private readonly runRetentionMs: number;
   private readonly listeners = new ListenerSet();
+  private readonly eventChannel: EventSubscription;
   private readonly surfaces: RedisSurfaceOps;
   private readonly claimDeps: ClaimDeps;
 
@@ -78,6 +80,7 @@ export class RedisStore implements Store {
     this.client = connections.command();
     this.subscriber = connections.subscriber();
     this.keys = options.keys ?? connections.keys;
+    this.eventChannel = new EventSubscription(this.subscriber, this.keys.events, options.eventsLingerMs);
     this.idleTtlMs = options.idleTtlSeconds * 1000;
     this.pingTimeoutMs = options.pingTimeoutMs ?? 2000;
     this.runRetentionMs = options.runRetentionMs ?? 10_080 * 60_000;
@@ -98,7 +101,7 @@ export class RedisStore implements Store {
     });
   }
 
-  /** Connects both connections and subscribes to events; rejects with `store_unavailable` when Redis is unreachable. */
+  /** Connects both connections (the events channel is subscribed on the first listener); rejects with `store_unavailable` when Redis is unreachable. */
   static async connect(options: RedisStoreOptions): Promise<RedisStore> {
     const owns = options.connections === undefined;
     const connections =
@@ -113,7 +116,6 @@ export class RedisStore implements Store {
     try {
       await Promise.all([connections.connect(store.client), connections.connect(store.subscriber)]);
       store.subscriber.on('message', (channel: string, message: string) => store.dispatch(channel, message));
-      await store.subscriber.subscribe(store.keys.events);
       await store.migrateIndexes();
     } catch (error) {
       if (owns) await connections.close();
@@ -287,8 +289,20 @@ export class RedisStore implements Store {
     return head[1] === undefined ? null : Number(head[1]);
   }
 
+  /** The events channel is subscribed while this store has a listener (event-subscription.ts). */
   subscribe(listener: EventListener): () => void {
-    return this.listeners.add(listener);
+    const remove = this.listeners.add(listener);
+    this.eventChannel.hold();
+    let held = true;
+    return () => {
+      remove();
+      if (held) this.eventChannel.release();
+      held = false;
+    };
+  }
+
+  eventsReady(): Promise<void> {
+    return this.run(() => this.eventChannel.ready());
   }
 
   async hitWindow(key: string, windowSeconds: number): Promise<FixedWindowHit> {
@@ -326,6 +340,7 @@ export class RedisStore implements Store {
 
   async close(): Promise<void> {
     this.listeners.clear();
+    this.eventChannel.close();
     this.subscriber.removeAllListeners('message');
     if (this.ownsConnections) await this.connections.close();
     // A shared subscriber stays subscribed until its factory closes; this store no longer dispatches.

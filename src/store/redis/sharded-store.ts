@@ -245,6 +245,10 @@ export class ShardedStore implements Store {
     };
   }
 
+  async eventsReady(): Promise<void> {
+    await Promise.all(this.shards.map((s) => s.eventsReady()));
+  }
+
   hitWindow(key: string, windowSeconds: number): Promise<FixedWindowHit> {
     return this.home.hitWindow(key, windowSeconds);
   }

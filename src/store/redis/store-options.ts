@@ -23,6 +23,8 @@ export interface RedisStoreOptions extends StoreOptions {
   onConnectionError?: (error: Error) => void;
   /** How long `ping()` waits for PONG. Default 2000 ms. */
   pingTimeoutMs?: number;
+  /** How long the events channel stays subscribed after its last listener leaves. Default 30 s (event-subscription.ts). */
+  eventsLingerMs?: number;
   /**
    * How long a parked run's hash lives after its last write (the checkpoint retention). Default 7 days, the
    * default of LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES.
