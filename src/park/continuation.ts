@@ -33,22 +33,13 @@ export function continuationPayload(view: RunView, resumeId: string): Continuati
   const base = { run_id: view.runId, identity: view.owner, kind: view.kind, state: view.state, resume_id: resumeId };
   if (view.status === 'dying' || view.status === 'killed')
     return { type: 'run.killed', ...base, killed_by: view.killedBy };
-  const results: Record<string, ContinuationAskResult> = {};
-  for (const ask of view.asks) {
-    results[ask.interactionId] = {
-      answer: ask.result?.answer ?? null,
-      reply_to: ask.result?.reply_to ?? null,
-      params: ask.result?.params ?? null,
-    };
-  }
   const only = view.asks.length === 1 ? view.asks[0] : undefined;
   if (only !== undefined)
-    return {
-      type: 'run.resumed',
-      ...base,
-      interaction_id: only.interactionId,
-      ask_result: results[only.interactionId] as ContinuationAskResult,
-    };
+    return { type: 'run.resumed', ...base, interaction_id: only.interactionId, ask_result: askResultOf(only) };
+  // Keyed by interaction ids, new names every park: a plain `{}` would grow V8's hidden-class transition tree by one
+  // entry per park (each insert copies it) until a full GC; a dictionary-mode object (no prototype) does not.
+  const results: Record<string, ContinuationAskResult> = Object.create(null);
+  for (const ask of view.asks) results[ask.interactionId] = askResultOf(ask);
   return { type: 'run.resumed', ...base, results };
 }
 
@@ -93,5 +84,13 @@ export function turnThread(payload: ConversationTurnPayload): ChatThread {
     recipient: payload.turn.thread.recipient,
     replyToMessageId: payload.turn.thread.thread_id ?? payload.turn.thread.message_id,
     route: payload.route,
+  };
+}
+
+function askResultOf(ask: RunView['asks'][number]): ContinuationAskResult {
+  return {
+    answer: ask.result?.answer ?? null,
+    reply_to: ask.result?.reply_to ?? null,
+    params: ask.result?.params ?? null,
   };
 }

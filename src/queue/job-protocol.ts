@@ -12,8 +12,9 @@ import type { ChatThread, RunView } from '../park/run-store.js';
  *    {@link HandlerJob}: the body the handler receives, plus the version, the park's generation and the thread.
  * 2. A worker running the job again (a retry, or a job taken back from a stalled worker) first looks for the
  *    {@link REPORTED_FIELD} field in the job's own hash: present, the continuation completed already and is not run.
- * 3. It runs the handler, then in one MULTI sets that field and appends its {@link CompletionJob} report to the
- *    completions stream (`Keys.completions`), before its handler job completes.
+ * 3. It runs the handler, then in one atomic step (a MULTI, or the report script of store/redis/scripts/report.ts
+ *    as this package's worker runs) sets that field and appends its {@link CompletionJob} report to the completions
+ *    stream (`Keys.completions`), before its handler job completes.
  * 4. The askgate worker reads the stream in the consumer group {@link COMPLETIONS_GROUP}: it queues the chat reply
  *    (when the run came from a chat thread), records completion in the run (the run-complete script), then
  *    acknowledges and deletes the entry.
@@ -39,7 +40,7 @@ export const COMPLETED_QUEUE = 'completed';
 export const COMPLETIONS_GROUP = 'askgate';
 
 /**
- * The field a version-2 SDK worker sets in its handler job's own hash, in the MULTI that appends the report: a job
+ * The field a version-2 SDK worker sets in its handler job's own hash, in the step that appends the report: a job
  * whose hash holds it has been reported and is never run again. It lives and goes with the job (BullMQ's retention).
  */
 export const REPORTED_FIELD = 'askgateReported';

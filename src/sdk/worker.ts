@@ -11,6 +11,7 @@ import {
 import { HANDLER_NAME, JOB_DEFAULTS, backoffDelay, handlerQueueName } from '../queue/queues.js';
 import { DEFAULT_KEY_PREFIX } from '../store/keys.js';
 import { RedisConnections } from '../store/redis/connections.js';
+import { runReport } from '../store/redis/scripts/index.js';
 import { readShards } from '../store/redis/shard-record.js';
 import { AskgateSdkError } from './errors.js';
 
@@ -75,7 +76,7 @@ export interface ContinuationWorker {
  * the completion and posts any chat reply. It reads no run and runs none of the gateway's scripts.
  *
  * The guarantee: a continuation that completed never runs again. Its completion report is written right after the
- * handler returns and before the job completes (version 2: in one MULTI with a mark in the job's own hash), and
+ * handler returns and before the job completes (version 2: in one script with a mark in the job's own hash), and
  * every rerun of a job looks for that report first. A worker that dies while a handler runs leaves the job locked until `lockDurationMs` passes;
  * BullMQ's stalled-job check then runs it once more, on a live worker, with the same `resume_id` and `attempt` + 1.
  * Handler side effects outside askgate should therefore be idempotent on `resume_id`.
@@ -121,7 +122,7 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
 
   /**
    * Writes the report before the job completes, to the completions stream of the job's own shard (`completions`):
-   * the mark in the job's hash and the report share that shard's hash tag, so the MULTI stays in one slot. A second
+   * the mark in the job's hash and the report share that shard's hash tag, so the script stays in one slot. A second
    * report of one continuation is harmless (see below).
    */
   const report = async (
@@ -135,15 +136,10 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
       await legacy().add('completed', data, { ...JOB_DEFAULTS, jobId: data.resume_id });
       return;
     }
-    // One MULTI: the mark that stops a rerun and the report the gateway records exist together or not at all. The
-    // gateway's recording is idempotent (run-complete checks status and generation; the reply has a fixed job id).
-    const results = await connection
-      .multi()
-      .hset(worker.toKey(job.id ?? data.resume_id), REPORTED_FIELD, '1')
-      .xadd(completions, '*', 'r', JSON.stringify(data))
-      .exec();
-    const failed = results?.find(([error]) => error !== null)?.[0];
-    if (results === null || failed) throw failed ?? new Error('the completion report was not written; retrying');
+    // One script (scripts/report.ts): the mark that stops a rerun and the report the gateway records exist together or
+    // not at all. The gateway's recording is idempotent (run-complete checks status and generation; the reply has a
+    // fixed job id).
+    await runReport(connection, worker.toKey(job.id ?? data.resume_id), completions, JSON.stringify(data));
   };
 
   const run = async (

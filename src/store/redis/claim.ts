@@ -75,7 +75,8 @@ export async function claimInteraction(deps: ClaimDeps, claim: ClaimArgs): Promi
   if ((verdict === 'ready' || verdict === 'kill') && typeof runId === 'string' && runId !== '') {
     const run: SettledRun = { runId, generation: Number(generation), verdict };
     if (verdict === 'ready' && Array.isArray(runFields) && runFields.length > 0) {
-      const fields: Record<string, string> = {};
+      // No prototype (dictionary mode): the ask fields' names are new every park (as in RedisRunStore.get).
+      const fields: Record<string, string> = Object.create(null);
       for (let i = 0; i + 1 < runFields.length; i += 2) fields[runFields[i] as string] = runFields[i + 1] as string;
       run.fields = fields;
     }

@@ -160,7 +160,9 @@ export class RedisRunStore implements RunStore {
     // The hash (its pieces joined byte-exactly in Lua: a 64-byte piece may split a UTF-8 character), or the fields
     // of a folded park (scripts/folded-runs.ts), in one step.
     const flat = await this.run(() => this.client.askgateRunRead(this.keys.run(runId), ...this.foldedArgs(runId)));
-    const fields: Record<string, string> = {};
+    // No prototype (dictionary mode): a run's ask fields (`a:<interaction id>`) are new names every park, and a plain
+    // `{}` would grow V8's hidden-class transition tree by one entry each (each insert copies it) until a full GC.
+    const fields: Record<string, string> = Object.create(null);
     for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i] as string] = flat[i + 1] as string;
     return runView(runId, fields);
   }

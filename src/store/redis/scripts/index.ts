@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { ADD_SURFACE } from './add-surface.js';
 import { AUDIT_APPEND, AUDIT_SEAL } from './audit.js';
@@ -12,6 +13,7 @@ import { MIGRATE_INDEXES } from './migrate-indexes.js';
 import { PACE_GAP } from './pace-gap.js';
 import { PARK_RUN } from './park-run.js';
 import { POP_DUE } from './pop-due.js';
+import { REPORT } from './report.js';
 import { RESOLVE } from './resolve.js';
 import { RUN_BIND, RUN_COMPLETE, RUN_KILL } from './run-transition.js';
 import { RUN_EXISTS, RUN_READ } from './folded-runs.js';
@@ -20,8 +22,9 @@ import { TELEGRAM_PUSH_BACK, TELEGRAM_RESERVE } from './telegram-pace.js';
 
 /**
  * The one script loader: every Lua script askgate runs is registered here, once, on the command connection
- * (connections.ts), and nowhere else. Each script's own file opens with its header: what it guarantees, its KEYS,
- * its ARGV and its return codes.
+ * (connections.ts), and nowhere else — but the SDK worker's report (`runReport`), which runs on its BullMQ
+ * connection. Each script's own file opens with its header: what it guarantees, its KEYS, its ARGV and its return
+ * codes.
  */
 
 type Arg = string | number;
@@ -116,10 +119,62 @@ const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: number 
   askgateChatLogAppend: { lua: CHAT_LOG_APPEND, numberOfKeys: 1 },
 };
 
-/** Registers every script on `client` (ioredis `defineCommand`) and returns the client typed with them. */
+/**
+ * One Lua script, run as ioredis runs a defined command: by EVAL the first time on a connection's socket (which loads
+ * it), by EVALSHA after; an EVALSHA that Redis answers NOSCRIPT (a restart, a failover, SCRIPT FLUSH) ran nothing, and
+ * is sent again as EVAL. Either way one call is one round trip on a connection that has the script.
+ *
+ * Not ioredis `defineCommand`: a defined command lives in the client's `scriptsSet`, and ioredis copies every entry
+ * (two methods each) onto every pipeline it builds — and the command connection builds one per auto-pipelined batch,
+ * several per park cycle. EVAL and EVALSHA are plain commands: their batches build a bare pipeline.
+ */
+class LuaScript {
+  private readonly sha: string;
+  /** The sockets (a Cluster: the client) that were sent the body; the key of a reconnected one is new. */
+  private readonly loaded = new WeakSet<object>();
+
+  constructor(
+    private readonly lua: string,
+    private readonly numberOfKeys: number,
+  ) {
+    this.sha = createHash('sha1').update(lua).digest('hex');
+  }
+
+  run(client: Redis | Cluster, args: Arg[]): Promise<unknown> {
+    const socket: object = ('stream' in client ? client.stream : undefined) ?? client;
+    if (!this.loaded.has(socket)) {
+      this.loaded.add(socket);
+      return client.eval(this.lua, this.numberOfKeys, ...args);
+    }
+    return client.evalsha(this.sha, this.numberOfKeys, ...args).catch((error: unknown) => {
+      if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) throw error;
+      return client.eval(this.lua, this.numberOfKeys, ...args);
+    });
+  }
+}
+
+/** Registers every script on `client` (a method per script, see LuaScript) and returns the client typed with them. */
 export function registerScripts(client: Redis | Cluster): ScriptClient {
-  for (const [name, script] of Object.entries(SCRIPTS)) client.defineCommand(name, script);
-  // The one cast: defineCommand adds the methods at run time, and ioredis cannot type them; SCRIPTS is keyed by
+  for (const [name, { lua, numberOfKeys }] of Object.entries(SCRIPTS)) {
+    const script = new LuaScript(lua, numberOfKeys);
+    Object.defineProperty(client, name, { value: (...args: Arg[]) => script.run(client, args) });
+  }
+  // The one cast: the methods are added at run time, and TypeScript cannot see them; SCRIPTS is keyed by
   // ScriptCommands, so every method the type names was just added.
   return client as ScriptClient;
+}
+
+const REPORT_SCRIPT = new LuaScript(REPORT, 2);
+
+/**
+ * The SDK worker's completion report (report.ts): marks the handler job `jobKey` reported and appends `report` (JSON)
+ * to the `completions` stream, atomically, on the worker's own connection.
+ */
+export async function runReport(
+  client: Redis | Cluster,
+  jobKey: string,
+  completions: string,
+  report: string,
+): Promise<void> {
+  await REPORT_SCRIPT.run(client, [jobKey, completions, report]);
 }
