@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { poolRandomBytes } from './random-pool.js';
 
 /**
  * 96 random bits, base64url: unguessable enough for an id that still needs a token to read, and short in Redis.
@@ -6,14 +7,14 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
  */
 export function newInteractionId(): string {
   for (;;) {
-    const id = randomBytes(12).toString('base64url');
+    const id = poolRandomBytes(12).toString('base64url');
     if (/^[A-Za-z0-9]/.test(id)) return id;
   }
 }
 
 /** A callback ticket's secret: 256 bits from the CSPRNG, 43 base64url characters. Only its hash is stored. */
 export function newTicketSecret(): string {
-  return randomBytes(32).toString('base64url');
+  return poolRandomBytes(32).toString('base64url');
 }
 
 /**
