@@ -112,14 +112,33 @@ export function chatOf(method: string, payload: unknown): string | null {
   return CHAT_METHODS.has(method) && (typeof chatId === 'string' || typeof chatId === 'number') ? String(chatId) : null;
 }
 
+/**
+ * How late a call may leave after its reserved turn and still take it. A process that stalls (a long GC, a busy
+ * core) wakes every call whose turn passed meanwhile at once; sent together they would break the bot's 30 per second
+ * that the turns spread out. A call later than this takes a new turn instead, after every turn already reserved.
+ */
+export const LATE_TURN_MS = 50;
+/** New turns a call may take after missing its own, before it leaves however late it is. */
+const MAX_MISSED_TURNS = 5;
+
+/** Reserves the call's turn and waits for it; a turn missed by more than LATE_TURN_MS is given up for a new one. */
+async function awaitTurn(pacer: Pacer, chatId: string | null): Promise<void> {
+  for (let missed = 0; ; missed++) {
+    const asked = Date.now();
+    const wait = await pacer.reserve(chatId);
+    if (wait > 0) await sleep(wait);
+    // The turn was at least `wait` after `asked` (Redis decided after the call left): later than that is lateness.
+    if (Date.now() - (asked + wait) <= LATE_TURN_MS || missed >= MAX_MISSED_TURNS) return;
+  }
+}
+
 export function pacingTransformer(pacer: Pacer, options: PacingOptions = {}): Transformer {
   const maxRetryAfter = options.maxRetryAfterSeconds ?? MAX_RETRY_AFTER_SECONDS;
   const maxRetries = options.max429Retries ?? MAX_429_RETRIES;
   return async (prev, method, payload, signal) => {
     const chatId = chatOf(method, payload);
     for (let attempt = 0; ; attempt++) {
-      const wait = await pacer.reserve(chatId);
-      if (wait > 0) await sleep(wait);
+      await awaitTurn(pacer, chatId);
       const response = await prev(method, payload, signal);
       if (chatId !== null && pacer.settled !== undefined) await pacer.settled(chatId);
       if (response.ok || response.error_code !== 429) return response;
