@@ -93,10 +93,9 @@ ${JOINED_RUN}
 ${LOOKUPS}
 ${FOLDED_RUNS}
 local id = ARGV[1]
+-- Key names from the shard's prefix, each built where it is used: a plain answer needs only the schemas and events.
 local P = ARGV[7]
-local GROUPS, TICKETS, SCHEMAS, EVENTS = P .. '${KEY_NAMES.group}', P .. '${KEY_NAMES.ticket}', P .. '${KEY_NAMES.schema}', P .. '${KEY_NAMES.events}'
-local RUNS, READY_RUNS, FOLDED_LEVEL, FOLDED = P .. '${KEY_NAMES.run}', P .. '${KEY_NAMES.readyRuns}', P .. '${KEY_NAMES.foldedRunsLevel}', P .. '${KEY_NAMES.foldedRuns}'
-local RECIPIENT_BUCKETS, DELIVERY_BUCKETS, RECENTLY_RESOLVED = P .. '${KEY_NAMES.recipientBuckets}', P .. '${KEY_NAMES.deliveryBuckets}', P .. '${KEY_NAMES.recentlyResolved}'
+local SCHEMAS = P .. '${KEY_NAMES.schema}'
 local EVENT_OF = { ${EVENT_TYPES} }
 local text, parts, schema = readRecord(KEYS[1], SCHEMAS)
 if not text then return { -1 } end
@@ -175,11 +174,12 @@ parts[1], parts[6], parts[7] = ARGV[2], ARGV[3], ARGV[4]
 trailAppend(parts, terminalEntry(ARGV[2], ARGV[6]))
 text = joinRecord(parts)
 redis.call('SET', KEYS[1], text, 'PX', idleMs)
-if parts[3] ~= '' then redis.call('ZREM', GROUPS .. cjson.decode(parts[3]), id) end
+if parts[3] ~= '' then redis.call('ZREM', P .. '${KEY_NAMES.group}' .. cjson.decode(parts[3]), id) end
 -- A channel ask's lookup fields have no expiry: they leave with the claim (before the trail or votes grow).
-dropLookups(RECIPIENT_BUCKETS, DELIVERY_BUCKETS, parts, id, RECENTLY_RESOLVED, nowMs, idleMs)
+dropLookups(P .. '${KEY_NAMES.recipientBuckets}', P .. '${KEY_NAMES.deliveryBuckets}', parts, id,
+  P .. '${KEY_NAMES.recentlyResolved}', nowMs, idleMs)
 -- Only an old-form ticket hash (64 hex, 66 bytes as JSON) has a t: lookup; a new ticket names its record.
-if #parts[4] == 66 then redis.call('PEXPIRE', TICKETS .. cjson.decode(parts[4]), idleMs) end
+if #parts[4] == 66 then redis.call('PEXPIRE', P .. '${KEY_NAMES.ticket}' .. cjson.decode(parts[4]), idleMs) end
 if parts[5] ~= '' then extendTo(SCHEMAS .. cjson.decode(parts[5]), nowMs + idleMs, nowMs) end
 
 local verdict, runId, generation, runFields = '', '', '', {}
@@ -189,9 +189,9 @@ if (string.find(parts[2], '"ra":', 1, true) or string.find(parts[2], '"rn":', 1,
   local runOf = body.ra
   if type(runOf) ~= 'string' and body.m == 'async' then runOf = body.rn end
   if type(runOf) == 'string' then
-    local runKey, slot = RUNS .. runOf, 'a:' .. id
+    local runKey, slot = P .. '${KEY_NAMES.run}' .. runOf, 'a:' .. id
     local run = redis.call('HMGET', runKey, 's', slot, 'g')
-    if not run[1] and unfoldRun(runKey, runOf, FOLDED_LEVEL, FOLDED, '', tonumber(ARGV[8]), id, text) then
+    if not run[1] and unfoldRun(runKey, runOf, P .. '${KEY_NAMES.foldedRunsLevel}', P .. '${KEY_NAMES.foldedRuns}', '', tonumber(ARGV[8]), id, text) then
       run = { 'parked', '', '1' } -- as unfoldRun wrote it
     end
     if run[1] == 'parked' and run[2] == '' then
@@ -205,7 +205,7 @@ if (string.find(parts[2], '"ra":', 1, true) or string.find(parts[2], '"rn":', 1,
         redis.call('HSET', runKey, 's', 'dying', 'x', id)
         verdict = 'kill'
       end
-      if verdict ~= '' then redis.call('ZADD', READY_RUNS, nowMs, runOf) end
+      if verdict ~= '' then redis.call('ZADD', P .. '${KEY_NAMES.readyRuns}', nowMs, runOf) end
       redis.call('PEXPIRE', runKey, tonumber(ARGV[8]))
       runId, generation = runOf, run[3] or ''
       if verdict == 'ready' then runFields = joinedRun(runKey) end
@@ -213,7 +213,7 @@ if (string.find(parts[2], '"ra":', 1, true) or string.find(parts[2], '"rn":', 1,
   end
 end
 
-redis.call('PUBLISH', EVENTS, eventMessage(EVENT_OF[ARGV[2]], id, text, schema))
+redis.call('PUBLISH', P .. '${KEY_NAMES.events}', eventMessage(EVENT_OF[ARGV[2]], id, text, schema))
 -- The common claim (no schema, no run settled) replies with two elements: the other five are only conversion work.
 if not schema and verdict == '' then return { 1, text } end
 return { 1, text, schema, verdict, runId, generation, runFields }
