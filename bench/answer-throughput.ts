@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { BASELINE_PREFIX } from './baseline-server.js';
 import { ROUNDS, figure, loadPhase, medianRound, pool, roundRatios, type BenchResult, type Size } from './harness.js';
 import { HttpClient } from './http.js';
+import { cpuNote } from './process-cpu.js';
 import { BENCH_TOKEN, spawnBaseline, spawnGateway, startRedis } from './processes.js';
 import { openSeeder } from './seed.js';
 
@@ -24,9 +25,10 @@ export async function answerThroughput(size: Size): Promise<BenchResult> {
   const redis = await startRedis();
   const [gateway, baseline] = await Promise.all([spawnGateway(redis.url), spawnBaseline(redis.url)]);
   const direct = new Redis(redis.url);
+  const redisPid = await serverPid(direct);
   const gw = new HttpClient(gateway.url, BENCH_TOKEN, s.concurrency);
   const bl = new HttpClient(baseline.url, null, s.concurrency);
-  type Phase = { perSecond: number; p50: number; p99: number };
+  type Phase = { perSecond: number; p50: number; p99: number; cpu: Record<string, number> | null };
   const rounds: Array<{ value: number; baseline: number; gateway: Phase; base: Phase }> = [];
   let answered = 0;
   let baselineAnswered = 0;
@@ -40,7 +42,7 @@ export async function answerThroughput(size: Size): Promise<BenchResult> {
         pipe.zadd(`${BASELINE_PREFIX}pending`, i, `r${round}-${i}`);
       }
       await pipe.exec();
-      const b = await loadPhase({ warmup: s.warmup, total: s.total, concurrency: s.concurrency }, async (i) => {
+      const b = await loadPhase({ ...s, cpu: { server: baseline.pid, redis: redisPid, load: 'self' } }, async (i) => {
         const res = await bl.expect(200, 'POST', `/answer/r${round}-${i}`, { answer: 'beta' });
         if (res['status'] === 'answered') baselineAnswered++;
       });
@@ -61,7 +63,7 @@ export async function answerThroughput(size: Size): Promise<BenchResult> {
       } finally {
         await seeder.close();
       }
-      const g = await loadPhase({ warmup: s.warmup, total: s.total, concurrency: s.concurrency }, async (i) => {
+      const g = await loadPhase({ ...s, cpu: { server: gateway.pid, redis: redisPid, load: 'self' } }, async (i) => {
         const res = await gw.expect(200, 'POST', `/api/interactions/${ids[i] as string}/answer`, { answer: 'beta' });
         if (res['status'] === 'answered') answered++;
       });
@@ -88,7 +90,7 @@ export async function answerThroughput(size: Size): Promise<BenchResult> {
         value: best.gateway.perSecond,
         baseline: best.baseline.perSecond,
         target: { op: '>=', limit: 0.75, on: 'ratio' },
-        note: `median of ${rounds.length} rounds; ratios ${roundRatios(rounds)}`,
+        note: `median of ${rounds.length} rounds; ratios ${roundRatios(rounds)}${cpuNote(best.gateway.cpu, best.baseline.cpu)}`,
       }),
       figure({ name: 'p50 latency', unit: 'ms', value: best.gateway.p50, baseline: best.baseline.p50, target: null }),
       figure({ name: 'p99 latency', unit: 'ms', value: best.gateway.p99, baseline: best.baseline.p99, target: null }),
@@ -97,4 +99,10 @@ export async function answerThroughput(size: Size): Promise<BenchResult> {
     skipped: null,
     durationMs: Date.now() - started,
   };
+}
+
+/** redis-server's process id, for CPU accounting. */
+async function serverPid(redis: Redis): Promise<number> {
+  const pid = /process_id:(\d+)/.exec(await redis.info('server'));
+  return pid === null ? 0 : Number(pid[1]);
 }

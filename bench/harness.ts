@@ -1,5 +1,6 @@
 import { cpus, totalmem } from 'node:os';
 import { writeFileSync } from 'node:fs';
+import { startCpuAccount, type CpuSubjects } from './process-cpu.js';
 
 /**
  * The shared harness of `npm run bench`: sizes, warm-up, bounded concurrency, percentiles, the table and
@@ -105,13 +106,17 @@ export async function pool(total: number, concurrency: number, fn: (i: number) =
   if (failed !== null) throw failed;
 }
 
-/** Throughput and client-side latency of `total` calls at `concurrency`, after `warmup` calls that are not counted. */
+/**
+ * Throughput and client-side latency of `total` calls at `concurrency`, after `warmup` calls that are not counted;
+ * with `cpu`, also each named process's CPU per counted call (µs), null where /proc cannot be read.
+ */
 export async function loadPhase(
-  opts: { warmup: number; total: number; concurrency: number },
+  opts: { warmup: number; total: number; concurrency: number; cpu?: CpuSubjects },
   call: (i: number) => Promise<void>,
-): Promise<{ perSecond: number; p50: number; p99: number; done: number }> {
+): Promise<{ perSecond: number; p50: number; p99: number; done: number; cpu: Record<string, number> | null }> {
   await pool(opts.warmup, opts.concurrency, (i) => call(i));
   const latencies: number[] = [];
+  const account = opts.cpu === undefined ? null : startCpuAccount(opts.cpu);
   const start = performance.now();
   await pool(opts.total, opts.concurrency, async (i) => {
     const t = performance.now();
@@ -124,6 +129,7 @@ export async function loadPhase(
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     done: latencies.length,
+    cpu: account === null ? null : account(opts.total),
   };
 }
 

@@ -44,6 +44,8 @@ export function startRedis(): Promise<RedisHandle> {
 export interface NodeProcess {
   /** The first capture group of the ready line (a URL), or '' when the line has none. */
   readonly url: string;
+  /** The process id (for CPU accounting, process-cpu.ts). */
+  readonly pid: number;
   output(): string;
   stop(): Promise<void>;
 }
@@ -81,7 +83,7 @@ export async function spawnNode(
       reject(new Error(`${what} exited with ${code}:\n${out}`));
     });
   });
-  return { url: match[1] ?? '', output: () => out, stop: () => stopChild(child) };
+  return { url: match[1] ?? '', pid: child.pid ?? 0, output: () => out, stop: () => stopChild(child) };
 }
 
 /** A bearer token for the gateway under test (any 16+ characters). */

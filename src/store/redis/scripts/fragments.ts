@@ -348,3 +348,14 @@ local function bucketRemove(P, D, b, id)
   return true
 end
 `;
+
+/**
+ * `fragment` with every line indented two spaces, to splice it inside a function: a script then builds its helpers
+ * only when it calls that function. Indented, they are also no top-level definitions to unused-definitions.ts.
+ */
+export function indented(fragment: string): string {
+  return fragment
+    .split('\n')
+    .map((line) => (line === '' ? line : `  ${line}`))
+    .join('\n');
+}

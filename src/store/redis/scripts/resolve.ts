@@ -1,7 +1,7 @@
 import { KEY_NAMES } from '../../keys.js';
 import { STATUS_CODES } from '../../record-codec.js';
 import { FOLDED_RUNS } from './folded-runs.js';
-import { BUCKETS, EVENT_MESSAGE, EXTEND_TO, JOINED_RUN, PIECES, RECORD } from './fragments.js';
+import { BUCKETS, EVENT_MESSAGE, EXTEND_TO, JOINED_RUN, PIECES, RECORD, indented } from './fragments.js';
 import { LOOKUPS } from './lookups-fragment.js';
 import { TRAIL } from './trail-fragment.js';
 
@@ -87,11 +87,19 @@ ${RECORD}
 ${TRAIL}
 ${EVENT_MESSAGE}
 ${EXTEND_TO}
-${PIECES}
 ${BUCKETS}
-${JOINED_RUN}
-${LOOKUPS}
-${FOLDED_RUNS}
+-- A channel ask's lookup helpers and a run's, built only by a claim that needs them: Redis runs a script's whole
+-- body on every call, so a helper defined at the top is a closure built per answer, needed or not.
+local function lookupHelpers()
+${indented(LOOKUPS)}
+  return dropLookups
+end
+local function runHelpers()
+${indented(PIECES)}
+${indented(JOINED_RUN)}
+${indented(FOLDED_RUNS)}
+  return setPieces, joinedRun, unfoldRun
+end
 local id = ARGV[1]
 -- Key names from the shard's prefix, each built where it is used: a plain answer needs only the schemas and events.
 local P = ARGV[7]
@@ -176,8 +184,10 @@ text = joinRecord(parts)
 redis.call('SET', KEYS[1], text, 'PX', idleMs)
 if parts[3] ~= '' then redis.call('ZREM', P .. '${KEY_NAMES.group}' .. cjson.decode(parts[3]), id) end
 -- A channel ask's lookup fields have no expiry: they leave with the claim (before the trail or votes grow).
-dropLookups(P .. '${KEY_NAMES.recipientBuckets}', P .. '${KEY_NAMES.deliveryBuckets}', parts, id,
-  P .. '${KEY_NAMES.recentlyResolved}', nowMs, idleMs)
+if string.find(parts[2], '"ch":', 1, true) then
+  lookupHelpers()(P .. '${KEY_NAMES.recipientBuckets}', P .. '${KEY_NAMES.deliveryBuckets}', parts, id,
+    P .. '${KEY_NAMES.recentlyResolved}', nowMs, idleMs)
+end
 -- Only an old-form ticket hash (64 hex, 66 bytes as JSON) has a t: lookup; a new ticket names its record.
 if #parts[4] == 66 then redis.call('PEXPIRE', P .. '${KEY_NAMES.ticket}' .. cjson.decode(parts[4]), idleMs) end
 if parts[5] ~= '' then extendTo(SCHEMAS .. cjson.decode(parts[5]), nowMs + idleMs, nowMs) end
@@ -189,6 +199,7 @@ if (string.find(parts[2], '"ra":', 1, true) or string.find(parts[2], '"rn":', 1,
   local runOf = body.ra
   if type(runOf) ~= 'string' and body.m == 'async' then runOf = body.rn end
   if type(runOf) == 'string' then
+    local setPieces, joinedRun, unfoldRun = runHelpers()
     local runKey, slot = P .. '${KEY_NAMES.run}' .. runOf, 'a:' .. id
     local run = redis.call('HMGET', runKey, 's', slot, 'g')
     if not run[1] and unfoldRun(runKey, runOf, P .. '${KEY_NAMES.foldedRunsLevel}', P .. '${KEY_NAMES.foldedRuns}', '', tonumber(ARGV[8]), id, text) then
