@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { BASELINE_PREFIX } from './baseline-server.js';
 import { ROUNDS, figure, loadPhase, medianRound, pool, roundRatios, type BenchResult, type Size } from './harness.js';
 import { HttpClient } from './http.js';
-import { cpuNote } from './process-cpu.js';
+import { cpuNote, serverPid } from './process-cpu.js';
 import { BENCH_TOKEN, spawnBaseline, spawnGateway, startRedis } from './processes.js';
 import { openSeeder } from './seed.js';
 
@@ -99,10 +99,4 @@ export async function answerThroughput(size: Size): Promise<BenchResult> {
     skipped: null,
     durationMs: Date.now() - started,
   };
-}
-
-/** redis-server's process id, for CPU accounting. */
-async function serverPid(redis: Redis): Promise<number> {
-  const pid = /process_id:(\d+)/.exec(await redis.info('server'));
-  return pid === null ? 0 : Number(pid[1]);
 }

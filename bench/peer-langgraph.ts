@@ -1,4 +1,5 @@
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
+import { Redis } from 'ioredis';
 import { startWorker } from '../src/sdk/worker.js';
 import {
   ROUNDS,
@@ -14,6 +15,7 @@ import {
 } from './harness.js';
 import { HttpClient } from './http.js';
 import { BENCH_TOKEN, spawnGateway, startRedis } from './processes.js';
+import { type CpuSubjects, serverPid, startCpuAccount } from './process-cpu.js';
 
 /**
  * 6. Park + resume against a peer: the same cycle — a run stops on a question, the answer arrives, the run goes on
@@ -40,24 +42,34 @@ const PG_URL = process.env['PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/post
 const PG_SCHEMA = 'askgate_bench';
 
 type Cycle = (i: number) => Promise<void>;
+type AskgateRound = { perSecond: number; resumed: number; cpu: Record<string, number> | null };
+
+/** A note's CPU split of askgate's reported round, µs per cycle per process. */
+function askgateCpu(cpu: Record<string, number> | null): string {
+  if (cpu === null) return '';
+  return `; askgate's CPU µs per cycle: ${Object.entries(cpu)
+    .map(([name, us]) => `${name} ${us}`)
+    .join(', ')}`;
+}
 
 async function cyclesPerSecond(
   s: { warmup: number; cycles: number; concurrency: number },
   cycle: Cycle,
-): Promise<number> {
+  cpu?: CpuSubjects,
+): Promise<{ perSecond: number; cpu: Record<string, number> | null }> {
   await pool(s.warmup, s.concurrency, cycle);
+  const account = cpu === undefined ? null : startCpuAccount(cpu);
   const start = performance.now();
   await pool(s.cycles, s.concurrency, (i) => cycle(s.warmup + i));
-  return s.cycles / ((performance.now() - start) / 1000);
+  const perSecond = s.cycles / ((performance.now() - start) / 1000);
+  return { perSecond, cpu: account === null ? null : account(s.cycles) };
 }
 
-async function askgateCycles(s: {
-  warmup: number;
-  cycles: number;
-  concurrency: number;
-}): Promise<{ perSecond: number; resumed: number }> {
+async function askgateCycles(s: { warmup: number; cycles: number; concurrency: number }): Promise<AskgateRound> {
   const redis = await startRedis();
   const gateway = await spawnGateway(redis.url);
+  const info = new Redis(redis.url);
+  const redisPid = await serverPid(info).finally(() => info.disconnect());
   const http = new HttpClient(gateway.url, BENCH_TOKEN, s.concurrency * 2);
   const waiting = new Map<string, () => void>();
   let resumed = 0;
@@ -75,27 +87,32 @@ async function askgateCycles(s: {
   });
   const expiry = new Date(Date.now() + 3_600_000).toISOString();
   try {
-    const perSecond = await cyclesPerSecond(s, async (i) => {
-      const runId = `peer-${i}`;
-      const done = new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`run ${runId} did not resume in 30 s`)), 30_000);
-        waiting.set(runId, () => {
-          clearTimeout(timer);
-          waiting.delete(runId);
-          resolve();
+    const { perSecond, cpu } = await cyclesPerSecond(
+      s,
+      async (i) => {
+        const runId = `peer-${i}`;
+        const done = new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`run ${runId} did not resume in 30 s`)), 30_000);
+          waiting.set(runId, () => {
+            clearTimeout(timer);
+            waiting.delete(runId);
+            resolve();
+          });
         });
-      });
-      const parked = await http.expect(201, 'POST', '/api/interactions', {
-        question: 'Ship it?',
-        answer_format: 'confirm',
-        mode: 'async',
-        expiry_at: expiry,
-        run: { run_id: runId, resume: { handler: 'peer' }, state: { step: 1 } },
-      });
-      await http.expect(200, 'POST', `/api/interactions/${parked['id'] as string}/answer`, { answer: true });
-      await done;
-    });
-    return { perSecond, resumed };
+        const parked = await http.expect(201, 'POST', '/api/interactions', {
+          question: 'Ship it?',
+          answer_format: 'confirm',
+          mode: 'async',
+          expiry_at: expiry,
+          run: { run_id: runId, resume: { handler: 'peer' }, state: { step: 1 } },
+        });
+        await http.expect(200, 'POST', `/api/interactions/${parked['id'] as string}/answer`, { answer: true });
+        await done;
+      },
+      // The bench process is the load generator and the SDK worker both.
+      { gateway: gateway.pid, redis: redisPid, 'load + SDK worker': 'self' },
+    );
+    return { perSecond, resumed, cpu };
   } finally {
     await worker.close();
     http.close();
@@ -119,13 +136,14 @@ async function langGraphCycles(
     .addEdge('resume', END)
     .compile({ checkpointer });
   // A per-run tag keeps thread ids apart between savers and between repeated runs on one database.
-  return cyclesPerSecond(s, async (i) => {
+  const { perSecond } = await cyclesPerSecond(s, async (i) => {
     const config = { configurable: { thread_id: `${tag}-${i}` } };
     await graph.invoke({ answer: null, done: false }, config);
     const final = await graph.invoke(new Command({ resume: true }), config);
     if (final.done !== true || final.answer !== true)
       throw new Error(`LangGraph thread ${tag}-${i} did not resume to the end`);
   });
+  return perSecond;
 }
 
 export async function peerLangGraph(size: Size): Promise<BenchResult> {
@@ -145,7 +163,7 @@ export async function peerLangGraph(size: Size): Promise<BenchResult> {
   const rounds = size.tiny ? 1 : ROUNDS;
   const tag = `t${Date.now().toString(36)}`;
   const figures: Figure[] = [];
-  let askgate: { perSecond: number; resumed: number } | null = null;
+  let askgate: AskgateRound | null = null;
   let resumed = 0;
 
   let pgNote: string | null = null;
@@ -157,7 +175,7 @@ export async function peerLangGraph(size: Size): Promise<BenchResult> {
         saver.setup(),
         new Promise((_, reject) => setTimeout(() => reject(new Error('no answer in 5 s')), 5_000)),
       ]);
-      const measured: Array<{ value: number; baseline: number; askgate: { perSecond: number; resumed: number } }> = [];
+      const measured: Array<{ value: number; baseline: number; askgate: AskgateRound }> = [];
       for (let r = 0; r < rounds; r++) {
         const a = await askgateCycles(s);
         resumed += a.resumed;
@@ -173,7 +191,7 @@ export async function peerLangGraph(size: Size): Promise<BenchResult> {
           value: median.value,
           baseline: median.baseline,
           target: { op: '>=', limit: 6, on: 'ratio' },
-          note: `median of ${measured.length} rounds; ratios ${roundRatios(measured)}`,
+          note: `median of ${measured.length} rounds; ratios ${roundRatios(measured)}${askgateCpu(median.askgate.cpu)}`,
         }),
       );
     } finally {

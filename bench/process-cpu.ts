@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { Redis } from 'ioredis';
 
 /**
  * CPU time of the processes a timed phase keeps busy, read from /proc/<pid>/stat (user + system), so a benchmark can
@@ -64,4 +65,10 @@ export function cpuNote(value: Record<string, number> | null, baseline: Record<s
   if (value === null || baseline === null) return '';
   const parts = Object.keys(value).map((name) => `${name} ${value[name]} / ${baseline[name] ?? '?'}`);
   return `; CPU µs per call, askgate / baseline: ${parts.join(', ')}`;
+}
+
+/** redis-server's process id (from INFO), for CPU accounting; 0 when INFO does not say. */
+export async function serverPid(redis: Redis): Promise<number> {
+  const pid = /process_id:(\d+)/.exec(await redis.info('server'));
+  return pid === null ? 0 : Number(pid[1]);
 }
