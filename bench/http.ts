@@ -17,6 +17,19 @@ export class HttpClient {
   }
 
   send(method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+    return this.sendOnce(method, path, body).catch((error: unknown) => {
+      // A kept-alive socket the server closed as idle (its keep-alive timeout, 5 s) just as this request took it:
+      // the server never read the request, so it is sent again on a fresh socket (Node's documented remedy).
+      if (error instanceof StaleSocketError) return this.sendOnce(method, path, body);
+      throw error;
+    });
+  }
+
+  private sendOnce(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; json: Record<string, unknown> }> {
     const payload = body === undefined ? null : JSON.stringify(body);
     const url = new URL(path, this.base);
     const headers: Record<string, string> = {};
@@ -44,7 +57,10 @@ export class HttpClient {
           res.on('error', reject);
         },
       );
-      req.on('error', reject);
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        if (req.reusedSocket && error.code === 'ECONNRESET') reject(new StaleSocketError(error.message));
+        else reject(error);
+      });
       req.end(payload ?? undefined);
     });
   }
@@ -63,3 +79,6 @@ export class HttpClient {
     this.agent.destroy();
   }
 }
+
+/** A request that failed because its reused keep-alive socket had been closed by the server. */
+class StaleSocketError extends Error {}
