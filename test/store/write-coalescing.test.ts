@@ -1,7 +1,5 @@
 import { Redis } from 'ioredis';
-import { Queue, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisConnections } from '../../src/store/redis/connections.js';
 import { coalesceWrites } from '../../src/store/redis/write-coalescing.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 
@@ -65,42 +63,6 @@ describe('write coalescing of the command connection', () => {
       expect(await Promise.all([client.incr('after-kill'), client.incr('after-kill')])).toEqual([2, 3]);
     } finally {
       client.disconnect();
-    }
-  });
-
-  it("coalesces the BullMQ connection's writes too, and BullMQ blocks on a plain duplicate of it", async () => {
-    const connections = new RedisConnections({ url: server.url, prefix: '{wc}:' });
-    // Measured before BullMQ opens anything: a Worker's own reads would count too.
-    const together = await burst(connections.queue() as Redis, 'queue-connection');
-    expect(together.replies).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
-    expect(together.reads).toBeLessThanOrEqual(2);
-    const queue = new Queue('coalesced', { connection: connections.queue() });
-    const worker = new Worker('coalesced', async (job) => (job.data as { n: number }).n * 2, {
-      connection: connections.queue(),
-      concurrency: 4,
-    });
-    try {
-      // The Worker's blocking reads (on its duplicate) and its script calls (on the coalesced connection) still run
-      // jobs to the end.
-      const jobs = await Promise.all(Array.from({ length: 20 }, (_, n) => queue.add('double', { n })));
-      const results = await Promise.all(
-        jobs.map(
-          (job) =>
-            new Promise<unknown>((resolve) => {
-              const poll = async (): Promise<void> => {
-                const state = await queue.getJob(job.id as string);
-                if (state?.returnvalue !== undefined && state.returnvalue !== null) resolve(state.returnvalue);
-                else setTimeout(() => void poll(), 20);
-              };
-              void poll();
-            }),
-        ),
-      );
-      expect(results).toEqual(Array.from({ length: 20 }, (_, n) => n * 2));
-    } finally {
-      await worker.close();
-      await queue.close();
-      await connections.close();
     }
   });
 });

@@ -56,7 +56,7 @@ const DEFAULT_REDIS_OPTIONS: RedisOptions = {
  * |--------------|---------------------------------------------------------------|----------------------------------|
  * | `command()`  | the interaction store, the run store, Telegram's shared pacing | — (every script is registered on it; writes coalesced per turn) |
  * | `subscriber()`| the store's events listener                                  | a subscribed connection runs nothing else |
- * | `queue()`    | every BullMQ Queue and Worker of the process                  | BullMQ needs `maxRetriesPerRequest: null` (writes coalesced per turn) |
+ * | `queue()`    | every BullMQ Queue and Worker of the process                  | BullMQ needs `maxRetriesPerRequest: null` |
  * | `streamReader(k)` | the askgate worker's blocking reads of shard k's completions stream (src/queue/completion-stream.ts) | a blocked connection runs nothing else; one per shard |
  *
  * BullMQ opens one more per Worker, a duplicate of `queue()` for its blocking reads; nothing else opens any. With
@@ -114,14 +114,7 @@ export class RedisConnections {
   /** The BullMQ connection: Queues and Workers share it (a Worker duplicates it for its blocking reads). */
   queue(): RedisClient {
     // Blocking commands must not give up, so BullMQ refuses a connection with a per-request retry limit.
-    if (this.queueClient === null) {
-      const client = this.open({ maxRetriesPerRequest: null }, { lazy: false });
-      // Coalesced like the command connection: a park cycle's job add, its worker's moves and the SDK's report are
-      // script calls that often share a turn. Blocking reads never use it (each Worker blocks on a duplicate, which
-      // is a plain connection of its own).
-      if (client instanceof Redis) coalesceWrites(client);
-      this.queueClient = client;
-    }
+    this.queueClient ??= this.open({ maxRetriesPerRequest: null }, { lazy: false });
     return this.queueClient;
   }
 
