@@ -1,6 +1,15 @@
 import { Redis } from 'ioredis';
 import { BASELINE_PREFIX } from './baseline-server.js';
-import { ROUNDS, figure, loadPhase, medianRound, pool, roundRatios, type BenchResult, type Size } from './harness.js';
+import {
+  ROUNDS,
+  figure,
+  interleavedPhases,
+  medianRound,
+  pool,
+  roundRatios,
+  type BenchResult,
+  type Size,
+} from './harness.js';
 import { HttpClient } from './http.js';
 import { cpuNote, serverPid } from './process-cpu.js';
 import { BENCH_TOKEN, spawnBaseline, spawnGateway, startRedis } from './processes.js';
@@ -10,8 +19,9 @@ import { openSeeder } from './seed.js';
  * 1. Answer throughput: concurrent `POST /api/interactions/{id}/answer` (bearer auth, body checks, the answer
  * validated against its select choices, the atomic claim on the Redis store, the event) against the baseline
  * server's bare node:http + one Redis script call per request. Both servers are separate processes on one
- * redis-server; the load comes from this process over keep-alive connections. Rounds alternate baseline and
- * askgate so a drift of the machine hits both; three rounds, and the round with the median ratio is reported.
+ * redis-server; the load comes from this process over keep-alive connections. Each round seeds both sides, then
+ * runs their answers in five alternating slices (baseline, askgate, ...; `interleavedPhases`) so a drift of the
+ * machine hits both; three rounds, and the round with the median ratio is reported.
  */
 
 const NAME = 'answer-throughput';
@@ -20,8 +30,8 @@ const CHOICES = ['alpha', 'beta', 'gamma', 'delta'];
 export async function answerThroughput(size: Size): Promise<BenchResult> {
   const started = Date.now();
   const s = size.tiny
-    ? { warmup: 20, total: 100, concurrency: 8, rounds: 1 }
-    : { warmup: 2_000, total: 20_000, concurrency: 64, rounds: ROUNDS };
+    ? { warmup: 20, total: 100, concurrency: 8, rounds: 1, slices: 2 }
+    : { warmup: 2_000, total: 20_000, concurrency: 64, rounds: ROUNDS, slices: 5 };
   const redis = await startRedis();
   const [gateway, baseline] = await Promise.all([spawnGateway(redis.url), spawnBaseline(redis.url)]);
   const direct = new Redis(redis.url);
@@ -42,13 +52,8 @@ export async function answerThroughput(size: Size): Promise<BenchResult> {
         pipe.zadd(`${BASELINE_PREFIX}pending`, i, `r${round}-${i}`);
       }
       await pipe.exec();
-      const b = await loadPhase({ ...s, cpu: { server: baseline.pid, redis: redisPid, load: 'self' } }, async (i) => {
-        const res = await bl.expect(200, 'POST', `/answer/r${round}-${i}`, { answer: 'beta' });
-        if (res['status'] === 'answered') baselineAnswered++;
-      });
-
       // The seeder is an in-process gateway, subscribed to the store's events like any: closed before the timed
-      // phase, so this process does not spend the shared cores receiving every answer's event.
+      // phases, so this process does not spend the shared cores receiving every answer's event.
       const ids = new Array<string>(n);
       const seeder = await openSeeder(redis.url);
       try {
@@ -63,10 +68,25 @@ export async function answerThroughput(size: Size): Promise<BenchResult> {
       } finally {
         await seeder.close();
       }
-      const g = await loadPhase({ ...s, cpu: { server: gateway.pid, redis: redisPid, load: 'self' } }, async (i) => {
-        const res = await gw.expect(200, 'POST', `/api/interactions/${ids[i] as string}/answer`, { answer: 'beta' });
-        if (res['status'] === 'answered') answered++;
-      });
+      const [b, g] = await interleavedPhases(
+        s,
+        {
+          cpu: { server: baseline.pid, redis: redisPid, load: 'self' },
+          call: async (i) => {
+            const res = await bl.expect(200, 'POST', `/answer/r${round}-${i}`, { answer: 'beta' });
+            if (res['status'] === 'answered') baselineAnswered++;
+          },
+        },
+        {
+          cpu: { server: gateway.pid, redis: redisPid, load: 'self' },
+          call: async (i) => {
+            const res = await gw.expect(200, 'POST', `/api/interactions/${ids[i] as string}/answer`, {
+              answer: 'beta',
+            });
+            if (res['status'] === 'answered') answered++;
+          },
+        },
+      );
       rounds.push({ value: g.perSecond, baseline: b.perSecond, gateway: g, base: b });
     }
   } finally {

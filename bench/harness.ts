@@ -133,6 +133,76 @@ export async function loadPhase(
   };
 }
 
+/** One side of an interleaved measurement: its call, and the processes whose CPU it spends (process-cpu.ts). */
+export interface PhaseSide {
+  call: (i: number) => Promise<void>;
+  cpu?: CpuSubjects;
+}
+
+export interface PhaseResult {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  done: number;
+  /** CPU per counted call by process (µs), null where /proc cannot be read or no subjects were named. */
+  cpu: Record<string, number> | null;
+}
+
+/**
+ * Two sides measured in alternating slices: both warmed up, then `total` calls each cut into `slices` slices run in
+ * turn (first, second, first, ...), each side's rate its calls over the sum of its slices' times, its latencies and
+ * CPU over all of them. Slices of a second or two put both sides under the same drift of a shared host; one long
+ * phase each let a slow stretch fall on one side only. Call i of a side is numbered from `warmup` up, as in
+ * `loadPhase`.
+ */
+export async function interleavedPhases(
+  opts: { warmup: number; total: number; concurrency: number; slices: number },
+  first: PhaseSide,
+  second: PhaseSide,
+): Promise<[PhaseResult, PhaseResult]> {
+  await pool(opts.warmup, opts.concurrency, first.call);
+  await pool(opts.warmup, opts.concurrency, second.call);
+  const sides = [first, second].map((side) => ({
+    side,
+    ms: 0,
+    latencies: [] as number[],
+    cpu: side.cpu === undefined ? null : ({} as Record<string, number> | null),
+  }));
+  const per = Math.ceil(opts.total / opts.slices);
+  for (let done = 0; done < opts.total; done += per) {
+    const n = Math.min(per, opts.total - done);
+    for (const m of sides) {
+      const account = m.side.cpu === undefined ? null : startCpuAccount(m.side.cpu);
+      const start = performance.now();
+      await pool(n, opts.concurrency, async (i) => {
+        const t = performance.now();
+        await m.side.call(opts.warmup + done + i);
+        m.latencies.push(performance.now() - t);
+      });
+      m.ms += performance.now() - start;
+      // account(1): the slice's whole CPU per process, summed here and divided by every call at the end.
+      const used = account === null ? null : account(1);
+      if (used === null) m.cpu = null;
+      else if (m.cpu !== null) for (const [name, us] of Object.entries(used)) m.cpu[name] = (m.cpu[name] ?? 0) + us;
+    }
+  }
+  const [a, b] = sides.map((m): PhaseResult => {
+    let cpu: Record<string, number> | null = null;
+    if (m.cpu !== null) {
+      cpu = {};
+      for (const [name, us] of Object.entries(m.cpu)) cpu[name] = Math.round((us / opts.total) * 10) / 10;
+    }
+    return {
+      perSecond: (opts.total * 1000) / m.ms,
+      p50: percentile(m.latencies, 50),
+      p99: percentile(m.latencies, 99),
+      done: m.latencies.length,
+      cpu,
+    };
+  });
+  return [a as PhaseResult, b as PhaseResult];
+}
+
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `check` until it holds; the bound turns a hang into a readable failure instead of a stuck bench. */

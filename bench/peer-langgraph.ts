@@ -30,9 +30,9 @@ import { type CpuSubjects, serverPid, startCpuAccount } from './process-cpu.js';
  *   bound (nothing durable).
  *
  * Both run the same number of cycles at the same concurrency (8: PostgresSaver's pool holds 10 connections). The
- * figure is askgate's cycles/s over LangGraph's. Three rounds alternate askgate (a fresh redis-server and gateway
- * each) and LangGraph + Postgres; the round with the median ratio is reported, and MemorySaver runs once against
- * that round's askgate figure. Runs in `npm run bench` only (not in npm test).
+ * figure is askgate's cycles/s over LangGraph's. Three rounds, each on a fresh redis-server and gateway, run both
+ * sides' cycles in five alternating slices (`interleaved`); the round with the median ratio is reported, and
+ * MemorySaver runs once against that round's askgate figure. Runs in `npm run bench` only (not in npm test).
  */
 
 const NAME = 'peer-langgraph';
@@ -42,7 +42,7 @@ const PG_URL = process.env['PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/post
 const PG_SCHEMA = 'askgate_bench';
 
 type Cycle = (i: number) => Promise<void>;
-type AskgateRound = { perSecond: number; resumed: number; cpu: Record<string, number> | null };
+type AskgateRound = { perSecond: number; cpu: Record<string, number> | null };
 
 /** A note's CPU split of askgate's reported round, µs per cycle per process. */
 function askgateCpu(cpu: Record<string, number> | null): string {
@@ -52,30 +52,71 @@ function askgateCpu(cpu: Record<string, number> | null): string {
     .join(', ')}`;
 }
 
-async function cyclesPerSecond(
-  s: { warmup: number; cycles: number; concurrency: number },
-  cycle: Cycle,
-  cpu?: CpuSubjects,
-): Promise<{ perSecond: number; cpu: Record<string, number> | null }> {
-  await pool(s.warmup, s.concurrency, cycle);
-  const account = cpu === undefined ? null : startCpuAccount(cpu);
-  const start = performance.now();
-  await pool(s.cycles, s.concurrency, (i) => cycle(s.warmup + i));
-  const perSecond = s.cycles / ((performance.now() - start) / 1000);
-  return { perSecond, cpu: account === null ? null : account(s.cycles) };
+/** One side of the comparison, open and warmed up: its cycle, the processes whose CPU it spends, and its teardown. */
+interface Side {
+  cycle: Cycle;
+  cpu: CpuSubjects | null;
+  close(): Promise<void>;
 }
 
-async function askgateCycles(s: { warmup: number; cycles: number; concurrency: number }): Promise<AskgateRound> {
+/** Slices a round's cycles are cut into, run alternately on the two sides (see `interleaved`). */
+const SLICES = 5;
+
+/**
+ * One round: both sides warmed up, then their cycles in `slices` alternating slices (askgate's first, then the
+ * peer's, ...), each side's rate its cycles over the sum of its slices' times. Slices of about a second or a few
+ * put both sides under the same drift of a shared host; one long phase each let a slow minute fall on one side.
+ */
+async function interleaved(
+  s: { warmup: number; cycles: number; concurrency: number },
+  slices: number,
+  askgate: Side,
+  peer: Side,
+): Promise<{ askgate: number; peer: number; cpu: Record<string, number> | null }> {
+  await pool(s.warmup, s.concurrency, askgate.cycle);
+  await pool(s.warmup, s.concurrency, peer.cycle);
+  const per = Math.ceil(s.cycles / slices);
+  let askgateMs = 0;
+  let peerMs = 0;
+  let cpu: Record<string, number> | null = {};
+  for (let done = 0; done < s.cycles; done += per) {
+    const n = Math.min(per, s.cycles - done);
+    const offset = s.warmup + done;
+    const account = askgate.cpu === null ? null : startCpuAccount(askgate.cpu);
+    let start = performance.now();
+    await pool(n, s.concurrency, (i) => askgate.cycle(offset + i));
+    askgateMs += performance.now() - start;
+    const used = account === null ? null : account(1);
+    if (used === null) cpu = null;
+    else if (cpu !== null) for (const [name, us] of Object.entries(used)) cpu[name] = (cpu[name] ?? 0) + us;
+    start = performance.now();
+    await pool(n, s.concurrency, (i) => peer.cycle(offset + i));
+    peerMs += performance.now() - start;
+  }
+  if (cpu !== null) for (const name of Object.keys(cpu)) cpu[name] = Math.round((cpu[name] ?? 0) / s.cycles);
+  return { askgate: (s.cycles * 1000) / askgateMs, peer: (s.cycles * 1000) / peerMs, cpu };
+}
+
+/** A side's cycles/s alone: warm-up, then every cycle in one phase (the unjudged MemorySaver row). */
+async function alone(s: { warmup: number; cycles: number; concurrency: number }, side: Side): Promise<number> {
+  await pool(s.warmup, s.concurrency, side.cycle);
+  const start = performance.now();
+  await pool(s.cycles, s.concurrency, (i) => side.cycle(s.warmup + i));
+  return (s.cycles * 1000) / (performance.now() - start);
+}
+
+/** askgate as deployed: a fresh redis-server, the gateway as its own process, the SDK worker in this process. */
+async function openAskgate(concurrency: number): Promise<Side & { resumed(): number }> {
   const redis = await startRedis();
   const gateway = await spawnGateway(redis.url);
   const info = new Redis(redis.url);
   const redisPid = await serverPid(info).finally(() => info.disconnect());
-  const http = new HttpClient(gateway.url, BENCH_TOKEN, s.concurrency * 2);
+  const http = new HttpClient(gateway.url, BENCH_TOKEN, concurrency * 2);
   const waiting = new Map<string, () => void>();
   let resumed = 0;
   const worker = await startWorker({
     redisUrl: redis.url,
-    concurrency: s.concurrency,
+    concurrency,
     handlers: {
       // The run's continuation: here it only reports back, as LangGraph's second node only returns.
       peer: (c) => {
@@ -86,46 +127,41 @@ async function askgateCycles(s: { warmup: number; cycles: number; concurrency: n
     },
   });
   const expiry = new Date(Date.now() + 3_600_000).toISOString();
-  try {
-    const { perSecond, cpu } = await cyclesPerSecond(
-      s,
-      async (i) => {
-        const runId = `peer-${i}`;
-        const done = new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error(`run ${runId} did not resume in 30 s`)), 30_000);
-          waiting.set(runId, () => {
-            clearTimeout(timer);
-            waiting.delete(runId);
-            resolve();
-          });
+  return {
+    cycle: async (i) => {
+      const runId = `peer-${i}`;
+      const done = new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`run ${runId} did not resume in 30 s`)), 30_000);
+        waiting.set(runId, () => {
+          clearTimeout(timer);
+          waiting.delete(runId);
+          resolve();
         });
-        const parked = await http.expect(201, 'POST', '/api/interactions', {
-          question: 'Ship it?',
-          answer_format: 'confirm',
-          mode: 'async',
-          expiry_at: expiry,
-          run: { run_id: runId, resume: { handler: 'peer' }, state: { step: 1 } },
-        });
-        await http.expect(200, 'POST', `/api/interactions/${parked['id'] as string}/answer`, { answer: true });
-        await done;
-      },
-      // The bench process is the load generator and the SDK worker both.
-      { gateway: gateway.pid, redis: redisPid, 'load + SDK worker': 'self' },
-    );
-    return { perSecond, resumed, cpu };
-  } finally {
-    await worker.close();
-    http.close();
-    await gateway.stop();
-    await redis.stop();
-  }
+      });
+      const parked = await http.expect(201, 'POST', '/api/interactions', {
+        question: 'Ship it?',
+        answer_format: 'confirm',
+        mode: 'async',
+        expiry_at: expiry,
+        run: { run_id: runId, resume: { handler: 'peer' }, state: { step: 1 } },
+      });
+      await http.expect(200, 'POST', `/api/interactions/${parked['id'] as string}/answer`, { answer: true });
+      await done;
+    },
+    // The bench process is the load generator and the SDK worker both.
+    cpu: { gateway: gateway.pid, redis: redisPid, 'load + SDK worker': 'self' },
+    resumed: () => resumed,
+    close: async () => {
+      await worker.close();
+      http.close();
+      await gateway.stop();
+      await redis.stop();
+    },
+  };
 }
 
-async function langGraphCycles(
-  s: { warmup: number; cycles: number; concurrency: number },
-  checkpointer: BaseCheckpointSaver,
-  tag: string,
-): Promise<number> {
+/** The two-node LangGraph graph on `checkpointer`; `tag` keeps its thread ids apart from every other run's. */
+async function openLangGraph(checkpointer: BaseCheckpointSaver, tag: string): Promise<Side> {
   const { Annotation, Command, END, START, StateGraph, interrupt } = await import('@langchain/langgraph');
   const State = Annotation.Root({ answer: Annotation<unknown>(), done: Annotation<boolean>() });
   const graph = new StateGraph(State)
@@ -135,15 +171,17 @@ async function langGraphCycles(
     .addEdge('ask', 'resume')
     .addEdge('resume', END)
     .compile({ checkpointer });
-  // A per-run tag keeps thread ids apart between savers and between repeated runs on one database.
-  const { perSecond } = await cyclesPerSecond(s, async (i) => {
-    const config = { configurable: { thread_id: `${tag}-${i}` } };
-    await graph.invoke({ answer: null, done: false }, config);
-    const final = await graph.invoke(new Command({ resume: true }), config);
-    if (final.done !== true || final.answer !== true)
-      throw new Error(`LangGraph thread ${tag}-${i} did not resume to the end`);
-  });
-  return perSecond;
+  return {
+    cycle: async (i) => {
+      const config = { configurable: { thread_id: `${tag}-${i}` } };
+      await graph.invoke({ answer: null, done: false }, config);
+      const final = await graph.invoke(new Command({ resume: true }), config);
+      if (final.done !== true || final.answer !== true)
+        throw new Error(`LangGraph thread ${tag}-${i} did not resume to the end`);
+    },
+    cpu: null,
+    close: async () => undefined,
+  };
 }
 
 export async function peerLangGraph(size: Size): Promise<BenchResult> {
@@ -161,6 +199,7 @@ export async function peerLangGraph(size: Size): Promise<BenchResult> {
     );
   }
   const rounds = size.tiny ? 1 : ROUNDS;
+  const slices = size.tiny ? 2 : SLICES;
   const tag = `t${Date.now().toString(36)}`;
   const figures: Figure[] = [];
   let askgate: AskgateRound | null = null;
@@ -177,10 +216,18 @@ export async function peerLangGraph(size: Size): Promise<BenchResult> {
       ]);
       const measured: Array<{ value: number; baseline: number; askgate: AskgateRound }> = [];
       for (let r = 0; r < rounds; r++) {
-        const a = await askgateCycles(s);
-        resumed += a.resumed;
-        const pg = await langGraphCycles(s, saver, `pg-${tag}-${r}`);
-        measured.push({ value: a.perSecond, baseline: pg, askgate: a });
+        const side = await openAskgate(s.concurrency);
+        try {
+          const round = await interleaved(s, slices, side, await openLangGraph(saver, `pg-${tag}-${r}`));
+          measured.push({
+            value: round.askgate,
+            baseline: round.peer,
+            askgate: { perSecond: round.askgate, cpu: round.cpu },
+          });
+        } finally {
+          resumed += side.resumed();
+          await side.close();
+        }
       }
       const median = medianRound(measured);
       askgate = median.askgate;
@@ -210,10 +257,15 @@ export async function peerLangGraph(size: Size): Promise<BenchResult> {
     );
   }
   if (askgate === null) {
-    askgate = await askgateCycles(s);
-    resumed += askgate.resumed;
+    const side = await openAskgate(s.concurrency);
+    try {
+      askgate = { perSecond: await alone(s, side), cpu: null };
+    } finally {
+      resumed += side.resumed();
+      await side.close();
+    }
   }
-  const memory = await langGraphCycles(s, new langgraph.MemorySaver(), `mem-${tag}`);
+  const memory = await alone(s, await openLangGraph(new langgraph.MemorySaver(), `mem-${tag}`));
   figures.push(
     figure({
       name: 'cycles/s vs LangGraph + MemorySaver',

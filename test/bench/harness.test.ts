@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { interleavedPhases } from '../../bench/harness.js';
+import { cpuNote, processCpuMicros, startCpuAccount } from '../../bench/process-cpu.js';
+
+/** Busy CPU for about `ms` milliseconds of this process. */
+function spin(ms: number): void {
+  const end = performance.now() + ms;
+  let x = 0;
+  while (performance.now() < end) x += Math.sqrt(x + 1);
+  if (x < 0) throw new Error('unreachable');
+}
+
+describe('the bench harness', () => {
+  it('runs two sides in alternating slices after warming both, every call numbered from the warm-up on', async () => {
+    const order: string[] = [];
+    const calls = { a: [] as number[], b: [] as number[] };
+    const side = (name: 'a' | 'b') => ({
+      call: async (i: number) => {
+        calls[name].push(i);
+        order.push(name);
+        await new Promise((resolve) => setImmediate(resolve));
+      },
+    });
+    const [a, b] = await interleavedPhases({ warmup: 3, total: 10, concurrency: 1, slices: 3 }, side('a'), side('b'));
+    // Warm-up (3 each), then slices of 4, 4 and 2 calls, alternating a, b.
+    const runs = order.join('').match(/a+|b+/g) ?? [];
+    expect(runs.map((r) => r.length)).toEqual([3, 3, 4, 4, 4, 4, 2, 2]);
+    expect(runs.map((r) => r[0])).toEqual(['a', 'b', 'a', 'b', 'a', 'b', 'a', 'b']);
+    expect(calls.a).toEqual([0, 1, 2, ...Array.from({ length: 10 }, (_, i) => 3 + i)]);
+    expect(calls.b).toEqual(calls.a);
+    expect(a.done).toBe(10);
+    expect(b.done).toBe(10);
+    expect(a.perSecond).toBeGreaterThan(0);
+    expect(a.cpu).toBeNull();
+  });
+
+  it("accounts a side's CPU per call by process", async () => {
+    const [busy] = await interleavedPhases(
+      { warmup: 0, total: 4, concurrency: 1, slices: 2 },
+      { call: async () => spin(30), cpu: { load: 'self' } },
+      { call: async () => undefined },
+    );
+    // 30 ms of spinning per call: at least most of it is this process's CPU, and not wildly more.
+    expect(busy.cpu?.['load']).toBeGreaterThan(20_000);
+    expect(busy.cpu?.['load']).toBeLessThan(200_000);
+  });
+
+  it('reads a process’s CPU from /proc, and an account of it grows with work', () => {
+    const before = processCpuMicros(process.pid);
+    expect(before).toBeTypeOf('number');
+    const account = startCpuAccount({ me: process.pid });
+    spin(100);
+    const used = account(1);
+    // /proc counts in 10 ms ticks: 100 ms of spinning is at least several of them.
+    expect(used?.['me']).toBeGreaterThanOrEqual(50_000);
+    expect(processCpuMicros(2 ** 30)).toBeNull();
+    expect(cpuNote({ server: 60, redis: 30 }, { server: 50, redis: 20 })).toBe(
+      '; CPU µs per call, askgate / baseline: server 60 / 50, redis 30 / 20',
+    );
+    expect(cpuNote(null, { server: 1 })).toBe('');
+  });
+});
