@@ -23,8 +23,12 @@ local function helperNobodyCalls()
   return outer(1)
 end
 local function oneLiner(x) return x end
+local function sideEffect(key)
+  return redis.call('INCR', key .. ':n')
+end
 local written = redis.call('SET', KEYS[1], 'v')
-local unusedButPure = 7
+local countedButUnread = sideEffect(KEYS[1])
+local unusedButPure = string.rep('x', 3) .. tostring(7)
 -- helperNobodyCalls() is named in a comment only
 return outer(tonumber(ARGV[1]))
 `;
@@ -48,6 +52,9 @@ describe('withoutUnusedDefinitions', () => {
     expect(kept).toContain('local function inHeader()\n]]');
     expect(kept).toContain('-- the helper of a helper\nlocal function inner');
     expect(kept).toContain("local written = redis.call('SET', KEYS[1], 'v')");
+    // A local whose value is never read still makes its call: only pure expressions go.
+    expect(kept).toContain('local countedButUnread = sideEffect(KEYS[1])');
+    expect(kept).toContain('local function sideEffect(key)');
     expect(kept).toContain('-- helperNobodyCalls() is named in a comment only\nreturn outer');
   });
 
@@ -75,7 +82,7 @@ describe('withoutUnusedDefinitions', () => {
     it('runs the kept script with the spliced one’s result and effects', async () => {
       expect(await redis.eval(SCRIPT, 1, 'k1', '4')).toBe(14);
       expect(await redis.eval(kept, 1, 'k2', '4')).toBe(14);
-      expect(await redis.mget('k1', 'k2')).toEqual(['v', 'v']);
+      expect(await redis.mget('k1', 'k2', 'k1:n', 'k2:n')).toEqual(['v', 'v', '1', '1']);
     });
   });
 });

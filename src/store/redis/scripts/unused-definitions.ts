@@ -6,7 +6,8 @@
  * candidates, written as the fragments write them, starting at column 0:
  *
  * - `local function NAME(...)` through the first line that is exactly `end` (or the same line, for a one-liner);
- * - `local NAME = <one line>` whose right side calls into no `redis.` API (constants: numbers, strings, tables).
+ * - `local NAME = <one line>` whose right side calls nothing but the pure `string.*`, `math.*`, `tonumber`, `tostring`
+ *   and `type` (constants: numbers, strings, tables); `local b = bucketAdd(...)` stays whether or not b is read.
  *
  * A candidate is kept when its name occurs, as a word, in anything kept — the script's other code or a kept
  * definition — comments aside; otherwise it is dropped with the comment lines right above it. Everything else is
@@ -33,7 +34,7 @@ export function withoutUnusedDefinitions(lua: string): string {
     if (chunk.defines === null) continue;
     byName.set(chunk.defines, [...(byName.get(chunk.defines) ?? []), chunk]);
   }
-  // Names reached from kept code, breadth first; a reached name keeps every definition of it.
+  // Names reached from kept code; a reached name keeps every definition of it.
   const pending = [...kept];
   while (pending.length > 0) {
     const chunk = pending.pop() as Chunk;
@@ -101,7 +102,7 @@ function split(lua: string): Chunk[] {
       continue;
     }
     const constant = CONSTANT.exec(bare);
-    if (constant !== null && !(constant[2] as string).includes('redis.')) {
+    if (constant !== null && callsOnlyPure(constant[2] as string)) {
       candidate(constant[1] as string, line);
       continue;
     }
@@ -116,6 +117,14 @@ function split(lua: string): Chunk[] {
   keepPlain();
   return chunks;
 }
+
+/** Whether an expression calls only side-effect-free library functions (or nothing): dropping it changes nothing. */
+function callsOnlyPure(expression: string): boolean {
+  const calls = expression.match(/[A-Za-z_][A-Za-z0-9_.:]*\s*\(/g) ?? [];
+  return calls.every((call) => PURE_CALL.test(call));
+}
+
+const PURE_CALL = /^(?:(?:string|math)\.[a-z]+|tonumber|tostring|type)\s*\($/;
 
 /** The code without `--[[ ... ]]` blocks and `--` line comments (no script writes `--` inside a string). */
 function withoutComments(text: string): string {
