@@ -4,18 +4,20 @@ import { startWorker } from '../src/sdk/worker.js';
 import {
   ROUNDS,
   figure,
+  interleavedPhases,
+  loadPhase,
   medianRound,
-  pool,
   roundRatios,
   skipped,
   skippedFigure,
   type BenchResult,
   type Figure,
+  type PhaseSide,
   type Size,
 } from './harness.js';
 import { HttpClient } from './http.js';
 import { BENCH_TOKEN, spawnGateway, startRedis } from './processes.js';
-import { type CpuSubjects, serverPid, startCpuAccount } from './process-cpu.js';
+import { serverPid } from './process-cpu.js';
 
 /**
  * 6. Park + resume against a peer: the same cycle — a run stops on a question, the answer arrives, the run goes on
@@ -31,7 +33,7 @@ import { type CpuSubjects, serverPid, startCpuAccount } from './process-cpu.js';
  *
  * Both run the same number of cycles at the same concurrency (8: PostgresSaver's pool holds 10 connections). The
  * figure is askgate's cycles/s over LangGraph's. Three rounds, each on a fresh redis-server and gateway, run both
- * sides' cycles in five alternating slices (`interleaved`); the round with the median ratio is reported, and
+ * sides' cycles in five alternating slices (`interleavedPhases`); the round with the median ratio is reported, and
  * MemorySaver runs once against that round's askgate figure. Runs in `npm run bench` only (not in npm test).
  */
 
@@ -41,7 +43,6 @@ const BASELINE = 'LangGraph JS with PostgresSaver (and MemorySaver as its upper 
 const PG_URL = process.env['PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const PG_SCHEMA = 'askgate_bench';
 
-type Cycle = (i: number) => Promise<void>;
 type AskgateRound = { perSecond: number; cpu: Record<string, number> | null };
 
 /** A note's CPU split of askgate's reported round, µs per cycle per process. */
@@ -52,58 +53,13 @@ function askgateCpu(cpu: Record<string, number> | null): string {
     .join(', ')}`;
 }
 
-/** One side of the comparison, open and warmed up: its cycle, the processes whose CPU it spends, and its teardown. */
-interface Side {
-  cycle: Cycle;
-  cpu: CpuSubjects | null;
+/** One side of the comparison, open: its cycle as a harness side (`call`, with the processes whose CPU it spends), and its teardown. */
+interface Side extends PhaseSide {
   close(): Promise<void>;
 }
 
-/** Slices a round's cycles are cut into, run alternately on the two sides (see `interleaved`). */
+/** Slices a round's cycles are cut into, run alternately on the two sides (`interleavedPhases` in harness.ts). */
 const SLICES = 5;
-
-/**
- * One round: both sides warmed up, then their cycles in `slices` alternating slices (askgate's first, then the
- * peer's, ...), each side's rate its cycles over the sum of its slices' times. Slices of about a second or a few
- * put both sides under the same drift of a shared host; one long phase each let a slow minute fall on one side.
- */
-async function interleaved(
-  s: { warmup: number; cycles: number; concurrency: number },
-  slices: number,
-  askgate: Side,
-  peer: Side,
-): Promise<{ askgate: number; peer: number; cpu: Record<string, number> | null }> {
-  await pool(s.warmup, s.concurrency, askgate.cycle);
-  await pool(s.warmup, s.concurrency, peer.cycle);
-  const per = Math.ceil(s.cycles / slices);
-  let askgateMs = 0;
-  let peerMs = 0;
-  let cpu: Record<string, number> | null = {};
-  for (let done = 0; done < s.cycles; done += per) {
-    const n = Math.min(per, s.cycles - done);
-    const offset = s.warmup + done;
-    const account = askgate.cpu === null ? null : startCpuAccount(askgate.cpu);
-    let start = performance.now();
-    await pool(n, s.concurrency, (i) => askgate.cycle(offset + i));
-    askgateMs += performance.now() - start;
-    const used = account === null ? null : account(1);
-    if (used === null) cpu = null;
-    else if (cpu !== null) for (const [name, us] of Object.entries(used)) cpu[name] = (cpu[name] ?? 0) + us;
-    start = performance.now();
-    await pool(n, s.concurrency, (i) => peer.cycle(offset + i));
-    peerMs += performance.now() - start;
-  }
-  if (cpu !== null) for (const name of Object.keys(cpu)) cpu[name] = Math.round((cpu[name] ?? 0) / s.cycles);
-  return { askgate: (s.cycles * 1000) / askgateMs, peer: (s.cycles * 1000) / peerMs, cpu };
-}
-
-/** A side's cycles/s alone: warm-up, then every cycle in one phase (the unjudged MemorySaver row). */
-async function alone(s: { warmup: number; cycles: number; concurrency: number }, side: Side): Promise<number> {
-  await pool(s.warmup, s.concurrency, side.cycle);
-  const start = performance.now();
-  await pool(s.cycles, s.concurrency, (i) => side.cycle(s.warmup + i));
-  return (s.cycles * 1000) / (performance.now() - start);
-}
 
 /** askgate as deployed: a fresh redis-server, the gateway as its own process, the SDK worker in this process. */
 async function openAskgate(concurrency: number): Promise<Side & { resumed(): number }> {
@@ -128,7 +84,7 @@ async function openAskgate(concurrency: number): Promise<Side & { resumed(): num
   });
   const expiry = new Date(Date.now() + 3_600_000).toISOString();
   return {
-    cycle: async (i) => {
+    call: async (i) => {
       const runId = `peer-${i}`;
       const done = new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`run ${runId} did not resume in 30 s`)), 30_000);
@@ -172,14 +128,13 @@ async function openLangGraph(checkpointer: BaseCheckpointSaver, tag: string): Pr
     .addEdge('resume', END)
     .compile({ checkpointer });
   return {
-    cycle: async (i) => {
+    call: async (i) => {
       const config = { configurable: { thread_id: `${tag}-${i}` } };
       await graph.invoke({ answer: null, done: false }, config);
       const final = await graph.invoke(new Command({ resume: true }), config);
       if (final.done !== true || final.answer !== true)
         throw new Error(`LangGraph thread ${tag}-${i} did not resume to the end`);
     },
-    cpu: null,
     close: async () => undefined,
   };
 }
@@ -200,6 +155,7 @@ export async function peerLangGraph(size: Size): Promise<BenchResult> {
   }
   const rounds = size.tiny ? 1 : ROUNDS;
   const slices = size.tiny ? 2 : SLICES;
+  const phase = { warmup: s.warmup, total: s.cycles, concurrency: s.concurrency };
   const tag = `t${Date.now().toString(36)}`;
   const figures: Figure[] = [];
   let askgate: AskgateRound | null = null;
@@ -218,12 +174,12 @@ export async function peerLangGraph(size: Size): Promise<BenchResult> {
       for (let r = 0; r < rounds; r++) {
         const side = await openAskgate(s.concurrency);
         try {
-          const round = await interleaved(s, slices, side, await openLangGraph(saver, `pg-${tag}-${r}`));
-          measured.push({
-            value: round.askgate,
-            baseline: round.peer,
-            askgate: { perSecond: round.askgate, cpu: round.cpu },
-          });
+          const [ours, peer] = await interleavedPhases(
+            { ...phase, slices },
+            side,
+            await openLangGraph(saver, `pg-${tag}-${r}`),
+          );
+          measured.push({ value: ours.perSecond, baseline: peer.perSecond, askgate: ours });
         } finally {
           resumed += side.resumed();
           await side.close();
@@ -259,13 +215,14 @@ export async function peerLangGraph(size: Size): Promise<BenchResult> {
   if (askgate === null) {
     const side = await openAskgate(s.concurrency);
     try {
-      askgate = { perSecond: await alone(s, side), cpu: null };
+      askgate = { perSecond: (await loadPhase(phase, side.call)).perSecond, cpu: null };
     } finally {
       resumed += side.resumed();
       await side.close();
     }
   }
-  const memory = await alone(s, await openLangGraph(new langgraph.MemorySaver(), `mem-${tag}`));
+  const memory = (await loadPhase(phase, (await openLangGraph(new langgraph.MemorySaver(), `mem-${tag}`)).call))
+    .perSecond;
   figures.push(
     figure({
       name: 'cycles/s vs LangGraph + MemorySaver',
