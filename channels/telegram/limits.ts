@@ -25,8 +25,12 @@ export const BUTTON_LABEL_MAX = 64;
 
 /** About one message per second in one chat. */
 export const PER_CHAT_PER_SECOND = 1;
-/** A short burst per chat before pacing starts (bursts are tolerated; the average is what counts). */
-export const PER_CHAT_BURST = 3;
+/**
+ * Messages one chat may get at once before pacing starts: none beyond the first. Telegram asks bots to "avoid sending
+ * more than one message per second in a particular chat" (https://core.telegram.org/bots/faq), and answers 429 to a
+ * burst that breaks it.
+ */
+export const PER_CHAT_BURST = 1;
 /** About 30 messages per second over all chats. */
 export const GLOBAL_PER_SECOND = 30;
 /** The longest `retry_after` askgate waits through inside one call; longer ones fail the call with retryAfter. */

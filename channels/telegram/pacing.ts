@@ -22,7 +22,7 @@ import { TokenBucket } from '../token-bucket.js';
 export interface PacingOptions {
   /** Messages per second in one chat. Default `PER_CHAT_PER_SECOND` (1). */
   perChatPerSecond?: number;
-  /** Messages one chat may send at once before pacing starts (in-process pacing only). Default `PER_CHAT_BURST` (3). */
+  /** Messages one chat may send at once before pacing starts (in-process pacing only). Default `PER_CHAT_BURST` (1). */
   perChatBurst?: number;
   /** Calls per second over all chats. Default `GLOBAL_PER_SECOND` (30). */
   globalPerSecond?: number;
@@ -59,7 +59,9 @@ export class LocalPacer implements Pacer {
     private readonly now: () => number = Date.now,
   ) {
     const perSecond = options.globalPerSecond ?? GLOBAL_PER_SECOND;
-    this.global = new TokenBucket(perSecond, perSecond, now);
+    // No burst: a full bucket of 30 would let 30 go at once and 30 more within the same second, twice Telegram's
+    // "not more than 30 messages per second or so" (https://core.telegram.org/bots/faq).
+    this.global = new TokenBucket(perSecond, 1, now);
   }
 
   async reserve(chatId: string | null): Promise<number> {
@@ -72,6 +74,11 @@ export class LocalPacer implements Pacer {
   async pushBack(chatId: string | null, ms: number): Promise<void> {
     const until = this.now() + ms;
     if (until > (this.pushedBack.get(chatId) ?? 0)) this.pushedBack.set(chatId, until);
+  }
+
+  /** The chat's next turn is at least an interval after this answer (Telegram counts by arrival). */
+  async settled(chatId: string): Promise<void> {
+    await this.pushBack(chatId, Math.ceil(1000 / (this.options.perChatPerSecond ?? PER_CHAT_PER_SECOND)));
   }
 
   private bucketOf(chatId: string): TokenBucket {
@@ -135,7 +142,13 @@ async function awaitTurn(pacer: Pacer, chatId: string | null): Promise<void> {
 export function pacingTransformer(pacer: Pacer, options: PacingOptions = {}): Transformer {
   const maxRetryAfter = options.maxRetryAfterSeconds ?? MAX_RETRY_AFTER_SECONDS;
   const maxRetries = options.max429Retries ?? MAX_429_RETRIES;
-  return async (prev, method, payload, signal) => {
+  /**
+   * Per chat, the call in flight: the next one takes its turn only after it came back, so its turn is measured from
+   * that answer (`settled`) and not only from a reservation made while the earlier call was still on its way — which
+   * a late arrival would bring within the second Telegram counts.
+   */
+  const inFlight = new Map<string, Promise<unknown>>();
+  const paced: Transformer = async (prev, method, payload, signal) => {
     const chatId = chatOf(method, payload);
     for (let attempt = 0; ; attempt++) {
       await awaitTurn(pacer, chatId);
@@ -149,5 +162,20 @@ export function pacingTransformer(pacer: Pacer, options: PacingOptions = {}): Tr
       await pacer.pushBack(chatId, retryAfter * 1000);
       if (attempt >= maxRetries || retryAfter > maxRetryAfter) return response;
     }
+  };
+  return (prev, method, payload, signal) => {
+    const chatId = chatOf(method, payload);
+    if (chatId === null) return paced(prev, method, payload, signal);
+    const call = (): ReturnType<Transformer> => paced(prev, method, payload, signal);
+    const mine = (inFlight.get(chatId) ?? Promise.resolve()).then(call, call);
+    const done = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    inFlight.set(chatId, done);
+    void done.then(() => {
+      if (inFlight.get(chatId) === done) inFlight.delete(chatId);
+    });
+    return mine;
   };
 }

@@ -10,8 +10,12 @@ import type { AddressInfo } from 'node:net';
  * (loopback http only when the test says so), texts over 4096 characters, and an answerCallbackQuery for a query
  * it never issued (telegram-updates.ts issues them) or answered already. Failures can be injected per method: a 429
  * with retry_after, a 5xx, or any Telegram refusal. Its flood limits are on unless a test turns them off: it answers
- * 429 (retry_after 1) as Telegram does when a chat gets messages faster than about one a second (after a short burst)
- * or the bot sends more than about 30 a second.
+ * 429 as Telegram does when a chat gets messages faster than about one a second, the bot sends more than about 30 a
+ * second, or a group (a negative chat id) gets more than 20 a minute — the numbers of
+ * https://core.telegram.org/bots/faq#my-bot-is-hitting-limits-how-do-i-avoid-this ("avoid sending more than one
+ * message per second in a particular chat", "not more than 30 messages per second or so", "your bot will not be able
+ * to send more than 20 messages per minute to the same group"). A message's `reply_parameters.message_id` must name a
+ * message of that chat unless `allow_sending_without_reply` is true (https://core.telegram.org/bots/api#replyparameters).
  */
 
 export interface FakeCall {
@@ -23,19 +27,27 @@ export interface FakeCall {
 }
 
 /**
- * Telegram's flood limits as the fake enforces them, on calls that carry a chat_id. Both allow for the jitter of
- * loopback HTTP under test load: Telegram does not count to the millisecond either.
+ * Telegram's flood limits as the fake enforces them, on calls that carry a chat_id (sends and edits: each puts a
+ * message into the chat). https://core.telegram.org/bots/faq#my-bot-is-hitting-limits-how-do-i-avoid-this states them
+ * as "about": the windows below keep 100 ms of slack for the jitter of loopback HTTP under test load.
  */
 export interface FakeLimits {
   /**
    * A chat's message is refused when `perChatBurst` (default 1) of its messages were accepted in the last
-   * `perChatGapMs`. 1 message/s with 100 ms slack: 900.
+   * `perChatGapMs`. Telegram: "avoid sending more than one message per second in a particular chat" — 1 in 900 ms.
    */
   perChatGapMs: number;
   perChatBurst?: number;
-  /** More than `perWindow` accepted messages of the bot within `windowMs` are refused. 30/s with slack: 30 in 900 ms. */
+  /** More than `perWindow` accepted messages of the bot within `windowMs` are refused. 30/s: 30 in 900 ms. */
   perWindow: number;
   windowMs: number;
+  /**
+   * A group (negative chat id) takes at most `perGroup` messages within `groupWindowMs` (default 20 in 59 900 ms:
+   * "your bot will not be able to send more than 20 messages per minute to the same group"); the 429's retry_after is
+   * the wait until the oldest of them leaves the window, as Telegram's is the wait it asks for.
+   */
+  perGroup?: number;
+  groupWindowMs?: number;
 }
 
 export interface FakeMessage {
@@ -81,11 +93,17 @@ export const issuedCallbackQueries = new Set<string>();
 export const FAKE_BOT_TOKEN = '123456:TEST-token-for-the-fake';
 
 /**
- * The limits on by default: Telegram tolerates a short burst into a chat (3 here, as askgate's in-process pacer
- * allows) and then about one a second, and about 30 a second for the bot. Judged on arrival, so the slack is what a
- * loaded two-core host needs: a message that left on time may arrive 300 ms late beside one that did not.
+ * The limits on by default, as the FAQ states them (see FakeLimits): one message a second in a chat (no burst), 30 a
+ * second for the bot, 20 a minute in a group, each judged on arrival with 100 ms of slack for loopback jitter.
  */
-export const DEFAULT_FAKE_LIMITS: FakeLimits = { perChatGapMs: 700, perChatBurst: 3, perWindow: 30, windowMs: 700 };
+export const DEFAULT_FAKE_LIMITS: FakeLimits = {
+  perChatGapMs: 900,
+  perChatBurst: 1,
+  perWindow: 30,
+  windowMs: 900,
+  perGroup: 20,
+  groupWindowMs: 59_900,
+};
 
 export interface FakeTelegramOptions {
   /** Flood limits; `null` turns them off (a test about something else that must send faster). Default on. */
@@ -97,6 +115,8 @@ export interface FakeTelegramOptions {
 }
 
 const isPrivate = (chatId: string): boolean => /^\d+$/.test(chatId);
+/** Groups and supergroups have negative ids (https://core.telegram.org/bots/api#chat: "id ... may have more than 32 significant bits"; groups are negative). */
+const isGroup = (chatId: string): boolean => /^-\d+$/.test(chatId);
 
 class ApiRefusal extends Error {
   constructor(
@@ -185,6 +205,8 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
   const calls: FakeCall[] = [];
   /** Per chat, the times of its recently accepted messages. */
   const recentInChat = new Map<string, number[]>();
+  /** Per group, the times of its accepted messages within the group window. */
+  const recentInGroup = new Map<string, number[]>();
   const accepted: number[] = [];
   const answeredQueries = new Set<string>();
   /** Null when the call is within the limits (and counts it); otherwise the 429 Telegram would answer. */
@@ -193,11 +215,23 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     const chat = String(payload['chat_id']);
     const recent = (recentInChat.get(chat) ?? []).filter((t) => at - t < limits.perChatGapMs);
     while (accepted.length > 0 && (accepted[0] as number) <= at - limits.windowMs) accepted.shift();
-    if (recent.length >= (limits.perChatBurst ?? 1) || accepted.length >= limits.perWindow) {
-      return { status: 429, error_code: 429, description: 'Too Many Requests: retry after 1', retry_after: 1 };
-    }
+    const tooMany = (retryAfter: number): InjectedFailure => ({
+      status: 429,
+      error_code: 429,
+      description: `Too Many Requests: retry after ${retryAfter}`,
+      retry_after: retryAfter,
+    });
+    if (recent.length >= (limits.perChatBurst ?? 1) || accepted.length >= limits.perWindow) return tooMany(1);
+    const groupWindow = limits.groupWindowMs ?? 59_900;
+    const inGroup = isGroup(chat) ? (recentInGroup.get(chat) ?? []).filter((t) => at - t < groupWindow) : null;
+    if (inGroup !== null && inGroup.length >= (limits.perGroup ?? 20))
+      return tooMany(Math.max(1, Math.ceil(((inGroup[0] as number) + groupWindow - at) / 1000)));
     recent.push(at);
     recentInChat.set(chat, recent);
+    if (inGroup !== null) {
+      inGroup.push(at);
+      recentInGroup.set(chat, inGroup);
+    }
     accepted.push(at);
     return null;
   };
@@ -217,6 +251,25 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     ...(m.reply_markup !== null && 'inline_keyboard' in m.reply_markup ? { reply_markup: m.reply_markup } : {}),
   });
 
+  /**
+   * https://core.telegram.org/bots/api#replyparameters: `message_id` is "identifier of the message that will be
+   * replied to in the current chat"; unless `allow_sending_without_reply` is true, a missing one is refused.
+   */
+  const checkReply = (chatId: string, reply: unknown): void => {
+    if (reply === undefined) return;
+    if (
+      typeof reply !== 'object' ||
+      reply === null ||
+      !Number.isInteger((reply as Record<string, unknown>)['message_id'])
+    )
+      throw new ApiRefusal(400, "Bad Request: can't parse reply parameters JSON object");
+    const r = reply as { message_id: number; allow_sending_without_reply?: unknown; chat_id?: unknown };
+    const inChat = r.chat_id === undefined ? chatId : String(r.chat_id);
+    if (r.allow_sending_without_reply === true) return;
+    if (!messages.has(`${inChat}:${r.message_id}`))
+      throw new ApiRefusal(400, 'Bad Request: message to be replied not found');
+  };
+
   const find = (payload: Record<string, unknown>): FakeMessage => {
     const m = messages.get(`${String(payload['chat_id'])}:${String(payload['message_id'])}`);
     if (m === undefined) throw new ApiRefusal(400, 'Bad Request: message to edit not found');
@@ -230,6 +283,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       if (unknownChats.has(chatId)) throw new ApiRefusal(400, 'Bad Request: chat not found');
       const text = checkText(p['text']);
       checkMarkup(p['reply_markup'], chatId, allowLoopbackWebApp);
+      checkReply(chatId, p['reply_parameters']);
       const id = (nextId.get(chatId) ?? 100) + 1;
       nextId.set(chatId, id);
       const m: FakeMessage = {
