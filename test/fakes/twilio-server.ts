@@ -9,6 +9,15 @@ import twilio from 'twilio';
  * a From the account does not own (21606), a WhatsApp sender to an SMS number or the reverse (21910). Once told where
  * the public base really listens (`routeCallbacks`), it POSTs each message's status callbacks (`sent`, then
  * `delivered`) to its StatusCallback, signed as Twilio signs them (X-Twilio-Signature over the public URL).
+ *
+ * A test can make the platform fail, as Twilio documents it:
+ * - `failDeliveries(to, 'undelivered' | 'failed', errorCode)`: the messages to that number end `undelivered` (after
+ *   `sent`) or `failed` (without it), their last callback carrying `ErrorCode` — "If an error occurred (i.e. the
+ *   message status is failed or undelivered), the ErrorCode property" is included
+ *   (https://www.twilio.com/docs/messaging/guides/track-outbound-message-status);
+ * - `tooManyRequests(times)`: the next sends answer HTTP 429 with error 20429 "Too Many Requests"
+ *   (https://www.twilio.com/docs/api/errors/20429), the REST API's answer to more concurrent requests than the
+ *   account's limit.
  */
 
 export const ACCOUNT_SID = `AC${'0123456789abcdef'.repeat(2)}`;
@@ -40,6 +49,15 @@ export interface FakeTwilio {
   /** StatusCallback URLs under `publicBase` are POSTed to `reachableBase` instead (still signed for the public URL). */
   routeCallbacks(publicBase: string, reachableBase: string): void;
   sentTo(to: string): FakeSms[];
+  /**
+   * Messages to `to` are accepted (201) but end `status` with `errorCode` in the callback: `undelivered` after `sent`
+   * (the carrier could not deliver it, e.g. 30003 unreachable handset), `failed` without it (never sent, e.g. 30008).
+   */
+  failDeliveries(to: string, status: 'failed' | 'undelivered', errorCode: string): void;
+  /** The next `times` sends answer 429 with code 20429 (nothing is sent). */
+  tooManyRequests(times?: number): void;
+  /** Sends the fake answered 429. */
+  readonly refused429: number;
   /** The number replied STOP: sends to it fail with 21610 until `optIn`. */
   optOut(number: string): void;
   optIn(number: string): void;
@@ -84,13 +102,26 @@ export async function startFakeTwilio(options: { owned?: readonly string[] } = {
   const owned = new Set(options.owned ?? [OWNED_SMS_FROM, OWNED_WHATSAPP_FROM]);
   const callbacks: FakeCallback[] = [];
   let route: { publicBase: string; reachableBase: string } | null = null;
+  /** Numbers whose messages end failed or undelivered, with the ErrorCode their last callback carries. */
+  const failing = new Map<string, { status: 'failed' | 'undelivered'; errorCode: string }>();
+  let limited = 0;
+  let refused429 = 0;
   /** Twilio's callbacks for one message, in order, each signed over the public StatusCallback URL. */
   const sendCallbacks = async (sms: FakeSms): Promise<void> => {
     const url = sms.statusCallback;
     if (url === null || route === null || !url.startsWith(route.publicBase)) return;
     const target = route.reachableBase + url.slice(route.publicBase.length);
-    for (const status of ['sent', 'delivered']) {
-      const params = {
+    const failure = failing.get(sms.to);
+    const statuses =
+      failure === undefined
+        ? ['sent', 'delivered']
+        : failure.status === 'failed'
+          ? ['failed']
+          : ['sent', 'undelivered'];
+    for (const status of statuses) {
+      const errorCode = failure !== undefined && status === failure.status ? { ErrorCode: failure.errorCode } : {};
+      const params: Record<string, string> = {
+        ...errorCode,
         MessageSid: sms.sid,
         SmsSid: sms.sid,
         MessageStatus: status,
@@ -133,6 +164,12 @@ export async function startFakeTwilio(options: { owned?: readonly string[] } = {
       const path = new URL(req.url ?? '/', 'http://fake').pathname;
       if (req.method !== 'POST' || path !== `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages.json`)
         return refuse(res, 404, 20404, 'The requested resource was not found');
+      if (limited > 0) {
+        limited--;
+        refused429++;
+        await readBody(req);
+        return refuse(res, 429, 20429, 'Too Many Requests');
+      }
       const p = Object.fromEntries(new URLSearchParams(await readBody(req)));
       const to = p['To'] ?? '';
       const from = p['From'] ?? '';
@@ -191,6 +228,13 @@ export async function startFakeTwilio(options: { owned?: readonly string[] } = {
       route = { publicBase, reachableBase };
     },
     sentTo: (to) => sent.filter((m) => m.to === to),
+    failDeliveries: (to, status, errorCode) => void failing.set(to, { status, errorCode }),
+    tooManyRequests(times = 1) {
+      limited += times;
+    },
+    get refused429() {
+      return refused429;
+    },
     optOut: (n) => optedOut.add(n),
     optIn: (n) => optedOut.delete(n),
     close: () =>
