@@ -1,6 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import twilio from 'twilio';
+import type RequestClient from 'twilio/lib/base/RequestClient.js';
+import type * as TwilioHttp from 'twilio/lib/http/response.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ACCOUNT_SID,
@@ -61,10 +63,8 @@ class ToFake extends twilio.RequestClient {
   constructor(private readonly base: string) {
     super();
   }
-  override request<T>(
-    opts: Parameters<twilio.RequestClient['request']>[0],
-  ): ReturnType<twilio.RequestClient['request']> {
-    return super.request<T>({ ...opts, uri: opts.uri.replace('https://api.twilio.com', this.base) });
+  override request<TData>(opts: RequestClient.RequestOptions<TData>): Promise<TwilioHttp.default<TData>> {
+    return super.request({ ...opts, uri: opts.uri.replace('https://api.twilio.com', this.base) });
   }
 }
 
