@@ -119,7 +119,8 @@ export async function startFakeTwilio(options: { owned?: readonly string[] } = {
           ? ['failed']
           : ['sent', 'undelivered'];
     for (const status of statuses) {
-      const errorCode = failure !== undefined && status === failure.status ? { ErrorCode: failure.errorCode } : {};
+      const errorCode: Record<string, string> =
+        failure !== undefined && status === failure.status ? { ErrorCode: failure.errorCode } : {};
       const params: Record<string, string> = {
         ...errorCode,
         MessageSid: sms.sid,
