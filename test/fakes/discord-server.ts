@@ -15,6 +15,15 @@ import type { AddressInfo } from 'node:net';
  * `X-Signature-Timestamp` followed by the body), posts it, and applies the response as a Discord client would
  * show it — a modal opens (checked against the modal limits), an ephemeral note appears to the person, a message
  * updates. An interaction is answered once: a second answer (inline or via the callback route) is code 40060.
+ *
+ * Deadlines, as https://discord.com/developers/docs/interactions/receiving-and-responding#responding-to-an-interaction
+ * states them: "you must send an initial response within 3 seconds of receiving the event. If the 3 second deadline
+ * is exceeded, the token will be invalidated" — a first response (the HTTP answer or the callback route) arriving
+ * later is refused 10062 "Unknown interaction" and the person sees nothing of it; and "Interaction tokens are valid
+ * for 15 minutes" — follow-ups (`POST /webhooks/{application.id}/{token}`, `PATCH|GET|DELETE
+ * /webhooks/{application.id}/{token}/messages/@original`) after that are refused 401 code 50027 "Invalid Webhook
+ * Token", as are follow-ups on a token never acknowledged. Time is the fake's clock (`startFakeDiscord({now})`), so
+ * a test can age a token without waiting.
  */
 
 type Json = Record<string, unknown>;
@@ -81,6 +90,13 @@ export interface FakeDiscord {
   dmWith(userId: string): string | undefined;
   /** A channel the bot cannot see (create message: 404, Unknown Channel). */
   forgetChannel(channelId: string): void;
+  /**
+   * An interaction as Discord would send one (a fresh id and token, created now by the fake's clock), not posted
+   * anywhere: for a client that answers it over REST itself.
+   */
+  mintInteraction(): { id: string; token: string };
+  /** Follow-up messages sent with interaction tokens, oldest first. */
+  readonly followUps: Array<{ token: string; content: string }>;
   /** Where interactions go: askgate's base URL. */
   useGateway(url: string): void;
   ping(options?: SendOptions): Promise<InteractionOutcome>;
@@ -166,7 +182,13 @@ function checkModal(data: Json): { customId: string; title: string; inputs: Json
   return { customId: data['custom_id'] as string, title: data['title'] as string, inputs };
 }
 
-export async function startFakeDiscord(): Promise<FakeDiscord> {
+/** Discord's deadlines (see the file's comment). */
+export const FIRST_RESPONSE_MS = 3000;
+export const TOKEN_LIFETIME_MS = 15 * 60 * 1000;
+
+export async function startFakeDiscord(options: { now?: () => number } = {}): Promise<FakeDiscord> {
+  const now = options.now ?? Date.now;
+  const followUps: Array<{ token: string; content: string }> = [];
   const keys = generateKeyPairSync('ed25519');
   const stranger = generateKeyPairSync('ed25519');
   const publicKey = keys.publicKey.export({ format: 'der', type: 'spki' }).subarray(12).toString('hex');
@@ -177,7 +199,10 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
   const dms = new Map<string, string>();
   const limited: number[] = [];
   /** Interaction token → whether it was answered, and what the answer did. */
-  const tokens = new Map<string, { answered: boolean; message: FakeDiscordMessage | null; user: FakeUser }>();
+  const tokens = new Map<
+    string,
+    { answered: boolean; message: FakeDiscordMessage | null; user: FakeUser; createdAt: number }
+  >();
   let snowflake = 1_300_000_000_000_100_000n;
   const nextId = (): string => String(++snowflake);
   let gateway = '';
@@ -187,10 +212,16 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     const it = tokens.get(token);
     if (it === undefined) throw new Refusal(404, 10062, 'Unknown interaction');
     if (it.answered) throw new Refusal(400, 40060, 'Interaction has already been acknowledged.');
+    // Past 3 s the token is invalidated: the response is refused, and nothing can answer the interaction any more.
+    if (now() - it.createdAt > FIRST_RESPONSE_MS) {
+      tokens.delete(token);
+      throw new Refusal(404, 10062, 'Unknown interaction');
+    }
     const data = (body['data'] ?? {}) as Json;
     const done = { modal: null, ephemeral: null };
     switch (body['type']) {
       case 1:
+      case 5: // DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE: "loading…", the message follows over the webhook
       case 6:
         break;
       case 4: {
@@ -265,11 +296,25 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       apply(decodeURIComponent(m[2] as string), body);
       return { status: 204, body: null };
     }
+    m = /^\/api\/v10\/webhooks\/(\d+)\/([^/]+)(\/messages\/@original)?$/.exec(path);
+    if (m !== null) {
+      // Follow-ups: only on an acknowledged interaction's token, within its 15 minutes.
+      const it = tokens.get(decodeURIComponent(m[2] as string));
+      if (m[1] !== APPLICATION_ID || it === undefined || !it.answered || now() - it.createdAt > TOKEN_LIFETIME_MS)
+        throw new Refusal(401, 50027, 'Invalid Webhook Token');
+      const { content } = checkMessage(body);
+      if (method === 'POST' && m[3] === undefined) {
+        followUps.push({ token: decodeURIComponent(m[2] as string), content });
+        return { status: 200, body: { id: nextId(), content, type: 0 } };
+      }
+      if (method === 'PATCH' && m[3] !== undefined) return { status: 200, body: { id: nextId(), content } };
+    }
     throw new Refusal(404, 0, '404: Not Found');
   };
 
   const reply = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
-    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    // A 204 carries no body, and so no content type (a client would try to read JSON from it).
+    res.writeHead(status, body === null ? headers : { 'content-type': 'application/json', ...headers });
     res.end(body === null ? undefined : JSON.stringify(body));
   };
 
@@ -281,7 +326,9 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     const method = req.method ?? 'GET';
     const path = (req.url ?? '').split('?')[0] ?? '';
     const record = (status: number): void => void calls.push({ method, path, body, status });
-    if (req.headers.authorization !== `Bot ${DISCORD_BOT_TOKEN}` && !path.includes('/interactions/')) {
+    // Interaction callbacks and follow-ups are authorised by the interaction token in their path, not the bot's.
+    const byToken = path.includes('/interactions/') || path.startsWith('/api/v10/webhooks/');
+    if (req.headers.authorization !== `Bot ${DISCORD_BOT_TOKEN}` && !byToken) {
       record(401);
       return reply(res, 401, { message: '401: Unauthorized', code: 0 });
     }
@@ -356,7 +403,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     options: SendOptions = {},
   ): Promise<InteractionOutcome> => {
     const token = randomBytes(24).toString('base64url');
-    tokens.set(token, { answered: false, ...ctx });
+    tokens.set(token, { answered: false, createdAt: now(), ...ctx });
     const body = JSON.stringify({
       id: nextId(),
       application_id: APPLICATION_ID,
@@ -393,6 +440,12 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       for (let i = 0; i < times; i++) limited.push(retryAfter);
     },
     dmWith: (userId) => dms.get(userId),
+    followUps,
+    mintInteraction() {
+      const token = randomBytes(24).toString('base64url');
+      tokens.set(token, { answered: false, createdAt: now(), message: null, user: ADA });
+      return { id: nextId(), token };
+    },
     forgetChannel: (channelId) => void unknownChannels.add(channelId),
     useGateway(url) {
       gateway = url;
