@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Refusal, checkBlocks, checkView, type Json } from './slack-blocks.js';
 
 /**
  * A loopback Slack Web API that the real WebClient talks to (`SLACK_API_URL`). It records every call, keeps the
@@ -11,6 +12,8 @@ import type { AddressInfo } from 'node:net';
  * (invalid_blocks_format), a block_id used twice in one message or view or an action_id used twice in one block,
  * and text objects of the wrong type (plain_text only in headers, buttons, options, input labels and modal titles);
  * and chat.postEphemeral to a channel that does not exist fails (channel_not_found).
+ *
+ * The Block Kit limits are checked in slack-blocks.ts, each with the page of Slack's reference that states it.
  */
 
 export interface SlackCall {
@@ -63,108 +66,6 @@ export interface FakeSlack {
 
 export const BOT = { user_id: 'UASKGATEBOT', bot_id: 'BASKGATE', team_id: 'TASKGATE', user: 'askgate' };
 const TRIGGER_TTL_MS = 3000;
-
-class Refusal extends Error {
-  constructor(readonly error: string) {
-    super(error);
-  }
-}
-
-type Json = Record<string, unknown>;
-const text = (v: unknown): string =>
-  typeof v === 'object' && v !== null && typeof (v as Json)['text'] === 'string' ? ((v as Json)['text'] as string) : '';
-const len = (s: string): number => [...s].length;
-
-/** A text object of one of `types` (Block Kit: `{type: "plain_text" | "mrkdwn", text}`), or absent when allowed. */
-function checkTextObject(v: unknown, types: ReadonlyArray<'plain_text' | 'mrkdwn'>, optional = false): void {
-  if (v === undefined && optional) return;
-  if (typeof v !== 'object' || v === null) throw new Refusal('invalid_blocks');
-  const t = v as Json;
-  if (!types.includes(t['type'] as 'plain_text') || typeof t['text'] !== 'string') throw new Refusal('invalid_blocks');
-}
-
-const PLAIN = ['plain_text'] as const;
-const ANY_TEXT = ['plain_text', 'mrkdwn'] as const;
-
-/** Ids Slack wants unique: block_id over the message or view, action_id within its block. */
-function checkIds(blocks: Json[]): void {
-  const blockIds = new Set<string>();
-  for (const block of blocks) {
-    const blockId = block['block_id'];
-    if (typeof blockId === 'string') {
-      if (blockIds.has(blockId)) throw new Refusal('invalid_blocks');
-      blockIds.add(blockId);
-    }
-    const elements = block['type'] === 'actions' ? (block['elements'] as Json[]) : [];
-    const actionIds = new Set<string>();
-    for (const el of elements) {
-      const actionId = el['action_id'];
-      if (typeof actionId !== 'string') continue;
-      if (actionIds.has(actionId)) throw new Refusal('invalid_blocks');
-      actionIds.add(actionId);
-    }
-  }
-}
-
-/** The Block Kit limits Slack checks (a subset: the ones askgate's renderer has to respect). */
-function checkBlocks(blocks: unknown, max: number, where: 'message' | 'view'): Json[] {
-  if (blocks === undefined) return [];
-  if (!Array.isArray(blocks)) throw new Refusal(where === 'message' ? 'invalid_blocks_format' : 'invalid_arguments');
-  if (blocks.length > max) throw new Refusal(where === 'message' ? 'invalid_blocks' : 'invalid_arguments');
-  checkIds(blocks as Json[]);
-  for (const block of blocks as Json[]) {
-    if (block['type'] === 'header') checkTextObject(block['text'], PLAIN);
-    if (block['type'] === 'section') checkTextObject(block['text'], ANY_TEXT, block['fields'] !== undefined);
-    if (block['type'] === 'input') checkTextObject(block['label'], PLAIN);
-    if (block['type'] === 'context')
-      for (const el of (block['elements'] as Json[]) ?? []) if (el['type'] !== 'image') checkTextObject(el, ANY_TEXT);
-    if (block['type'] === 'section' && len(text(block['text'])) > 3000) throw new Refusal('invalid_blocks');
-    if (block['type'] === 'input' && len(text(block['label'])) > 2000) throw new Refusal('invalid_blocks');
-    const elements =
-      block['type'] === 'actions'
-        ? (block['elements'] as Json[])
-        : block['type'] === 'input'
-          ? [block['element'] as Json]
-          : [];
-    if (block['type'] === 'actions' && elements.length > 25) throw new Refusal('invalid_blocks');
-    for (const el of elements) {
-      if (el['type'] === 'button') checkTextObject(el['text'], PLAIN);
-      if (el['type'] === 'button' && (len(text(el['text'])) > 75 || String(el['value'] ?? '').length > 2000))
-        throw new Refusal('invalid_blocks');
-      checkTextObject(el['placeholder'], PLAIN, true);
-      const options = el['options'];
-      if (Array.isArray(options)) {
-        const cap = el['type'] === 'radio_buttons' || el['type'] === 'checkboxes' ? 10 : 100;
-        if (options.length > cap) throw new Refusal('invalid_blocks');
-        // Radio buttons and checkboxes may show mrkdwn; a select's options are plain text.
-        const optionText = el['type'] === 'radio_buttons' || el['type'] === 'checkboxes' ? ANY_TEXT : PLAIN;
-        for (const o of options as Json[]) {
-          checkTextObject(o['text'], optionText);
-          if (len(text(o['text'])) > 75 || String(o['value']).length > 150) throw new Refusal('invalid_blocks');
-        }
-      }
-    }
-  }
-  return blocks as Json[];
-}
-
-function checkView(view: unknown): Json {
-  if (typeof view !== 'object' || view === null) throw new Refusal('invalid_arguments');
-  const v = view as Json;
-  try {
-    checkTextObject(v['title'], PLAIN);
-    checkTextObject(v['submit'], PLAIN, true);
-    checkTextObject(v['close'], PLAIN, true);
-  } catch {
-    throw new Refusal('invalid_arguments');
-  }
-  if (len(text(v['title'])) > 24 || len(text(v['submit'])) > 24 || len(text(v['close'])) > 24)
-    throw new Refusal('invalid_arguments');
-  if (typeof v['private_metadata'] === 'string' && len(v['private_metadata']) > 3000)
-    throw new Refusal('invalid_arguments');
-  checkBlocks(v['blocks'], 100, 'view');
-  return v;
-}
 
 /** The WebClient posts form-encoded arguments with objects (blocks, view) as JSON strings. */
 function parseArgs(raw: string, contentType: string): Json {
