@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { screenIds, validateFlowJson } from './whatsapp-flow-json.js';
 import { PHONE_NUMBER_ID, WABA_ID } from './whatsapp-webhooks.js';
 
 /**
@@ -8,7 +9,16 @@ import { PHONE_NUMBER_ID, WABA_ID } from './whatsapp-webhooks.js';
  * error_data: {details}, fbtrace_id}}` — and enforces the interactive limits askgate must respect (3 buttons of 20
  * characters, 10 list rows of 24, a 1024-character interactive body, 4096 for text). Recipients can be put outside
  * the 24-hour window (131047), and sends throttled (130429) or pair-rate limited (131056). The Flows API (create,
- * asset upload, publish, list) and media lookups are served too.
+ * asset upload, publish, list) and media lookups are served too; an uploaded Flow JSON is validated as WhatsApp does
+ * (whatsapp-flow-json.ts: version, screens, layout, component types and their required properties and limits,
+ * data_api_version, dynamic references), and a flow message must name a published Flow, one of its screens, and a
+ * call to action of at most 20 characters.
+ * Interactive limits: https://developers.facebook.com/docs/whatsapp/cloud-api/messages/interactive-reply-buttons-messages
+ * (1..3 buttons, title ≤ 20, id ≤ 256, body ≤ 1024, header and footer text ≤ 60),
+ * https://developers.facebook.com/docs/whatsapp/cloud-api/messages/interactive-list-messages (≤ 10 rows over ≤ 10
+ * sections, row title ≤ 24, description ≤ 72, id ≤ 200, button ≤ 20, section title ≤ 24) and
+ * https://developers.facebook.com/docs/whatsapp/flows/guides/sendingaflow (flow_message_version "3", flow_cta,
+ * flow_action navigate or data_exchange, flow_action_payload.screen for navigate).
  */
 
 export const GRAPH_TOKEN = 'EAAG-test-token-for-the-fake';
@@ -119,7 +129,7 @@ function checkUnique(ids: string[], what: string): void {
 function checkMessage(
   p: Record<string, unknown>,
   templates: Record<string, FakeTemplate>,
-  publishedFlow: (id: string) => boolean,
+  publishedFlow: (id: string) => Set<string> | null,
 ): void {
   const type = p['type'];
   if (type === 'text') {
@@ -138,6 +148,13 @@ function checkMessage(
   if (typeof body !== 'string' || body === '' || len(body) > 1024)
     throw new Refusal(131009, 'interactive.body.text must be 1..1024 characters');
   const action = i['action'] as Record<string, unknown>;
+  // Header (text) and footer: "Maximum 60 characters" each.
+  const header = i['header'] as Record<string, unknown> | undefined;
+  if (header?.['type'] === 'text' && (len(header['text']) === 0 || len(header['text']) > 60))
+    throw new Refusal(131009, 'interactive.header.text must be 1..60 characters');
+  const footer = (i['footer'] as Record<string, unknown> | undefined)?.['text'];
+  if (footer !== undefined && (len(footer) === 0 || len(footer) > 60))
+    throw new Refusal(131009, 'interactive.footer.text must be 1..60 characters');
   if (i['type'] === 'button') {
     const buttons = action['buttons'] as Array<{ reply: { id: string; title: string } }>;
     if (buttons.length < 1 || buttons.length > 3) throw new Refusal(131009, 'action.buttons must have 1..3 buttons');
@@ -176,9 +193,22 @@ function checkMessage(
     if (len(action['button']) > 20) throw new Refusal(131009, 'list button is too long (max 20)');
   } else if (i['type'] === 'flow') {
     const params = action['parameters'] as Record<string, unknown>;
+    if (action['name'] !== 'flow') throw new Refusal(100, 'action.name must be "flow"');
+    if (params['flow_message_version'] !== '3') throw new Refusal(100, 'flow_message_version must be "3"');
     if (typeof params['flow_token'] !== 'string' || typeof params['flow_id'] !== 'string')
       throw new Refusal(100, 'flow_token and flow_id are required');
-    if (!publishedFlow(params['flow_id'])) throw new Refusal(131009, `flow ${params['flow_id']} is not published`);
+    if (len(params['flow_cta']) === 0 || len(params['flow_cta']) > 20)
+      throw new Refusal(131009, 'flow_cta must be 1..20 characters');
+    const screens = publishedFlow(params['flow_id']);
+    if (screens === null) throw new Refusal(131009, `flow ${params['flow_id']} is not published`);
+    const flowAction = params['flow_action'] ?? 'navigate';
+    if (flowAction !== 'navigate' && flowAction !== 'data_exchange')
+      throw new Refusal(100, 'flow_action must be navigate or data_exchange');
+    if (flowAction === 'navigate') {
+      const screen = (params['flow_action_payload'] as Record<string, unknown> | undefined)?.['screen'];
+      if (typeof screen !== 'string' || !screens.has(screen))
+        throw new Refusal(131009, `flow_action_payload.screen ${String(screen)} is not a screen of the flow`);
+    }
   } else throw new Refusal(100, `unsupported interactive type ${String(i['type'])}`);
 }
 
@@ -285,7 +315,10 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
           }
         }
         try {
-          checkMessage(p, templates, (id) => flows.get(id)?.status === 'PUBLISHED');
+          checkMessage(p, templates, (id) => {
+            const flow = flows.get(id);
+            return flow?.status === 'PUBLISHED' ? screenIds(flow.json) : null;
+          });
         } catch (err) {
           if (err instanceof Refusal) return refuse(res, err.code, err.details);
           throw err;
@@ -325,12 +358,15 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
         if (form.get('asset_type') !== 'FLOW_JSON' || !(file instanceof Blob))
           return refuse(res, 100, 'asset_type FLOW_JSON and file are required');
         if (flow.status === 'PUBLISHED') return refuse(res, 139001, 'a published flow cannot be changed');
-        const json = JSON.parse(await file.text()) as Record<string, unknown>;
-        const errors =
-          typeof json['version'] === 'string' && Array.isArray(json['screens'])
-            ? []
-            : [{ error: 'INVALID', message: 'version and screens are required' }];
-        if (errors.length === 0) flow.json = json;
+        let json: Record<string, unknown> | null = null;
+        try {
+          json = JSON.parse(await file.text()) as Record<string, unknown>;
+        } catch {
+          return refuse(res, 100, 'the Flow JSON file is not JSON');
+        }
+        const errors = validateFlowJson(json);
+        // A Flow JSON with validation errors is kept as a draft that cannot be published.
+        flow.json = errors.length === 0 ? json : null;
         return reply(res, 200, { success: true, validation_errors: errors });
       }
       if (flow !== undefined && parts[1] === 'publish' && req.method === 'POST') {
