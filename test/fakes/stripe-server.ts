@@ -8,6 +8,16 @@ import type { AddressInfo } from 'node:net';
  * sk_...`) and `GET /v1/checkout/sessions` (`created[gte]`, `status`, `limit`, `starting_after`, `has_more`, newest
  * first). It completes a session and posts the signed `checkout.session.completed` event (`Stripe-Signature:
  * t=…,v1=…`, HMAC-SHA256 over `${t}.${body}`) to the gateway's `/webhooks/stripe`, or holds it unsent.
+ *
+ * What Stripe refuses on a session create (400, `invalid_request_error`, naming the `param`):
+ * - metadata over Stripe's limits — "You can specify up to 50 keys, with key names up to 40 characters long and
+ *   values up to 500 characters long" (https://docs.stripe.com/api/metadata);
+ * - line_items outside https://docs.stripe.com/api/checkout/sessions/create#create_checkout_session-line_items: 1..100
+ *   items in payment mode, each with a `price` or a `price_data` (a 3-letter currency, a product or product_data with
+ *   a name, a non-negative integer unit_amount), and a positive integer quantity;
+ * - a client_reference_id over 200 characters.
+ * And outages a test switches on (`outage`): the next calls answer 500 `api_error` ("Something went wrong on
+ * Stripe's end", https://docs.stripe.com/api/errors) or have their connection reset before any answer.
  */
 
 export const STRIPE_KEY = 'sk_test_askgate_fake_0123456789';
@@ -46,6 +56,10 @@ export interface FakeStripe {
   complete(id: string, options?: { paymentStatus?: FakeSession['payment_status'] }): SignedEvent;
   /** Any event, signed (`timestamp` in epoch seconds, default now). */
   sign(event: Record<string, unknown>, options?: { secret?: string; timestamp?: number }): SignedEvent;
+  /** The next `times` API calls fail: a 500 api_error, or a connection reset with no answer. */
+  outage(kind: '500' | 'reset', times?: number): void;
+  /** API calls the fake failed with an outage. */
+  readonly outages: number;
   /** POSTs a signed event to `webhookUrl`. */
   deliver(event: SignedEvent, header?: string): Promise<{ status: number; json: Record<string, unknown> }>;
   close(): Promise<void>;
@@ -75,6 +89,47 @@ export function parseStripeForm(text: string): Record<string, unknown> {
   return root;
 }
 
+/** Why Stripe would refuse these metadata (https://docs.stripe.com/api/metadata), or null. */
+function metadataProblem(metadata: unknown): string | null {
+  if (metadata === undefined) return null;
+  if (typeof metadata !== 'object' || metadata === null) return 'Invalid object';
+  const entries = Object.entries(metadata as Record<string, unknown>);
+  if (entries.length > 50) return 'Metadata can have up to 50 keys.';
+  for (const [key, value] of entries) {
+    if (key.length > 40) return `Metadata keys can have up to 40 characters: ${key}`;
+    if (String(value).length > 500) return `Metadata values can have up to 500 characters (key ${key}).`;
+  }
+  return null;
+}
+
+/** Why Stripe would refuse these line_items in payment mode, and the param it names, or null. */
+function lineItemsProblem(items: unknown): { message: string; param: string } | null {
+  if (!Array.isArray(items) || items.length === 0)
+    return { message: 'line_items is required in payment mode.', param: 'line_items' };
+  if (items.length > 100) return { message: 'You may only specify up to 100 line items.', param: 'line_items' };
+  for (const [i, raw] of items.entries()) {
+    const item = (raw ?? {}) as Record<string, unknown>;
+    const at = `line_items[${i}]`;
+    const quantity = Number(item['quantity']);
+    if (item['quantity'] === undefined || !Number.isInteger(quantity) || quantity < 1)
+      return { message: 'Quantity is required and must be a positive integer.', param: `${at}[quantity]` };
+    const price = item['price'];
+    const data = item['price_data'] as Record<string, unknown> | undefined;
+    if ((price === undefined) === (data === undefined))
+      return { message: 'You must specify exactly one of price or price_data.', param: at };
+    if (data === undefined) continue;
+    if (typeof data['currency'] !== 'string' || !/^[a-z]{3}$/i.test(data['currency']))
+      return { message: 'Invalid currency.', param: `${at}[price_data][currency]` };
+    const product = data['product_data'] as Record<string, unknown> | undefined;
+    if (data['product'] === undefined && (typeof product?.['name'] !== 'string' || product['name'] === ''))
+      return { message: 'Missing required param: product_data[name].', param: `${at}[price_data][product_data][name]` };
+    const amount = Number(data['unit_amount']);
+    if (data['unit_amount'] === undefined || !Number.isInteger(amount) || amount < 0)
+      return { message: 'Invalid non-negative integer.', param: `${at}[price_data][unit_amount]` };
+  }
+  return null;
+}
+
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -95,15 +150,29 @@ export async function startFakeStripe(options: { key?: string; webhookSecret?: s
   const sessions = new Map<string, FakeSession>();
   let apiUrl = '';
   let clock = 0;
+  const pendingOutages: Array<'500' | 'reset'> = [];
+  let outages = 0;
 
   const server = createServer((req, res) => {
     void (async () => {
+      const outage = pendingOutages.shift();
+      if (outage !== undefined) {
+        outages++;
+        await readBody(req);
+        if (outage === 'reset') return void req.socket.destroy();
+        return send(res, 500, { error: { type: 'api_error', message: "Something went wrong on Stripe's end." } });
+      }
       if (req.headers.authorization !== `Bearer ${key}`) return stripeError(res, 401, 'Invalid API Key provided.');
       const url = new URL(req.url ?? '/', apiUrl);
       if (req.method === 'POST' && url.pathname === '/v1/checkout/sessions') {
         const form = parseStripeForm(await readBody(req));
-        if (!Array.isArray(form['line_items']) || form['line_items'].length === 0)
-          return stripeError(res, 400, 'line_items is required in payment mode.', 'line_items');
+        const items = lineItemsProblem(form['line_items']);
+        if (items !== null) return stripeError(res, 400, items.message, items.param);
+        const metadata = metadataProblem(form['metadata']);
+        if (metadata !== null) return stripeError(res, 400, metadata, 'metadata');
+        const reference = form['client_reference_id'];
+        if (typeof reference === 'string' && reference.length > 200)
+          return stripeError(res, 400, 'client_reference_id can have up to 200 characters.', 'client_reference_id');
         if (typeof form['success_url'] !== 'string')
           return stripeError(res, 400, 'success_url is required.', 'success_url');
         const session = fake.addSession({
@@ -181,6 +250,12 @@ export async function startFakeStripe(options: { key?: string; webhookSecret?: s
       const payload = JSON.stringify(event, null, 2);
       const header = stripeSignature(payload, o.secret ?? webhookSecret, o.timestamp ?? Math.floor(Date.now() / 1000));
       return { id: String(event['id']), payload, header };
+    },
+    outage(kind, times = 1) {
+      for (let i = 0; i < times; i++) pendingOutages.push(kind);
+    },
+    get outages() {
+      return outages;
     },
     async deliver(event, header) {
       if (fake.webhookUrl === null) throw new Error('set webhookUrl first');
