@@ -19,6 +19,8 @@ for (const storeKind of ['memory', 'redis'] as const) {
     const answerBy = async (q: Delivered, text: string, signature?: 'missing' | 'wrong'): Promise<number> => {
       const message = messages.get(q.id) as FakeDiscordMessage;
       const label = text === 'yes' ? 'Yes' : text === 'no' ? 'No' : null;
+      // A button the message no longer carries cannot be clicked: Discord sends nothing (status 0: nothing sent).
+      if (label !== null && !controlsOf(message).some((c) => c['label'] === label)) return 0;
       if (label !== null) return (await w.fake.click(message, buttonId(message, label), { signature })).status;
       const modal = modalOf(await w.fake.click(message, buttonId(message, 'Answer')));
       return (await w.fake.submit(modal, { answer: text }, { signature })).status;

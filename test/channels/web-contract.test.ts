@@ -26,8 +26,16 @@ runChannelContract('web', async () => {
       return {
         id,
         text: () => [view()['question'], view()['outcome']].filter((x) => typeof x === 'string').join('\n\n'),
-        // The chat page's rule (web/chat.ts): a question shows its controls until the view carries an outcome line.
-        controls: () => (view()['outcome'] === null ? 1 : 0),
+        // channels/web/README.md, "What each format renders to", written out: confirm → Yes / No, select → one
+        // button per choice, text → a text box, form → the form; once the question ended (its status no longer
+        // pending), none. Read from the record's own fields, never from the page's outcome line.
+        controls: () => {
+          const v = view();
+          if (v['status'] !== 'pending') return 0;
+          if (v['answer_format'] === 'confirm') return 2;
+          if (v['answer_format'] === 'select') return (v['choices'] as unknown[]).length;
+          return 1;
+        },
       } satisfies Delivered;
     },
     failingAsk: () => ({}), // no recipient: nobody could ever see it
