@@ -102,18 +102,21 @@ const BENCHES: Array<{ name: string; bench: Bench; timeoutMs: number; counts(r: 
     bench: delivery,
     timeoutMs: 60_000,
     counts(r) {
-      expect(count(r, 'questions')).toBeGreaterThan(0);
-      expect(count(r, 'asked')).toBe(count(r, 'questions'));
-      expect(count(r, 'sent')).toBe(count(r, 'questions'));
+      // The tiny size, written out (bench/delivery.ts): 60 questions asked, and 60 accepted by the fake.
+      expect(count(r, 'questions')).toBe(60);
+      expect(count(r, 'asked')).toBe(60);
+      expect(count(r, 'sent')).toBe(60);
     },
   },
   {
-    name: 'slack delivery: every question was sent once, through two processes',
+    name: 'slack delivery: every question was sent once',
     bench: slackDelivery,
     timeoutMs: 60_000,
     counts(r) {
-      expect(r.counts['processes']).toBe(2);
-      expect(r.counts['sent']).toBe(r.counts['questions']);
+      // The tiny size, written out (bench/slack-delivery.ts): 24 questions, each sent once. The fake counts what it
+      // accepted; a bench reporting its own literal (the process count it hard-codes) would prove nothing.
+      expect(count(r, 'questions')).toBe(24);
+      expect(count(r, 'sent')).toBe(24);
     },
   },
   {

@@ -23,7 +23,12 @@ describe('shard ids', () => {
 
   it('hashes a name to one stable shard, spreading names over all of them', () => {
     expect(shardOfName('group-a', 1)).toBe(0);
-    expect(shardOfName('group-a', 12)).toBe(shardOfName('group-a', 12));
+    // docs/scaling.md: "shard FNV-1a(group_id) mod N". FNV-1a 32-bit of the UTF-8 bytes, worked out apart from the
+    // product: "group-a" → 0x3dc7b156, "deploys" → 0x2d98d977, "run-7" → 0x3a9d54d6.
+    expect(shardOfName('group-a', 12)).toBe(0x3dc7b156 % 12);
+    expect(shardOfName('group-a', 4)).toBe(2);
+    expect(shardOfName('deploys', 12)).toBe(11);
+    expect(shardOfName('run-7', 12)).toBe(6);
     const seen = new Set(Array.from({ length: 500 }, (_, i) => shardOfName(`run-${i}`, 12)));
     expect([...seen].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
   });
