@@ -42,8 +42,9 @@ beforeAll(async () => {
   peek = new Redis(redis.url);
   connections = new RedisConnections({ url: redis.url, prefix: decisionsPrefix });
   scripts = connections.command();
-  // Unpaced sends to one chat arrive together, and two per-process budgets reach 60/s: both are refused.
-  fake = await startFakeTelegram({ limits: { perChatGapMs: 500, perWindow: 45, windowMs: 1000 } });
+  // Telegram's own limits (the fake's defaults: 1/s per chat, 30/s for the bot, each with 100 ms of slack for
+  // loopback jitter): unpaced sends to one chat arrive together, and two per-process budgets go past 30/s.
+  fake = await startFakeTelegram();
   const env = {
     REDIS_URL: redis.url,
     ASKGATE_REDIS_PREFIX: PREFIX,
@@ -169,14 +170,16 @@ describe('Telegram pacing shared over Redis by two gateways', () => {
     waitedOut(calls);
   });
 
-  it('delivers a broadcast from both gateways once per chat, waiting out any 429', async () => {
+  it('delivers a broadcast from both gateways once per chat, with no 429: one budget of 30/s between them', async () => {
     const from = fake.calls.length;
     const n = 80;
     const asks = Array.from({ length: n }, (_, i) => ask(i % 2 === 0 ? a : b, freshChat(), `Broadcast ${i}?`));
     for (const res of await Promise.all(asks)) expect(res.status, JSON.stringify(res.json)).toBe(201);
     const calls = fake.calls.slice(from);
-    expect(calls.filter((c) => c.method === 'sendMessage' && c.status === 200)).toHaveLength(n);
-    waitedOut(calls);
+    // Counts: every chat got its one message at the first try — none refused by the fake's 30 in 900 ms. Two budgets
+    // of 30/s (the gateways not sharing one) would go past it; a turn that came late is given up for a new one
+    // rather than sent in a bunch (telegram-stall.test.ts), so a loaded host does not either.
+    expect(calls.filter((c) => c.method === 'sendMessage').map((c) => c.status)).toEqual(Array(n).fill(200));
   });
 
   it('makes the other gateway wait out a 429 for a chat too', async () => {
