@@ -143,10 +143,12 @@ export function pacingTransformer(pacer: Pacer, options: PacingOptions = {}): Tr
   const maxRetryAfter = options.maxRetryAfterSeconds ?? MAX_RETRY_AFTER_SECONDS;
   const maxRetries = options.max429Retries ?? MAX_429_RETRIES;
   /**
-   * Per chat, the call in flight: the next one takes its turn only after it came back, so its turn is measured from
-   * that answer (`settled`) and not only from a reservation made while the earlier call was still on its way — which
-   * a late arrival would bring within the second Telegram counts.
+   * In-process pacing only: per chat, the call in flight. The next one takes its turn only after it came back, so
+   * its turn is measured from that answer (`settled`) and not only from a bucket reservation made while the earlier
+   * call was still on its way — which a late arrival would bring within the second Telegram counts. (The shared
+   * pacer reserves each call's slot in Redis at once, spread a second apart per chat, as every process must.)
    */
+  const serialize = pacer instanceof LocalPacer;
   const inFlight = new Map<string, Promise<unknown>>();
   const paced: Transformer = async (prev, method, payload, signal) => {
     const chatId = chatOf(method, payload);
@@ -165,7 +167,7 @@ export function pacingTransformer(pacer: Pacer, options: PacingOptions = {}): Tr
   };
   return (prev, method, payload, signal) => {
     const chatId = chatOf(method, payload);
-    if (chatId === null) return paced(prev, method, payload, signal);
+    if (chatId === null || !serialize) return paced(prev, method, payload, signal);
     const call = (): ReturnType<Transformer> => paced(prev, method, payload, signal);
     const mine = (inFlight.get(chatId) ?? Promise.resolve()).then(call, call);
     const done = mine.then(
