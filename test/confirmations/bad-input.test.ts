@@ -127,12 +127,12 @@ describe('the Stripe ingress', () => {
 });
 
 describe('the bridge', () => {
-  it('records an event for an expired question as failed on the door 404, without retrying it', async () => {
+  it('records an event for an expired question as failed on the door 404 (not_found), without retrying it', async () => {
     const { id, session } = await askDeposit(1);
     await until(async () => ((await statusOf(id)) === 'expired' ? true : null), 'the expiry');
     expect((await stripe.deliver(stripe.complete(session))).json).toEqual({ status: 'accepted' });
     const job = await failedFor(session);
-    expect(job.reason).toContain('the callback door answered 404 not_found');
+    expect(job.reason).toContain(`session ${session}: not_found — this callback ticket does not resolve`);
     expect(job.attempts).toBe(1);
     expect(await statusOf(id)).toBe('expired');
   });
@@ -160,7 +160,7 @@ describe('the bridge', () => {
     expect(await statusOf(id)).toBe('pending');
   });
 
-  it('takes the door 400 on a reference the pin refuses: recorded, the ticket stays live, and an operator retry later finds it answered', async () => {
+  it('takes the door 400 (invalid_answer) on a reference the pin refuses: recorded, the ticket stays live, and an operator retry later finds it answered', async () => {
     const { id, session, callbackUrl } = await askDeposit();
     const wrong = stripe.addSession({
       client_reference_id: 'order-8',
@@ -168,7 +168,7 @@ describe('the bridge', () => {
     });
     expect((await stripe.deliver(stripe.complete(wrong.id))).json).toEqual({ status: 'accepted' });
     const job = await failedFor(wrong.id);
-    expect(job.reason).toContain('the callback door answered 400 invalid_answer');
+    expect(job.reason).toContain(`session ${wrong.id}: invalid_answer — answer does not match schema at reference`);
     expect(await statusOf(id)).toBe('pending');
     // The ticket was not consumed: the genuine confirmation answers it.
     expect((await stripe.deliver(stripe.complete(session))).json).toEqual({ status: 'accepted' });

@@ -1,11 +1,11 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
+import type { BridgeJob, ConfirmationHandlers, ConfirmationJobs, FailedBridgeJob } from '../confirmations/jobs.js';
+import type { RetryLadder } from '../confirmations/ladder.js';
 import type { Logger } from '../observability/logger.js';
-import { BRIDGE_RETRIES, BridgeFailure, type BridgeSettings, postConfirmation, retryDelayMs } from './bridge.js';
-import type { CompletedConfirmation } from './providers/types.js';
 
 /**
- * The durable half of confirmations, on BullMQ under the store's queue prefix:
+ * Confirmations' job port (`src/confirmations/jobs.ts`) on BullMQ, under the store's queue prefix (shard 0's):
  *
  * | queue       | one job per                          | consumed by    |
  * |-------------|--------------------------------------|----------------|
@@ -20,46 +20,43 @@ export const RECONCILE_QUEUE = 'reconcile';
 /** The fixed id of the one reconcile scheduler, whatever the number of workers that upsert it. */
 export const RECONCILE_SCHEDULER = 'reconcile';
 
-export interface BridgeJobData {
-  provider: string;
-  eventId: string;
-  confirmation: CompletedConfirmation;
-  receivedAt: string;
-}
-
-/** A bridge job that ran out of tries or met a final refusal; the callback URL (a live ticket) is not shown. */
-export interface FailedBridgeJob {
-  job: string;
-  provider: string;
-  event: string;
-  session: string;
-  reference: string;
-  reason: string;
-  attempts: number;
-  received_at: string;
-  failed_at: string | null;
-}
-
 const KEEP_FAILED_SECONDS = 30 * 86_400;
 
 export function bridgeJobId(provider: string, eventId: string): string {
   return `bridge-${provider}-${Buffer.from(eventId).toString('base64url')}`;
 }
 
-/** The producer side: every process that serves the ingress or the operator doors. */
-export class ConfirmQueues {
-  readonly confirm: Queue<BridgeJobData>;
-  readonly reconcile: Queue;
+/** A bridge step worth another try: BullMQ retries a job whose processor throws anything but UnrecoverableError. */
+class RetryLater extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RetryLater';
+  }
+}
 
-  constructor(connection: Redis | Cluster, prefix: string) {
-    this.confirm = new Queue<BridgeJobData>(CONFIRM_QUEUE, { connection, prefix });
+export interface BullConfirmationJobsOptions {
+  connection: Redis | Cluster;
+  prefix: string;
+  logger: Logger;
+  /** The bridge's retry ladder (`BRIDGE_LADDER`; a test passes a shorter base). */
+  ladder: RetryLadder;
+}
+
+export class BullConfirmationJobs implements ConfirmationJobs {
+  private readonly confirm: Queue<BridgeJob>;
+  private readonly reconcile: Queue;
+  private workers: Worker[] = [];
+
+  constructor(private readonly options: BullConfirmationJobsOptions) {
+    const { connection, prefix } = options;
+    this.confirm = new Queue<BridgeJob>(CONFIRM_QUEUE, { connection, prefix });
     this.reconcile = new Queue(RECONCILE_QUEUE, { connection, prefix });
   }
 
-  async enqueue(data: BridgeJobData): Promise<void> {
+  async enqueue(data: BridgeJob): Promise<void> {
     await this.confirm.add('bridge', data, {
       jobId: bridgeJobId(data.provider, data.eventId),
-      attempts: 1 + BRIDGE_RETRIES,
+      attempts: 1 + this.options.ladder.retries,
       backoff: { type: 'bridge' },
       removeOnComplete: { age: 86_400 },
       removeOnFail: { age: KEEP_FAILED_SECONDS },
@@ -67,7 +64,7 @@ export class ConfirmQueues {
   }
 
   async listFailed(limit = 100): Promise<FailedBridgeJob[]> {
-    const jobs = (await this.confirm.getFailed(0, limit - 1)) as Job<BridgeJobData>[];
+    const jobs = (await this.confirm.getFailed(0, limit - 1)) as Job<BridgeJob>[];
     return jobs.map((job) => ({
       job: job.id ?? '',
       provider: job.data.provider,
@@ -81,7 +78,6 @@ export class ConfirmQueues {
     }));
   }
 
-  /** Moves a failed job back to waiting, with a fresh ladder; false when no failed job has that id. */
   async retry(jobId: string): Promise<boolean> {
     const job = await this.confirm.getJob(jobId);
     if (job === undefined || !(await job.isFailed())) return false;
@@ -89,7 +85,6 @@ export class ConfirmQueues {
     return true;
   }
 
-  /** Installs (or, with null, removes) the one repeatable reconcile job. */
   async schedule(everySeconds: number | null): Promise<void> {
     if (everySeconds === null) {
       await this.reconcile.removeJobScheduler(RECONCILE_SCHEDULER);
@@ -105,47 +100,26 @@ export class ConfirmQueues {
     );
   }
 
-  async close(): Promise<void> {
-    await Promise.all([this.confirm.close(), this.reconcile.close()]);
-  }
-}
-
-export interface ConfirmWorkersOptions {
-  connection: Redis | Cluster;
-  prefix: string;
-  settings: BridgeSettings;
-  logger: Logger;
-  /** One reconcile run with the configured lookback (src/confirmations/reconcile.ts). */
-  reconcile: () => Promise<unknown>;
-}
-
-/** The consumer side, in every `askgate worker` (and `npm start`). */
-export class ConfirmWorkers {
-  private readonly bridge: Worker<BridgeJobData>;
-  private readonly reconciler: Worker;
-
-  constructor(options: ConfirmWorkersOptions) {
-    const { logger } = options;
-    this.bridge = new Worker<BridgeJobData>(
+  consume(handlers: ConfirmationHandlers): void {
+    const { connection, prefix, logger, ladder } = this.options;
+    const bridge = new Worker<BridgeJob>(
       CONFIRM_QUEUE,
       async (job) => {
-        try {
-          return await postConfirmation(job.data.confirmation, options.settings);
-        } catch (err) {
-          // A verdict no retry changes (400, 401, 403, 404, the SSRF pin, a decision other than confirmed): fail now.
-          if (err instanceof BridgeFailure && !err.retryable) throw new UnrecoverableError(err.message);
-          throw err;
-        }
+        const step = await handlers.bridge(job.data);
+        if (step.kind === 'done') return;
+        // A verdict no retry changes (the door's 400, 401, 403, 404, the pin, a decision other than confirmed).
+        if (step.kind === 'fail') throw new UnrecoverableError(step.reason);
+        throw new RetryLater(step.reason);
       },
       {
-        connection: options.connection,
-        prefix: options.prefix,
+        connection,
+        prefix,
         concurrency: 8,
-        settings: { backoffStrategy: (attemptsMade, _type, err) => retryDelayMs(attemptsMade, err) },
+        settings: { backoffStrategy: (attemptsMade: number) => ladder.delayMs(attemptsMade) },
       },
     );
-    this.bridge.on('failed', (job, err) => {
-      const final = job === undefined || err instanceof UnrecoverableError || job.attemptsMade >= 1 + BRIDGE_RETRIES;
+    bridge.on('failed', (job, err) => {
+      const final = job === undefined || err instanceof UnrecoverableError || job.attemptsMade >= 1 + ladder.retries;
       logger[final ? 'error' : 'warn'](
         { job: job?.id, session: job?.data.confirmation.session, err: err.message },
         final ? 'confirmation bridge failed; kept as a failed job for an operator' : 'confirmation bridge retrying',
@@ -153,16 +127,18 @@ export class ConfirmWorkers {
     });
     // One run at a time per worker, and one in all (the queue's global concurrency, set with the schedule); the
     // scheduler makes one job per tick however many workers there are.
-    this.reconciler = new Worker(RECONCILE_QUEUE, () => options.reconcile(), {
-      connection: options.connection,
-      prefix: options.prefix,
+    const reconciler = new Worker(RECONCILE_QUEUE, () => handlers.reconcile(), {
+      connection,
+      prefix,
       concurrency: 1,
       lockDuration: 60_000,
     });
-    this.reconciler.on('failed', (_job, err) => logger.error({ err: err.message }, 'scheduled reconcile run failed'));
+    reconciler.on('failed', (_job, err) => logger.error({ err: err.message }, 'scheduled reconcile run failed'));
+    this.workers = [bridge, reconciler];
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.bridge.close(), this.reconciler.close()]);
+    await Promise.all(this.workers.map((w) => w.close()));
+    await Promise.all([this.confirm.close(), this.reconcile.close()]);
   }
 }
