@@ -108,7 +108,8 @@ function checkRouteChannels(config: Config, plugins: readonly ChannelPlugin[]): 
       const why = plugin === undefined ? 'is not configured' : 'cannot hold a conversation';
       throw new ConfigError(
         'ASKGATE_ROUTES',
-        `route ${i + 1} ("${route.name}"): channel "${route.channel}" ${why}; routes work on telegram, slack, whatsapp, twilio and web — configure the channel or remove the route.`,
+        `route ${i + 1} ("${route.name}"): channel "${route.channel}" ${why}; routes work on telegram, slack, ` +
+          'whatsapp, twilio and web — configure the channel or remove the route.',
       );
     }
   });

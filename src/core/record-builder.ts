@@ -27,7 +27,8 @@ export function needsTicket(request: AskRequest, publicBaseUrl: string | null): 
   if (publicBaseUrl === null) {
     throw invalid(
       why,
-      `${why === 'answer_format' ? 'an external ask' : why === 'channel' ? 'a channel ask' : 'link'} needs a callback URL, and INTERACTIONS_PUBLIC_BASE_URL is not set on this gateway; an operator must set it.`,
+      `${why === 'answer_format' ? 'an external ask' : why === 'channel' ? 'a channel ask' : 'link'} needs a callback ` +
+        'URL, and INTERACTIONS_PUBLIC_BASE_URL is not set on this gateway; an operator must set it.',
     );
   }
   return true;
