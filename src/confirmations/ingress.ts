@@ -22,7 +22,6 @@ export interface IngressDeps {
   /** Null on the in-memory store: nothing could keep an accepted event, so the ingress refuses with 503. */
   jobs: ConfirmationJobs | null;
   logger: Logger;
-  now?: () => number;
 }
 
 export async function ingest(
@@ -31,7 +30,7 @@ export async function ingest(
   headers: IncomingHttpHeaders,
   deps: IngressDeps,
 ): Promise<IngressVerdict> {
-  const nowMs = (deps.now ?? Date.now)();
+  const nowMs = Date.now();
   let verdict: ReturnType<ConfirmationProvider['verifyEvent']>;
   try {
     verdict = provider.verifyEvent(rawBody, headers, nowMs);

@@ -15,9 +15,9 @@ export interface ReconcileSummary {
   selected: number;
   answered: number;
   already_answered: number;
-  /** The door's 404: the ticket no longer resolves (the ask died, or was answered long enough ago to be pruned). */
+  /** The ticket no longer resolves (the door's 404): the ask died, or was answered long enough ago to be pruned. */
   expired: number;
-  /** The door's 400: the question's pin refused this payload (usually preset drift). */
+  /** The question's pin refused this payload (the door's 400), usually preset drift. */
   rejected: number;
   /**
    * Everything that is not a verdict on one confirmation: the ladder exhausted on a transient failure (the store
@@ -33,18 +33,14 @@ export interface ReconcileOptions {
   lookbackHours: number;
   intervalMs: number;
   logger: Logger;
-  now?: () => number;
-  sleep?: (ms: number) => Promise<void>;
 }
 
-const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One run. Rejects only when the provider cannot be listed; per-confirmation trouble lands in the summary. */
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileSummary> {
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? defaultSleep;
   const selected: CompletedConfirmation[] = await options.provider.listCompleted(
-    now() - options.lookbackHours * 3_600_000,
+    Date.now() - options.lookbackHours * 3_600_000,
   );
   const summary: ReconcileSummary = {
     selected: selected.length,

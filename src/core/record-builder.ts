@@ -3,7 +3,7 @@ import { invalid } from './errors.js';
 import { hashTicketSecret, newInteractionId } from './ids.js';
 import type { Identity, StoredInteraction } from './types.js';
 
-/** Where fresh ids come from; the defaults are the CSPRNG's (tests may pin them). */
+/** Where a fresh record's id comes from: the CSPRNG by default, or the id the store placed in a shard. */
 export interface RecordIds {
   interactionId(): string;
 }
