@@ -1,11 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Config } from '../config.js';
 import type { CallbackService } from '../core/callback-service.js';
 import { AskgateError } from '../core/errors.js';
 import type { InteractionService } from '../core/interaction-service.js';
 import type { Store } from '../core/store-port.js';
 import type { Logger } from '../observability/logger.js';
 import { answerConfirmation, type BridgeOutcome, type BridgeSettings } from './bridge.js';
+import type { ConfirmationsConfig } from './config.js';
 import { ingest, type IngressVerdict } from './ingress.js';
 import type { BridgeStep, ConfirmationJobs, FailedBridgeJob } from './jobs.js';
 import { PresetService } from './presets.js';
@@ -26,7 +26,8 @@ export interface Confirmations {
 }
 
 export interface ConfirmationsDeps {
-  config: Config;
+  /** The parts of the gateway's Config confirmations read (the whole Config fits). */
+  config: { confirmations: ConfirmationsConfig; publicBaseUrl: string | null };
   store: Store;
   service: InteractionService;
   /** The callback door's rules: the bridge answers through them, in process. */
