@@ -61,3 +61,13 @@ describe('the service boundary', () => {
     });
   }
 });
+
+describe('the one verdict shape', () => {
+  it('reaches channels/http.ts as a type only: the built module loads nothing of src/', () => {
+    const source = readFileSync(join(ROOT, 'channels/http.ts'), 'utf8');
+    expect(source).toContain("import type { VerifyResult } from '../src/core/verify-result.js';");
+    // The build (test/helpers/prerequisites.ts runs it first) erases a type-only import.
+    const built = readFileSync(join(ROOT, 'dist/channels/http.js'), 'utf8');
+    expect(specifiersOf(built).filter((s) => s.includes('src/'))).toEqual([]);
+  });
+});
