@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeStripe, STRIPE_KEY, STRIPE_WHSEC, type FakeStripe } from '../fakes/stripe-server.js';
+import {
+  startFakeStripe,
+  STRIPE_KEY,
+  STRIPE_WHSEC,
+  stripeSignature,
+  type FakeStripe,
+} from '../fakes/stripe-server.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { api } from '../helpers/http.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
@@ -100,6 +106,19 @@ describe('the Stripe ingress', () => {
     expect(res.json['message']).toContain('older than 300 s');
     await new Promise((r) => setTimeout(r, 200));
     expect(await statusOf(id)).toBe('pending');
+  });
+
+  it('refuses a correctly signed body that is not a JSON event with 400, naming the body', async () => {
+    for (const payload of ['not json', '{"object":"event"}']) {
+      const header = stripeSignature(payload, STRIPE_WHSEC, Math.floor(Date.now() / 1000));
+      const res = await fetch(stripe.webhookUrl as string, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'stripe-signature': header },
+        body: payload,
+      });
+      expect(res.status, payload).toBe(400);
+      expect(await res.json()).toMatchObject({ error: 'invalid_request', field: 'body' });
+    }
   });
 
   it('says so when it ignores an event that is not a confirmation', async () => {
