@@ -1,11 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  startFakeStripe,
-  STRIPE_KEY,
-  STRIPE_WHSEC,
-  stripeSignature,
-  type FakeStripe,
-} from '../fakes/stripe-server.js';
+import { startFakeStripe, STRIPE_KEY, STRIPE_WHSEC, stripeSignature, type FakeStripe } from '../fakes/stripe-server.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { api } from '../helpers/http.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
