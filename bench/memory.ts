@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { TelegramChannel } from '../channels/telegram/plugin.js';
 import { FAKE_BOT_TOKEN, startFakeTelegram, type FakeTelegram } from '../test/fakes/telegram-server.js';
 import { Keys } from '../src/store/keys.js';
-import { BUCKETS } from '../src/store/redis/scripts/fragments.js';
+import { resolveLua } from '../src/store/redis/scripts/index.js';
 import { figure, pool, type BenchResult, type Figure, type Size } from './harness.js';
 import { startRedis } from './processes.js';
 import { openSeeder, type Seeder } from './seed.js';
@@ -89,14 +89,14 @@ function body({ format, mode, channel }: Kind, i: number, expiry: string): Recor
 }
 
 /** Counts the asks that hold a deadline, across the buckets of the pending zset (KEYS[1]). */
-const COUNT_DEADLINES = `${BUCKETS}
+const COUNT_DEADLINES = resolveLua(`--- @include "includes/bucketEntries"
 local count = 0
 for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
   local _, _, dls = bucketEntries(member)
   for k = 1, #dls do if dls[k] > 0 then count = count + 1 end end
 end
 return count
-`;
+`);
 
 /** Keys matching `pattern`, by SCAN (the bench's own connection, after the measurement). */
 async function countKeys(redis: Redis, pattern: string): Promise<number> {

@@ -52,7 +52,7 @@ export function terminalEntry(status: Exclude<InteractionStatus, 'pending'>, atM
   return `["${TERMINAL_EVENT[status]}",${atMs}]`;
 }
 
-/** Part 9 with `entry` appended: the plain string operation the Lua fragment TRAIL performs. */
+/** Part 9 with `entry` appended: the plain string operation the Lua helper trailAppend performs (redis/scripts/includes/). */
 export function appendEntry(trail: string, entry: string): string {
   return trail === '' ? `[${entry}]` : `${trail.slice(0, -1)},${entry}]`;
 }

@@ -14,7 +14,7 @@
  * | key                   | type   | holds                                             | lifetime                                         |
  * |-----------------------|--------|---------------------------------------------------|--------------------------------------------------|
  * | `i:<id>`              | string | one interaction, the envelope of `record-codec.ts` (its audit trail included) | PEXPIREAT deadline + idle TTL at create (safety net); idle TTL from resolve |
- * | `pending`             | zset   | the pending list in buckets: one member per 64 sequence numbers (bucket b = floor(seq / 64), scored b), its text `<b>:` + one packed entry per ask still in it — id, seq % 64 + listed flag, deadline (BUCKETS in redis/scripts/fragments.ts); a record's body names its bucket (`pb`) | permanent; an entry leaves on resolve, a bucket when its last entry does |
+ * | `pending`             | zset   | the pending list in buckets: one member per 64 sequence numbers (bucket b = floor(seq / 64), scored b), its text `<b>:` + one packed entry per ask still in it — id, seq % 64 + listed flag, deadline (redis/scripts/includes/bucketSize.lua); a record's body names its bucket (`pb`) | permanent; an entry leaves on resolve, a bucket when its last entry does |
  * | `g:<group_id>`        | zset   | pending ids of one group, scored like `pending`   | Redis drops it when its last member leaves       |
  * | `deadlines`           | zset   | the deadline index: bucket numbers b, each scored by bucket b's earliest deadline when last scored (early after a resolve, never late; pop-due re-scores) | permanent; a bucket leaves when it holds no deadline (popped or resolved) |
  * | `t:<sha256 hex>`      | string | the id an old callback ticket resolves to (one minted before tickets named their record, `<secret>.<id>`, which need no key: the record holds 128 bits of SHA-256(secret), base64url); written only for a 64-hex ticket hash. Read-only once no ticket of the old form is live: the lookup can go one longest ask timeout + idle TTL after the upgrade | same expiry as its interaction hash              |
@@ -27,7 +27,7 @@
  * | `events`              | channel| pub/sub: one message per transition               | n/a (not a key)                                  |
  * | `wc-events`           | channel| pub/sub: one message per web chat message appended, `{"r": recipient, "m": message}` | n/a (not a key) |
  * | `r:<run_id>`          | hash   | a parked run (src/store/redis/run-store.ts documents its fields); listpack-encoded: no defaults stored, long values in 64-byte pieces | retention after its last write (PEXPIRE on every write) |
- * | `rf:<level>:<n>`      | hash   | folded parks: a run parked on one ask with no hash of its own, field = run id, value = its ask's id and resume target (+ kind, parent, state when set), ≤ 64 bytes each; n = SHA-1(run id) mod 2^level (redis/scripts/folded-runs.ts) | permanent; an entry leaves when its run is unfolded into `r:<run_id>` (the answer's claim, a kill, a bound thread), or, its record gone, when next found; a bucket when its last entry does |
+ * | `rf:<level>:<n>`      | hash   | folded parks: a run parked on one ask with no hash of its own, field = run id, value = its ask's id and resume target (+ kind, parent, state when set), ≤ 64 bytes each; n = SHA-1(run id) mod 2^level (redis/scripts/includes/foldedBucketKey.lua) | permanent; an entry leaves when its run is unfolded into `r:<run_id>` (the answer's claim, a kill, a bound thread), or, its record gone, when next found; a bucket when its last entry does |
  * | `rf`                  | string | the folded-runs level new entries go to (raised when a bucket holds 64) | permanent |
  * | `ro:<run_id>`         | list   | the outcomes of a run's last resume webhook attempts, JSON, newest first, the last 10 (RedisRunStore.recordOutcome) | retention after its last attempt (PEXPIRE on every push) |
  * | `runs:ready`          | zset   | runs whose resume or kill is due, scored by when (epoch ms) | permanent; a run leaves when its continuation completes |
@@ -181,7 +181,7 @@ export class Keys {
     return this.run('');
   }
 
-  /** The current level of the folded-runs buckets (a number; absent = 0). See redis/scripts/folded-runs.ts. */
+  /** The current level of the folded-runs buckets (a number; absent = 0). See redis/scripts/includes/foldedBucketKey.lua. */
   get foldedRunsLevel(): string {
     return `${this.prefix}${KEY_NAMES.foldedRunsLevel}`;
   }

@@ -84,7 +84,7 @@ export interface CompactBody {
   qr?: number;
   /**
    * Reserved, never written here: the Redis store appends its pending bucket's number as the body's last member
-   * while the ask is pending (`,"pb":<n>}`, BUCKETS in redis/scripts/fragments.ts); decode ignores it.
+   * while the ask is pending (`,"pb":<n>}`, redis/scripts/includes/bucketSize.lua); decode ignores it.
    */
   pb?: number;
 }

@@ -8,7 +8,7 @@ import { startRedisServer, type RedisServerHandle } from '../helpers/redis-serve
 import { keysUnder, makeInteraction, ticketHash } from './fixtures.js';
 
 /**
- * The bucketed pending list and deadline index (BUCKETS in src/store/redis/scripts/fragments.ts): one `pending`
+ * The bucketed pending list and deadline index (src/store/redis/scripts/includes/bucketSize.lua): one `pending`
  * member per 64 sequence numbers, one `deadlines` member per bucket holding a deadline.
  */
 

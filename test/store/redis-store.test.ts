@@ -7,7 +7,7 @@ import { Keys } from '../../src/store/keys.js';
 import { hashTicketSecret, newTicketSecret } from '../../src/core/ids.js';
 import { lookupHash, recipientBucketsOf } from '../../src/store/redis/lookups.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
-import { LOOKUPS } from '../../src/store/redis/scripts/lookups-fragment.js';
+import { resolveLua } from '../../src/store/redis/scripts/index.js';
 import type { StoreOptions } from '../../src/store/store.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 import {
@@ -373,7 +373,7 @@ describe('RedisStore on a real redis-server', () => {
   it('buckets a lookup the same in Lua as in TypeScript', async () => {
     const texts = ['telegram:5000000123', 'whatsapp:wamid.HBgL', 'web:ana@example.org', 'slack:C1:1712.5', 'ü:✓'];
     for (const text of texts) {
-      const lua = await raw.eval(`${LOOKUPS}\nreturn lookupHash(ARGV[1])`, 0, text);
+      const lua = await raw.eval(resolveLua('--- @include "includes/lookupHash"\nreturn lookupHash(ARGV[1])'), 0, text);
       expect(lua).toBe(lookupHash(text));
     }
   });

@@ -1,6 +1,6 @@
 import type { InteractionEventType } from '../../core/types.js';
 
-/** One message of a store's events channel, as the scripts publish it (`eventMessage` in scripts/fragments.ts). */
+/** One message of a store's events channel, as the scripts publish it (scripts/includes/eventMessage.lua). */
 export interface EventMessage {
   type: InteractionEventType;
   id: string;

@@ -8,7 +8,7 @@ import type { ScriptClient } from './scripts/index.js';
 
 /**
  * Moves index members written before the bucketed pending list and deadline index into buckets
- * (scripts/migrate-indexes.ts). A store without any only scans its two index zsets (one member per 64 asks).
+ * (scripts/migrate-indexes-3.lua). A store without any only scans its two index zsets (one member per 64 asks).
  */
 export async function migrateIndexes(client: ScriptClient, keys: Keys): Promise<void> {
   for (const pass of ['p', 'd'] as const) {
