@@ -34,7 +34,7 @@ import { legacyTicketKey } from './ticket-keys.js';
 import { recipientName } from './lookups.js';
 import { surfacesOf } from '../../core/surfaces.js';
 import { readSealedEvents } from './audit-reader.js';
-import { migrateIndexes, pingWithin } from './index-upkeep.js';
+import { pingWithin } from './index-upkeep.js';
 import type { ScriptClient } from './scripts/index.js';
 import { parseEventMessage } from './event-message.js';
 import { EventSubscription } from './event-subscription.js';
@@ -116,7 +116,6 @@ export class RedisStore implements Store {
     try {
       await Promise.all([connections.connect(store.client), connections.connect(store.subscriber)]);
       store.subscriber.on('message', (channel: string, message: string) => store.dispatch(channel, message));
-      await store.migrateIndexes();
     } catch (error) {
       if (owns) await connections.close();
       if (error instanceof AskgateError) throw error;
@@ -129,11 +128,6 @@ export class RedisStore implements Store {
       );
     }
     return store;
-  }
-
-  /** Moves index members written before the buckets into buckets (index-upkeep.ts). */
-  private async migrateIndexes(): Promise<void> {
-    await migrateIndexes(this.client, this.keys);
   }
 
   async create(record: StoredInteraction): Promise<void> {

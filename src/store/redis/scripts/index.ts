@@ -61,8 +61,6 @@ export interface ScriptCommands {
   askgateListPending(...args: Arg[]): Promise<[Bulk, ...Array<[string, string, string, Bulk]>]>;
   askgatePopDue(...args: Arg[]): Promise<string[]>;
   askgateHitWindow(...args: Arg[]): Promise<number>;
-  /** `[nextCursor, converted]`. */
-  askgateMigrateIndexes(...args: Arg[]): Promise<[string, number]>;
   // Runs (run-store.ts).
   /** The run's generation (> 0), or a negative refusal code. */
   askgateParkRun(...args: Arg[]): Promise<number>;
@@ -110,7 +108,6 @@ const SCRIPTS: Record<keyof ScriptCommands, string> = {
   askgateListPending: 'list-pending-2',
   askgatePopDue: 'pop-due-2',
   askgateHitWindow: 'hit-window-1',
-  askgateMigrateIndexes: 'migrate-indexes-3',
   askgateParkRun: 'park-run-4',
   askgateRunComplete: 'run-complete-2',
   askgateRunKill: 'run-kill-2',

@@ -66,14 +66,10 @@ while not done do
   offset = offset + #buckets / 2
   for i = 1, #buckets, 2 do
     local member, b = buckets[i], tonumber(buckets[i + 1])
-    -- A legacy member (from before the buckets; migrate-indexes-3.lua converts them) has no entries here.
+    -- Entries are in sequence order: each is appended by the step that took its sequence number.
     local ids, flags, dls, raws = bucketEntries(member)
     local drop, dropped = {}, false
-    -- Entries are appended in sequence order; a migrated legacy ask may land behind newer ones, so sort.
-    local order = {}
-    for k = 1, #ids do order[k] = k end
-    table.sort(order, function(x, y) return flags[x] % 64 < flags[y] % 64 end)
-    for _, k in ipairs(order) do
+    for k = 1, #ids do
       local seq = b * BUCKET + flags[k] % 64
       if flags[k] >= 64 and seq > after then
         if shown == limit then

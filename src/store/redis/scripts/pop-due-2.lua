@@ -35,13 +35,8 @@ while #out < max and passes < max + 16 do
   local b = tonumber(head[1])
   local bound = now
   if head[4] and tonumber(head[4]) < bound then bound = tonumber(head[4]) end
-  local old = nil
-  if string.find(head[1], '^%d+$') then old = bucketRead(P, b) end
-  if not string.find(head[1], '^%d+$') then
-    -- A legacy member (an id scored by its deadline, from before the buckets): popped as it always was.
-    redis.call('ZREM', D, head[1])
-    out[#out + 1] = head[1]
-  elseif not old then
+  local old = bucketRead(P, b)
+  if not old then
     redis.call('ZREM', D, head[1])
   else
     local ids, _, dls, raws = bucketEntries(old)

@@ -169,14 +169,11 @@ if check ~= nil and check ~= '' then
   if not fits then return { -2, text, schema } end
 end
 
+-- A pending record's body names its bucket (written by create or park-run).
 local bucket = bucketOfBody(parts[2])
 if bucket then
   bucketRemove(KEYS[2], KEYS[3], bucket, id)
   parts[2] = withoutBucket(parts[2])
-else
-  -- A record from before the buckets: its index entries are members of their own.
-  redis.call('ZREM', KEYS[2], id)
-  redis.call('ZREM', KEYS[3], id)
 end
 parts[1], parts[6], parts[7] = ARGV[2], ARGV[3], ARGV[4]
 trailAppend(parts, terminalEntry(ARGV[2], ARGV[6]))

@@ -1,12 +1,10 @@
 --[[
-  bucketEntries(member): a bucket's entries as parallel arrays ids, flags, deadlines, raw entry bytes (empty for a
-  legacy member).
+  bucketEntries(member): a bucket's entries, in sequence order, as parallel arrays ids, flags, deadlines, raw entry
+  bytes.
 ]]
---- @include "isBucket"
 --- @include "decodeDeadline"
 local function bucketEntries(member)
   local ids, flags, dls, raws = {}, {}, {}, {}
-  if not isBucket(member) then return ids, flags, dls, raws end
   local pos = string.find(member, ':', 1, true) + 1
   local n = #member
   while pos <= n do

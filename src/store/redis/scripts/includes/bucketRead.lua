@@ -1,11 +1,6 @@
 --[[
-  bucketRead(P, b): bucket b's member of the pending zset P, or nil. A legacy member (an id scored by its sequence
-  number, written before buckets) may share the score, so the member is picked by its prefix.
+  bucketRead(P, b): bucket b's member of the pending zset P (the one member scored b), or nil.
 ]]
 local function bucketRead(P, b)
-  local prefix = string.format('%d', b) .. ':'
-  for _, member in ipairs(redis.call('ZRANGEBYSCORE', P, b, b)) do
-    if string.sub(member, 1, #prefix) == prefix then return member end
-  end
-  return nil
+  return redis.call('ZRANGEBYSCORE', P, b, b)[1]
 end
