@@ -17,7 +17,6 @@
  * | `pending`             | zset   | the pending list in buckets: one member per 64 sequence numbers (bucket b = floor(seq / 64), scored b), its text `<b>:` + one packed entry per ask still in it — id, seq % 64 + listed flag, deadline (redis/scripts/includes/bucketSize.lua); a record's body names its bucket (`pb`) | permanent; an entry leaves on resolve, a bucket when its last entry does |
  * | `g:<group_id>`        | zset   | pending ids of one group, scored like `pending`   | Redis drops it when its last member leaves       |
  * | `deadlines`           | zset   | the deadline index: bucket numbers b, each scored by bucket b's earliest deadline when last scored (early after a resolve, never late; pop-due re-scores) | permanent; a bucket leaves when it holds no deadline (popped or resolved) |
- * | `t:<sha256 hex>`      | string | the id an old callback ticket resolves to (one minted before tickets named their record, `<secret>.<id>`, which need no key: the record holds 128 bits of SHA-256(secret), base64url); written only for a 64-hex ticket hash. Read-only once no ticket of the old form is live: the lookup can go one longest ask timeout + idle TTL after the upgrade | same expiry as its interaction hash              |
  * | `seq`                 | string | the sequence counter (INCR) behind `pending` and its buckets | permanent                              |
  * | `s:<sha256 hex>`      | string | one form schema's JSON, shared by every ask using it | extended to the latest expiry of a record using it |
  * | `db:<b>`              | hash   | the delivery lookup (redis/lookups.ts): field `<channel>:<ref>` → the id whose delivered message has `ref`, b = hash(field) mod 1024; a ref that is `<its recipient>:<message>` (Telegram, Slack, Discord) has no field, and is found through the recipient index | permanent; a field leaves when its question resolves (the resolve script), when set-delivery replaces it, or when a read finds its record gone |
@@ -57,7 +56,6 @@
  */
 export const KEY_NAMES = {
   group: 'g:',
-  ticket: 't:',
   schema: 's:',
   run: 'r:',
   foldedRunsLevel: 'rf',
@@ -132,15 +130,6 @@ export class Keys {
   /** The deadline index (a zset of bucket numbers scored by each bucket's earliest deadline, or an earlier one). */
   get deadlines(): string {
     return `${this.prefix}deadlines`;
-  }
-
-  ticket(ticketHash: string): string {
-    return `${this.prefix}${KEY_NAMES.ticket}${ticketHash}`;
-  }
-
-  /** The prefix of ticket keys; the resolve script appends the ticket hash it reads from the record. */
-  get ticketPrefix(): string {
-    return this.ticket('');
   }
 
   get seq(): string {

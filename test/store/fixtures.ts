@@ -67,8 +67,9 @@ export function answer(value: unknown, by = 'alice'): AskResult {
   };
 }
 
+/** A stored ticket hash: 128 bits of a secret's SHA-256 in base64url, 22 characters (as src/core/ids.ts keeps). */
 export function ticketHash(): string {
-  return randomBytes(32).toString('hex');
+  return randomBytes(16).toString('base64url');
 }
 
 /** Polls `check` until it stops throwing, or rethrows its last failure after `timeoutMs` (a bound for a loaded host). */

@@ -123,7 +123,6 @@ describe('RedisStore on a real redis-server', () => {
     });
     await a.create(record);
     expect(await b.get(record.id)).toBeNull();
-    expect(await b.findByTicketHash(record.ticket_hash!)).toBeNull();
     expect((await b.listPending({ limit: 10, cursor: null, groupId: null })).items).toEqual([]);
     expect(await b.popDue(Date.now(), 10)).toEqual([]);
     // B's own create, published after A's, arrives after anything of A's that reached B would have: none did.
@@ -135,14 +134,7 @@ describe('RedisStore on a real redis-server', () => {
     // Every key the create wrote lives under A's prefix.
     const keys = new Keys(prefixA);
     expect(await keysUnder(raw, prefixA)).toEqual(
-      [
-        keys.interaction(record.id),
-        keys.pending,
-        keys.group('g'),
-        keys.deadlines,
-        keys.ticket(record.ticket_hash!),
-        keys.seq,
-      ].sort(),
+      [keys.interaction(record.id), keys.pending, keys.group('g'), keys.deadlines, keys.seq].sort(),
     );
   });
 
@@ -406,7 +398,7 @@ describe('RedisStore on a real redis-server', () => {
     await store.resolve(record.id, { status: 'expired', result: null, resolvedAt: new Date().toISOString() });
     expect(await raw.pttl(keys.interaction(record.id))).toBeLessThanOrEqual(1000);
     await sleep(1300);
-    expect(await raw.exists(keys.interaction(record.id), keys.ticket(record.ticket_hash!))).toBe(0);
+    expect(await raw.exists(keys.interaction(record.id))).toBe(0);
     expect(await raw.zscore(keys.pending, record.id)).toBeNull();
     expect(await raw.zscore(keys.deadlines, record.id)).toBeNull();
   });
@@ -439,15 +431,6 @@ describe('RedisStore on a real redis-server', () => {
       await raw.del(new Keys(prefix).interaction(record.id));
       await expect(store.setDelivery(record.id, { chat_id: '1' })).rejects.toMatchObject({ code: 'not_found' });
       expect(await raw.exists(new Keys(prefix).interaction(record.id))).toBe(0);
-    });
-
-    it('a ticket whose record vanished finds nothing', async () => {
-      const prefix = uniquePrefix();
-      const store = await open({ idleTtlSeconds: 60, prefix });
-      const record = makeInteraction({ ticket_hash: ticketHash() });
-      await store.create(record);
-      await raw.del(new Keys(prefix).interaction(record.id));
-      expect(await store.findByTicketHash(record.ticket_hash!)).toBeNull();
     });
 
     it('listPending skips and removes index entries whose record vanished', async () => {

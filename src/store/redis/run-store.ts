@@ -1,5 +1,4 @@
 import { AskgateError } from '../../core/errors.js';
-import { legacyTicketKey } from './ticket-keys.js';
 import { recipientName } from './lookups.js';
 import type { RunSpec } from '../../core/types.js';
 import type { AttemptOutcome, ChatThread, ParkInput, RunStore, RunView } from '../../park/run-store.js';
@@ -114,7 +113,6 @@ export class RedisRunStore implements RunStore {
         deadlineMs,
         this.keys.interaction(record.id),
         record.group_id === null ? '' : this.keys.group(record.group_id),
-        legacyTicketKey(this.keys, record.ticket_hash) ?? '',
         schema === null ? '' : this.keys.schema(schema.hash),
         schema?.json ?? '',
         input.unlisted.has(record.id) ? '' : '1',
@@ -139,8 +137,7 @@ export class RedisRunStore implements RunStore {
         ...args,
       ),
     );
-    if (code === -1 || code === -2)
-      throw new AskgateError('conflict', 'an ask id or ticket is already in use; ask again.');
+    if (code === -1) throw new AskgateError('conflict', 'an ask id is already in use; ask again.');
     if (code === -3)
       throw new AskgateError(
         'conflict',

@@ -45,8 +45,6 @@ export interface ScriptCommands {
   askgateResolve(...args: Arg[]): Promise<[number, Bulk?, Bulk?, Bulk?, Bulk?, Bulk?, string[]?]>;
   /** `[envelope, schema]`, or null when the record is missing. */
   askgateGet(...args: Arg[]): Promise<[string, Bulk] | null>;
-  /** `[id, envelope, schema]`, or null when no live ticket. */
-  askgateFindByTicket(...args: Arg[]): Promise<[string, string, Bulk] | null>;
   /** 1 stored, -1 no such record, -2 no such surface. */
   askgateSetDelivery(...args: Arg[]): Promise<number>;
   /** 1 added, 2 already a surface, 0 not pending, -1 no such record. */
@@ -96,10 +94,9 @@ export type ScriptClient = (Redis | Cluster) & ScriptCommands;
 
 /** Each method's script, by file name (without `.lua`). */
 const SCRIPTS: Record<keyof ScriptCommands, string> = {
-  askgateCreate: 'create-7',
+  askgateCreate: 'create-6',
   askgateResolve: 'resolve-3',
   askgateGet: 'get-1',
-  askgateFindByTicket: 'find-by-ticket-1',
   askgateSetDelivery: 'set-delivery-1',
   askgateAddSurface: 'add-surface-3',
   askgateDeliveryReceipt: 'delivery-receipt-1',

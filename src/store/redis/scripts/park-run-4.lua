@@ -1,9 +1,9 @@
 --[[
   park-run: creates every ask of a park and parks their run, all or nothing.
 
-  Guarantees: nothing is written unless every check passes (no record id or ticket in use, the run not parked,
+  Guarantees: nothing is written unless every check passes (no record id in use, the run not parked,
   ready or dying already, and not owned by another identity). Then, in one step: each ask is written exactly as
-  create-7.lua writes one (record, deadline, ticket, shared schema, and the pending list and group unless it is an
+  create-6.lua writes one (record, deadline, shared schema, and the pending list and group unless it is an
   ask to the caller, which no inbox shows), the run hash is reset for this park (the previous park's ask slots,
   attempt count and kill cause dropped, the generation incremented, one open slot a:<id> per ask, outstanding
   count = number of asks), its expiry set to the retention window, and interaction.created published for each ask.
@@ -20,7 +20,7 @@
   parked: a second park of its run is refused (-3) as a parked hash's is. A folded entry whose record is gone is
   dropped.
 
-  The per-ask writes mirror create-7.lua (kept apart because create takes one record's keys in KEYS); the store
+  The per-ask writes mirror create-6.lua (kept apart because create takes one record's keys in KEYS); the store
   contract suite and test/park exercise both.
 
   KEYS[1] run hash         r:<run_id>
@@ -39,12 +39,11 @@
   ARGV[8]  events channel
   ARGV[9]  chat thread JSON (a run reached over chat), or '' to keep the one bound by a turn
   ARGV[10] number of asks N
-  then 12 values per ask: id, envelope, expire-at (ms), deadline (ms), record key, group key or '',
-  old-form ticket key or '' (a new ticket names its record), schema key or '', schema JSON or '', '1' when listed
-  in the pending list else '', the recipient index bucket prefix (rb:) or '' when asked of no recipient on a
-  channel, and <channel>:<recipient> (indexed at the level the pending list's size calls for:
-  includes/recipientAdd.lua; src/store/redis/lookups.ts)
-  then, at F = 11 + N * 12: ARGV[F] the folded value (includes/foldedBucketKey.lua) when the park may be folded,
+  then 11 values per ask: id, envelope, expire-at (ms), deadline (ms), record key, group key or '', schema key or
+  '', schema JSON or '', '1' when listed in the pending list else '', the recipient index bucket prefix (rb:) or ''
+  when asked of no recipient on a channel, and <channel>:<recipient> (indexed at the level the pending list's size
+  calls for: includes/recipientAdd.lua; src/store/redis/lookups.ts)
+  then, at F = 11 + N * 11: ARGV[F] the folded value (includes/foldedBucketKey.lua) when the park may be folded,
   else ''; ARGV[F+1] folded-runs level key (rf); ARGV[F+2] folded-runs bucket prefix (rf:); ARGV[F+3] interaction
   key prefix (i:); ARGV[F+4] the run id. A caller of the previous version passes none of them: nothing is folded,
   and no folded park is seen.
@@ -52,7 +51,6 @@
   Returns
     n > 0  parked; n is the run's generation (how many times it has parked)
     -1     an ask id already exists
-    -2     a ticket is already in use
     -3     the run is parked already (or its resume is under way)
     -4     the run belongs to another identity
     an error reply when an ask id is longer than 255 bytes (nothing written)
@@ -70,7 +68,7 @@
 local run = KEYS[1]
 local n = tonumber(ARGV[10])
 local nowMs = tonumber(ARGV[7])
-local F = 11 + n * 12
+local F = 11 + n * 11
 local foldValue, foldLevel = ARGV[F] or '', ARGV[F + 1] or ''
 local foldPrefix, recordPrefix, runId = ARGV[F + 2], ARGV[F + 3], ARGV[F + 4]
 
@@ -91,10 +89,9 @@ elseif foldLevel ~= '' then
   end
 end
 for i = 0, n - 1 do
-  local base = 11 + i * 12
+  local base = 11 + i * 11
   if #ARGV[base] > 255 then return redis.error_reply('askgate: an interaction id is at most 255 bytes') end
   if redis.call('EXISTS', ARGV[base + 4]) == 1 then return -1 end
-  if ARGV[base + 6] ~= '' and redis.call('EXISTS', ARGV[base + 6]) == 1 then return -2 end
 end
 
 if staleBucket then redis.call('HDEL', staleBucket, runId) end
@@ -120,21 +117,16 @@ if not folded then
 end
 
 for i = 0, n - 1 do
-  local base = 11 + i * 12
+  local base = 11 + i * 11
   local id, text, expireAt, deadline = ARGV[base], ARGV[base + 1], tonumber(ARGV[base + 2]), ARGV[base + 3]
-  local key, group, ticket = ARGV[base + 4], ARGV[base + 5], ARGV[base + 6]
-  local schemaKey, schema = ARGV[base + 7], ARGV[base + 8]
+  local key, group, schemaKey, schema = ARGV[base + 4], ARGV[base + 5], ARGV[base + 6], ARGV[base + 7]
   local seq = redis.call('INCR', KEYS[4])
-  local listed = ARGV[base + 9] == '1'
+  local listed = ARGV[base + 8] == '1'
   text = envelopeWithBucket(text, bucketAdd(KEYS[2], KEYS[3], seq, id, listed, tonumber(deadline)))
   redis.call('SET', key, text)
   redis.call('PEXPIREAT', key, expireAt)
   if listed and group ~= '' then redis.call('ZADD', group, seq, id) end
-  if ARGV[base + 10] ~= '' then recipientAdd(ARGV[base + 10], KEYS[2], ARGV[base + 11], id, seq) end
-  if ticket ~= '' then
-    redis.call('SET', ticket, id)
-    redis.call('PEXPIREAT', ticket, expireAt)
-  end
+  if ARGV[base + 9] ~= '' then recipientAdd(ARGV[base + 9], KEYS[2], ARGV[base + 10], id, seq) end
   if schemaKey ~= '' then
     if redis.call('SET', schemaKey, schema, 'NX') then
       redis.call('PEXPIREAT', schemaKey, expireAt)

@@ -5,8 +5,8 @@
   gets 0 with the record as the winner left it. The winner's step also drops the id from the pending list and the
   deadline index (its entry in the bucket its body names; the bucket member pb is stripped from the body), its
   group, its recipient index and delivery lookup fields (every surface's: includes/dropLookups.lua), shortens the
-  record's and ticket's lives to the idle TTL (both stay readable until then), keeps the shared schema alive at
-  least as long, appends the terminal audit event (answered | expired | cancelled: includes/terminalEntry.lua) to
+  record's life to the idle TTL (it stays readable until then, and so does its callback ticket, which names it),
+  keeps the shared schema alive at least as long, appends the terminal audit event (answered | expired | cancelled: includes/terminalEntry.lua) to
   the record's trail, and publishes the matching event with the whole record.
 
   KEYS[1] record            i:<id>
@@ -21,7 +21,7 @@
   ARGV[5]  idle TTL, ms
   ARGV[6]  now, epoch ms
   ARGV[7]  the shard's key prefix, e.g. {askgate}: — every other key and the events channel are named from it
-           (KEY_NAMES in src/store/keys.ts: groups, tickets, schemas, runs, ready runs, folded runs, recipient and
+           (KEY_NAMES in src/store/keys.ts: groups, schemas, runs, ready runs, folded runs, recipient and
            delivery buckets, recently resolved windows), so a claim sends one argument for them all
   ARGV[8]  run retention, ms (the run hash lives this long after its last write)
   ARGV[9]  answer check: '' for none (a plain resolve), else 'v' followed by what the offered answer is, checked
@@ -185,8 +185,6 @@ if string.find(parts[2], '"ch":', 1, true) then
   lookupHelpers()(P .. {{KEY_NAMES.recipientBuckets}}, P .. {{KEY_NAMES.deliveryBuckets}}, parts, id,
     P .. {{KEY_NAMES.recentlyResolved}}, nowMs, idleMs)
 end
--- Only an old-form ticket hash (64 hex, 66 bytes as JSON) has a t: lookup; a new ticket names its record.
-if #parts[4] == 66 then redis.call('PEXPIRE', P .. {{KEY_NAMES.ticket}} .. cjson.decode(parts[4]), idleMs) end
 if parts[5] ~= '' then extendTo(SCHEMAS .. cjson.decode(parts[5]), nowMs + idleMs, nowMs) end
 
 local verdict, runId, generation, runFields = '', '', '', {}
