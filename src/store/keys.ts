@@ -21,7 +21,6 @@
  * | `s:<sha256 hex>`      | string | one form schema's JSON, shared by every ask using it | extended to the latest expiry of a record using it |
  * | `db:<b>`              | hash   | the delivery lookup (redis/lookups.ts): field `<channel>:<ref>` → the id whose delivered message has `ref`, b = hash(field) mod 1024; a ref that is `<its recipient>:<message>` (Telegram, Slack, Discord) has no field, and is found through the recipient index | permanent; a field leaves when its question resolves (the resolve script), when set-delivery replaces it, or when a read finds its record gone |
  * | `rr:<w>`              | hash   | recently resolved questions' delivered messages: field `<channel>:<ref>` → id, written by the resolve script into window w = floor(now / (idle TTL / 4)), so a reply or receipt still finds a question answered a moment ago (redis/lookups.ts) | PEXPIREAT the window's end + idle TTL |
- * | `dl:<channel>:<ref>`  | string | written before the buckets: the id whose delivered message has `ref` on `channel`; still read by findByDelivery, no longer written | deadline + idle TTL from its write |
  * | `w:<key>:<start>`     | string | a fixed-window hit counter (start in epoch s)     | PEXPIREAT at the end of its window               |
  * | `events`              | channel| pub/sub: one message per transition               | n/a (not a key)                                  |
  * | `wc-events`           | channel| pub/sub: one message per web chat message appended, `{"r": recipient, "m": message}` | n/a (not a key) |
@@ -36,7 +35,6 @@
  * | `tg:<bot>:pause`      | string | epoch ms before which the bot sends nothing (a bot-wide 429) | PX retry_after                   |
  * | `tg:<bot>:c:<chat>`   | string | epoch ms of a chat's next free send time (pacing or a 429)   | PX until that time               |
  * | `rb:<n>:<b>`          | hash   | the recipient index (redis/lookups.ts): field `<channel>:<recipient>:<id>` → sequence number, one per pending question asked of a recipient on a channel: how a reply, a STOP or the web chat finds a person's pending questions without reading the pending list. Written at the smallest level n of 64 / 512 / 4096 / 32768 hashes whose buckets hold ~48 fields at the store's size; b = hash(`<channel>:<recipient>`) mod n; reads look at every level | permanent; a field leaves when its question resolves (the resolve script, every level), or when a read finds its record gone or resolved |
- * | `rc:<channel>:<recipient>` | zset | written before the buckets: ids of a recipient's questions, scored by sequence number; still read by pendingFor (which drops resolved members), no longer written | PEXPIREAT the latest expiry of a question in it |
  * | `wc:<recipient>`      | list   | a web chat conversation: JSON messages (the person's and the replies), oldest first, the last 200 (channels/web/conversation-log.ts) | PEXPIRE 7 days from its last message |
  * | `p:<name>`            | list   | every version of preset `<name>`, oldest first: JSON `{body, written_by, written_at}`; the version is the position + 1 | permanent |
  * | `seen:<key>`          | string | a seen-set claim, e.g. `stripe_checkout:<event id>` (src/confirmations/ingress.ts) | PX until the signature's tolerance ends |
@@ -145,11 +143,6 @@ export class Keys {
     return this.schema('');
   }
 
-  /** The reverse index of a delivered message reference (`delivery.ref`) to its interaction id. Lua-free: SET with PX. */
-  delivery(channel: string, ref: string): string {
-    return `${this.prefix}dl:${channel}:${ref}`;
-  }
-
   /** A fixed-window counter; `windowStart` is the window's first second (epoch seconds). */
   window(key: string, windowStart: number): string {
     return `${this.prefix}w:${key}:${windowStart}`;
@@ -228,11 +221,6 @@ export class Keys {
   /** Telegram pacing: one chat's next free send time. */
   telegramChat(botId: string, chatId: string): string {
     return `${this.prefix}tg:${botId}:c:${chatId}`;
-  }
-
-  /** The questions asked of one recipient on one channel (a zset of ids, scored by sequence number). */
-  recipient(channel: string, recipient: string): string {
-    return `${this.prefix}rc:${channel}:${recipient}`;
   }
 
   /** The pub/sub channel of web chat messages: every process serving the page hears every append. */
