@@ -3,7 +3,7 @@
  * on every channel askgate ships, a function of the other references: Telegram `chat_id:message_id`, Discord
  * `channel_id:message_id`, Slack `channel:ts`, WhatsApp and Twilio `message_id`. The stores' Redis form leaves it
  * out when that rule rebuilds it exactly, and the read puts it back; a `ref` the rule does not rebuild (the web
- * chat's, a plugin of another shape) is kept as written, and so is every record written with its `ref` before.
+ * chat's, a plugin of another shape) is kept as written; a map that holds its `ref` reads as it is.
  * The Lua twin of `derivedRef` is refOf (redis/scripts/includes/refOf.lua); they must agree.
  */
 

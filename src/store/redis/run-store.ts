@@ -40,7 +40,7 @@ import type { ScriptClient } from './scripts/index.js';
  * A run parked on one ask with no hash yet is folded (scripts/includes/foldedBucketKey.lua): no hash, one field of a bucketed
  * `rf:` hash, about 45 bytes instead of about 210; the step that first needs the hash (the answer's claim, a kill, a
  * bound thread) writes it exactly as park-run would have, and `get` derives the same fields from the folded entry
- * and its record. The hash of a run parked before folding (or parked on several asks) is read as it always was.
+ * and its record. A run parked on several asks, or parked again, has its hash from the park.
  *
  * A run hash costs nothing for a sync ask: only async asks name a run. Every write refreshes its expiry to the
  * checkpoint retention (LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES), which is the retention the issue asks
@@ -321,7 +321,7 @@ function foldedValue(input: ParkInput): string {
 
 /**
  * The resume target as `rs` holds it (park-run's ARGV[4]): a handler alone as `=` + its name, 13 bytes shorter than
- * its JSON; any other target as its JSON, which starts with `{`. Runs parked before the `=` form hold JSON only.
+ * its JSON; any other target as its JSON, which starts with `{`.
  */
 function resumeArg(resume: RunSpec['resume']): string {
   const keys = Object.keys(resume);

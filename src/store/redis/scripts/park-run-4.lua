@@ -45,8 +45,7 @@
   calls for: includes/recipientAdd.lua; src/store/redis/lookups.ts)
   then, at F = 11 + N * 11: ARGV[F] the folded value (includes/foldedBucketKey.lua) when the park may be folded,
   else ''; ARGV[F+1] folded-runs level key (rf); ARGV[F+2] folded-runs bucket prefix (rf:); ARGV[F+3] interaction
-  key prefix (i:); ARGV[F+4] the run id. A caller of the previous version passes none of them: nothing is folded,
-  and no folded park is seen.
+  key prefix (i:); ARGV[F+4] the run id.
 
   Returns
     n > 0  parked; n is the run's generation (how many times it has parked)
@@ -69,8 +68,7 @@ local run = KEYS[1]
 local n = tonumber(ARGV[10])
 local nowMs = tonumber(ARGV[7])
 local F = 11 + n * 11
-local foldValue, foldLevel = ARGV[F] or '', ARGV[F + 1] or ''
-local foldPrefix, recordPrefix, runId = ARGV[F + 2], ARGV[F + 3], ARGV[F + 4]
+local foldValue, foldLevel, foldPrefix, recordPrefix, runId = ARGV[F], ARGV[F + 1], ARGV[F + 2], ARGV[F + 3], ARGV[F + 4]
 
 local hashed = redis.call('EXISTS', run) == 1
 local staleBucket, level = nil, 0
@@ -79,7 +77,7 @@ if hashed then
   if status == 'parked' or status == 'ready' or status == 'dying' then return -3 end
   local owner = getPieces(run, 'o')
   if owner and owner ~= ARGV[1] then return -4 end
-elseif foldLevel ~= '' then
+else
   -- No hash: the run may be parked folded (refused as a parked hash is), unless its record is gone (no park).
   local bucket, value
   bucket, value, level = foldedFind(foldLevel, foldPrefix, runId)
@@ -96,7 +94,7 @@ end
 
 if staleBucket then redis.call('HDEL', staleBucket, runId) end
 -- A fresh run parked on one ask is folded (no hash; see includes/foldedBucketKey.lua): its first park, so generation 1.
-local folded = not hashed and n == 1 and foldValue ~= '' and foldLevel ~= ''
+local folded = not hashed and n == 1 and foldValue ~= ''
 local generation = 1
 if not folded then
   for _, field in ipairs(redis.call('HKEYS', run)) do

@@ -14,7 +14,7 @@
   ARGV[2] chat thread JSON
   ARGV[3] run retention, ms
   ARGV[4] run id
-  ARGV[5] folded-runs level key (rf), or '' (absent): a run parked folded is unfolded into its hash first
+  ARGV[5] folded-runs level key (rf): a run parked folded is unfolded into its hash first
   ARGV[6] folded-runs bucket prefix (rf:)
   ARGV[7] interaction key prefix (i:)
 
@@ -24,7 +24,7 @@
 --- @include "includes/getPieces"
 --- @include "includes/unfoldRun"
 
-if ARGV[5] ~= nil and ARGV[5] ~= '' and redis.call('EXISTS', KEYS[1]) == 0 then
+if redis.call('EXISTS', KEYS[1]) == 0 then
   unfoldRun(KEYS[1], ARGV[4], ARGV[5], ARGV[6], ARGV[7], tonumber(ARGV[3]), nil)
 end
 local owner = getPieces(KEYS[1], 'o')

@@ -14,7 +14,7 @@
   ARGV[2] run id
   ARGV[3] run retention, ms
   ARGV[4] now, epoch ms
-  ARGV[5] folded-runs level key (rf), or '' (absent): a run parked folded is unfolded into its hash first
+  ARGV[5] folded-runs level key (rf): a run parked folded is unfolded into its hash first
   ARGV[6] folded-runs bucket prefix (rf:)
   ARGV[7] interaction key prefix (i:)
 
@@ -23,7 +23,7 @@
 --- @include "includes/setPieces"
 --- @include "includes/unfoldRun"
 
-if ARGV[5] ~= nil and ARGV[5] ~= '' and redis.call('EXISTS', KEYS[1]) == 0 then
+if redis.call('EXISTS', KEYS[1]) == 0 then
   unfoldRun(KEYS[1], ARGV[2], ARGV[5], ARGV[6], ARGV[7], tonumber(ARGV[3]), nil)
 end
 if redis.call('HGET', KEYS[1], 's') ~= 'parked' then return -1 end
