@@ -100,7 +100,10 @@ export class RedisStore implements Store {
     });
   }
 
-  /** Connects both connections (the events channel is subscribed on the first listener); rejects with `store_unavailable` when Redis is unreachable. */
+  /**
+   * Connects both connections (the events channel is subscribed on the first listener); rejects with
+   * `store_unavailable` when Redis is unreachable.
+   */
   static async connect(options: RedisStoreOptions): Promise<RedisStore> {
     const owns = options.connections === undefined;
     const connections =

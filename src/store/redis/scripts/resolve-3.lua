@@ -6,8 +6,9 @@
   deadline index (its entry in the bucket its body names; the bucket member pb is stripped from the body), its
   group, its recipient index and delivery lookup fields (every surface's: includes/dropLookups.lua), shortens the
   record's life to the idle TTL (it stays readable until then, and so does its callback ticket, which names it),
-  keeps the shared schema alive at least as long, appends the terminal audit event (answered | expired | cancelled: includes/terminalEntry.lua) to
-  the record's trail, and publishes the matching event with the whole record.
+  keeps the shared schema alive at least as long, appends the terminal audit event (answered | expired |
+  cancelled: includes/terminalEntry.lua) to the record's trail, and publishes the matching event with the whole
+  record.
 
   KEYS[1] record            i:<id>
   KEYS[2] pending zset      (of buckets: includes/bucketSize.lua)
