@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { AskgateError } from './errors.js';
-import { hashTicket, parseTicket, ticketMatches } from './ids.js';
+import { parseTicket, ticketMatches } from './ids.js';
 import type { AnswerVerdict, InteractionService } from './interaction-service.js';
 import type { CoreLogger, Store } from './ports.js';
 import type { StoredInteraction } from './types.js';
@@ -51,14 +51,12 @@ export class CallbackService {
   }
 
   /**
-   * The record a ticket opens, or null. A new ticket (`<secret>.<id>`) names its record: it is read by id and the
-   * secret's hash compared, in constant time, with the one it holds. An old ticket (no `.`, minted before) is found
-   * through its `t:` lookup for the rest of its life. Every miss is the same null: the door's one 404.
+   * The record a ticket opens, or null. A ticket (`<secret>.<id>`) names its record: it is read by id and the
+   * secret's hash compared, in constant time, with the one it holds. Every miss is the same null: the door's one 404.
    */
   private async findRecord(ticket: string): Promise<StoredInteraction | null> {
     const parsed = parseTicket(ticket);
     if (parsed === null) return null;
-    if (parsed.kind === 'legacy') return this.deps.store.findByTicketHash(hashTicket(parsed.ticket));
     const record = await this.deps.store.get(parsed.interactionId);
     return record !== null && ticketMatches(parsed.secret, record.ticket_hash) ? record : null;
   }
