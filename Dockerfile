@@ -11,6 +11,7 @@ COPY forms ./forms
 COPY web ./web
 COPY bench ./bench
 COPY test ./test
+COPY tools ./tools
 RUN npm run build && npm prune --omit=dev
 
 # Run stage: the build output, production dependencies and the stylesheets the inbox serves; no sources or tests.

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { TelegramChannel } from '../channels/telegram/plugin.js';
 import { FAKE_BOT_TOKEN, startFakeTelegram, type FakeTelegram } from '../test/fakes/telegram-server.js';
 import { Keys } from '../src/store/keys.js';
-import { BUCKETS } from '../src/store/redis/scripts/fragments.js';
+import { resolveLua } from '../src/store/redis/scripts/index.js';
 import { figure, pool, type BenchResult, type Figure, type Size } from './harness.js';
 import { startRedis } from './processes.js';
 import { openSeeder, type Seeder } from './seed.js';
@@ -16,9 +16,9 @@ import { openSeeder, type Seeder } from './seed.js';
  * Two more kinds ask on a chat channel (`telegram` confirm, sync and async), each of its own recipient: the real
  * Telegram plugin sends every question to the test fake Bot API (no flood limits, in-process pacing opened wide, so
  * 100,000 sends take seconds — pacing keeps nothing in Redis either way), and the store records what a channel ask
- * costs on top: the callback ticket, the recipient index entry (`rc:`), the delivery refs in the record and the
- * reverse index of its message (`dl:`). One recipient per ask is the dearest layout (each recipient index is a key
- * of its own); a person with several pending questions shares one.
+ * costs on top: the callback ticket's hash, the recipient index field (`rb:`) and the delivery refs in the record (a
+ * Telegram message ref needs no delivery lookup field: it is found through the recipient index). One recipient per
+ * ask is the dearest layout (a field per ask); a person with several pending questions shares one field's hash.
  *
  * The baseline is the least a store can keep for a pending question it can list: the ask body's JSON in one string
  * key and one member of one sorted set, written with the same N on the same server. The target (600 bytes) is on
@@ -89,26 +89,14 @@ function body({ format, mode, channel }: Kind, i: number, expiry: string): Recor
 }
 
 /** Counts the asks that hold a deadline, across the buckets of the pending zset (KEYS[1]). */
-const COUNT_DEADLINES = `${BUCKETS}
+const COUNT_DEADLINES = resolveLua(`--- @include "includes/bucketEntries"
 local count = 0
 for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
   local _, _, dls = bucketEntries(member)
   for k = 1, #dls do if dls[k] > 0 then count = count + 1 end end
 end
 return count
-`;
-
-/** Keys matching `pattern`, by SCAN (the bench's own connection, after the measurement). */
-async function countKeys(redis: Redis, pattern: string): Promise<number> {
-  let count = 0;
-  let cursor = '0';
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 10_000);
-    count += found.length;
-    cursor = next;
-  } while (cursor !== '0');
-  return count;
-}
+`);
 
 /** Fields starting with `fieldPrefix` in the hashes matching `pattern` (the bucketed lookups, redis/lookups.ts). */
 async function countFields(redis: Redis, pattern: string, fieldPrefix: string): Promise<number> {
@@ -180,10 +168,6 @@ export async function memory(size: Size): Promise<BenchResult> {
           `${keys.deliveryBucketPrefix}*`,
           'telegram:',
         );
-        counts[`${kind.mode}_telegram_old_form_keys`] =
-          (await countKeys(direct, keys.recipient('telegram', '*'))) +
-          (await countKeys(direct, keys.delivery('telegram', '*'))) +
-          (await countKeys(direct, keys.ticket('*')));
       }
 
       await direct.flushall('SYNC');

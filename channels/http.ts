@@ -1,3 +1,5 @@
+import type { VerifyResult } from '../src/core/verify-result.js';
+
 /**
  * A channel's webhooks, framework-free: a request is plain data (method, path, query, headers, the raw bytes) and so
  * is the response. The gateway adapts its HTTP server to these (channels/mount.ts); a channel never sees express.
@@ -55,8 +57,12 @@ export interface VerifyInput {
   now: number;
 }
 
-/** A verdict: accepted, or refused with a reason that names the header (never the secret). */
-export type VerifyResult = { ok: true } | { ok: false; reason: string };
+/**
+ * A verdict: accepted, or refused with a reason that names the header (never the secret). The one verdict shape of
+ * askgate, defined by the core (the bound verifiers and the Stripe ingress return it too); a type-only re-export,
+ * erased at build, so this module still loads nothing of the core.
+ */
+export type { VerifyResult };
 
 /** The one shape of every channel's `verify` (a pure function: no core, no express, no I/O). */
 export type Verify = (input: VerifyInput) => VerifyResult;

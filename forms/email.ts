@@ -4,5 +4,6 @@
  * server refuses. It is ajv-formats' "full" rule: dot-separated atoms before the `@`, and a domain of at least two
  * labels (`ada@example` is refused: mail to a dotless host does not reach a person).
  */
-export const EMAIL =
-  /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+const ATOM = "[a-z0-9!#$%&'*+/=?^_`{|}~-]+";
+const LABEL = '[a-z0-9](?:[a-z0-9-]*[a-z0-9])?';
+export const EMAIL = new RegExp(`^${ATOM}(?:\\.${ATOM})*@(?:${LABEL}\\.)+${LABEL}$`, 'i');

@@ -172,7 +172,10 @@ function renderField(field: Field, ctx: Ctx): string {
           return `<div class="ag-option">${input}<label for="${optionId}">${escapeHtml(String(option))}</label></div>`;
         })
         .join('');
-      return `<fieldset class="ag-field ag-choices"${wrapperAttrs}><legend>${label}</legend>${hint}<div class="ag-options">${options}</div>${errorSlot}</fieldset>`;
+      return (
+        `<fieldset class="ag-field ag-choices"${wrapperAttrs}><legend>${label}</legend>${hint}` +
+        `<div class="ag-options">${options}</div>${errorSlot}</fieldset>`
+      );
     }
     case 'checkbox': {
       const input = `<input${attrs([
@@ -183,7 +186,10 @@ function renderField(field: Field, ctx: Ctx): string {
         ['checked', value === true || value === 'true'],
         ...common,
       ])}>`;
-      return `<div class="ag-field ag-checkbox"${wrapperAttrs}><div class="ag-option">${input}<label for="${id}">${label}</label></div>${hint}${errorSlot}</div>`;
+      return (
+        `<div class="ag-field ag-checkbox"${wrapperAttrs}><div class="ag-option">${input}` +
+        `<label for="${id}">${label}</label></div>${hint}${errorSlot}</div>`
+      );
     }
     case 'const':
       // A pinned value is shown, not asked: decode puts it back in the answer.
@@ -231,9 +237,14 @@ function renderControl(
     }
     case 'json': {
       const text = value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value, null, 2);
-      return `<textarea${attrs([...base, ['class', 'ag-json'], ['rows', '4'], ['spellcheck', 'false'], ['placeholder', 'JSON']])}>${escapeHtml(
-        text,
-      )}</textarea>`;
+      const json = attrs([
+        ...base,
+        ['class', 'ag-json'],
+        ['rows', '4'],
+        ['spellcheck', 'false'],
+        ['placeholder', 'JSON'],
+      ]);
+      return `<textarea${json}>${escapeHtml(text)}</textarea>`;
     }
     case 'textarea':
       return `<textarea${attrs([

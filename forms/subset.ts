@@ -82,7 +82,10 @@ function checkProperty(prop: unknown, name: string, names: string[]): string | n
   }
   const type = schemaType(prop);
   if (type === undefined || FIELD_KEYWORDS[type] === undefined) {
-    return `type ${JSON.stringify(prop['type'] ?? type)} is outside the channel-deliverable subset (nested objects and other shapes render only in the inbox and on the callback page)`;
+    return (
+      `type ${JSON.stringify(prop['type'] ?? type)} is outside the channel-deliverable subset ` +
+      '(nested objects and other shapes render only in the inbox and on the callback page)'
+    );
   }
   const allowed = FIELD_KEYWORDS[type] ?? [];
   const extra = Object.keys(prop).find((k) => !allowed.includes(k));

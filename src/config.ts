@@ -71,7 +71,7 @@ export interface Config {
    * 60 s apart in a fraction of that without weakening the rule that they are at least 60 s apart.
    * `ASKGATE_TEST_FOLLOW_UP_SECOND_MS`, default 1000; the process warns at start when it is set.
    */
-  followUpSecondMs: number;
+  testFollowUpSecondMs: number;
   /**
    * `ASKGATE_WEBHOOK_ALLOW_PRIVATE`: resume and route webhooks may reach loopback, private, link-local and metadata
    * addresses (development only). Unset, a literal such address is refused at ask (or config) time and a host name
@@ -340,8 +340,8 @@ export function loadConfig(env: Env = process.env): Config {
       'ASKGATE_TEST_HOLD_BEFORE_ENQUEUE',
       'is a fault-injection hook of the test suite (it freezes the process after a claim); unset it in production.',
     );
-  const followUpSecondMs = positiveInt(env, 'ASKGATE_TEST_FOLLOW_UP_SECOND_MS', 1_000);
-  if (followUpSecondMs !== 1_000 && env['NODE_ENV'] === 'production')
+  const testFollowUpSecondMs = positiveInt(env, 'ASKGATE_TEST_FOLLOW_UP_SECOND_MS', 1_000);
+  if (testFollowUpSecondMs !== 1_000 && env['NODE_ENV'] === 'production')
     throw new ConfigError(
       'ASKGATE_TEST_FOLLOW_UP_SECOND_MS',
       "is the test suite's clock for reminders and escalations (it shortens every second); unset it in production.",
@@ -367,7 +367,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: parseLogLevel(optional(env, 'LOG_LEVEL')),
     resumeLockMs: positiveInt(env, 'ASKGATE_RESUME_LOCK_MS', 30_000),
     resumeBackoffMs: positiveInt(env, 'ASKGATE_RESUME_BACKOFF_MS', 1_000),
-    followUpSecondMs,
+    testFollowUpSecondMs,
     webhookAllowPrivate,
     testHoldBeforeEnqueue,
     routes: routesOf(optional(env, 'ASKGATE_ROUTES'), tokens, redisUrl, webhookAllowPrivate),

@@ -10,6 +10,7 @@ import { ConfigError, type Config } from './config.js';
 import { EventHub } from './core/event-hub.js';
 import { InteractionService } from './core/interaction-service.js';
 import { CallbackService } from './core/callback-service.js';
+import { BRIDGE_LADDER } from './confirmations/ladder.js';
 import { startConfirmations } from './confirmations/wiring.js';
 import { ANSWER_PATH, answerDoor, apiRouter } from './doors/api.js';
 import { answerFastDoor } from './doors/answer-fast.js';
@@ -27,6 +28,7 @@ import { landingRouter } from './doors/landing.js';
 import { requestLog } from './doors/request-log.js';
 import { runsRouter } from './doors/runs.js';
 import { startParks } from './park/wiring.js';
+import { BullConfirmationJobs } from './queue/confirmation-jobs.js';
 import { startFollowUps } from './queue/follow-up-wiring.js';
 import { streamRouter } from './doors/stream.js';
 import { createLogger, type Logger } from './observability/logger.js';
@@ -55,6 +57,8 @@ export interface Gateway {
   readonly config: Config;
   readonly store: Store;
   readonly service: InteractionService;
+  /** The public callback door's rules (the door and the confirmation bridge answer through them). */
+  readonly callbacks: CallbackService;
   readonly hub: EventHub;
   readonly channels: ChannelRegistry;
   readonly app: Express;
@@ -104,7 +108,8 @@ function checkRouteChannels(config: Config, plugins: readonly ChannelPlugin[]): 
       const why = plugin === undefined ? 'is not configured' : 'cannot hold a conversation';
       throw new ConfigError(
         'ASKGATE_ROUTES',
-        `route ${i + 1} ("${route.name}"): channel "${route.channel}" ${why}; routes work on telegram, slack, whatsapp, twilio and web — configure the channel or remove the route.`,
+        `route ${i + 1} ("${route.name}"): channel "${route.channel}" ${why}; routes work on telegram, slack, ` +
+          'whatsapp, twilio and web — configure the channel or remove the route.',
       );
     }
   });
@@ -174,7 +179,25 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   parks.startWorkers(service);
   followUps.startWorker({ deliverToSurface: (record, target) => service.deliverToSurface(record, target) });
   const callbacks = new CallbackService({ store, service, verifiers, env: config.env, logger });
-  const confirmations = await startConfirmations(config, store, service, logger, options.workers ?? true, connections);
+  // Confirmations keep bridge jobs behind their own port: BullMQ on the process's queue connection, or none in memory.
+  const confirmationJobs =
+    store.durable && connections !== null
+      ? new BullConfirmationJobs({
+          connection: connections.queue(),
+          prefix: connections.keys.queuePrefix,
+          logger,
+          ladder: BRIDGE_LADDER,
+        })
+      : null;
+  const confirmations = await startConfirmations({
+    config,
+    store,
+    service,
+    callbacks,
+    logger,
+    workers: options.workers ?? true,
+    jobs: confirmationJobs,
+  });
 
   const app = express();
   app.disable('x-powered-by');
@@ -234,6 +257,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     config,
     store,
     service,
+    callbacks,
     hub,
     channels,
     app,

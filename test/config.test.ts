@@ -23,8 +23,8 @@ describe('configuration from the environment', () => {
   });
 
   it("refuses the test suite's follow-up clock (ASKGATE_TEST_FOLLOW_UP_SECOND_MS) under NODE_ENV=production", () => {
-    expect(loadConfig({}).followUpSecondMs).toBe(1000);
-    expect(loadConfig({ ASKGATE_TEST_FOLLOW_UP_SECOND_MS: '50' }).followUpSecondMs).toBe(50);
+    expect(loadConfig({}).testFollowUpSecondMs).toBe(1000);
+    expect(loadConfig({ ASKGATE_TEST_FOLLOW_UP_SECOND_MS: '50' }).testFollowUpSecondMs).toBe(50);
     expect(() => loadConfig({ ASKGATE_TEST_FOLLOW_UP_SECOND_MS: '50', NODE_ENV: 'production' })).toThrow(
       /ASKGATE_TEST_FOLLOW_UP_SECOND_MS.*unset it in production/,
     );

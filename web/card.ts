@@ -215,7 +215,8 @@ export function renderCard(record: InteractionRecord, options: CardOptions): HTM
           el(
             'p',
             'external-note',
-            `Answered by the outside system: this question waits for a callback signed for the ${record.verifier.name} verifier, and cannot be answered here.`,
+            'Answered by the outside system: this question waits for a callback signed for the ' +
+              `${record.verifier.name} verifier, and cannot be answered here.`,
           ),
         );
         break;

@@ -16,7 +16,7 @@ export interface SharedPacingOptions {
 
 /**
  * One budget for every process that sends as one bot: each call reserves its turn with one Lua script
- * (`telegram-reserve`: a slot among the bot's 30/s and the chat's next free second, atomically), waits for it here,
+ * (`pace-reserve`: a slot among the bot's 30/s and the chat's next free second, atomically), waits for it here,
  * then calls; a 429 moves the chat's (or the bot's) next free time past its retry_after (`telegram-push-back`), so
  * the other processes' next reservations land after it too.
  *

@@ -34,7 +34,8 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 
 /** This page's own stylesheet, served at `CALLBACK_CSS_PATH` (the shared form styles come from forms.css). */
 export const CALLBACK_CSS_PATH = '/assets/callback/page.css';
-export const CALLBACK_CSS = `body{margin:0;background:var(--ag-bg,#fff);color:var(--ag-text,#1b1f24);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+export const CALLBACK_CSS = `body{margin:0;background:var(--ag-bg,#fff);color:var(--ag-text,#1b1f24);
+font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 main{max-width:36rem;margin:0 auto;padding:1rem 1rem 2rem}
 .cb-question{font-size:1.2rem;margin:0 0 .25rem;white-space:pre-wrap;overflow-wrap:anywhere}
 .cb-outcome{font-size:1.1rem;margin:1.5rem 0 .5rem}

@@ -40,7 +40,8 @@ export function confirmationsCommand(): Command {
     .option('--json', 'print the summary as JSON')
     .addHelpText(
       'after',
-      '\nExamples:\n  $ askgate confirmations reconcile\n  $ askgate confirmations reconcile --lookback-hours 96 --json   # after a 3-day outage\n',
+      '\nExamples:\n  $ askgate confirmations reconcile\n' +
+        '  $ askgate confirmations reconcile --lookback-hours 96 --json   # after a 3-day outage\n',
     )
     .action(async (options: { lookbackHours?: number; json?: boolean }, command: Command) => {
       const body = options.lookbackHours === undefined ? {} : { lookback_hours: options.lookbackHours };
@@ -52,7 +53,8 @@ export function confirmationsCommand(): Command {
       if (options.json === true) out(JSON.stringify(summary, null, 2));
       else {
         out(
-          `selected ${summary.selected}: answered ${summary.answered}, already answered ${summary.already_answered}, expired ${summary.expired}, rejected ${summary.rejected}, failed ${summary.failed.length}`,
+          `selected ${summary.selected}: answered ${summary.answered}, already answered ${summary.already_answered}, ` +
+            `expired ${summary.expired}, rejected ${summary.rejected}, failed ${summary.failed.length}`,
         );
         for (const f of summary.failed) out(`  failed ${f.session}: ${f.reason}`);
       }

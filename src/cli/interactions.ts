@@ -216,7 +216,8 @@ function askCommand(): Command {
         'askgate interactions ask "Which region?" --format select --choices eu,us --timeout 600 --wait',
         'askgate interactions ask "Deploy details" --format form --schema deploy.schema.json --json',
         'askgate interactions ask "Approve?" --format confirm --channel telegram --recipient 12345 --wait',
-        'askgate interactions ask "Approve?" --format confirm --channel slack --recipient C0123 --timeout 3600 --remind-every 900 --remind-max 2 --escalate 1800,telegram,12345',
+        'askgate interactions ask "Approve?" --format confirm --channel slack --recipient C0123 --timeout 3600 ' +
+          '--remind-every 900 --remind-max 2 --escalate 1800,telegram,12345',
         'id=$(askgate interactions ask "Release notes?" --format text)',
       ]),
     )

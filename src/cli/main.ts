@@ -56,7 +56,8 @@ Examples:
     .description('run the whole gateway in one process (HTTP doors, channel webhooks, queue workers)')
     .addHelpText(
       'after',
-      '\nConfigured by the environment (PORT, HOST, REDIS_URL, ASKGATE_TOKENS, ...); see docs.\n\nExamples:\n  $ askgate start\n  $ PORT=9000 REDIS_URL=redis://127.0.0.1:6379 askgate start\n',
+      '\nConfigured by the environment (PORT, HOST, REDIS_URL, ASKGATE_TOKENS, ...); see docs.\n\n' +
+        'Examples:\n  $ askgate start\n  $ PORT=9000 REDIS_URL=redis://127.0.0.1:6379 askgate start\n',
     )
     .action(() => runServer('runAll'));
   program

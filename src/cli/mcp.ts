@@ -15,7 +15,8 @@ export function mcpCommand(): Command {
     .option('--progress-seconds <s>', 'the longest gap between two progress notifications (default 10)', parseSeconds)
     .addHelpText(
       'after',
-      '\nIn an MCP client config:\n  {"command": "askgate", "args": ["mcp"], "env": {"ASKGATE_URL": "http://127.0.0.1:8080", "ASKGATE_TOKEN": "..."}}\n',
+      '\nIn an MCP client config:\n  {"command": "askgate", "args": ["mcp"], ' +
+        '"env": {"ASKGATE_URL": "http://127.0.0.1:8080", "ASKGATE_TOKEN": "..."}}\n',
     )
     .action(async (options: { progressSeconds?: number }, command: Command) => {
       const client = clientFrom(globals(command));
@@ -47,7 +48,8 @@ export function mcpProxyCommand(): Command {
     .option('--recipient <address>', "the person's address on that channel (chat id, user id, phone)")
     .option(
       '--deliver <json>',
-      'instead of --channel/--recipient: several surfaces at once, as JSON, e.g. \'[{"channel":"slack","recipient":"C01"},{"channel":"telegram","recipient":"42"}]\'',
+      'instead of --channel/--recipient: several surfaces at once, as JSON, ' +
+        'e.g. \'[{"channel":"slack","recipient":"C01"},{"channel":"telegram","recipient":"42"}]\'',
       parseDeliver,
     )
     .option('--approver <identity...>', 'who may answer (token identity, or <channel>:<user id>); repeatable')
@@ -55,7 +57,11 @@ export function mcpProxyCommand(): Command {
     .option('--ask-always', 'answer every elicitation through askgate, even one the client could show itself')
     .addHelpText(
       'after',
-      '\nExamples:\n  $ askgate mcp-proxy --channel telegram --recipient 42 -- node my-server.js\n  $ askgate mcp-proxy --deliver \'[{"channel":"slack","recipient":"C01"},{"channel":"telegram","recipient":"42"}]\' --approver slack:U01 --approver telegram:42 -- node my-server.js\n  $ askgate mcp-proxy -- npx -y @some/mcp-server   # elicitations go to the inbox\n',
+      '\nExamples:\n' +
+        '  $ askgate mcp-proxy --channel telegram --recipient 42 -- node my-server.js\n' +
+        '  $ askgate mcp-proxy --deliver \'[{"channel":"slack","recipient":"C01"},{"channel":"telegram","recipient":"42"}]\' ' +
+        '--approver slack:U01 --approver telegram:42 -- node my-server.js\n' +
+        '  $ askgate mcp-proxy -- npx -y @some/mcp-server   # elicitations go to the inbox\n',
     )
     .action(
       async (

@@ -73,7 +73,8 @@ export function presetsCommand(): Command {
     .option('--json', 'print the created record (or, with --wait, {"answer", "reply_to", "params"}) as JSON')
     .addHelpText(
       'after',
-      '\nExamples:\n  $ askgate presets ask deposit --question "Pay the deposit for order 42" --wait\n  $ askgate presets ask deploy --fields \'{"question": "Ship 1.4?"}\' --json\n',
+      '\nExamples:\n  $ askgate presets ask deposit --question "Pay the deposit for order 42" --wait\n' +
+        '  $ askgate presets ask deploy --fields \'{"question": "Ship 1.4?"}\' --json\n',
     )
     .action(async (name: string, options: AskPresetOptions, command: Command) => {
       const client = clientFrom(globals(command));

@@ -1,3 +1,5 @@
+import { secretList } from '../verifiers/secret-list.js';
+
 /**
  * The confirmation variables, read once at start (called from `loadConfig`). A bad value stops the process with
  * one line naming the variable; `fail` builds that error, so this module does not import the config module back.
@@ -64,10 +66,7 @@ function apiUrl(env: Env, fail: Fail): string {
 }
 
 export function confirmationsConfig(env: Env, fail: Fail): ConfirmationsConfig {
-  const secrets = (value(env, 'STRIPE_WEBHOOK_SECRET') ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
+  const secrets = secretList(env['STRIPE_WEBHOOK_SECRET']);
   const everySeconds = whole(env, 'ASKGATE_RECONCILE_EVERY', null, fail);
   // A schedule that could never run is a mistake to stop on, not to log every tick.
   if (everySeconds !== null && value(env, 'REDIS_URL') === null)

@@ -2,7 +2,7 @@ import { AskgateError, invalid } from '../core/errors.js';
 import type { AskResponse, InteractionService } from '../core/interaction-service.js';
 import type { Identity, JsonSchema } from '../core/types.js';
 import type { Logger } from '../observability/logger.js';
-import type { PresetVersion, Store } from '../store/store.js';
+import type { PresetVersion, Store } from '../core/store-port.js';
 import type { ConfirmationProvider } from './providers/types.js';
 import { ProviderNotConfigured } from './providers/types.js';
 

@@ -1,12 +1,13 @@
+import type { CallbackService } from '../core/callback-service.js';
 import type { Logger } from '../observability/logger.js';
-import { BridgeFailure, type BridgeSettings, deliverNow } from './bridge.js';
+import { type BridgeSettings, deliverNow } from './bridge.js';
 import type { CompletedConfirmation, ConfirmationProvider } from './providers/types.js';
 
 /**
  * Reconcile: ask the provider which confirmations completed inside the lookback, and answer each through the same
- * bridge path, one at a time and paced (a run is one client address against a door with a per-address flood
- * budget). It reads the provider, not askgate's state, so it recovers an event that never arrived and a bridge job
- * that failed. Answering an answered question again is free (`already_answered`).
+ * bridge path (in process, through the callback service), one at a time and paced, so a long run spreads its reads
+ * and claims on the store. It reads the provider, not askgate's state, so it recovers an event that never arrived
+ * and a bridge job that failed. Answering an answered question again is free (`already_answered`).
  */
 
 /** Five disjoint outcomes: `selected == answered + already_answered + expired + rejected + failed.length`. */
@@ -14,32 +15,32 @@ export interface ReconcileSummary {
   selected: number;
   answered: number;
   already_answered: number;
-  /** The door's 404: the ticket no longer resolves (the ask died, or was answered long enough ago to be pruned). */
+  /** The ticket no longer resolves (the door's 404): the ask died, or was answered long enough ago to be pruned. */
   expired: number;
-  /** The door's 400: the question's pin refused this payload (usually preset drift). */
+  /** The question's pin refused this payload (the door's 400), usually preset drift. */
   rejected: number;
-  /** Everything that is not a verdict on one confirmation: transport, 5xx exhaustion, 401, 403, the SSRF pin. */
+  /**
+   * Everything that is not a verdict on one confirmation: the ladder exhausted on a transient failure (the store
+   * unreachable, the verifier unable to run), the verifier's refusal (the door's 401), 403, the SSRF pin.
+   */
   failed: Array<{ session: string; reason: string }>;
 }
 
 export interface ReconcileOptions {
   provider: ConfirmationProvider;
   settings: BridgeSettings;
+  callbacks: CallbackService;
   lookbackHours: number;
   intervalMs: number;
   logger: Logger;
-  now?: () => number;
-  sleep?: (ms: number) => Promise<void>;
 }
 
-const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One run. Rejects only when the provider cannot be listed; per-confirmation trouble lands in the summary. */
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileSummary> {
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? defaultSleep;
   const selected: CompletedConfirmation[] = await options.provider.listCompleted(
-    now() - options.lookbackHours * 3_600_000,
+    Date.now() - options.lookbackHours * 3_600_000,
   );
   const summary: ReconcileSummary = {
     selected: selected.length,
@@ -51,24 +52,17 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileSum
   };
   for (const [i, confirmation] of selected.entries()) {
     if (i > 0 && options.intervalMs > 0) await sleep(options.intervalMs);
-    try {
-      const verdict = await deliverNow(confirmation, options.settings, sleep);
-      summary[verdict] += 1;
-    } catch (err) {
-      if (err instanceof BridgeFailure && err.status === 404) summary.expired += 1;
-      else if (err instanceof BridgeFailure && err.status === 400) summary.rejected += 1;
-      else
-        summary.failed.push({
-          session: confirmation.session,
-          reason: err instanceof Error ? err.message : String(err),
-        });
-    }
+    const outcome = await deliverNow(confirmation, options.settings, options.callbacks, sleep);
+    if (outcome.kind === 'refused' || outcome.kind === 'transient')
+      summary.failed.push({ session: confirmation.session, reason: outcome.reason });
+    else summary[outcome.kind] += 1;
   }
   const log = { provider: options.provider.name, lookback_hours: options.lookbackHours, ...summary };
   if (summary.selected > 0 && summary.expired === summary.selected) {
     options.logger.warn(
       log,
-      'every selected confirmation came back expired: the callback route may be unserved (check the ingress and INTERACTIONS_PUBLIC_BASE_URL)',
+      'every selected confirmation came back expired: this process may read another store than the one that asked ' +
+        '(check REDIS_URL and ASKGATE_REDIS_PREFIX against the processes that serve asks)',
     );
   } else if (summary.failed.length > 0) {
     options.logger.error(log, 'reconcile run finished with failures');

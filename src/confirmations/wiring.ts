@@ -1,17 +1,17 @@
-import type { Config } from '../config.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { CallbackService } from '../core/callback-service.js';
 import { AskgateError } from '../core/errors.js';
 import type { InteractionService } from '../core/interaction-service.js';
+import type { Store } from '../core/store-port.js';
 import type { Logger } from '../observability/logger.js';
-import type { RedisConnections } from '../store/redis/connections.js';
-import type { Store } from '../store/store.js';
-import type { BridgeSettings } from './bridge.js';
+import { answerConfirmation, type BridgeOutcome, type BridgeSettings } from './bridge.js';
+import type { ConfirmationsConfig } from './config.js';
 import { ingest, type IngressVerdict } from './ingress.js';
+import type { BridgeStep, ConfirmationJobs, FailedBridgeJob } from './jobs.js';
 import { PresetService } from './presets.js';
 import { confirmationProviders } from './providers/index.js';
 import { type ConfirmationProvider, ProviderNotConfigured } from './providers/types.js';
-import { ConfirmQueues, ConfirmWorkers, type FailedBridgeJob } from './queue.js';
 import { reconcile, type ReconcileSummary } from './reconcile.js';
-import type { IncomingHttpHeaders } from 'node:http';
 
 /** Everything confirmations put on a gateway: presets, the ingress, the bridge, reconcile. */
 export interface Confirmations {
@@ -25,27 +25,41 @@ export interface Confirmations {
   close(): Promise<void>;
 }
 
-function needsQueues(): AskgateError {
+export interface ConfirmationsDeps {
+  /** The parts of the gateway's Config confirmations read (the whole Config fits). */
+  config: { confirmations: ConfirmationsConfig; publicBaseUrl: string | null };
+  store: Store;
+  service: InteractionService;
+  /** The callback door's rules: the bridge answers through them, in process. */
+  callbacks: CallbackService;
+  logger: Logger;
+  /** Whether this process runs workers (the bridge and reconcile consumers, the reconcile schedule). */
+  workers: boolean;
+  /** The job port (`src/queue/confirmation-jobs.ts` on Redis); null on the in-memory store. */
+  jobs: ConfirmationJobs | null;
+}
+
+function needsJobs(): AskgateError {
   return new AskgateError(
     'not_configured',
     'bridge jobs live in Redis, and this gateway runs on the in-memory store; set REDIS_URL.',
   );
 }
 
+/** A bridge outcome as the job queue takes it: done, retried on the ladder, or kept as failed. */
+export function stepOf(outcome: BridgeOutcome): BridgeStep {
+  if (outcome.kind === 'answered' || outcome.kind === 'already_answered') return { kind: 'done' };
+  if (outcome.kind === 'transient') return { kind: 'retry', reason: outcome.reason };
+  return { kind: 'fail', reason: outcome.reason };
+}
+
 /**
- * Builds confirmations from config. On Redis: the queues on every process, and in a process that runs workers the
- * bridge and reconcile workers plus the one reconcile scheduler (ASKGATE_RECONCILE_EVERY). On the in-memory store:
- * presets and reconcile work, the ingress and the failed-job doors answer 503.
+ * Builds confirmations. With a job port (Redis): the ingress keeps events as bridge jobs, and in a process that
+ * runs workers the bridge and reconcile consumers plus the one reconcile scheduler (ASKGATE_RECONCILE_EVERY). On the
+ * in-memory store: presets and reconcile work, the ingress and the failed-job doors answer 503.
  */
-export async function startConfirmations(
-  config: Config,
-  store: Store,
-  service: InteractionService,
-  logger: Logger,
-  workers: boolean,
-  /** The process's Redis connections (null on the in-memory store): the queues use its BullMQ connection. */
-  connections: RedisConnections | null = null,
-): Promise<Confirmations> {
+export async function startConfirmations(deps: ConfirmationsDeps): Promise<Confirmations> {
+  const { config, store, service, callbacks, logger, jobs } = deps;
   const providers = confirmationProviders(config.confirmations);
   const presets = new PresetService({ store, service, providers, logger });
   const settings: BridgeSettings = {
@@ -68,6 +82,7 @@ export async function startConfirmations(
         summary = await reconcile({
           provider,
           settings,
+          callbacks,
           lookbackHours,
           intervalMs: config.confirmations.reconcile.intervalMs,
           logger,
@@ -87,19 +102,12 @@ export async function startConfirmations(
     return total;
   };
 
-  const connection = store.durable && connections !== null ? connections.queue() : null;
-  const prefix = connections?.keys.queuePrefix ?? '';
-  const queues = connection === null ? null : new ConfirmQueues(connection, prefix);
-  let consumers: ConfirmWorkers | null = null;
-  // BullMQ gives each worker its own blocking duplicate of the queue connection: a worker process opens them only
-  // when a provider is set up here (ASKGATE_RECONCILE_EVERY without one stops the process at start).
+  // BullMQ gives each worker its own blocking duplicate of the queue connection: a worker process starts the
+  // consumers only when a provider is set up here (ASKGATE_RECONCILE_EVERY without one stops the process at start).
   const inUse = [...providers.values()].some((provider) => provider.inUse());
-  if (queues !== null && connection !== null && workers && inUse) {
-    consumers = new ConfirmWorkers({
-      connection,
-      prefix,
-      settings,
-      logger,
+  if (jobs !== null && deps.workers && inUse) {
+    jobs.consume({
+      bridge: async (job) => stepOf(await answerConfirmation(job.confirmation, settings, callbacks)),
       reconcile: async () => {
         const summary = await runReconcile();
         if (summary.failed.length > 0)
@@ -107,29 +115,28 @@ export async function startConfirmations(
         return summary;
       },
     });
-    await queues.schedule(config.confirmations.reconcile.everySeconds);
+    await jobs.schedule(config.confirmations.reconcile.everySeconds);
   }
 
   return {
     presets,
     providers,
-    ingest: (provider, rawBody, headers) => ingest(provider, rawBody, headers, { store, queues, logger }),
+    ingest: (provider, rawBody, headers) => ingest(provider, rawBody, headers, { store, jobs, logger }),
     reconcile: runReconcile,
     async listFailed() {
-      if (queues === null) throw needsQueues();
-      return queues.listFailed();
+      if (jobs === null) throw needsJobs();
+      return jobs.listFailed();
     },
     async retry(jobId) {
-      if (queues === null) throw needsQueues();
-      if (!(await queues.retry(jobId)))
+      if (jobs === null) throw needsJobs();
+      if (!(await jobs.retry(jobId)))
         throw new AskgateError(
           'not_found',
           `no failed bridge job ${jobId}; list them with GET /api/confirmations/failed.`,
         );
     },
     async close() {
-      await consumers?.close();
-      await queues?.close();
+      await jobs?.close();
     },
   };
 }

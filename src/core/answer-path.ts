@@ -55,7 +55,8 @@ export function refuseUnlessCallback(
   if (stored.verifier_binding === null || surface === 'callback') return;
   throw new AskgateError(
     'callback_only',
-    `interaction ${stored.id} is bound to the ${stored.verifier_binding.name} verifier and is answered only through its signed callback; no other door may answer it.`,
+    `interaction ${stored.id} is bound to the ${stored.verifier_binding.name} verifier and is answered only ` +
+      'through its signed callback; no other door may answer it.',
   );
 }
 
@@ -207,7 +208,9 @@ export function approverRefusal(
   if (offer.surface !== CALLBACK_SURFACE && stored.approvers.some((a) => canonicalIdentity(a) === who)) return null;
   return new AskgateError(
     'not_an_approver',
-    `interaction ${stored.id} may be answered by its approvers only, and ${offer.surface === CALLBACK_SURFACE ? 'the callback door names nobody' : `${offer.answeredBy} is not one of them`}.`,
+    `interaction ${stored.id} may be answered by its approvers only, and ${
+      offer.surface === CALLBACK_SURFACE ? 'the callback door names nobody' : `${offer.answeredBy} is not one of them`
+    }.`,
   );
 }
 

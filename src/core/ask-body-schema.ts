@@ -53,7 +53,9 @@ export function syncAskBodySchema(): JsonSchema {
       maxItems: CHOICE_LIMITS.maxItems,
       uniqueItems: true,
       items: { type: 'string', minLength: 1, maxLength: CHOICE_LIMITS.maxLength },
-      description: `Required with answer_format "select", refused with any other: the options, 1..${CHOICE_LIMITS.maxItems} unique strings.`,
+      description:
+        'Required with answer_format "select", refused with any other: the options, ' +
+        `1..${CHOICE_LIMITS.maxItems} unique strings.`,
     },
     schema: {
       type: 'object',

@@ -62,7 +62,8 @@ export function parseRemind(raw: unknown, ctx: FollowUpContext): RemindSpec | nu
   if (every >= ctx.secondsToDeadline)
     throw invalid(
       'remind.every',
-      `remind.every (${every} s) is not before the deadline (${Math.floor(ctx.secondsToDeadline)} s after the ask): no reminder would be sent; shorten every or lengthen the wait.`,
+      `remind.every (${every} s) is not before the deadline (${Math.floor(ctx.secondsToDeadline)} s after the ask): ` +
+        'no reminder would be sent; shorten every or lengthen the wait.',
     );
   return { every, max };
 }
@@ -91,7 +92,8 @@ export function parseEscalate(raw: unknown, ctx: FollowUpContext): EscalationSte
     if (after >= ctx.secondsToDeadline)
       throw invalid(
         `${at}.after`,
-        `${at}.after (${after} s) is not before the deadline (${Math.floor(ctx.secondsToDeadline)} s after the ask): the question would be closed by then; choose an earlier moment.`,
+        `${at}.after (${after} s) is not before the deadline (${Math.floor(ctx.secondsToDeadline)} s after the ask): ` +
+          'the question would be closed by then; choose an earlier moment.',
       );
     if (typeof channel !== 'string' || channel === '')
       throw invalid(`${at}.channel`, `${at}.channel is required: the name of a registered channel.`);

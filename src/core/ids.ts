@@ -35,34 +35,19 @@ export function hashTicketSecret(secret: string): string {
   return createHash('sha256').update(secret).digest().subarray(0, 16).toString('base64url');
 }
 
-/**
- * The hash of an old ticket (minted before tickets named their record: no `.` in it), SHA-256 as 64 hex characters,
- * the name of its `t:` lookup. Kept to read those tickets for the rest of their life.
- */
-export function hashTicket(ticket: string): string {
-  return createHash('sha256').update(ticket).digest('hex');
+/** A ticket as the door reads it: the secret, and the record it names. */
+export interface ParsedTicket {
+  secret: string;
+  interactionId: string;
 }
 
-/** A stored ticket hash of the old form (64 hex characters): it has a `t:` lookup of its own. */
-export function isLegacyTicketHash(ticketHash: string): boolean {
-  return /^[0-9a-f]{64}$/.test(ticketHash);
-}
-
-/** A ticket as the door reads it: a new one names its record; an old one is looked up by its hash. */
-export type ParsedTicket =
-  | { kind: 'named'; secret: string; interactionId: string }
-  | { kind: 'legacy'; ticket: string };
-
-// A new ticket: 43 secret characters, a dot, the interaction id (16 base64url characters, `.<shard>` beyond shard 0).
-const NAMED_TICKET = /^([A-Za-z0-9_-]{43})\.([A-Za-z0-9][A-Za-z0-9_-]{0,254}(?:\.[0-9]{1,3})?)$/;
-// An old ticket: 43 base64url characters; anything far off that shape cannot be one, so no store read is spent.
-const LEGACY_TICKET = /^[A-Za-z0-9_-]{16,128}$/;
+// A ticket: 43 secret characters, a dot, the interaction id (16 base64url characters, `.<shard>` beyond shard 0).
+const TICKET = /^([A-Za-z0-9_-]{43})\.([A-Za-z0-9][A-Za-z0-9_-]{0,254}(?:\.[0-9]{1,3})?)$/;
 
 /** Reads a ticket from the door's path, or null when it cannot be one (answered as unknown, no read spent). */
 export function parseTicket(ticket: string): ParsedTicket | null {
-  const named = NAMED_TICKET.exec(ticket);
-  if (named !== null) return { kind: 'named', secret: named[1] as string, interactionId: named[2] as string };
-  return LEGACY_TICKET.test(ticket) ? { kind: 'legacy', ticket } : null;
+  const named = TICKET.exec(ticket);
+  return named === null ? null : { secret: named[1] as string, interactionId: named[2] as string };
 }
 
 /** Whether `secret` hashes to the stored `ticketHash`, compared in constant time. */
@@ -70,6 +55,6 @@ export function ticketMatches(secret: string, ticketHash: string | null): boolea
   if (ticketHash === null) return false;
   const offered = Buffer.from(hashTicketSecret(secret));
   const stored = Buffer.from(ticketHash);
-  // Lengths differ only for an old-form stored hash, which a new ticket never names: no secret leaks by this.
+  // timingSafeEqual needs equal lengths; a stored hash is always 22 characters, so no secret leaks by this check.
   return offered.length === stored.length && timingSafeEqual(offered, stored);
 }

@@ -30,7 +30,8 @@ function checkUrl(kind: MediaKind, url: string, field: string): void {
       if (bytes > MEDIA_LIMITS.maxDataUriBytes) {
         throw invalid(
           field,
-          `${field} is a data URI of ${bytes} bytes; the limit is ${MEDIA_LIMITS.maxDataUriBytes} (256 KiB): host the image and pass its https:// URL.`,
+          `${field} is a data URI of ${bytes} bytes; the limit is ${MEDIA_LIMITS.maxDataUriBytes} (256 KiB): ` +
+            'host the image and pass its https:// URL.',
         );
       }
       return;

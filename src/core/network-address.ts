@@ -102,5 +102,6 @@ export function literalWebhookRefusal(url: string): string | null {
   const reason = blockedAddressReason(host);
   return reason === null
     ? null
-    : `names ${host} (${reason}), an address no webhook may reach; use a public address or host name (ASKGATE_WEBHOOK_ALLOW_PRIVATE lifts this for development).`;
+    : `names ${host} (${reason}), an address no webhook may reach; use a public address or host name ` +
+        '(ASKGATE_WEBHOOK_ALLOW_PRIVATE lifts this for development).';
 }

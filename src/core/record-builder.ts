@@ -3,7 +3,7 @@ import { invalid } from './errors.js';
 import { hashTicketSecret, newInteractionId } from './ids.js';
 import type { Identity, StoredInteraction } from './types.js';
 
-/** Where fresh ids come from; the defaults are the CSPRNG's (tests may pin them). */
+/** Where a fresh record's id comes from: the CSPRNG by default, or the id the store placed in a shard. */
 export interface RecordIds {
   interactionId(): string;
 }
@@ -27,7 +27,8 @@ export function needsTicket(request: AskRequest, publicBaseUrl: string | null): 
   if (publicBaseUrl === null) {
     throw invalid(
       why,
-      `${why === 'answer_format' ? 'an external ask' : why === 'channel' ? 'a channel ask' : 'link'} needs a callback URL, and INTERACTIONS_PUBLIC_BASE_URL is not set on this gateway; an operator must set it.`,
+      `${why === 'answer_format' ? 'an external ask' : why === 'channel' ? 'a channel ask' : 'link'} needs a callback ` +
+        'URL, and INTERACTIONS_PUBLIC_BASE_URL is not set on this gateway; an operator must set it.',
     );
   }
   return true;

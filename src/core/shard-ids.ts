@@ -5,8 +5,8 @@ import { newInteractionId } from './ids.js';
  * router, the doors and the workers all read a shard the same way, and a single Redis (one shard) sees plain ids.
  *
  * An interaction id says its shard: shard 0's ids are the plain 16-character base64url ids askgate always minted,
- * shard k ≥ 1's are `<16 chars>.<k>` (k in decimal). Any id without `.` is shard 0, so ids minted before shards keep
- * working. Groups and runs are named by their callers, so their shard is a hash of the name (`shardOfName`).
+ * shard k ≥ 1's are `<16 chars>.<k>` (k in decimal). Any id without `.` is shard 0, the one shard of a deployment
+ * that runs a single Redis. Groups and runs are named by their callers, so their shard is a hash of the name (`shardOfName`).
  */
 
 /** What separates an id from its shard mark. base64url never contains it, so the split is unambiguous. */

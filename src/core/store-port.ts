@@ -137,13 +137,6 @@ export interface Store {
   get(id: string): Promise<StoredInteraction | null>;
 
   /**
-   * The interaction whose old-form ticket hashes to `ticketHash` (hex SHA-256), while it still resolves: tickets
-   * minted before tickets named their record (`<secret>.<id>`, read with `get`). Only 64-hex ticket hashes are
-   * indexed for it; a record whose `ticket_hash` is the new form (base64url) has no lookup of its own.
-   */
-  findByTicketHash(ticketHash: string): Promise<StoredInteraction | null>;
-
-  /**
    * The one atomic claim: when the interaction is pending, records the resolution, drops it from the pending list
    * and the deadline index, keeps it (and its ticket) readable for `idleTtlSeconds`, and emits the matching event.
    */

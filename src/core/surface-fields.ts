@@ -61,7 +61,8 @@ export function parseApprovers(raw: unknown): string[] | null {
   if (!Array.isArray(raw) || raw.length === 0 || raw.length > SURFACE_LIMITS.approversMax)
     throw invalid(
       'approvers',
-      `approvers must be a list of 1..${SURFACE_LIMITS.approversMax} identities: token identity names, or "<channel>:<user id>" such as "slack:U0123".`,
+      `approvers must be a list of 1..${SURFACE_LIMITS.approversMax} identities: token identity names, ` +
+        'or "<channel>:<user id>" such as "slack:U0123".',
     );
   const seen = new Set<string>();
   return raw.map((item: unknown, i) => {

@@ -1,10 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { VerifierBinding } from './types.js';
+import type { VerifyResult } from './verify-result.js';
 
 /**
  * The verifier port: how the callback door's rules run the verifier bound to a question. The registry in
- * `src/verifiers/` implements it; a verifier throws `VerificationFailed` to refuse (the door answers 401) and
- * anything else when it cannot run at all (the door answers 500 and reveals nothing about the ticket).
+ * `src/verifiers/` implements it. A verifier answers with a `VerifyResult`: refused (the door answers 401 with the
+ * reason) or accepted; it throws only when it cannot run at all (the door answers 500 and reveals nothing about the
+ * ticket).
  */
 
 /** What a verifier sees: the binding stored with the question and the request exactly as it arrived. */
@@ -21,18 +23,10 @@ export interface VerifyInput {
   env: Readonly<Record<string, string | undefined>>;
 }
 
-/** A verifier's refusal: the request is not from whom the binding trusts. Anything else thrown means "cannot run". */
-export class VerificationFailed extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'VerificationFailed';
-  }
-}
-
 /** The verifiers a gateway knows. */
 export interface VerifierPort {
   /** Why the binding cannot be used (unknown name, bad options), or null when it can. Used at ask time. */
   explain(binding: VerifierBinding): string | null;
-  /** Resolves when the bound verifier accepts; rejects with `VerificationFailed` when it refuses, else when it cannot run. */
-  verify(input: VerifyInput): Promise<void>;
+  /** The bound verifier's verdict; rejects only when it cannot run (unknown name, malformed binding, secret unset). */
+  verify(input: VerifyInput): Promise<VerifyResult>;
 }

@@ -11,9 +11,9 @@ import {
   PAGE_HEADERS,
   questionPage,
 } from '../callback/pages.js';
-import { ticketNotFound, type CallbackService } from '../core/callback-service.js';
+import type { CallbackService } from '../core/callback-service.js';
 import { AskgateError, invalid } from '../core/errors.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../core/store-port.js';
 import { errorHeaders, STATUS_OF } from './error-status.js';
 import { floodControl, type FloodBudget } from './flood.js';
 
@@ -99,34 +99,26 @@ export function callbackRouter(deps: CallbackDoorDeps): Router {
     // A bound ticket's sender is a machine: it gets JSON verdicts even if it posts form-encoded.
     const html = isFormPost(req) && (state.kind === 'unknown' || state.record.verifier_binding === null);
     res.locals['html'] = html;
-    if (state.kind === 'unknown') {
-      if (html) return sendNotAvailable(res);
-      throw ticketNotFound();
-    }
-    const record = state.record;
-    await callbacks.verify(record, {
-      rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
-      headers: req.headers,
-    });
-    if (state.kind === 'answered') {
-      if (html) return sendPage(res, 200, alreadyAnsweredPage(record));
-      return res.status(200).json({ status: 'already_answered' });
-    }
-    if (state.kind === 'closed') {
-      if (html) return sendPage(res, 404, expiredPage(record));
-      throw ticketNotFound();
-    }
+    const request = { rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0), headers: req.headers };
     if (!html) {
-      if (!req.is('json') && !req.is('+json')) {
-        throw new AskgateError(
-          'invalid_request',
-          'send the answer as application/json (or form-encoded from the callback page).',
-          { field: 'content-type' },
-        );
-      }
-      const verdict = await callbacks.answer(record, answerFromJson(record, parseJson(bodyText(req))));
+      // A machine: the callback service runs the door's order (verifier, state, body, answer) and words nothing.
+      const verdict = await callbacks.submit(state, request, (record) => {
+        if (!req.is('json') && !req.is('+json')) {
+          throw new AskgateError(
+            'invalid_request',
+            'send the answer as application/json (or form-encoded from the callback page).',
+            { field: 'content-type' },
+          );
+        }
+        return answerFromJson(record, parseJson(bodyText(req)));
+      });
       return res.status(200).json({ status: verdict });
     }
+    if (state.kind === 'unknown') return sendNotAvailable(res);
+    const record = state.record;
+    await callbacks.verify(record, request);
+    if (state.kind === 'answered') return sendPage(res, 200, alreadyAnsweredPage(record));
+    if (state.kind === 'closed') return sendPage(res, 404, expiredPage(record));
     const entries: Entries = [...new URLSearchParams(bodyText(req)).entries()];
     try {
       const verdict = await callbacks.answer(record, answerFromForm(record, entries));

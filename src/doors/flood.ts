@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { AskgateError } from '../core/errors.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../core/store-port.js';
 
 /** The flood budget: at most `limit` requests per client address in each fixed window of `windowSeconds`. */
 export interface FloodBudget {

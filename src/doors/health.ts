@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { Metrics } from '../observability/metrics.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../core/store-port.js';
 import { STORE_RETRY_AFTER_SECONDS } from './error-status.js';
 
 /** Public liveness, readiness (the store answers) and Prometheus metrics. */

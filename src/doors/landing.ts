@@ -65,7 +65,11 @@ export function landingPage(facts: LandingFacts, root: string): string {
   <p>This askgate gateway is running on ${store}. Channels: ${channels}.</p>
   <p><a class="btn btn-primary" href="/inbox">Open the inbox</a></p>
   <h2>Check on it</h2>
-  <ul><li><a href="/healthz">/healthz</a> — alive</li><li><a href="/readyz">/readyz</a> — the store answers</li><li><a href="/metrics">/metrics</a> — Prometheus metrics</li></ul>
+  <ul>
+    <li><a href="/healthz">/healthz</a> — alive</li>
+    <li><a href="/readyz">/readyz</a> — the store answers</li>
+    <li><a href="/metrics">/metrics</a> — Prometheus metrics</li>
+  </ul>
   <h2>Documentation</h2>
   <ul>${docs}</ul>
 </main>

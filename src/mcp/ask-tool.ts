@@ -118,7 +118,8 @@ async function askHuman(
     }
     if (end.kind === 'expired')
       return toolError(
-        `timeout: nobody answered interaction ${record.id} before its deadline ${record.deadline_at}; ask again with a longer timeout or another channel.`,
+        `timeout: nobody answered interaction ${record.id} before its deadline ${record.deadline_at}; ` +
+          'ask again with a longer timeout or another channel.',
       );
     if (end.kind === 'undeliverable')
       return toolError(

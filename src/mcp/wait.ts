@@ -35,9 +35,9 @@ export interface WaitOptions {
   onCreated?: (record: InteractionRecord) => void;
 }
 
-/** Undeliverable is a record field of gateways that track receipts; an older gateway never sets it. */
+/** Every chat delivery of the question failed: the gateway marks it undeliverable, and waiting longer cannot help. */
 function undeliverable(record: InteractionRecord): boolean {
-  return (record as InteractionRecord & { undeliverable?: boolean }).undeliverable === true;
+  return record.undeliverable === true;
 }
 
 /** Asks and waits for the end. A refused ask rejects with the gateway's `AskgateHttpError` (nothing was asked). */

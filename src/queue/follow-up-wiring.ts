@@ -29,13 +29,13 @@ export function startFollowUps(
 ): FollowUps {
   if (!store.durable || connections === null)
     return { scheduler: null, startWorker: () => undefined, close: async () => undefined };
-  if (config.followUpSecondMs !== 1000)
+  if (config.testFollowUpSecondMs !== 1000)
     logger.warn(
-      { secondMs: config.followUpSecondMs },
+      { secondMs: config.testFollowUpSecondMs },
       'ASKGATE_TEST_FOLLOW_UP_SECOND_MS is set: reminders and escalations run on a test clock; unset it outside tests',
     );
   const queueShards = queueShardsOf(connections.shardKeys);
-  const scheduler = new FollowUpScheduler(connections.queue(), queueShards, config.followUpSecondMs);
+  const scheduler = new FollowUpScheduler(connections.queue(), queueShards, config.testFollowUpSecondMs);
   let worker: FollowUpWorker | null = null;
   return {
     scheduler,

@@ -12,7 +12,7 @@ import type { ChatThread, RunView } from '../park/run-store.js';
  *    {@link HandlerJob}: the body the handler receives, plus the version, the park's generation and the thread.
  * 2. A worker running the job again (a retry, or a job taken back from a stalled worker) first looks for the
  *    {@link REPORTED_FIELD} field in the job's own hash: present, the continuation completed already and is not run.
- * 3. It runs the handler, then in one atomic step (a MULTI, or the report script of store/redis/scripts/report.ts
+ * 3. It runs the handler, then in one atomic step (a MULTI, or the report script of store/redis/scripts/report-2.lua
  *    as this package's worker runs) sets that field and appends its {@link CompletionJob} report to the completions
  *    stream (`Keys.completions`), before its handler job completes.
  * 4. The askgate worker reads the stream in the consumer group {@link COMPLETIONS_GROUP}: it queues the chat reply

@@ -136,7 +136,7 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
       await legacy().add('completed', data, { ...JOB_DEFAULTS, jobId: data.resume_id });
       return;
     }
-    // One script (scripts/report.ts): the mark that stops a rerun and the report the gateway records exist together or
+    // One script (scripts/report-2.lua): the mark that stops a rerun and the report the gateway records exist together or
     // not at all. The gateway's recording is idempotent (run-complete checks status and generation; the reply has a
     // fixed job id).
     await runReport(connection, worker.toKey(job.id ?? data.resume_id), completions, JSON.stringify(data));

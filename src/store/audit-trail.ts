@@ -11,7 +11,7 @@ import type { DeliveryReceipt, InteractionStatus, StoredInteraction } from '../c
  *   `[type, at (epoch ms), surface, by, detail]` with trailing nulls dropped. `seq` is not stored: it is the
  *   position (+2), so the chain can have no gap and a removed entry shifts every later seq. A surface of `0` is
  *   the record's own channel (body member `ch`), as the Redis scripts write it for the first surface's delivery
- *   events (9 characters fewer than `"telegram"`); older entries name it in full and read the same.
+ *   events (9 characters fewer than `"telegram"`); an entry naming it in full reads the same.
  * - part 10, the *seal*: a JSON string, the concatenated hex SHA-256 hashes of events 1..k (64 characters each).
  *
  * Two kinds of event are derived rather than stored, so they cost nothing:
@@ -52,7 +52,7 @@ export function terminalEntry(status: Exclude<InteractionStatus, 'pending'>, atM
   return `["${TERMINAL_EVENT[status]}",${atMs}]`;
 }
 
-/** Part 9 with `entry` appended: the plain string operation the Lua fragment TRAIL performs. */
+/** Part 9 with `entry` appended: the plain string operation the Lua helper trailAppend performs (redis/scripts/includes/). */
 export function appendEntry(trail: string, entry: string): string {
   return trail === '' ? `[${entry}]` : `${trail.slice(0, -1)},${entry}]`;
 }

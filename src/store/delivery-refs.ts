@@ -3,8 +3,8 @@
  * on every channel askgate ships, a function of the other references: Telegram `chat_id:message_id`, Discord
  * `channel_id:message_id`, Slack `channel:ts`, WhatsApp and Twilio `message_id`. The stores' Redis form leaves it
  * out when that rule rebuilds it exactly, and the read puts it back; a `ref` the rule does not rebuild (the web
- * chat's, a plugin of another shape) is kept as written, and so is every record written with its `ref` before.
- * The Lua twin of `derivedRef` is REF_OF (redis/scripts/fragments.ts); they must agree.
+ * chat's, a plugin of another shape) is kept as written; a map that holds its `ref` reads as it is.
+ * The Lua twin of `derivedRef` is refOf (redis/scripts/includes/refOf.lua); they must agree.
  */
 
 /** The ref a delivery map implies, or undefined when it implies none. */
@@ -36,7 +36,7 @@ export function expandDelivery(d: Record<string, string>): Record<string, string
  * recipient and the message's own reference (`message_id`, `ts`) is present; the read puts it back when it is
  * absent and the message reference is present. What these channels write always holds both, so a map with the
  * message reference and without the conversation can only be this form. A further surface's delivery keeps its full
- * map. The Lua twins are firstDelivery and firstStored in LOOKUPS (redis/scripts/fragments.ts); they must agree.
+ * map. The Lua twins are firstDelivery and firstStored (redis/scripts/includes/); they must agree.
  */
 export const CONVERSATION_REFS: Readonly<Record<string, readonly [conversation: string, message: string]>> = {
   telegram: ['chat_id', 'message_id'],

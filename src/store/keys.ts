@@ -11,40 +11,80 @@
  * slot. One `Keys` instance names one shard's keys (`forShard(k)`); a Lua step only ever touches one shard. Only
  * `shards` and `shards:was` are deployment-wide (always in shard 0). With N = 1 every key is exactly as before.
  *
- * | key                   | type   | holds                                             | lifetime                                         |
- * |-----------------------|--------|---------------------------------------------------|--------------------------------------------------|
- * | `i:<id>`              | string | one interaction, the envelope of `record-codec.ts` (its audit trail included) | PEXPIREAT deadline + idle TTL at create (safety net); idle TTL from resolve |
- * | `pending`             | zset   | the pending list in buckets: one member per 64 sequence numbers (bucket b = floor(seq / 64), scored b), its text `<b>:` + one packed entry per ask still in it — id, seq % 64 + listed flag, deadline (BUCKETS in redis/scripts/fragments.ts); a record's body names its bucket (`pb`) | permanent; an entry leaves on resolve, a bucket when its last entry does |
- * | `g:<group_id>`        | zset   | pending ids of one group, scored like `pending`   | Redis drops it when its last member leaves       |
- * | `deadlines`           | zset   | the deadline index: bucket numbers b, each scored by bucket b's earliest deadline when last scored (early after a resolve, never late; pop-due re-scores) | permanent; a bucket leaves when it holds no deadline (popped or resolved) |
- * | `t:<sha256 hex>`      | string | the id an old callback ticket resolves to (one minted before tickets named their record, `<secret>.<id>`, which need no key: the record holds 128 bits of SHA-256(secret), base64url); written only for a 64-hex ticket hash. Read-only once no ticket of the old form is live: the lookup can go one longest ask timeout + idle TTL after the upgrade | same expiry as its interaction hash              |
- * | `seq`                 | string | the sequence counter (INCR) behind `pending` and its buckets | permanent                              |
- * | `s:<sha256 hex>`      | string | one form schema's JSON, shared by every ask using it | extended to the latest expiry of a record using it |
- * | `db:<b>`              | hash   | the delivery lookup (redis/lookups.ts): field `<channel>:<ref>` → the id whose delivered message has `ref`, b = hash(field) mod 1024; a ref that is `<its recipient>:<message>` (Telegram, Slack, Discord) has no field, and is found through the recipient index | permanent; a field leaves when its question resolves (the resolve script), when set-delivery replaces it, or when a read finds its record gone |
- * | `rr:<w>`              | hash   | recently resolved questions' delivered messages: field `<channel>:<ref>` → id, written by the resolve script into window w = floor(now / (idle TTL / 4)), so a reply or receipt still finds a question answered a moment ago (redis/lookups.ts) | PEXPIREAT the window's end + idle TTL |
- * | `dl:<channel>:<ref>`  | string | written before the buckets: the id whose delivered message has `ref` on `channel`; still read by findByDelivery, no longer written | deadline + idle TTL from its write |
- * | `w:<key>:<start>`     | string | a fixed-window hit counter (start in epoch s)     | PEXPIREAT at the end of its window               |
- * | `events`              | channel| pub/sub: one message per transition               | n/a (not a key)                                  |
- * | `wc-events`           | channel| pub/sub: one message per web chat message appended, `{"r": recipient, "m": message}` | n/a (not a key) |
- * | `r:<run_id>`          | hash   | a parked run (src/store/redis/run-store.ts documents its fields); listpack-encoded: no defaults stored, long values in 64-byte pieces | retention after its last write (PEXPIRE on every write) |
- * | `rf:<level>:<n>`      | hash   | folded parks: a run parked on one ask with no hash of its own, field = run id, value = its ask's id and resume target (+ kind, parent, state when set), ≤ 64 bytes each; n = SHA-1(run id) mod 2^level (redis/scripts/folded-runs.ts) | permanent; an entry leaves when its run is unfolded into `r:<run_id>` (the answer's claim, a kill, a bound thread), or, its record gone, when next found; a bucket when its last entry does |
- * | `rf`                  | string | the folded-runs level new entries go to (raised when a bucket holds 64) | permanent |
- * | `ro:<run_id>`         | list   | the outcomes of a run's last resume webhook attempts, JSON, newest first, the last 10 (RedisRunStore.recordOutcome) | retention after its last attempt (PEXPIRE on every push) |
- * | `runs:ready`          | zset   | runs whose resume or kill is due, scored by when (epoch ms) | permanent; a run leaves when its continuation completes |
- * | `pace:<platform>:<account>:slots` / `:pause` / `:c:<chat>` | zset / string / string | the shared send budget of Slack, WhatsApp and Twilio (channels/shared-pacing.ts), as the three `tg:` keys below are Telegram's; each Slack method tier is an account of its own (the bot token and the method, hashed), whose one chat is `method` | as the `tg:` keys |
- * | `pace:<platform>:<account>:s:<chat>` | string | epoch ms of the last call's departure into a chat (the `pace-gap` gate) | PX the chat's interval |
- * | `tg:<bot>:slots`      | zset   | Telegram send slots reserved by every process of one bot | PEXPIRE a minute past its last slot |
- * | `tg:<bot>:pause`      | string | epoch ms before which the bot sends nothing (a bot-wide 429) | PX retry_after                   |
- * | `tg:<bot>:c:<chat>`   | string | epoch ms of a chat's next free send time (pacing or a 429)   | PX until that time               |
- * | `rb:<n>:<b>`          | hash   | the recipient index (redis/lookups.ts): field `<channel>:<recipient>:<id>` → sequence number, one per pending question asked of a recipient on a channel: how a reply, a STOP or the web chat finds a person's pending questions without reading the pending list. Written at the smallest level n of 64 / 512 / 4096 / 32768 hashes whose buckets hold ~48 fields at the store's size; b = hash(`<channel>:<recipient>`) mod n; reads look at every level | permanent; a field leaves when its question resolves (the resolve script, every level), or when a read finds its record gone or resolved |
- * | `rc:<channel>:<recipient>` | zset | written before the buckets: ids of a recipient's questions, scored by sequence number; still read by pendingFor (which drops resolved members), no longer written | PEXPIREAT the latest expiry of a question in it |
- * | `wc:<recipient>`      | list   | a web chat conversation: JSON messages (the person's and the replies), oldest first, the last 200 (channels/web/conversation-log.ts) | PEXPIRE 7 days from its last message |
- * | `p:<name>`            | list   | every version of preset `<name>`, oldest first: JSON `{body, written_by, written_at}`; the version is the position + 1 | permanent |
- * | `seen:<key>`          | string | a seen-set claim, e.g. `stripe_checkout:<event id>` (src/confirmations/ingress.ts) | PX until the signature's tolerance ends |
- * | `completions`         | stream | the job protocol's completion reports (v2): one entry `r` = report JSON per continuation whose handler returned; consumer group `askgate`; one per shard, an SDK worker reporting to its handler job's shard | an entry is deleted once its completion is recorded |
- * | `shards`              | string | the deployment's shard count N (ASKGATE_SHARDS), recorded at start; only ever raised; shard 0 only | permanent |
- * | `shards:was`          | set    | the shard counts the deployment had before N (where runs parked then live); shard 0 only | permanent |
- * | `<queue>:...`         | BullMQ | the resume / handler-<name> / turn / reply queues (src/queue/queues.ts) and follow-up (src/queue/follow-ups.ts), under `queuePrefix`, once per shard (src/queue/queue-shards.ts: a run's jobs in its shard's, a question's follow-ups in its shard's); completed (job protocol v1) and the confirmations' bridge / reconcile in shard 0 only | BullMQ's own; completed jobs kept a day |
+ * The keys, each with its type, what it holds and how long it lives:
+ *
+ * - `i:<id>` (string): one interaction, the envelope of `record-codec.ts` (its audit trail included). Lifetime:
+ *   PEXPIREAT deadline + idle TTL at create (safety net); idle TTL from resolve.
+ * - `pending` (zset): the pending list in buckets: one member per 64 sequence numbers (bucket b = floor(seq / 64),
+ *   scored b), its text `<b>:` + one packed entry per ask still in it — id, seq % 64 + listed flag, deadline
+ *   (redis/scripts/includes/bucketSize.lua); a record's body names its bucket (`pb`). Lifetime: permanent; an entry
+ *   leaves on resolve, a bucket when its last entry does.
+ * - `g:<group_id>` (zset): pending ids of one group, scored like `pending`. Lifetime: Redis drops it when its last
+ *   member leaves.
+ * - `deadlines` (zset): the deadline index: bucket numbers b, each scored by bucket b's earliest deadline when last
+ *   scored (early after a resolve, never late; pop-due re-scores). Lifetime: permanent; a bucket leaves when it holds
+ *   no deadline (popped or resolved).
+ * - `seq` (string): the sequence counter (INCR) behind `pending` and its buckets. Lifetime: permanent.
+ * - `s:<sha256 hex>` (string): one form schema's JSON, shared by every ask using it. Lifetime: extended to the latest
+ *   expiry of a record using it.
+ * - `db:<b>` (hash): the delivery lookup (redis/lookups.ts): field `<channel>:<ref>` → the id whose delivered message
+ *   has `ref`, b = hash(field) mod 1024; a ref that is `<its recipient>:<message>` (Telegram, Slack, Discord) has no
+ *   field, and is found through the recipient index. Lifetime: permanent; a field leaves when its question resolves
+ *   (the resolve script), when set-delivery replaces it, or when a read finds its record gone.
+ * - `rr:<w>` (hash): recently resolved questions' delivered messages: field `<channel>:<ref>` → id, written by the
+ *   resolve script into window w = floor(now / (idle TTL / 4)), so a reply or receipt still finds a question answered
+ *   a moment ago (redis/lookups.ts). Lifetime: PEXPIREAT the window's end + idle TTL.
+ * - `w:<key>:<start>` (string): a fixed-window hit counter (start in epoch s). Lifetime: PEXPIREAT at the end of its
+ *   window.
+ * - `events` (channel): pub/sub: one message per transition. Lifetime: n/a (not a key).
+ * - `wc-events` (channel): pub/sub: one message per web chat message appended, `{"r": recipient, "m": message}`.
+ *   Lifetime: n/a (not a key).
+ * - `r:<run_id>` (hash): a parked run (src/store/redis/run-store.ts documents its fields); listpack-encoded: no
+ *   defaults stored, long values in 64-byte pieces. Lifetime: retention after its last write (PEXPIRE on every write).
+ * - `rf:<level>:<n>` (hash): folded parks: a run parked on one ask with no hash of its own, field = run id, value =
+ *   its ask's id and resume target (+ kind, parent, state when set), ≤ 64 bytes each; n = SHA-1(run id) mod 2^level
+ *   (redis/scripts/includes/foldedBucketKey.lua). Lifetime: permanent; an entry leaves when its run is unfolded into
+ *   `r:<run_id>` (the answer's claim, a kill, a bound thread), or, its record gone, when next found; a bucket when its
+ *   last entry does.
+ * - `rf` (string): the folded-runs level new entries go to (raised when a bucket holds 64). Lifetime: permanent.
+ * - `ro:<run_id>` (list): the outcomes of a run's last resume webhook attempts, JSON, newest first, the last 10
+ *   (RedisRunStore.recordOutcome). Lifetime: retention after its last attempt (PEXPIRE on every push).
+ * - `runs:ready` (zset): runs whose resume or kill is due, scored by when (epoch ms). Lifetime: permanent; a run
+ *   leaves when its continuation completes.
+ * - `pace:<platform>:<account>:slots` / `:pause` / `:c:<chat>` (zset / string / string): the shared send budget of
+ *   Slack, WhatsApp and Twilio (channels/shared-pacing.ts), as the three `tg:` keys below are Telegram's; each Slack
+ *   method tier is an account of its own (the bot token and the method, hashed), whose one chat is `method`. Lifetime:
+ *   as the `tg:` keys.
+ * - `pace:<platform>:<account>:s:<chat>` (string): epoch ms of the last call's departure into a chat (the `pace-gap`
+ *   gate). Lifetime: PX the chat's interval.
+ * - `tg:<bot>:slots` (zset): Telegram send slots reserved by every process of one bot. Lifetime: PEXPIRE a minute past
+ *   its last slot.
+ * - `tg:<bot>:pause` (string): epoch ms before which the bot sends nothing (a bot-wide 429). Lifetime: PX retry_after.
+ * - `tg:<bot>:c:<chat>` (string): epoch ms of a chat's next free send time (pacing or a 429). Lifetime: PX until that
+ *   time.
+ * - `rb:<n>:<b>` (hash): the recipient index (redis/lookups.ts): field `<channel>:<recipient>:<id>` → sequence number,
+ *   one per pending question asked of a recipient on a channel: how a reply, a STOP or the web chat finds a person's
+ *   pending questions without reading the pending list. Written at the smallest level n of 64 / 512 / 4096 / 32768
+ *   hashes whose buckets hold ~48 fields at the store's size; b = hash(`<channel>:<recipient>`) mod n; reads look at
+ *   every level. Lifetime: permanent; a field leaves when its question resolves (the resolve script, every level), or
+ *   when a read finds its record gone or resolved.
+ * - `wc:<recipient>` (list): a web chat conversation: JSON messages (the person's and the replies), oldest first, the
+ *   last 200 (channels/web/conversation-log.ts). Lifetime: PEXPIRE 7 days from its last message.
+ * - `p:<name>` (list): every version of preset `<name>`, oldest first: JSON `{body, written_by, written_at}`; the
+ *   version is the position + 1. Lifetime: permanent.
+ * - `seen:<key>` (string): a seen-set claim, e.g. `stripe_checkout:<event id>` (src/confirmations/ingress.ts).
+ *   Lifetime: PX until the signature's tolerance ends.
+ * - `completions` (stream): the job protocol's completion reports (v2): one entry `r` = report JSON per continuation
+ *   whose handler returned; consumer group `askgate`; one per shard, an SDK worker reporting to its handler job's
+ *   shard. Lifetime: an entry is deleted once its completion is recorded.
+ * - `shards` (string): the deployment's shard count N (ASKGATE_SHARDS), recorded at start; only ever raised; shard 0
+ *   only. Lifetime: permanent.
+ * - `shards:was` (set): the shard counts the deployment had before N (where runs parked then live); shard 0 only.
+ *   Lifetime: permanent.
+ * - `<queue>:..` (BullMQ): the resume / handler-<name> / turn / reply queues (src/queue/queues.ts) and follow-up
+ *   (src/queue/follow-ups.ts), under `queuePrefix`, once per shard (src/queue/queue-shards.ts: a run's jobs in its
+ *   shard's, a question's follow-ups in its shard's); completed (job protocol v1) and the confirmations' bridge /
+ *   reconcile in shard 0 only. Lifetime: BullMQ's own; completed jobs kept a day.
  *
  * The SDK continuation worker (src/sdk/worker.ts) uses `queuePrefix` and `completions` of every shard, and reads
  * `shards` to know how many there are: it reaches the gateway only through the job protocol's queues and stream
@@ -57,7 +97,6 @@
  */
 export const KEY_NAMES = {
   group: 'g:',
-  ticket: 't:',
   schema: 's:',
   run: 'r:',
   foldedRunsLevel: 'rf',
@@ -134,15 +173,6 @@ export class Keys {
     return `${this.prefix}deadlines`;
   }
 
-  ticket(ticketHash: string): string {
-    return `${this.prefix}${KEY_NAMES.ticket}${ticketHash}`;
-  }
-
-  /** The prefix of ticket keys; the resolve script appends the ticket hash it reads from the record. */
-  get ticketPrefix(): string {
-    return this.ticket('');
-  }
-
   get seq(): string {
     return `${this.prefix}seq`;
   }
@@ -154,11 +184,6 @@ export class Keys {
   /** The prefix of schema keys; read scripts append the schema hash they read from the record. */
   get schemaPrefix(): string {
     return this.schema('');
-  }
-
-  /** The reverse index of a delivered message reference (`delivery.ref`) to its interaction id. Lua-free: SET with PX. */
-  delivery(channel: string, ref: string): string {
-    return `${this.prefix}dl:${channel}:${ref}`;
   }
 
   /** A fixed-window counter; `windowStart` is the window's first second (epoch seconds). */
@@ -181,7 +206,7 @@ export class Keys {
     return this.run('');
   }
 
-  /** The current level of the folded-runs buckets (a number; absent = 0). See redis/scripts/folded-runs.ts. */
+  /** The current level of the folded-runs buckets (a number; absent = 0). See redis/scripts/includes/foldedBucketKey.lua. */
   get foldedRunsLevel(): string {
     return `${this.prefix}${KEY_NAMES.foldedRunsLevel}`;
   }
@@ -239,11 +264,6 @@ export class Keys {
   /** Telegram pacing: one chat's next free send time. */
   telegramChat(botId: string, chatId: string): string {
     return `${this.prefix}tg:${botId}:c:${chatId}`;
-  }
-
-  /** The questions asked of one recipient on one channel (a zset of ids, scored by sequence number). */
-  recipient(channel: string, recipient: string): string {
-    return `${this.prefix}rc:${channel}:${recipient}`;
   }
 
   /** The pub/sub channel of web chat messages: every process serving the page hears every append. */

@@ -1,6 +1,5 @@
 import type { AuditEvent, NewAuditEvent } from '../core/audit.js';
 import { AskgateError } from '../core/errors.js';
-import { isLegacyTicketHash } from '../core/ids.js';
 import { findSurface, isFirstSurface, sameSurface, surfacesOf, viewOn } from '../core/surfaces.js';
 import type {
   DeliveryReceipt,
@@ -58,8 +57,6 @@ export class MemoryStore implements Store {
 
   private readonly idleTtlMs: number;
   private readonly entries = new Map<string, Entry>();
-  /** Old-form ticket hash (64 hex) → id: the `t:` lookup of the Redis store. */
-  private readonly tickets = new Map<string, string>();
   /** `<channel>\n<ref>` → id: the reverse index of `delivery.ref` (a newline cannot occur in a channel name). */
   private readonly deliveries = new Map<string, string>();
   private readonly pending = new SortedIndex();
@@ -85,16 +82,10 @@ export class MemoryStore implements Store {
     if (this.live(record.id, now) !== undefined) {
       throw new AskgateError('conflict', `interaction ${record.id} already exists; ids must be unique.`);
     }
-    const legacyTicket = record.ticket_hash !== null && isLegacyTicketHash(record.ticket_hash);
-    if (legacyTicket && this.findLiveByTicket(record.ticket_hash as string, now) !== undefined) {
-      throw new AskgateError('conflict', 'ticket_hash is already in use by another interaction; mint a new ticket.');
-    }
     const stored = copyIn(record);
     const seq = ++this.seq;
     const expiresAt = pendingExpiresAt(deadlineMs, now, this.idleTtlMs);
     this.entries.set(stored.id, { record: stored, expiresAt, trail: '', seal: '' });
-    // Only an old-form ticket hash is looked up by hash; a new ticket names its record (core/ids.ts).
-    if (legacyTicket) this.tickets.set(stored.ticket_hash as string, stored.id);
     this.pending.add(stored.id, seq);
     if (stored.group_id !== null) this.groupIndex(stored.group_id).add(stored.id, seq);
     for (const surface of surfacesOf(stored)) this.indexRecipient(stored.id, surface, seq);
@@ -104,11 +95,6 @@ export class MemoryStore implements Store {
 
   async get(id: string): Promise<StoredInteraction | null> {
     const entry = this.live(id, Date.now());
-    return entry === undefined ? null : structuredClone(entry.record);
-  }
-
-  async findByTicketHash(ticketHash: string): Promise<StoredInteraction | null> {
-    const entry = this.findLiveByTicket(ticketHash, Date.now());
     return entry === undefined ? null : structuredClone(entry.record);
   }
 
@@ -324,11 +310,6 @@ export class MemoryStore implements Store {
     return undefined;
   }
 
-  private findLiveByTicket(ticketHash: string, now: number): Entry | undefined {
-    const id = this.tickets.get(ticketHash);
-    return id === undefined ? undefined : this.live(id, now);
-  }
-
   /** Indexes a question under one surface's recipient (how a reply or a STOP finds a person's questions). */
   private indexRecipient(id: string, surface: SurfaceTarget, seq: number): void {
     if (surface.recipient === null) return;
@@ -367,9 +348,6 @@ export class MemoryStore implements Store {
 
   private prune(record: StoredInteraction): void {
     this.entries.delete(record.id);
-    if (record.ticket_hash !== null && this.tickets.get(record.ticket_hash) === record.id) {
-      this.tickets.delete(record.ticket_hash);
-    }
     // A resolved question's messages lead to it until it is pruned (the Redis store: its `rr:` windows).
     for (const surface of surfacesOf(record)) {
       const ref = surface.delivery?.['ref'];

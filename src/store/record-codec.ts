@@ -45,7 +45,7 @@ import { deliveryView } from '../core/record.js';
  * The body uses short member names; members holding their default (null, false, "sync", "person", "kill") are
  * omitted and restored on decode, and timestamps that round-trip through `toISOString()` are kept as epoch
  * milliseconds; the deadline is then written as milliseconds after `ca` (`dd`), and a select's format is left to its
- * choices (`c` present and no `f` means select). Older records (`da`, `f` always present) decode as before. A form
+ * choices (`c` present and no `f` means select); decode also reads a select that names its `f`. A form
  * schema is stored once per distinct schema, named by the SHA-256 of its JSON. Pending asks
  * are the bulk of what a store holds, so every byte here is multiplied by the queue length.
  */
@@ -54,7 +54,7 @@ export interface CompactBody {
   /** Omitted for a select with its choices (`c` present): a record without `f` is a select. */
   f?: AnswerFormat;
   ca: number | string;
-  /** The deadline, when `dd` cannot stand for it (older records, or a time kept verbatim). */
+  /** The deadline, when `dd` cannot stand for it (`ca` or the deadline kept verbatim, not as epoch ms). */
   da?: number | string;
   /** The deadline as milliseconds after `ca`, when both are epoch milliseconds (5 bytes shorter than `da`). */
   dd?: number;
@@ -84,7 +84,7 @@ export interface CompactBody {
   qr?: number;
   /**
    * Reserved, never written here: the Redis store appends its pending bucket's number as the body's last member
-   * while the ask is pending (`,"pb":<n>}`, BUCKETS in redis/scripts/fragments.ts); decode ignores it.
+   * while the ask is pending (`,"pb":<n>}`, redis/scripts/includes/bucketSize.lua); decode ignores it.
    */
   pb?: number;
 }

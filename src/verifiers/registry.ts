@@ -2,13 +2,13 @@ import type { VerifierBinding } from '../core/types.js';
 import type { VerifierPort } from '../core/verifier-port.js';
 import { sharedSecretVerifier } from './shared-secret.js';
 import { stripeVerifier } from './stripe.js';
-import { MalformedBinding, type Verifier, type VerifyInput } from './types.js';
+import { MalformedBinding, type Verifier, type VerifyInput, type VerifyResult } from './types.js';
 
-export { MalformedBinding, VerificationFailed, type Verifier, type VerifyInput } from './types.js';
+export { ACCEPTED, MalformedBinding, refused, type Verifier, type VerifyInput, type VerifyResult } from './types.js';
 
 /**
  * Webhook verifiers: a question bound to one at ask time (`verifier: {"name": ...}`) is answered through the
- * callback door only by a request the verifier accepts (see `types.ts` for the refuse / cannot-run split).
+ * callback door only by a request the verifier accepts (see `types.ts` for the refused / cannot-run split).
  */
 
 /** The verifiers a deployment knows, by name. Built-ins: `shared_secret` and `stripe`. */
@@ -41,15 +41,15 @@ export class VerifierRegistry implements VerifierPort {
   }
 
   /**
-   * Runs the bound verifier. Resolves when it accepts; rejects with `VerificationFailed` when it refuses and with
-   * any other error when it cannot run (unknown name, malformed binding, missing secret, a bug).
+   * Runs the bound verifier: its verdict, accepted or refused with a reason. Rejects only when it cannot run
+   * (unknown name, malformed binding, missing secret, a bug).
    */
-  async verify(input: VerifyInput): Promise<void> {
+  async verify(input: VerifyInput): Promise<VerifyResult> {
     const verifier = this.verifiers.get(input.binding.name);
     if (verifier === undefined) throw new MalformedBinding(`verifier "${input.binding.name}" is not registered.`);
     const malformed = verifier.checkBinding?.(input.binding) ?? null;
     if (malformed !== null) throw new MalformedBinding(malformed);
-    await verifier.verify(input);
+    return verifier.verify(input);
   }
 }
 

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { singleHeader, VerificationFailed, type Verifier } from './types.js';
+import { ACCEPTED, headerValue, refused, type Verifier } from './types.js';
 
-/** The header the bridge sends its secret in. */
+/** The header the bridge's answer carries its secret in. */
 export const BRIDGE_SECRET_HEADER = 'X-TAI-Bridge-Secret';
 /** The variable holding the secret on every process that answers. */
 export const BRIDGE_SECRET_ENV = 'TAI_BRIDGE_CALLBACK_SECRET';
@@ -17,7 +17,7 @@ export function secretsEqual(given: string, expected: string): boolean {
 }
 
 /**
- * `shared_secret`: "this POST came from the bridge". Checks `X-TAI-Bridge-Secret` against
+ * `shared_secret`: "this answer came from the bridge". Checks `X-TAI-Bridge-Secret` against
  * `TAI_BRIDGE_CALLBACK_SECRET`. The binding takes no options. With the variable unset the verifier cannot run
  * (the door answers 500): failing closed, never open.
  */
@@ -31,9 +31,9 @@ export const sharedSecretVerifier: Verifier = {
     if (expected === undefined || expected === '') {
       throw new Error(`${BRIDGE_SECRET_ENV} is not set on this gateway; the shared_secret verifier cannot run.`);
     }
-    const given = singleHeader(headers, BRIDGE_SECRET_HEADER);
-    if (given === null) throw new VerificationFailed(`the ${BRIDGE_SECRET_HEADER} header is missing.`);
-    if (!secretsEqual(given, expected))
-      throw new VerificationFailed(`the ${BRIDGE_SECRET_HEADER} header does not match.`);
+    const given = headerValue(headers, BRIDGE_SECRET_HEADER);
+    if (Array.isArray(given)) return refused(`the ${BRIDGE_SECRET_HEADER} header was sent more than once.`);
+    if (given === undefined) return refused(`the ${BRIDGE_SECRET_HEADER} header is missing.`);
+    return secretsEqual(given, expected) ? ACCEPTED : refused(`the ${BRIDGE_SECRET_HEADER} header does not match.`);
   },
 };

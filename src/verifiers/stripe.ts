@@ -1,9 +1,10 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { VerifierBinding } from '../core/types.js';
-import { singleHeader, VerificationFailed, type Verifier } from './types.js';
+import { secretList } from './secret-list.js';
+import { STRIPE_TOLERANCE_SECONDS, verifyStripeSignature } from './stripe-signature.js';
+import { headerValue, type Verifier } from './types.js';
 
 /** Stripe's own default freshness window. */
-export const DEFAULT_TOLERANCE_SECONDS = 300;
+export const DEFAULT_TOLERANCE_SECONDS = STRIPE_TOLERANCE_SECONDS;
 
 /** Variables a binding may never name: askgate's own configuration is not a webhook signing secret. */
 const FORBIDDEN_SECRET_ENVS =
@@ -20,7 +21,10 @@ function readBinding(binding: VerifierBinding): StripeBinding | string {
     return `the stripe verifier takes secret_env and tolerance_seconds; "${extra}" is not one of them.`;
   const secretEnv = binding['secret_env'];
   if (typeof secretEnv !== 'string' || !/^[A-Z][A-Z0-9_]{0,127}$/.test(secretEnv)) {
-    return 'the stripe verifier needs secret_env: the name of the variable holding the endpoint signing secret, e.g. "STRIPE_WEBHOOK_SECRET".';
+    return (
+      'the stripe verifier needs secret_env: the name of the variable holding the endpoint signing secret, ' +
+      'e.g. "STRIPE_WEBHOOK_SECRET".'
+    );
   }
   // Naming askgate's own variables would let an asker probe them through signatures it chooses.
   if (FORBIDDEN_SECRET_ENVS.test(secretEnv))
@@ -32,28 +36,11 @@ function readBinding(binding: VerifierBinding): StripeBinding | string {
   return { secretEnv, toleranceSeconds: tolerance };
 }
 
-/** `t=…,v1=…,v1=…` → the timestamp and every v1 signature (other schemes, like v0, are ignored as Stripe does). */
-function parseHeader(header: string): { timestamp: number; signatures: Buffer[] } {
-  let timestamp: number | null = null;
-  const signatures: Buffer[] = [];
-  for (const part of header.split(',')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    const key = part.slice(0, eq).trim();
-    const value = part.slice(eq + 1).trim();
-    if (key === 't' && /^\d{1,12}$/.test(value)) timestamp = Number(value);
-    else if (key === 'v1' && /^[0-9a-f]{64}$/i.test(value)) signatures.push(Buffer.from(value, 'hex'));
-  }
-  if (timestamp === null) throw new VerificationFailed('the Stripe-Signature header has no timestamp.');
-  if (signatures.length === 0) throw new VerificationFailed('the Stripe-Signature header has no v1 signature.');
-  return { timestamp, signatures };
-}
-
 /**
- * `stripe`: Stripe's webhook signature. `Stripe-Signature: t=<unix>,v1=<hex>[,v1=<hex>…]` where each v1 is
- * HMAC-SHA256(secret, `${t}.${rawBody}`). Several v1 are accepted (Stripe sends one per active secret while an
- * endpoint secret is rolled); the timestamp must be within `tolerance_seconds` (default 300) of now, either way.
- * The secret is read from the variable the binding's `secret_env` names; unset, the verifier cannot run (500).
+ * `stripe`: Stripe's webhook signature, checked by the one Stripe check (`stripe-signature.ts`, the stripe
+ * package's own): any `v1` signed by any secret in the variable the binding's `secret_env` names (comma-separated,
+ * like `STRIPE_WEBHOOK_SECRET` while a secret is rolled), the timestamp within `tolerance_seconds` (default 300)
+ * either way. The variable unset, the verifier cannot run (500).
  */
 export const stripeVerifier: Verifier = {
   checkBinding(binding) {
@@ -63,24 +50,16 @@ export const stripeVerifier: Verifier = {
   verify({ binding, rawBody, headers, now, env }) {
     const parsed = readBinding(binding);
     if (typeof parsed === 'string') throw new Error(parsed);
-    const secret = env[parsed.secretEnv];
-    if (secret === undefined || secret === '') {
+    const secrets = secretList(env[parsed.secretEnv]);
+    if (secrets.length === 0)
       throw new Error(`${parsed.secretEnv} is not set on this gateway; the stripe verifier cannot run.`);
-    }
-    const header = singleHeader(headers, 'Stripe-Signature');
-    if (header === null) throw new VerificationFailed('the Stripe-Signature header is missing.');
-    const { timestamp, signatures } = parseHeader(header);
-    if (Math.abs(now / 1000 - timestamp) > parsed.toleranceSeconds) {
-      throw new VerificationFailed(
-        `the Stripe-Signature timestamp is outside the ${parsed.toleranceSeconds} s tolerance.`,
-      );
-    }
-    const expected = createHmac('sha256', secret).update(`${timestamp}.`, 'utf8').update(rawBody).digest();
-    // Check every candidate without stopping early, so the position of a match does not show in the timing.
-    let matched = false;
-    for (const signature of signatures) {
-      if (timingSafeEqual(signature, expected)) matched = true;
-    }
-    if (!matched) throw new VerificationFailed('no Stripe-Signature v1 signature matches the signing secret.');
+    return verifyStripeSignature({
+      rawBody,
+      header: headerValue(headers, 'Stripe-Signature'),
+      secrets,
+      secretName: parsed.secretEnv,
+      toleranceSeconds: parsed.toleranceSeconds,
+      now,
+    });
   },
 };

@@ -1,19 +1,21 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { VerifierBinding } from '../core/types.js';
-import { VerificationFailed, type VerifyInput } from '../core/verifier-port.js';
+import type { VerifyInput } from '../core/verifier-port.js';
+import { ACCEPTED, refused, type VerifyResult } from '../core/verify-result.js';
 
 /**
- * The verifier vocabulary. A verifier is a pure function of the request; it throws `VerificationFailed` to refuse
- * (the door answers 401) and anything else when it cannot run at all (missing secret, malformed binding, a bug:
- * the door answers 500 and reveals nothing about the ticket).
+ * The verifier vocabulary. A verifier is a pure function of the request returning a `VerifyResult` (the core's one
+ * verdict shape, the same a channel's webhook `verify` returns): refused, and the door answers 401 with the reason;
+ * or accepted. It throws only when it cannot run at all (missing secret, malformed binding, a bug): the door answers
+ * 500 and reveals nothing about the ticket.
  */
 
-// The input and the refusal are the core's verifier port (the core defines them; verifiers implement them).
-export { VerificationFailed, type VerifyInput };
+// The input and the verdict are the core's (the core defines the port; verifiers implement it).
+export { ACCEPTED, refused, type VerifyInput, type VerifyResult };
 
-/** One verifier: `verify` refuses or returns; `checkBinding` explains a malformed binding (or returns null). */
+/** One verifier: `verify` returns its verdict; `checkBinding` explains a malformed binding (or returns null). */
 export interface Verifier {
-  verify(input: VerifyInput): void | Promise<void>;
+  verify(input: VerifyInput): VerifyResult | Promise<VerifyResult>;
   /** Shape check of a binding, run at ask time and again before every verify. Default: any binding is fine. */
   checkBinding?(binding: VerifierBinding): string | null;
 }
@@ -26,10 +28,7 @@ export class MalformedBinding extends Error {
   }
 }
 
-/** One header's value; a repeated header is refused rather than guessed at. */
-export function singleHeader(headers: IncomingHttpHeaders, name: string): string | null {
-  const value = headers[name.toLowerCase()];
-  if (value === undefined) return null;
-  if (Array.isArray(value)) throw new VerificationFailed(`the ${name} header was sent more than once.`);
-  return value;
+/** One header's value, a list when it was repeated (a verifier refuses that rather than guess), or undefined. */
+export function headerValue(headers: IncomingHttpHeaders, name: string): string | string[] | undefined {
+  return headers[name.toLowerCase()];
 }

@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashTicket, newTicketSecret } from '../../src/core/ids.js';
-import { makeInteraction } from '../store/fixtures.js';
+import { newTicketSecret } from '../../src/core/ids.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { askFor, postJson, startCallbackGateway } from './helpers.js';
 
 /**
- * The two ticket forms at the door: a new ticket names its question (`<secret>.<id>`, only the secret's hash
- * stored in the record, no lookup key), an old one (minted before, no `.`) is still found by its hash for the rest
- * of its life. Every miss is the door's one 404.
+ * Tickets at the door: a ticket names its question (`<secret>.<id>`, only the secret's hash stored in the record,
+ * no lookup key). Every miss is the door's one 404.
  */
 
 let gw: TestGateway;
@@ -53,16 +51,5 @@ describe('callback tickets', () => {
     }
     expect((await gw.gateway.store.get(a.id))?.status).toBe('pending');
     expect((await gw.gateway.store.get(b.id))?.status).toBe('pending');
-  });
-
-  it('an old ticket (no dot, minted before tickets named their question) still answers through its hash', async () => {
-    const old = newTicketSecret();
-    const record = makeInteraction({ answer_format: 'external', ticket_hash: hashTicket(old) });
-    await gw.gateway.store.create(record);
-    const res = await postJson(gw, `/api/interactions/callback/${old}`, { ok: true });
-    expect(res.status).toBe(200);
-    expect((await gw.gateway.store.get(record.id))?.status).toBe('answered');
-    // A new-form ticket built from the old secret opens nothing.
-    expect((await postJson(gw, `/api/interactions/callback/${old}.${record.id}`, { ok: true })).status).toBe(404);
   });
 });

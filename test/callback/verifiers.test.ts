@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { defaultVerifiers, VerificationFailed } from '../../src/verifiers/registry.js';
+import { loadConfig } from '../../src/config.js';
+import { createGateway } from '../../src/gateway.js';
+import { ACCEPTED, defaultVerifiers, refused, type VerifyResult } from '../../src/verifiers/registry.js';
+import { api } from '../helpers/http.js';
 import { STRIPE_SECRET, stripeHeader } from './helpers.js';
 
 const registry = defaultVerifiers();
@@ -23,19 +26,25 @@ function run(
 
 describe('the stripe verifier', () => {
   it('accepts a signature made by the stripe package', async () => {
-    await expect(run({ 'stripe-signature': stripeHeader(payload) })).resolves.toBeUndefined();
+    await expect(run({ 'stripe-signature': stripeHeader(payload) })).resolves.toEqual({ ok: true });
   });
   it('refuses a wrong secret, a changed body, a stale and a future timestamp', async () => {
-    await expect(run({ 'stripe-signature': stripeHeader(payload, 'whsec_other') })).rejects.toBeInstanceOf(
-      VerificationFailed,
-    );
-    await expect(run({ 'stripe-signature': stripeHeader(payload) }, { body: `${payload} ` })).rejects.toBeInstanceOf(
-      VerificationFailed,
-    );
+    await expect(run({ 'stripe-signature': stripeHeader(payload, 'whsec_other') })).resolves.toMatchObject({
+      ok: false,
+    });
+    await expect(run({ 'stripe-signature': stripeHeader(payload) }, { body: `${payload} ` })).resolves.toMatchObject({
+      ok: false,
+    });
     const stale = Math.floor(now / 1000) - 301;
-    await expect(run({ 'stripe-signature': stripeHeader(payload, STRIPE_SECRET, stale) })).rejects.toThrow(/tolerance/);
-    await expect(run({ 'stripe-signature': stripeHeader(payload, STRIPE_SECRET, stale + 602) })).rejects.toThrow(
-      /tolerance/,
+    await expect(run({ 'stripe-signature': stripeHeader(payload, STRIPE_SECRET, stale) })).resolves.toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/tolerance/),
+    });
+    await expect(run({ 'stripe-signature': stripeHeader(payload, STRIPE_SECRET, stale + 602) })).resolves.toMatchObject(
+      {
+        ok: false,
+        reason: expect.stringMatching(/tolerance/),
+      },
     );
     // A binding's own tolerance widens the window.
     await expect(
@@ -43,24 +52,34 @@ describe('the stripe verifier', () => {
         { 'stripe-signature': stripeHeader(payload, STRIPE_SECRET, stale) },
         { binding: { ...binding, tolerance_seconds: 600 } },
       ),
-    ).resolves.toBeUndefined();
+    ).resolves.toEqual({ ok: true });
   });
   it('accepts any of several v1 signatures (a secret being rolled)', async () => {
     const t = Math.floor(now / 1000);
     const old = stripeHeader(payload, 'whsec_old', t).split(',')[1];
     const current = stripeHeader(payload, STRIPE_SECRET, t).split(',')[1];
-    await expect(run({ 'stripe-signature': `t=${t},${old},${current}` })).resolves.toBeUndefined();
-    await expect(run({ 'stripe-signature': `t=${t},${old}` })).rejects.toBeInstanceOf(VerificationFailed);
+    await expect(run({ 'stripe-signature': `t=${t},${old},${current}` })).resolves.toEqual({ ok: true });
+    await expect(run({ 'stripe-signature': `t=${t},${old}` })).resolves.toMatchObject({ ok: false });
+  });
+  it('reads several comma-separated secrets from the variable secret_env names, as STRIPE_WEBHOOK_SECRET', async () => {
+    const rolling = { ...env, STRIPE_WEBHOOK_SECRET: `whsec_old, ${STRIPE_SECRET}` };
+    await expect(run({ 'stripe-signature': stripeHeader(payload) }, { env: rolling })).resolves.toEqual({ ok: true });
+    await expect(run({ 'stripe-signature': stripeHeader(payload, 'whsec_old') }, { env: rolling })).resolves.toEqual({
+      ok: true,
+    });
+    await expect(run({ 'stripe-signature': stripeHeader(payload, 'whsec_other') }, { env: rolling })).resolves.toEqual({
+      ok: false,
+      reason: 'the Stripe-Signature does not match STRIPE_WEBHOOK_SECRET.',
+    });
   });
   it('refuses a missing or garbled header', async () => {
-    await expect(run({})).rejects.toBeInstanceOf(VerificationFailed);
-    await expect(run({ 'stripe-signature': 'nonsense' })).rejects.toBeInstanceOf(VerificationFailed);
+    await expect(run({})).resolves.toMatchObject({ ok: false });
+    await expect(run({ 'stripe-signature': 'nonsense' })).resolves.toMatchObject({ ok: false });
   });
   it('cannot run without its secret, or with a malformed binding (not a refusal)', async () => {
     const missing = run({ 'stripe-signature': stripeHeader(payload) }, { env: {} });
     await expect(missing).rejects.toThrow(/STRIPE_WEBHOOK_SECRET is not set/);
-    await expect(missing).rejects.not.toBeInstanceOf(VerificationFailed);
-    await expect(run({}, { binding: { name: 'stripe' } })).rejects.not.toBeInstanceOf(VerificationFailed);
+    await expect(run({}, { binding: { name: 'stripe' } })).rejects.toThrow(/needs secret_env/);
     await expect(run({}, { binding: { name: 'stripe', secret_env: 'ASKGATE_TOKENS' } })).rejects.toThrow(
       /askgate's own/,
     );
@@ -72,19 +91,17 @@ describe('the shared_secret verifier', () => {
   const shared = (headers: Record<string, string>, e: Record<string, string> = env) =>
     run(headers, { binding: { name: 'shared_secret' }, env: e });
   it('accepts the bridge secret and refuses anything else', async () => {
-    await expect(shared({ 'x-tai-bridge-secret': 'bridge' })).resolves.toBeUndefined();
-    await expect(shared({ 'x-tai-bridge-secret': 'bridgf' })).rejects.toBeInstanceOf(VerificationFailed);
-    await expect(shared({ 'x-tai-bridge-secret': 'bridge-and-more' })).rejects.toBeInstanceOf(VerificationFailed);
-    await expect(shared({})).rejects.toBeInstanceOf(VerificationFailed);
+    await expect(shared({ 'x-tai-bridge-secret': 'bridge' })).resolves.toEqual({ ok: true });
+    await expect(shared({ 'x-tai-bridge-secret': 'bridgf' })).resolves.toMatchObject({ ok: false });
+    await expect(shared({ 'x-tai-bridge-secret': 'bridge-and-more' })).resolves.toMatchObject({ ok: false });
+    await expect(shared({})).resolves.toMatchObject({ ok: false });
   });
   it('cannot run without TAI_BRIDGE_CALLBACK_SECRET', async () => {
     await expect(shared({ 'x-tai-bridge-secret': 'bridge' }, {})).rejects.toThrow(/TAI_BRIDGE_CALLBACK_SECRET/);
   });
   it('a deployment registers its own verifier', async () => {
     const mine = defaultVerifiers().register('header_token', {
-      verify: ({ headers }) => {
-        if (headers['x-token'] !== 'ok') throw new VerificationFailed('bad token');
-      },
+      verify: ({ headers }) => (headers['x-token'] === 'ok' ? ACCEPTED : refused('the X-Token header is wrong.')),
     });
     expect(mine.explain({ name: 'header_token' })).toBeNull();
     await expect(
@@ -95,6 +112,43 @@ describe('the shared_secret verifier', () => {
         now,
         env,
       }),
-    ).resolves.toBeUndefined();
+    ).resolves.toEqual({ ok: true });
+  });
+});
+
+describe('a verifier that returns no verdict', () => {
+  it('has accepted nothing: the door answers 500 verifier_unavailable and the question stays pending', async () => {
+    const config = loadConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      INTERACTIONS_PUBLIC_BASE_URL: 'http://127.0.0.1:9',
+    });
+    // A verifier written against another shape (one that returns nothing when it is content) must fail closed.
+    const verifiers = defaultVerifiers().register('wordless', { verify: () => undefined as unknown as VerifyResult });
+    const gateway = await createGateway(config, { verifiers });
+    try {
+      const url = await gateway.listen();
+      const token = config.devToken as string;
+      const asked = await api(url, token).post('/api/interactions', {
+        question: 'Pay',
+        answer_format: 'external',
+        verifier: { name: 'wordless' },
+        timeout: 60,
+      });
+      const path = new URL(asked.json['callback_url'] as string).pathname;
+      const res = await fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"ok":true}',
+      });
+      expect(res.status).toBe(500);
+      expect(((await res.json()) as Record<string, unknown>)['error']).toBe('verifier_unavailable');
+      expect((await api(url, token).get(`/api/interactions/${asked.json['id'] as string}`)).json['status']).toBe(
+        'pending',
+      );
+    } finally {
+      await gateway.close();
+    }
   });
 });

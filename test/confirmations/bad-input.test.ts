@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeStripe, STRIPE_KEY, STRIPE_WHSEC, type FakeStripe } from '../fakes/stripe-server.js';
+import { startFakeStripe, STRIPE_KEY, STRIPE_WHSEC, stripeSignature, type FakeStripe } from '../fakes/stripe-server.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { api } from '../helpers/http.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
@@ -102,6 +102,19 @@ describe('the Stripe ingress', () => {
     expect(await statusOf(id)).toBe('pending');
   });
 
+  it('refuses a correctly signed body that is not a JSON event with 400, naming the body', async () => {
+    for (const payload of ['not json', '{"object":"event"}']) {
+      const header = stripeSignature(payload, STRIPE_WHSEC, Math.floor(Date.now() / 1000));
+      const res = await fetch(stripe.webhookUrl as string, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'stripe-signature': header },
+        body: payload,
+      });
+      expect(res.status, payload).toBe(400);
+      expect(await res.json()).toMatchObject({ error: 'invalid_request', field: 'body' });
+    }
+  });
+
   it('says so when it ignores an event that is not a confirmation', async () => {
     const other = stripe.sign({ id: 'evt_other_1', object: 'event', type: 'invoice.paid', data: { object: {} } });
     expect(await stripe.deliver(other)).toEqual({
@@ -127,12 +140,12 @@ describe('the Stripe ingress', () => {
 });
 
 describe('the bridge', () => {
-  it('records an event for an expired question as failed on the door 404, without retrying it', async () => {
+  it('records an event for an expired question as failed on the door 404 (not_found), without retrying it', async () => {
     const { id, session } = await askDeposit(1);
     await until(async () => ((await statusOf(id)) === 'expired' ? true : null), 'the expiry');
     expect((await stripe.deliver(stripe.complete(session))).json).toEqual({ status: 'accepted' });
     const job = await failedFor(session);
-    expect(job.reason).toContain('the callback door answered 404 not_found');
+    expect(job.reason).toContain(`session ${session}: not_found — this callback ticket does not resolve`);
     expect(job.attempts).toBe(1);
     expect(await statusOf(id)).toBe('expired');
   });
@@ -160,7 +173,7 @@ describe('the bridge', () => {
     expect(await statusOf(id)).toBe('pending');
   });
 
-  it('takes the door 400 on a reference the pin refuses: recorded, the ticket stays live, and an operator retry later finds it answered', async () => {
+  it('takes the door 400 (invalid_answer) on a reference the pin refuses: recorded, the ticket stays live, and an operator retry later finds it answered', async () => {
     const { id, session, callbackUrl } = await askDeposit();
     const wrong = stripe.addSession({
       client_reference_id: 'order-8',
@@ -168,7 +181,7 @@ describe('the bridge', () => {
     });
     expect((await stripe.deliver(stripe.complete(wrong.id))).json).toEqual({ status: 'accepted' });
     const job = await failedFor(wrong.id);
-    expect(job.reason).toContain('the callback door answered 400 invalid_answer');
+    expect(job.reason).toContain(`session ${wrong.id}: invalid_answer — answer does not match schema at reference`);
     expect(await statusOf(id)).toBe('pending');
     // The ticket was not consumed: the genuine confirmation answers it.
     expect((await stripe.deliver(stripe.complete(session))).json).toEqual({ status: 'accepted' });

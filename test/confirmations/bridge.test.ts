@@ -1,146 +1,199 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  BridgeFailure,
-  type BridgeSettings,
-  deliverNow,
-  MAX_RETRY_AFTER_MS,
-  postConfirmation,
-  retryDelayMs,
-} from '../../src/confirmations/bridge.js';
+import { answerConfirmation, type BridgeSettings, deliverNow } from '../../src/confirmations/bridge.js';
 import type { CompletedConfirmation } from '../../src/confirmations/providers/types.js';
-import { freePort } from './helpers.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { api } from '../helpers/http.js';
+import { BRIDGE, freePort } from './helpers.js';
 
 /**
- * The bridge's ladder against a loopback door that answers what each test scripts: which statuses retry, which fail
- * at once, how a Retry-After is honoured (capped at 90 s), what the bridge sends.
+ * The bridge in process, against a real gateway's callback service (in-memory store): it answers through the
+ * verifier bound to the question (a forged bridge secret is refused), under the const pin (a wrong reference is
+ * rejected, the ticket stays live), only on the pinned origin and door (anything else is refused and nothing is
+ * read), and retries what the door would answer with 5xx on the ladder — five retries, 0.5 s doubling, jittered —
+ * with the delays handed to an injected sleep, so no test waits on the wall clock.
  */
 
-let server: Server;
-let base: string;
-let script: Array<{ status: number; headers?: Record<string, string>; body?: unknown }> = [];
-const received: Array<{ headers: Record<string, unknown>; body: string }> = [];
+let gw: TestGateway;
+/** A gateway whose TAI_BRIDGE_CALLBACK_SECRET is unset: the shared_secret verifier cannot run there (the door's 500). */
+let bare: TestGateway;
+
+async function gatewayOn(env: Record<string, string>): Promise<TestGateway> {
+  const port = await freePort();
+  return startTestGateway({ PORT: String(port), INTERACTIONS_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...env });
+}
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d: Buffer) => (body += d.toString()));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body });
-      const next = script.shift() ?? { status: 200, body: { status: 'answered' } };
-      res.writeHead(next.status, { 'content-type': 'application/json', ...next.headers });
-      res.end(JSON.stringify(next.body ?? { error: 'x', message: 'y' }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  [gw, bare] = await Promise.all([gatewayOn({ TAI_BRIDGE_CALLBACK_SECRET: BRIDGE }), gatewayOn({})]);
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(async () => {
+  await Promise.all([gw?.close(), bare?.close()]);
+});
 
-const settings = (): BridgeSettings => ({ publicBaseUrl: base, secret: 'bridge-secret' });
-const confirmation = (): CompletedConfirmation => ({
-  session: 'cs_1',
-  callbackUrl: `${base}/api/interactions/callback/${'t'.repeat(43)}`,
-  reference: 'order-1',
+/** An external question bound to shared_secret and pinned to `reference`, as a confirmation preset asks it. */
+async function askPinned(on: TestGateway, reference: string): Promise<{ id: string; callbackUrl: string }> {
+  const res = await api(on.url, on.token).post('/api/interactions', {
+    question: `Confirm ${reference}`,
+    answer_format: 'external',
+    verifier: { name: 'shared_secret' },
+    schema: {
+      type: 'object',
+      properties: { decision: { const: 'confirmed' }, reference: { const: reference } },
+      required: ['decision', 'reference'],
+      additionalProperties: false,
+    },
+    timeout: 60,
+  });
+  expect(res.status, JSON.stringify(res.json)).toBe(201);
+  return { id: res.json['id'] as string, callbackUrl: res.json['callback_url'] as string };
+}
+
+async function recordOf(on: TestGateway, id: string): Promise<Record<string, unknown>> {
+  return (await api(on.url, on.token).get(`/api/interactions/${id}`)).json;
+}
+
+const settingsOf = (on: TestGateway, secret: string | null = BRIDGE): BridgeSettings => ({
+  publicBaseUrl: on.gateway.config.publicBaseUrl,
+  secret,
+});
+
+const confirmed = (callbackUrl: string, reference: string): CompletedConfirmation => ({
+  session: 'cs_test_1',
+  callbackUrl,
+  reference,
   decision: 'confirmed',
 });
 
-describe('one bridge delivery', () => {
-  it('POSTs the envelope with the bridge secret and reads the verdict', async () => {
-    received.length = 0;
-    script = [{ status: 200, body: { status: 'already_answered' } }];
-    expect(await postConfirmation(confirmation(), settings())).toBe('already_answered');
-    expect(JSON.parse(received[0]?.body as string)).toEqual({
-      answer: { decision: 'confirmed', reference: 'order-1' },
+describe('the in-process bridge', () => {
+  it('answers through the bound verifier, as the callback door would, and a second delivery is already_answered', async () => {
+    const { id, callbackUrl } = await askPinned(gw, 'order-1');
+    const callbacks = gw.gateway.callbacks;
+    expect(await answerConfirmation(confirmed(callbackUrl, 'order-1'), settingsOf(gw), callbacks)).toEqual({
+      kind: 'answered',
     });
-    expect(received[0]?.headers['x-tai-bridge-secret']).toBe('bridge-secret');
+    const record = await recordOf(gw, id);
+    expect(record['status']).toBe('answered');
+    expect(record['result']).toMatchObject({
+      answer: { decision: 'confirmed', reference: 'order-1' },
+      answered_by: 'verifier:shared_secret',
+      surface: 'callback',
+    });
+    expect(await answerConfirmation(confirmed(callbackUrl, 'order-1'), settingsOf(gw), callbacks)).toEqual({
+      kind: 'already_answered',
+    });
   });
 
-  it.each([
-    [500, true],
-    [503, true],
-    [408, true],
-    [429, true],
-    [400, false],
-    [401, false],
-    [403, false],
-    [404, false],
-    [409, false],
-  ])('classifies %i as retryable: %s', async (status, retryable) => {
-    script = [{ status }];
-    const failure = await postConfirmation(confirmation(), settings()).catch((e: unknown) => e);
-    expect(failure).toBeInstanceOf(BridgeFailure);
-    expect((failure as BridgeFailure).status).toBe(status);
-    expect((failure as BridgeFailure).retryable).toBe(retryable);
+  it('refuses a forged bridge secret through the verifier (the door 401): final, and the question stays pending', async () => {
+    const { id, callbackUrl } = await askPinned(gw, 'order-2');
+    const outcome = await answerConfirmation(
+      confirmed(callbackUrl, 'order-2'),
+      settingsOf(gw, 'not-the-bridge-secret'),
+      gw.gateway.callbacks,
+    );
+    expect(outcome).toEqual({
+      kind: 'refused',
+      reason:
+        'session cs_test_1: verifier_refused — the shared_secret verifier bound to this question refused the callback: ' +
+        'the X-TAI-Bridge-Secret header does not match.',
+    });
+    expect((await recordOf(gw, id))['status']).toBe('pending');
+    // The forged try changed nothing: the genuine bridge still answers.
+    expect(await answerConfirmation(confirmed(callbackUrl, 'order-2'), settingsOf(gw), gw.gateway.callbacks)).toEqual({
+      kind: 'answered',
+    });
   });
 
-  it('honours Retry-After, capped at 90 s; without one the ladder doubles from 0.5 s with jitter', async () => {
-    script = [{ status: 429, headers: { 'retry-after': '7' } }];
-    const seven = (await postConfirmation(confirmation(), settings()).catch((e: unknown) => e)) as BridgeFailure;
-    expect(seven.retryAfterMs).toBe(7000);
-    expect(retryDelayMs(1, seven)).toBe(7000);
-    script = [{ status: 429, headers: { 'retry-after': '600' } }];
-    const long = (await postConfirmation(confirmation(), settings()).catch((e: unknown) => e)) as BridgeFailure;
-    expect(long.retryAfterMs).toBe(MAX_RETRY_AFTER_MS);
-    const plain = new BridgeFailure('x', 503, true);
-    for (const [retry, max] of [
-      [1, 500],
-      [2, 1000],
-      [3, 2000],
-      [5, 8000],
-    ] as const) {
-      const delay = retryDelayMs(retry, plain);
-      expect(delay).toBeGreaterThanOrEqual(max / 2);
-      expect(delay).toBeLessThanOrEqual(max);
+  it('takes a reference the pin refuses as rejected (the door 400); the ticket stays live', async () => {
+    const { id, callbackUrl } = await askPinned(gw, 'order-3');
+    const outcome = await answerConfirmation(confirmed(callbackUrl, 'order-4'), settingsOf(gw), gw.gateway.callbacks);
+    expect(outcome.kind).toBe('rejected');
+    expect(outcome).toMatchObject({ reason: expect.stringContaining('invalid_answer') });
+    expect((await recordOf(gw, id))['status']).toBe('pending');
+  });
+
+  it('refuses, reading nothing, a live ticket on another origin or off the callback door (the SSRF-style pin)', async () => {
+    const { id, callbackUrl } = await askPinned(gw, 'order-5');
+    const path = new URL(callbackUrl).pathname;
+    const ticket = path.split('/').pop() as string;
+    for (const url of [
+      `https://evil.example${path}`,
+      `http://169.254.169.254${path}`,
+      `${gw.gateway.config.publicBaseUrl}/api/presets/${ticket}`,
+      'not a url',
+    ]) {
+      const outcome = await answerConfirmation(confirmed(url, 'order-5'), settingsOf(gw), gw.gateway.callbacks);
+      expect(outcome.kind, url).toBe('refused');
+      if (outcome.kind === 'refused') expect(outcome.reason).not.toContain(ticket); // a live ticket is never in a reason
     }
+    const evil = await answerConfirmation(
+      confirmed(`https://evil.example${path}`, 'order-5'),
+      settingsOf(gw),
+      gw.gateway.callbacks,
+    );
+    expect(evil).toMatchObject({ kind: 'refused', reason: expect.stringContaining('SSRF pin') });
+    expect((await recordOf(gw, id))['status']).toBe('pending');
   });
 
-  it('retries a transient failure five times, then gives up with the last failure', async () => {
+  it('refuses a decision other than confirmed, and runs without its secret or base URL nowhere', async () => {
+    const { id, callbackUrl } = await askPinned(gw, 'order-6');
+    const unpaid = { ...confirmed(callbackUrl, 'order-6'), decision: 'unpaid' };
+    for (const [confirmation, settings, words] of [
+      [unpaid, settingsOf(gw), 'has decision "unpaid"; the bridge answers only "confirmed"'],
+      [confirmed(callbackUrl, 'order-6'), settingsOf(gw, null), 'TAI_BRIDGE_CALLBACK_SECRET is not set'],
+      [confirmed(callbackUrl, 'order-6'), { publicBaseUrl: null, secret: BRIDGE }, 'INTERACTIONS_PUBLIC_BASE_URL'],
+    ] as const) {
+      const outcome = await answerConfirmation(confirmation, settings, gw.gateway.callbacks);
+      expect(outcome).toMatchObject({ kind: 'refused', reason: expect.stringContaining(words) });
+    }
+    expect((await recordOf(gw, id))['status']).toBe('pending');
+  });
+
+  it('takes a ticket that does not resolve as expired (the door 404), whatever its shape', async () => {
+    const base = gw.gateway.config.publicBaseUrl as string;
+    for (const ticket of [`${'x'.repeat(43)}.nope`, 'short', 'a%2Fb', '%E0%A4%A']) {
+      const url = `${base}/api/interactions/callback/${ticket}`;
+      expect((await answerConfirmation(confirmed(url, 'r'), settingsOf(gw), gw.gateway.callbacks)).kind, ticket).toBe(
+        'expired',
+      );
+    }
+    const nested = `${base}/api/interactions/callback/a/b`;
+    expect((await answerConfirmation(confirmed(nested, 'r'), settingsOf(gw), gw.gateway.callbacks)).kind).toBe(
+      'expired',
+    );
+  });
+});
+
+describe('the ladder', () => {
+  it('retries a verifier that cannot run (the door 500) five times, 0.5 s doubling with jitter, then gives up', async () => {
+    const { id, callbackUrl } = await askPinned(bare, 'order-7');
     const sleeps: number[] = [];
-    script = Array.from({ length: 6 }, () => ({ status: 502 }));
-    const failure = await deliverNow(confirmation(), settings(), async (ms) => {
-      sleeps.push(ms);
-    }).catch((e: unknown) => e);
-    expect((failure as BridgeFailure).status).toBe(502);
+    const outcome = await deliverNow(
+      confirmed(callbackUrl, 'order-7'),
+      settingsOf(bare),
+      bare.gateway.callbacks,
+      async (ms) => {
+        sleeps.push(ms);
+      },
+    );
+    expect(outcome).toMatchObject({ kind: 'transient', reason: expect.stringContaining('verifier_unavailable') });
     expect(sleeps).toHaveLength(5);
-    script = [
-      { status: 429, headers: { 'retry-after': '3' } },
-      { status: 200, body: { status: 'answered' } },
-    ];
-    sleeps.length = 0;
-    expect(await deliverNow(confirmation(), settings(), async (ms) => void sleeps.push(ms))).toBe('answered');
-    expect(sleeps).toEqual([3000]);
+    [500, 1000, 2000, 4000, 8000].forEach((max, i) => {
+      expect(sleeps[i]).toBeGreaterThanOrEqual(max / 2);
+      expect(sleeps[i]).toBeLessThanOrEqual(max);
+    });
+    expect((await recordOf(bare, id))['status']).toBe('pending');
   });
 
-  it('fails a 404 at once, and refuses a connection it cannot make as retryable', async () => {
-    const sleeps: number[] = [];
-    script = [{ status: 404 }];
-    const gone = await deliverNow(confirmation(), settings(), async (ms) => void sleeps.push(ms)).catch((e) => e);
-    expect((gone as BridgeFailure).status).toBe(404);
-    expect(sleeps).toEqual([]);
-    const nobody = `http://127.0.0.1:${await freePort()}`;
-    const closed = { ...confirmation(), callbackUrl: `${nobody}/api/interactions/callback/${'t'.repeat(43)}` };
-    const down = (await postConfirmation(closed, { ...settings(), publicBaseUrl: nobody }).catch(
-      (e: unknown) => e,
-    )) as BridgeFailure;
-    expect(down.status).toBeNull();
-    expect(down.retryable).toBe(true);
-    expect(down.message).toContain('the callback door is unreachable (ECONNREFUSED)');
-  });
-
-  it('refuses, without sending: another path on the right origin, a missing secret, no public base URL', async () => {
-    received.length = 0;
-    const offDoor = { ...confirmation(), callbackUrl: `${base}/api/presets/x` };
-    for (const [c, s, words] of [
-      [offDoor, settings(), 'SSRF pin'],
-      [confirmation(), { ...settings(), secret: null }, 'TAI_BRIDGE_CALLBACK_SECRET is not set'],
-      [confirmation(), { ...settings(), publicBaseUrl: null }, 'INTERACTIONS_PUBLIC_BASE_URL is not set'],
+  it('does not retry a verdict: a forged secret, an expired ticket and a pin refusal each take one try', async () => {
+    const { callbackUrl } = await askPinned(gw, 'order-8');
+    const base = gw.gateway.config.publicBaseUrl as string;
+    for (const [confirmation, settings] of [
+      [confirmed(callbackUrl, 'order-8'), settingsOf(gw, 'forged')],
+      [confirmed(`${base}/api/interactions/callback/${'y'.repeat(43)}.gone`, 'r'), settingsOf(gw)],
+      [confirmed(callbackUrl, 'order-9'), settingsOf(gw)],
     ] as const) {
-      const failure = (await postConfirmation(c, s).catch((e: unknown) => e)) as BridgeFailure;
-      expect(failure.retryable).toBe(false);
-      expect(failure.message).toContain(words);
+      const sleeps: number[] = [];
+      await deliverNow(confirmation, settings, gw.gateway.callbacks, async (ms) => void sleeps.push(ms));
+      expect(sleeps).toEqual([]);
     }
-    expect(received).toEqual([]);
   });
 });

@@ -126,13 +126,15 @@ describe('a reconcile run', () => {
       const summary = await reconcile({
         provider,
         settings: { publicBaseUrl: gw.url, secret: BRIDGE },
+        callbacks: gw.gateway.callbacks,
         lookbackHours: 26,
         intervalMs: 0,
         logger,
       });
       expect(summary).toEqual({ selected: 2, answered: 0, already_answered: 0, expired: 2, rejected: 0, failed: [] });
       expect(warnings).toEqual([
-        'every selected confirmation came back expired: the callback route may be unserved (check the ingress and INTERACTIONS_PUBLIC_BASE_URL)',
+        'every selected confirmation came back expired: this process may read another store than the one that asked ' +
+          '(check REDIS_URL and ASKGATE_REDIS_PREFIX against the processes that serve asks)',
       ]);
     } finally {
       await gw.close();

@@ -48,7 +48,7 @@ describe('the answer format specs', () => {
   it('claim in one step exactly the formats the Redis claim script checks', () => {
     // The script names each format it checks (`format == '<name>'`); a fast format it does not know would be sent
     // to the claim for nothing, and a format it checks that no spec encodes would never be checked there.
-    const script = readFileSync(join(import.meta.dirname, '../../src/store/redis/scripts/resolve.ts'), 'utf8');
+    const script = readFileSync(join(import.meta.dirname, '../../src/store/redis/scripts/resolve-3.lua'), 'utf8');
     const inScript = [...script.matchAll(/format == '(\w+)'/g)].map((m) => m[1]);
     expect(inScript.length).toBeGreaterThan(0);
     expect([...FAST_CLAIM_FORMATS].sort()).toEqual([...new Set(inScript)].sort());

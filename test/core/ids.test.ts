@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  hashTicket,
   hashTicketSecret,
-  isLegacyTicketHash,
   newInteractionId,
   newTicketSecret,
   parseTicket,
@@ -22,26 +20,23 @@ describe('ids and tickets', () => {
     expect(Buffer.from(secret, 'base64url')).toHaveLength(32);
     expect(hashTicketSecret(secret)).toMatch(/^[A-Za-z0-9_-]{22}$/);
     expect(hashTicketSecret(secret)).not.toContain(secret);
-    expect(isLegacyTicketHash(hashTicketSecret(secret))).toBe(false);
   });
 
   it('a ticket names its question: <secret>.<id>, with a shard mark kept as part of the id', () => {
     const secret = newTicketSecret();
     const id = newInteractionId();
-    expect(parseTicket(ticketOf(secret, id))).toEqual({ kind: 'named', secret, interactionId: id });
-    expect(parseTicket(ticketOf(secret, `${id}.3`))).toEqual({ kind: 'named', secret, interactionId: `${id}.3` });
+    expect(parseTicket(ticketOf(secret, id))).toEqual({ secret, interactionId: id });
+    expect(parseTicket(ticketOf(secret, `${id}.3`))).toEqual({ secret, interactionId: `${id}.3` });
     // Only the stored hash of its own secret opens it.
     expect(ticketMatches(secret, hashTicketSecret(secret))).toBe(true);
     expect(ticketMatches(newTicketSecret(), hashTicketSecret(secret))).toBe(false);
     expect(ticketMatches(secret, null)).toBe(false);
-    // An old-form stored hash never matches a new ticket.
-    expect(ticketMatches(secret, hashTicket(secret))).toBe(false);
+    // A stored value of another length (a hash in another form) never matches, and does not throw.
+    expect(ticketMatches(secret, 'a'.repeat(64))).toBe(false);
   });
 
-  it('an old ticket (no dot) is read as one, through its 64-hex hash; garbage is neither', () => {
-    const old = newTicketSecret();
-    expect(parseTicket(old)).toEqual({ kind: 'legacy', ticket: old });
-    expect(isLegacyTicketHash(hashTicket(old))).toBe(true);
+  it('anything but <43-character secret>.<id> is no ticket: a secret alone, garbage', () => {
+    expect(parseTicket(newTicketSecret())).toBeNull();
     for (const bad of ['', '..%2F..', 'short', `${'A'.repeat(43)}.`, `${'A'.repeat(42)}.abcdefghijklmnop`, 'a/b'])
       expect(parseTicket(bad)).toBeNull();
   });

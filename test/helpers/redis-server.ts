@@ -17,6 +17,10 @@ export interface RedisServerHandle {
    * starts `downMs` later (default at once), so a test can hold Redis away for a while.
    */
   restart(options?: { crash?: boolean; downMs?: number }): Promise<void>;
+  /** Stops the server and keeps its files, so `up` brings it back (with `aof`, with its data): a store that is away. */
+  down(): Promise<void>;
+  /** Starts the server `down` stopped, on the same port; resolves once it answers PING. */
+  up(): Promise<void>;
 }
 
 const READY_TIMEOUT_MS = 10_000;
@@ -44,11 +48,9 @@ export async function startRedisServer(options: { own?: boolean; aof?: boolean }
       url: external,
       port,
       stop: async () => undefined,
-      restart: async () => {
-        throw new Error(
-          'this test restarts redis-server, which it cannot do to the server named by REDIS_URL; pass { own: true }',
-        );
-      },
+      restart: notOurs,
+      down: notOurs,
+      up: notOurs,
     };
   }
 
@@ -75,7 +77,17 @@ export async function startRedisServer(options: { own?: boolean; aof?: boolean }
       if (restartOptions.downMs !== undefined) await new Promise((r) => setTimeout(r, restartOptions.downMs));
       child = await launch(port, dir, aof);
     },
+    down: () => stop(),
+    async up() {
+      if (child === null) child = await launch(port, dir, aof);
+    },
   };
+}
+
+async function notOurs(): Promise<void> {
+  throw new Error(
+    'this test stops redis-server, which it cannot do to the server named by REDIS_URL; pass { own: true }',
+  );
 }
 
 async function launch(port: number, dir: string, aof: boolean): Promise<ChildProcess> {

@@ -9,7 +9,7 @@ import type { RedisRunStore } from '../../src/store/redis/run-store.js';
 import { parkOnOneAsk, until, useParkWorld } from './helpers.js';
 
 /**
- * Folded parks (src/store/redis/scripts/folded-runs.ts): a run parked on one ask with no hash of its own yet keeps
+ * Folded parks (src/store/redis/scripts/includes/foldedBucketKey.lua): a run parked on one ask with no hash of its own yet keeps
  * no `r:<run_id>` key — one field of a bucketed `rf:` hash — until the step that needs the hash (the answer's claim,
  * a kill, a bound thread) writes it exactly as park-run would have. Everything a parked run promises still holds.
  */

@@ -8,7 +8,7 @@ import type { SettledRun } from '../../src/store/store.js';
 import { parkOnOneAsk, useParkWorld } from './helpers.js';
 
 /**
- * The resolve script returns the run it settles ready (src/store/redis/scripts/resolve.ts, run_fields): the hash
+ * The resolve script returns the run it settles ready (src/store/redis/scripts/resolve-3.lua, run_fields): the hash
  * as that step left it, pieced values joined byte-exactly, so the resume is enqueued without reading the run again.
  */
 

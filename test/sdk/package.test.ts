@@ -2,6 +2,7 @@ import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -113,6 +114,22 @@ describe('the packed tarball', () => {
     expect(JSON.parse(stdout.trim())).toEqual({ answer: true });
     // tsc over the installed package and a spawned node: generous on a loaded two-core host.
   }, 300_000);
+
+  it("ships the Redis scripts as .lua files, which the installed package's loader resolves", async () => {
+    const listed = await run('tar', ['-tzf', tarball]);
+    const files = listed.stdout.split('\n').filter((f) => f.endsWith('.lua'));
+    const scripts = join(ROOT, 'src', 'store', 'redis', 'scripts');
+    const sources = readdirSync(scripts, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.lua'));
+    expect(sources.length).toBeGreaterThan(20);
+    expect(files.sort()).toEqual(sources.map((f) => `package/dist/src/store/redis/scripts/${f}`).sort());
+    // The loader, imported from the installed package, reads and resolves every script beside it.
+    const loader = join(app, 'node_modules', 'askgate', 'dist', 'src', 'store', 'redis', 'scripts', 'index.js');
+    const check = `const m = await import(${JSON.stringify(pathToFileURL(loader).href)});
+      for (const f of m.SCRIPT_FILES) if (!m.scriptLua(f).includes('redis.call')) throw new Error(f);
+      console.log(m.SCRIPT_FILES.length);`;
+    const out = await run(process.execPath, ['--input-type=module', '-e', check], { cwd: app });
+    expect(Number(out.stdout.trim())).toBe(sources.filter((f) => !f.startsWith('includes')).length);
+  });
 
   it('installs the askgate bin, which answers --help', async () => {
     const help = await run(join(app, 'node_modules', '.bin', 'askgate'), ['--help'], { cwd: app });

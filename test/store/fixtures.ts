@@ -67,8 +67,9 @@ export function answer(value: unknown, by = 'alice'): AskResult {
   };
 }
 
+/** A stored ticket hash: 128 bits of a secret's SHA-256 in base64url, 22 characters (as src/core/ids.ts keeps). */
 export function ticketHash(): string {
-  return randomBytes(32).toString('hex');
+  return randomBytes(16).toString('base64url');
 }
 
 /** Polls `check` until it stops throwing, or rethrows its last failure after `timeoutMs` (a bound for a loaded host). */
@@ -92,8 +93,7 @@ export function sleep(ms: number): Promise<void> {
 /** Every key under `prefix` on `client`, sorted (SCAN, so it is safe on a shared server). */
 /**
  * The recipient index entries and delivery lookup fields a Redis store holds under `prefix`, as
- * `<channel>:<recipient>` and `<channel>:<ref>` (its `rb:` and `db:` bucket hashes, redis/lookups.ts, and the
- * per-question `rc:` / `dl:` keys of questions asked before the buckets).
+ * `<channel>:<recipient>` and `<channel>:<ref>` (its `rb:` and `db:` bucket hashes, redis/lookups.ts).
  */
 export async function lookupsUnder(
   client: Redis,
@@ -103,9 +103,7 @@ export async function lookupsUnder(
   const deliveries: string[] = [];
   for (const key of await keysUnder(client, `${prefix}rb:`))
     for (const field of Object.keys(await client.hgetall(key))) recipients.add(field.slice(0, field.lastIndexOf(':')));
-  for (const key of await keysUnder(client, `${prefix}rc:`)) recipients.add(key.slice(`${prefix}rc:`.length));
   for (const key of await keysUnder(client, `${prefix}db:`)) deliveries.push(...Object.keys(await client.hgetall(key)));
-  for (const key of await keysUnder(client, `${prefix}dl:`)) deliveries.push(key.slice(`${prefix}dl:`.length));
   return { recipients: [...recipients].sort(), deliveries: deliveries.sort() };
 }
 

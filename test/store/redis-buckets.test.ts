@@ -8,7 +8,7 @@ import { startRedisServer, type RedisServerHandle } from '../helpers/redis-serve
 import { keysUnder, makeInteraction, ticketHash } from './fixtures.js';
 
 /**
- * The bucketed pending list and deadline index (BUCKETS in src/store/redis/scripts/fragments.ts): one `pending`
+ * The bucketed pending list and deadline index (src/store/redis/scripts/includes/bucketSize.lua): one `pending`
  * member per 64 sequence numbers, one `deadlines` member per bucket holding a deadline.
  */
 
@@ -207,55 +207,5 @@ describe('RedisStore buckets', () => {
       await raw.exists(keys.pending, keys.deadlines, keys.group('grp-0'), keys.group('grp-1'), keys.group('grp-2')),
     ).toBe(0);
     await expect.poll(() => keysUnder(raw, prefix), { timeout: 20_000, interval: 200 }).toEqual(baseline);
-  });
-});
-
-describe('RedisStore buckets: migration of the index layout written before them', () => {
-  it('converts legacy members on connect, keeps order, deadlines and asks to the caller, and leaves nothing behind', async () => {
-    const prefix = `{b${randomBytes(6).toString('hex')}}:`;
-    const keys = new Keys(prefix);
-    prefixes.push(prefix);
-    // Write through a store, then rewrite its indexes and records into the legacy form (one member per ask).
-    // A long idle TTL for the writes, so that a past deadline cannot prune a record before it is rewritten.
-    const { store: writer } = await open(60, prefix);
-    const now = Date.now();
-    const records = await createMany(writer, 70, (i) => ({
-      deadline_at: new Date(now + (i < 10 ? -1000 : 60_000) + i).toISOString(),
-    }));
-    await writer.close();
-    stores.splice(stores.indexOf(writer), 1);
-    const legacyBody = (text: string) => text.replace(/,"pb":\d+}/, '}');
-    await raw.del(keys.pending, keys.deadlines);
-    for (const [i, record] of records.entries()) {
-      const key = keys.interaction(record.id);
-      await raw.set(key, legacyBody((await raw.get(key))!), 'KEEPTTL');
-      const deadline = now + (i < 10 ? -1000 : 60_000) + i;
-      // The last one is an ask to the caller: a deadline, no pending-list entry.
-      if (i < 69) await raw.zadd(keys.pending, i + 1, record.id);
-      await raw.zadd(keys.deadlines, deadline, record.id);
-    }
-    // A legacy member whose record is gone.
-    await raw.zadd(keys.pending, 71, 'int_vanished');
-    await raw.zadd(keys.deadlines, now - 5000, 'int_vanished');
-    await raw.set(keys.seq, 71);
-
-    const { store } = await open(1, prefix);
-    // Buckets 0 and 1: seq 1..69, and the ask to the caller, unlisted, under a fresh seq 72 (bucket 1).
-    expect(await raw.zcard(keys.pending)).toBe(2);
-    for (const member of await raw.zrange(keys.deadlines, 0, -1)) expect(member).toMatch(/^\d+$/);
-    const page = await store.listPending({ limit: 100, cursor: null, groupId: null });
-    expect(page.items.map((r) => r.id)).toEqual(records.slice(0, 69).map((r) => r.id));
-    expect(page.items[0]).toEqual(records[0]);
-    expect((await store.popDue(now, 100)).sort()).toEqual(
-      records
-        .slice(0, 10)
-        .map((r) => r.id)
-        .sort(),
-    );
-    await Promise.all(
-      records.map((r) => store.resolve(r.id, { status: 'cancelled', result: null, resolvedAt: resolvedAt() })),
-    );
-    expect(await raw.exists(keys.pending, keys.deadlines)).toBe(0);
-    await expect.poll(() => keysUnder(raw, prefix), { timeout: 20_000, interval: 200 }).toEqual([keys.seq]);
   });
 });

@@ -13,7 +13,7 @@ import { answer, eventually, makeInteraction } from './fixtures.js';
 /**
  * The record body's compact members (record-codec.ts): the deadline as `dd` (ms after `ca`) and a select's format
  * left to its choices. Records come back intact, in reads and events; the resolve script's answer check reads the
- * new members; bodies written in the older form (`f` always, `da`) still decode and are still checked.
+ * new members; a body that names a select's `f` and keeps its deadline whole (`da`) decodes and is checked the same.
  */
 
 let server: RedisServerHandle;
@@ -92,21 +92,21 @@ describe('the compact record body', () => {
     expect(decodeRecord(record.id, encodeRecord(record).envelope, null)).toEqual(record);
   });
 
-  it('still decodes and checks a body in the older form (f and da)', async () => {
+  it('decodes and checks a body that names its format and keeps its deadline whole (f and da)', async () => {
     const record = makeInteraction({ answer_format: 'select', choices: ['a', 'b'] });
     await store.create(record);
     const key = keys.interaction(record.id);
     const [status, body, ...rest] = ((await raw.get(key)) as string).split('\n');
     const b = JSON.parse(body as string) as Record<string, unknown>;
-    const older: Record<string, unknown> = {
+    const whole: Record<string, unknown> = {
       q: b['q'],
       f: 'select',
       ca: b['ca'],
       da: (b['ca'] as number) + (b['dd'] as number),
       ...b,
     };
-    delete older['dd'];
-    await raw.set(key, [status, JSON.stringify(older), ...rest].join('\n'), 'KEEPTTL');
+    delete whole['dd'];
+    await raw.set(key, [status, JSON.stringify(whole), ...rest].join('\n'), 'KEEPTTL');
     expect(await store.get(record.id)).toMatchObject({
       answer_format: 'select',
       choices: ['a', 'b'],

@@ -5,9 +5,9 @@ import { type AuditEvent, verifyChain } from '../../src/core/audit.js';
 import type { InteractionEvent } from '../../src/core/types.js';
 import { Keys } from '../../src/store/keys.js';
 import { hashTicketSecret, newTicketSecret } from '../../src/core/ids.js';
-import { lookupHash, recipientBucketsOf } from '../../src/store/redis/lookups.js';
+import { lookupHash } from '../../src/store/redis/lookups.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
-import { LOOKUPS } from '../../src/store/redis/scripts/lookups-fragment.js';
+import { resolveLua } from '../../src/store/redis/scripts/index.js';
 import type { StoreOptions } from '../../src/store/store.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 import {
@@ -123,7 +123,6 @@ describe('RedisStore on a real redis-server', () => {
     });
     await a.create(record);
     expect(await b.get(record.id)).toBeNull();
-    expect(await b.findByTicketHash(record.ticket_hash!)).toBeNull();
     expect((await b.listPending({ limit: 10, cursor: null, groupId: null })).items).toEqual([]);
     expect(await b.popDue(Date.now(), 10)).toEqual([]);
     // B's own create, published after A's, arrives after anything of A's that reached B would have: none did.
@@ -135,14 +134,7 @@ describe('RedisStore on a real redis-server', () => {
     // Every key the create wrote lives under A's prefix.
     const keys = new Keys(prefixA);
     expect(await keysUnder(raw, prefixA)).toEqual(
-      [
-        keys.interaction(record.id),
-        keys.pending,
-        keys.group('g'),
-        keys.deadlines,
-        keys.ticket(record.ticket_hash!),
-        keys.seq,
-      ].sort(),
+      [keys.interaction(record.id), keys.pending, keys.group('g'), keys.deadlines, keys.seq].sort(),
     );
   });
 
@@ -163,8 +155,7 @@ describe('RedisStore on a real redis-server', () => {
     try {
       const tg = makeInteraction({ channel: 'telegram', recipient: '42' });
       const web = makeInteraction({ channel: 'web', recipient: 'ana' });
-      const old = makeInteraction({ channel: 'telegram', recipient: '43' });
-      for (const r of [tg, web, old]) await handle.store.create(r);
+      for (const r of [tg, web]) await handle.store.create(r);
       await handle.store.setDelivery(tg.id, { chat_id: '42', message_id: '7', ref: '42:7' });
       await handle.store.setDelivery(web.id, { recipient: 'ana', ref: web.id });
       const keys = new Keys(prefix);
@@ -175,18 +166,6 @@ describe('RedisStore on a real redis-server', () => {
       expect(await part8(web.id)).toBe(`{"recipient":"ana","ref":"${web.id}"}`);
       expect((await handle.store.get(tg.id))?.delivery).toEqual({ chat_id: '42', message_id: '7', ref: '42:7' });
       expect((await handle.store.get(web.id))?.delivery).toEqual({ recipient: 'ana', ref: web.id });
-      // A record written before (its ref stored) and its own dl: key still lead to it, and a receipt still applies.
-      const text = await raw.get(keys.interaction(old.id));
-      await raw.set(
-        keys.interaction(old.id),
-        `${text}\n\n\n\n\n\n{"chat_id":"43","message_id":"8","ref":"43:8"}`,
-        'KEEPTTL',
-      );
-      await raw.set(keys.delivery('telegram', '43:8'), old.id, 'PX', 60_000);
-      expect((await handle.store.findByDelivery('telegram', '43:8'))?.id).toBe(old.id);
-      expect(await handle.store.recordReceipt(old.id, '43:8', { status: 'read', rank: 3, state: 'read' })).toBe(
-        'moved',
-      );
     } finally {
       await handle.cleanup();
     }
@@ -201,8 +180,7 @@ describe('RedisStore on a real redis-server', () => {
       const tg = makeInteraction({ channel: 'telegram', recipient: '42' });
       const group = makeInteraction({ channel: 'telegram', recipient: '43' });
       const slack = makeInteraction({ channel: 'slack', recipient: 'C1' });
-      const old = makeInteraction({ channel: 'telegram', recipient: '44' });
-      for (const r of [tg, group, slack, old]) await handle.store.create(r);
+      for (const r of [tg, group, slack]) await handle.store.create(r);
       await handle.store.setDelivery(tg.id, { chat_id: '42', message_id: '7' });
       await handle.store.setDelivery(group.id, { chat_id: '-100', message_id: '7' });
       await handle.store.setDelivery(slack.id, { channel: 'C1', ts: '1.5' });
@@ -227,13 +205,6 @@ describe('RedisStore on a real redis-server', () => {
       const part11 = ((await raw.get(keys.interaction(tg.id))) ?? '').split('\n')[10];
       expect(part11).toContain('"chat_id":"45"');
       expect((await handle.store.findByDelivery('telegram', '45:3'))?.id).toBe(tg.id);
-      // The form written before (chat_id kept) reads as before, and its receipt moves it.
-      const text = await raw.get(keys.interaction(old.id));
-      await raw.set(keys.interaction(old.id), `${text}\n\n\n\n\n\n{"chat_id":"44","message_id":"8"}`, 'KEEPTTL');
-      expect((await handle.store.get(old.id))?.delivery).toEqual({ chat_id: '44', message_id: '8', ref: '44:8' });
-      expect(await handle.store.recordReceipt(old.id, '44:8', { status: 'read', rank: 3, state: 'read' })).toBe(
-        'moved',
-      );
       // A re-send replaces the first surface's message: the old one's lookup goes, the new one is found.
       await handle.store.setDelivery(group.id, { chat_id: '-100', message_id: '8' });
       expect(await handle.store.findByDelivery('telegram', '-100:7')).toBeNull();
@@ -271,41 +242,6 @@ describe('RedisStore on a real redis-server', () => {
         ['delivered', 'slack'],
       ]);
       expect(verifyChain(events)).toEqual({ ok: true, count: 4 });
-      // The form written before names the channel in full: it reads as the same events, under the same seals.
-      const text = (await raw.get(keys.interaction(record.id))) ?? '';
-      const parts = text.split('\n');
-      parts[8] = JSON.stringify(
-        stored.map((entry) => (entry[2] === 0 ? [entry[0], entry[1], 'telegram', ...entry.slice(3)] : entry)),
-      );
-      await raw.set(keys.interaction(record.id), parts.join('\n'), 'KEEPTTL');
-      expect(await part9(record.id)).toContain('"telegram"');
-      expect(await handle.store.events(record.id)).toEqual(events);
-    } finally {
-      await handle.cleanup();
-    }
-  });
-
-  it('reads a recipient index written before the buckets (rc: zset) and drops its resolved members', async () => {
-    const prefix = uniquePrefix();
-    const handle = await openStore(server.url, { idleTtlSeconds: 60, prefix });
-    try {
-      const keys = new Keys(prefix);
-      const before = makeInteraction({ channel: 'twilio', recipient: '+15550300' });
-      const after = makeInteraction({ channel: 'twilio', recipient: '+15550300' });
-      await handle.store.create(before);
-      // As the previous version wrote it: a zset member, no bucket field.
-      for (const key of recipientBucketsOf(keys, 'twilio', '+15550300').keys)
-        await raw.hdel(key, `twilio:+15550300:${before.id}`);
-      await raw.zadd(keys.recipient('twilio', '+15550300'), 1, before.id);
-      await handle.store.create(after);
-      expect((await handle.store.pendingFor('twilio', ['+15550300'])).map((r) => r.id)).toEqual([before.id, after.id]);
-      await handle.store.resolve(before.id, {
-        status: 'cancelled',
-        result: null,
-        resolvedAt: new Date().toISOString(),
-      });
-      expect((await handle.store.pendingFor('twilio', ['+15550300'])).map((r) => r.id)).toEqual([after.id]);
-      expect(await raw.exists(keys.recipient('twilio', '+15550300'))).toBe(0);
     } finally {
       await handle.cleanup();
     }
@@ -373,7 +309,7 @@ describe('RedisStore on a real redis-server', () => {
   it('buckets a lookup the same in Lua as in TypeScript', async () => {
     const texts = ['telegram:5000000123', 'whatsapp:wamid.HBgL', 'web:ana@example.org', 'slack:C1:1712.5', 'ü:✓'];
     for (const text of texts) {
-      const lua = await raw.eval(`${LOOKUPS}\nreturn lookupHash(ARGV[1])`, 0, text);
+      const lua = await raw.eval(resolveLua('--- @include "includes/lookupHash"\nreturn lookupHash(ARGV[1])'), 0, text);
       expect(lua).toBe(lookupHash(text));
     }
   });
@@ -406,7 +342,7 @@ describe('RedisStore on a real redis-server', () => {
     await store.resolve(record.id, { status: 'expired', result: null, resolvedAt: new Date().toISOString() });
     expect(await raw.pttl(keys.interaction(record.id))).toBeLessThanOrEqual(1000);
     await sleep(1300);
-    expect(await raw.exists(keys.interaction(record.id), keys.ticket(record.ticket_hash!))).toBe(0);
+    expect(await raw.exists(keys.interaction(record.id))).toBe(0);
     expect(await raw.zscore(keys.pending, record.id)).toBeNull();
     expect(await raw.zscore(keys.deadlines, record.id)).toBeNull();
   });
@@ -439,15 +375,6 @@ describe('RedisStore on a real redis-server', () => {
       await raw.del(new Keys(prefix).interaction(record.id));
       await expect(store.setDelivery(record.id, { chat_id: '1' })).rejects.toMatchObject({ code: 'not_found' });
       expect(await raw.exists(new Keys(prefix).interaction(record.id))).toBe(0);
-    });
-
-    it('a ticket whose record vanished finds nothing', async () => {
-      const prefix = uniquePrefix();
-      const store = await open({ idleTtlSeconds: 60, prefix });
-      const record = makeInteraction({ ticket_hash: ticketHash() });
-      await store.create(record);
-      await raw.del(new Keys(prefix).interaction(record.id));
-      expect(await store.findByTicketHash(record.ticket_hash!)).toBeNull();
     });
 
     it('listPending skips and removes index entries whose record vanished', async () => {

@@ -1,5 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import Stripe from 'stripe';
+import { invalid } from '../../core/errors.js';
+import type { VerifyResult } from '../../core/verify-result.js';
+import { signedAtOf, STRIPE_TOLERANCE_SECONDS, verifyStripeSignature } from '../../verifiers/stripe-signature.js';
 import type { StripeConfig } from '../config.js';
 import {
   type CompletedConfirmation,
@@ -8,11 +11,7 @@ import {
   type OpenedConfirmation,
   type ProviderEvent,
   ProviderNotConfigured,
-  SignatureRefused,
 } from './types.js';
-
-/** Stripe's own freshness window for signed events, kept here: the seen-set lives exactly this long past `t`. */
-export const STRIPE_TOLERANCE_SECONDS = 300;
 /** The metadata key carrying the question's callback URL on a Checkout Session. */
 export const CALLBACK_METADATA = 'askgate_callback_url';
 
@@ -43,12 +42,6 @@ export function confirmationOf(session: Session | undefined): CompletedConfirmat
   // A completed session is confirmed once it is paid (or needs no payment); an async method may still be unpaid.
   const paid = session.payment_status === 'paid' || session.payment_status === 'no_payment_required';
   return { session: session.id, callbackUrl, reference, decision: paid ? 'confirmed' : session.payment_status };
-}
-
-/** The `t=` of a Stripe-Signature header (already verified by the time this is read). */
-function signedAt(header: string): number {
-  const t = /(?:^|,)\s*t=(\d{1,12})/.exec(header);
-  return t === null ? 0 : Number(t[1]);
 }
 
 /**
@@ -107,27 +100,31 @@ export class StripeCheckoutProvider implements ConfirmationProvider {
     return found;
   }
 
-  parseEvent(rawBody: Buffer, headers: IncomingHttpHeaders, nowMs: number): ProviderEvent {
+  verifyEvent(rawBody: Buffer, headers: IncomingHttpHeaders, nowMs: number): VerifyResult {
     if (this.config.webhookSecrets.length === 0)
       throw new ProviderNotConfigured('STRIPE_WEBHOOK_SECRET is not set on this gateway; an operator must set it.');
-    const header = headers['stripe-signature'];
-    if (typeof header !== 'string' || header === '')
-      throw new SignatureRefused('the Stripe-Signature header is missing or sent more than once.');
-    let event: Stripe.Event | null = null;
-    // Any configured secret may have signed it (rotation); each check is stripe-node's constant-time compare.
-    for (const secret of this.config.webhookSecrets) {
-      try {
-        event = Stripe.webhooks.constructEvent(rawBody, header, secret, this.toleranceSeconds, undefined, nowMs);
-        break;
-      } catch {
-        // try the next secret
-      }
+    // The one Stripe check (the stripe package's), against every configured secret: several while one is rolled.
+    return verifyStripeSignature({
+      rawBody,
+      header: headers['stripe-signature'],
+      secrets: this.config.webhookSecrets,
+      secretName: 'STRIPE_WEBHOOK_SECRET',
+      toleranceSeconds: this.toleranceSeconds,
+      now: nowMs,
+    });
+  }
+
+  readEvent(rawBody: Buffer, headers: IncomingHttpHeaders): ProviderEvent {
+    let event: Stripe.Event;
+    try {
+      event = JSON.parse(rawBody.toString('utf8')) as Stripe.Event;
+    } catch {
+      throw invalid('body', 'the signed body is not a JSON Stripe event.');
     }
-    if (event === null)
-      throw new SignatureRefused(
-        `the Stripe-Signature does not match STRIPE_WEBHOOK_SECRET, or its timestamp is older than ${this.toleranceSeconds} s.`,
-      );
-    const base = { eventId: event.id, signedAtSeconds: signedAt(header) };
+    if (event === null || typeof event !== 'object' || typeof event.id !== 'string' || typeof event.type !== 'string')
+      throw invalid('body', 'the signed body is not a Stripe event (it needs an id and a type).');
+    // Verified already: the header has exactly one timestamp.
+    const base = { eventId: event.id, signedAtSeconds: signedAtOf(String(headers['stripe-signature'])) ?? 0 };
     // A delayed payment method completes the session unpaid, and Stripe sends async_payment_succeeded once it pays.
     if (event.type !== 'checkout.session.completed' && event.type !== 'checkout.session.async_payment_succeeded')
       return { kind: 'ignored', ...base, reason: `${event.type} events are not confirmations; ignored.` };

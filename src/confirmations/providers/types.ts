@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { VerifyResult } from '../../core/verify-result.js';
 
 /**
  * An outside system that confirms things (a payment page, a signature page): what askgate needs of it to open a
@@ -36,18 +37,10 @@ export interface CompletedConfirmation {
   decision: string;
 }
 
-/** A signed event after its signature was checked. */
+/** A signed event after its signature was checked: `signedAtSeconds` is its signature's timestamp. */
 export type ProviderEvent =
   | { kind: 'confirmation'; eventId: string; signedAtSeconds: number; confirmation: CompletedConfirmation }
   | { kind: 'ignored'; eventId: string; signedAtSeconds: number; reason: string };
-
-/** The signature of an event is missing, forged or stale: the ingress answers 401. */
-export class SignatureRefused extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'SignatureRefused';
-  }
-}
 
 /** The provider cannot be used on this deployment (its variables are unset); the door answers 503. */
 export class ProviderNotConfigured extends Error {
@@ -72,6 +65,11 @@ export interface ConfirmationProvider {
   open(request: OpenConfirmation): Promise<OpenedConfirmation>;
   /** The completed confirmations created at or after `sinceMs` that carry askgate's metadata. */
   listCompleted(sinceMs: number): Promise<CompletedConfirmation[]>;
-  /** Verifies and reads a signed event; throws `SignatureRefused` (401) or `ProviderNotConfigured` (503). */
-  parseEvent(rawBody: Buffer, headers: IncomingHttpHeaders, nowMs: number): ProviderEvent;
+  /**
+   * The signature's verdict on a delivery to the ingress (refused: the door answers 401 with the reason); throws
+   * `ProviderNotConfigured` (503) when this deployment has no secret to check it with.
+   */
+  verifyEvent(rawBody: Buffer, headers: IncomingHttpHeaders, nowMs: number): VerifyResult;
+  /** Reads an event `verifyEvent` accepted; a body that is not a JSON event is refused with 400. */
+  readEvent(rawBody: Buffer, headers: IncomingHttpHeaders): ProviderEvent;
 }

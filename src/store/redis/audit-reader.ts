@@ -8,7 +8,7 @@ import type { ScriptClient } from './scripts/index.js';
 const SEAL_ROUNDS = 3;
 
 /**
- * The audit trail of `id`, every event with its hash, sealing what is not sealed yet (scripts/audit.ts, a
+ * The audit trail of `id`, every event with its hash, sealing what is not sealed yet (scripts/audit-seal-1.lua, a
  * compare-and-set on the number of sealed hashes). A reader that loses the compare-and-set to another reader reads
  * again and finds the other's hashes sealed; both computed the same hashes from the same events. `run` is the
  * store's wrapper of Redis calls; a damaged trail throws as it is (a corrupt record, not an unreachable store).

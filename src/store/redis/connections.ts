@@ -52,12 +52,12 @@ const DEFAULT_REDIS_OPTIONS: RedisOptions = {
 /**
  * The one connection factory: every Redis connection askgate opens comes from here, and there are three kinds.
  *
- * | connection   | used by                                                       | why its own                      |
- * |--------------|---------------------------------------------------------------|----------------------------------|
- * | `command()`  | the interaction store, the run store, Telegram's shared pacing | — (every script is registered on it; writes coalesced per turn) |
- * | `subscriber()`| the store's events listener                                  | a subscribed connection runs nothing else |
- * | `queue()`    | every BullMQ Queue and Worker of the process                  | BullMQ needs `maxRetriesPerRequest: null` |
- * | `streamReader(k)` | the askgate worker's blocking reads of shard k's completions stream (src/queue/completion-stream.ts) | a blocked connection runs nothing else; one per shard |
+ * - `command()`: the interaction store, the run store, Telegram's shared pacing — every script is registered on it,
+ *   its writes coalesced per turn;
+ * - `subscriber()`: the store's events listener — a subscribed connection runs nothing else;
+ * - `queue()`: every BullMQ Queue and Worker of the process — BullMQ needs `maxRetriesPerRequest: null`;
+ * - `streamReader(k)`: the askgate worker's blocking reads of shard k's completions stream
+ *   (src/queue/completion-stream.ts) — a blocked connection runs nothing else; one per shard.
  *
  * BullMQ opens one more per Worker, a duplicate of `queue()` for its blocking reads; nothing else opens any. With
  * ASKGATE_SHARDS = N an askgate worker runs one Worker per queue and shard and one stream reader per shard, so those
@@ -141,7 +141,8 @@ export class RedisConnections {
     if (typeof acked !== 'number' || acked < wanted) {
       throw new AskgateError(
         'store_unavailable',
-        `the write reached Redis but ${String(acked)} of ${wanted} replicas confirmed it within ${timeoutMs} ms (ASKGATE_REDIS_WAIT_REPLICAS); retry.`,
+        `the write reached Redis but ${String(acked)} of ${wanted} replicas confirmed it within ${timeoutMs} ms ` +
+          '(ASKGATE_REDIS_WAIT_REPLICAS); retry.',
       );
     }
   }

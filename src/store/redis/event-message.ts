@@ -1,6 +1,6 @@
 import type { InteractionEventType } from '../../core/types.js';
 
-/** One message of a store's events channel, as the scripts publish it (`eventMessage` in scripts/fragments.ts). */
+/** One message of a store's events channel, as the scripts publish it (scripts/includes/eventMessage.lua). */
 export interface EventMessage {
   type: InteractionEventType;
   id: string;
@@ -12,11 +12,9 @@ export interface EventMessage {
 
 /**
  * Reads an events-channel message: `type \n id \n schema \n envelope` (schema '' for none; the envelope, last, is the
- * only field with newlines), or the JSON object `{e, i, v, S}` that scripts published before (a message from a
- * process of the previous version still in flight during an upgrade). Throws on anything else.
+ * only field with newlines). Throws on anything else.
  */
 export function parseEventMessage(message: string): EventMessage {
-  if (message.charCodeAt(0) === 0x7b) return parseLegacy(message);
   const afterType = message.indexOf('\n');
   const afterId = afterType < 0 ? -1 : message.indexOf('\n', afterType + 1);
   const afterSchema = afterId < 0 ? -1 : message.indexOf('\n', afterId + 1);
@@ -26,17 +24,5 @@ export function parseEventMessage(message: string): EventMessage {
     id: message.slice(afterType + 1, afterId),
     schema: afterSchema === afterId + 1 ? null : message.slice(afterId + 1, afterSchema),
     envelope: message.slice(afterSchema + 1),
-  };
-}
-
-function parseLegacy(message: string): EventMessage {
-  const wire = JSON.parse(message) as { e?: unknown; i?: unknown; v?: unknown; S?: unknown };
-  if (typeof wire.e !== 'string' || typeof wire.i !== 'string' || typeof wire.v !== 'string')
-    throw new Error('no type, id or envelope');
-  return {
-    type: wire.e as InteractionEventType,
-    id: wire.i,
-    envelope: wire.v,
-    schema: typeof wire.S === 'string' ? wire.S : null,
   };
 }

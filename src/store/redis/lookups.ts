@@ -23,7 +23,7 @@ import type { Keys } from '../keys.js';
  * or no longer pending (a record that outlived its deadline + idle TTL without being resolved: the safety net).
  * An id never holds `:` (base64url, and `.` for a shard), so the id is what follows the last `:` of a field.
  *
- * `lookupHash` must agree with the Lua `lookupHash` (scripts/fragments.ts LOOKUPS): both are the 32-bit
+ * `lookupHash` must agree with the Lua `lookupHash` (scripts/includes/lookupHash.lua): both are the 32-bit
  * `h = h * 31 + byte` of the UTF-8 bytes.
  */
 export const RECIPIENT_LEVELS = [64, 512, 4096, 32768] as const;

@@ -30,11 +30,10 @@ import type {
 import { type ClaimDeps, claimInteraction } from './claim.js';
 import type { RedisStoreOptions } from './store-options.js';
 import { RedisConnections, redactUrl } from './connections.js';
-import { legacyTicketKey } from './ticket-keys.js';
 import { recipientName } from './lookups.js';
 import { surfacesOf } from '../../core/surfaces.js';
 import { readSealedEvents } from './audit-reader.js';
-import { migrateIndexes, pingWithin } from './index-upkeep.js';
+import { pingWithin } from './index-upkeep.js';
 import type { ScriptClient } from './scripts/index.js';
 import { parseEventMessage } from './event-message.js';
 import { EventSubscription } from './event-subscription.js';
@@ -101,7 +100,10 @@ export class RedisStore implements Store {
     });
   }
 
-  /** Connects both connections (the events channel is subscribed on the first listener); rejects with `store_unavailable` when Redis is unreachable. */
+  /**
+   * Connects both connections (the events channel is subscribed on the first listener); rejects with
+   * `store_unavailable` when Redis is unreachable.
+   */
   static async connect(options: RedisStoreOptions): Promise<RedisStore> {
     const owns = options.connections === undefined;
     const connections =
@@ -116,7 +118,6 @@ export class RedisStore implements Store {
     try {
       await Promise.all([connections.connect(store.client), connections.connect(store.subscriber)]);
       store.subscriber.on('message', (channel: string, message: string) => store.dispatch(channel, message));
-      await store.migrateIndexes();
     } catch (error) {
       if (owns) await connections.close();
       if (error instanceof AskgateError) throw error;
@@ -131,18 +132,11 @@ export class RedisStore implements Store {
     return store;
   }
 
-  /** Moves index members written before the buckets into buckets (index-upkeep.ts). */
-  private async migrateIndexes(): Promise<void> {
-    await migrateIndexes(this.client, this.keys);
-  }
-
   async create(record: StoredInteraction): Promise<void> {
     const { envelope, schema } = encodeRecord(record);
     const now = Date.now();
     const deadlineMs = timeMs(record.deadline_at, 'deadline_at');
     const recordKey = this.keys.interaction(record.id);
-    // Only an old-form ticket hash has a `t:` lookup; a new ticket names its record (core/ids.ts).
-    const ticketKey = legacyTicketKey(this.keys, record.ticket_hash);
     // Every surface asked of a recipient is indexed by recipient (a reply, a STOP, the web chat find it there).
     const recipients = surfacesOf(record)
       .filter((s) => s.recipient !== null)
@@ -155,14 +149,12 @@ export class RedisStore implements Store {
         this.keys.seq,
         // Absent optional keys are stood in for by the record key, so every KEYS entry stays in one cluster slot.
         record.group_id === null ? recordKey : this.keys.group(record.group_id),
-        ticketKey ?? recordKey,
         schema === null ? recordKey : this.keys.schema(schema.hash),
         record.id,
         envelope,
         pendingExpiresAt(deadlineMs, now, this.idleTtlMs),
         deadlineMs,
         record.group_id === null ? '' : '1',
-        ticketKey === null ? '' : '1',
         schema?.json ?? '',
         this.keys.events,
         now,
@@ -171,25 +163,11 @@ export class RedisStore implements Store {
       ),
     );
     if (code === -1) throw new AskgateError('conflict', `interaction ${record.id} already exists; ids must be unique.`);
-    if (code === -2) {
-      throw new AskgateError('conflict', 'ticket_hash is already in use by another interaction; mint a new ticket.');
-    }
   }
 
   async get(id: string): Promise<StoredInteraction | null> {
     const reply = await this.run(() => this.client.askgateGet(this.keys.interaction(id), this.keys.schemaPrefix));
     return reply === null ? null : decodeRecord(id, reply[0], reply[1]);
-  }
-
-  async findByTicketHash(ticketHash: string): Promise<StoredInteraction | null> {
-    const reply = await this.run(() =>
-      this.client.askgateFindByTicket(
-        this.keys.ticket(ticketHash),
-        this.keys.interactionPrefix,
-        this.keys.schemaPrefix,
-      ),
-    );
-    return reply === null ? null : decodeRecord(reply[0], reply[1], reply[2]);
   }
 
   /** The resolve script's claim (claim.ts): `check` and `choice` are its answer check, `vote` a quorum vote. */

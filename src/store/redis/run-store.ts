@@ -1,5 +1,4 @@
 import { AskgateError } from '../../core/errors.js';
-import { legacyTicketKey } from './ticket-keys.js';
 import { recipientName } from './lookups.js';
 import type { RunSpec } from '../../core/types.js';
 import type { AttemptOutcome, ChatThread, ParkInput, RunStore, RunView } from '../../park/run-store.js';
@@ -34,14 +33,14 @@ import type { ScriptClient } from './scripts/index.js';
  * would be 500–700). Redis converts a hash for good once any value exceeds `hash-max-listpack-value` (64 bytes by
  * default), so fields holding their default are not written, and the caller-sized values — `o`, `p`, `rs`, `st`,
  * `th`, `x`, and each slot's result — are written in 64-byte pieces: `f` holds the first 64 bytes, `f.1` the next,
- * and so on (`PIECES` in scripts/fragments.ts); `get` joins them byte-exactly. The hash so stays compact through
+ * and so on (scripts/includes/setPieces.lua); `get` joins them byte-exactly. The hash so stays compact through
  * its retention and later parks; only a fan-out of more than about 60 asks (128 fields, `hash-max-listpack-entries`)
  * or a Redis configured below the defaults converts it.
  *
- * A run parked on one ask with no hash yet is folded (scripts/folded-runs.ts): no hash, one field of a bucketed
+ * A run parked on one ask with no hash yet is folded (scripts/includes/foldedBucketKey.lua): no hash, one field of a bucketed
  * `rf:` hash, about 45 bytes instead of about 210; the step that first needs the hash (the answer's claim, a kill, a
  * bound thread) writes it exactly as park-run would have, and `get` derives the same fields from the folded entry
- * and its record. The hash of a run parked before folding (or parked on several asks) is read as it always was.
+ * and its record. A run parked on several asks, or parked again, has its hash from the park.
  *
  * A run hash costs nothing for a sync ask: only async asks name a run. Every write refreshes its expiry to the
  * checkpoint retention (LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES), which is the retention the issue asks
@@ -89,7 +88,7 @@ export class RedisRunStore implements RunStore {
     return runs;
   }
 
-  /** Writes every ask and parks the run in one step (see park-run.ts); returns the park's generation. */
+  /** Writes every ask and parks the run in one step (see scripts/park-run-4.lua); returns the park's generation. */
   async park(input: ParkInput): Promise<number> {
     const now = Date.now();
     const args: Array<string | number> = [
@@ -114,7 +113,6 @@ export class RedisRunStore implements RunStore {
         deadlineMs,
         this.keys.interaction(record.id),
         record.group_id === null ? '' : this.keys.group(record.group_id),
-        legacyTicketKey(this.keys, record.ticket_hash) ?? '',
         schema === null ? '' : this.keys.schema(schema.hash),
         schema?.json ?? '',
         input.unlisted.has(record.id) ? '' : '1',
@@ -139,8 +137,7 @@ export class RedisRunStore implements RunStore {
         ...args,
       ),
     );
-    if (code === -1 || code === -2)
-      throw new AskgateError('conflict', 'an ask id or ticket is already in use; ask again.');
+    if (code === -1) throw new AskgateError('conflict', 'an ask id is already in use; ask again.');
     if (code === -3)
       throw new AskgateError(
         'conflict',
@@ -158,7 +155,7 @@ export class RedisRunStore implements RunStore {
 
   async get(runId: string): Promise<RunView | null> {
     // The hash (its pieces joined byte-exactly in Lua: a 64-byte piece may split a UTF-8 character), or the fields
-    // of a folded park (scripts/folded-runs.ts), in one step.
+    // of a folded park (scripts/run-read-1.lua), in one step.
     const flat = await this.run(() => this.client.askgateRunRead(this.keys.run(runId), ...this.foldedArgs(runId)));
     // No prototype (dictionary mode): a run's ask fields (`a:<interaction id>`) are new names every park, and a plain
     // `{}` would grow V8's hidden-class transition tree by one entry each (each insert copies it) until a full GC.
@@ -303,7 +300,7 @@ export class RedisRunStore implements RunStore {
 const FOLD_MAX_BYTES = 64;
 
 /**
- * The folded value of a park (scripts/folded-runs.ts) — its ask's id, the resume target as \`rs\` holds it, and the
+ * The folded value of a park (scripts/includes/foldedBucketKey.lua) — its ask's id, the resume target as \`rs\` holds it, and the
  * kind, parent and state when set, joined by newlines, trailing empty parts dropped — or '' when the park is not
  * folded: more than one ask, a chat thread, an owner other than the ask's asker (the owner is read from the record),
  * a newline in a part, or a run id or value longer than a listpack value may be.
@@ -324,7 +321,7 @@ function foldedValue(input: ParkInput): string {
 
 /**
  * The resume target as `rs` holds it (park-run's ARGV[4]): a handler alone as `=` + its name, 13 bytes shorter than
- * its JSON; any other target as its JSON, which starts with `{`. Runs parked before the `=` form hold JSON only.
+ * its JSON; any other target as its JSON, which starts with `{`.
  */
 function resumeArg(resume: RunSpec['resume']): string {
   const keys = Object.keys(resume);

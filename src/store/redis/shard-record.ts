@@ -73,5 +73,9 @@ function counts(raw: readonly string[], current: number): number[] {
 
 /** The one-line refusal of a start with fewer shards than recorded. */
 export function shrinkRefusal(recorded: number, configured: number): string {
-  return `is ${configured}, but this store already spreads questions and runs over ${recorded} shards (recorded in its "shards" key); fewer would orphan shards ${configured}..${recorded - 1}: set ASKGATE_SHARDS=${recorded} (shards cannot be removed).`;
+  return (
+    `is ${configured}, but this store already spreads questions and runs over ${recorded} shards (recorded in its ` +
+    `"shards" key); fewer would orphan shards ${configured}..${recorded - 1}: set ASKGATE_SHARDS=${recorded} ` +
+    '(shards cannot be removed).'
+  );
 }

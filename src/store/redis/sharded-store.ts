@@ -116,14 +116,6 @@ export class ShardedStore implements Store {
     return this.of(id).get(id);
   }
 
-  /**
-   * Only an old-form ticket (minted before tickets named their record, `<secret>.<id>`) is looked up by its hash; the
-   * callback door reads a new one by the id it names. Every shard is asked, as the contract holds any store to.
-   */
-  async findByTicketHash(ticketHash: string): Promise<StoredInteraction | null> {
-    return firstFound(await Promise.all(this.shards.map((s) => s.findByTicketHash(ticketHash))));
-  }
-
   resolve(id: string, resolution: Resolution): Promise<ResolveOutcome> {
     return this.of(id).resolve(id, resolution);
   }

@@ -104,14 +104,9 @@ export class RedisSurfaceOps {
     const found = new Map<string, { seq: number; record: StoredInteraction }>();
     for (const recipient of wanted) {
       const buckets = recipientBucketsOf(keys, channel, recipient);
-      // Each level's hash holds other recipients' entries too; this recipient's start with its prefix. The old
-      // per-recipient zset (rc:, questions asked before the buckets) is read beside them until the last has expired.
-      const legacyKey = keys.recipient(channel, recipient);
-      const [legacy, ...levels] = await Promise.all([
-        run(() => client.zrange(legacyKey, 0, -1, 'WITHSCORES')),
-        ...buckets.keys.map((key) => run(() => client.hgetall(key))),
-      ]);
-      const entries: Array<{ id: string; seq: number; key: string | null; field: string }> = [];
+      // Each level's hash holds other recipients' entries too; this recipient's start with its prefix.
+      const levels = await Promise.all(buckets.keys.map((key) => run(() => client.hgetall(key))));
+      const entries: Array<{ id: string; seq: number; key: string; field: string }> = [];
       levels.forEach((fields, level) => {
         for (const [field, seq] of Object.entries(fields)) {
           if (!field.startsWith(buckets.prefix)) continue;
@@ -120,28 +115,22 @@ export class RedisSurfaceOps {
             entries.push({ id, seq: Number(seq), key: buckets.keys[level] as string, field });
         }
       });
-      for (let i = 0; i + 1 < legacy.length; i += 2)
-        entries.push({ id: legacy[i] as string, seq: Number(legacy[i + 1]), key: null, field: legacy[i] as string });
       // One round trip for all of them: the command connection pipelines the reads of one tick.
       const records = await Promise.all(entries.map((e) => this.ctx.get(e.id)));
       const stale: Array<{ key: string; field: string }> = [];
       records.forEach((record, i) => {
         const entry = entries[i] as (typeof entries)[number];
         if (record === null || record.status !== 'pending') {
-          stale.push({ key: entry.key ?? legacyKey, field: entry.field });
+          stale.push({ key: entry.key, field: entry.field });
           return;
         }
         // The view of the surface this person was asked on, whichever of the question's surfaces it is.
         const view = viewOn(record, channel, (s) => s.recipient !== null && wanted.has(s.recipient));
         if (view !== null && !found.has(record.id)) found.set(record.id, { seq: entry.seq, record: view });
       });
-      // Resolve removes its entries; what is left here is a question that outlived its record (the TTL safety net)
-      // or a legacy member, dropped on this read.
-      await Promise.all(
-        stale.map(({ key, field }) =>
-          run(() => (key === legacyKey ? client.zrem(key, field) : client.hdel(key, field))),
-        ),
-      );
+      // Resolve removes its entries; what is left here is a question that outlived its record (the TTL safety net),
+      // dropped on this read.
+      await Promise.all(stale.map(({ key, field }) => run(() => client.hdel(key, field))));
     }
     return [...found.values()].sort((a, b) => a.seq - b.seq).map((f) => f.record);
   }
@@ -149,10 +138,7 @@ export class RedisSurfaceOps {
   async findByDelivery(channel: string, ref: string): Promise<StoredInteraction | null> {
     const { client, keys, run } = this.ctx;
     const entry = deliveryEntry(keys, channel, ref);
-    // A message delivered before the buckets has a key of its own (dl:, expiring with its question): read it too.
-    const id =
-      (await run(() => client.hget(entry.key, entry.field))) ??
-      (await run(() => client.get(keys.delivery(channel, ref))));
+    const id = await run(() => client.hget(entry.key, entry.field));
     if (id === null) return (await this.findByRecipientRef(channel, ref)) ?? this.findRecentlyResolved(channel, ref);
     const record = await this.ctx.get(id);
     if (record === null) {

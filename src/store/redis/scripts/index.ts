@@ -1,31 +1,36 @@
 import { createHash } from 'node:crypto';
-import { withoutUnusedDefinitions } from './unused-definitions.js';
+import { readFileSync } from 'node:fs';
 import type { Cluster, Redis } from 'ioredis';
-import { ADD_SURFACE } from './add-surface.js';
-import { AUDIT_APPEND, AUDIT_SEAL } from './audit.js';
-import { CHAT_LOG_APPEND } from './chat-log.js';
-import { CREATE } from './create.js';
-import { DELIVERY_RECEIPT } from './delivery-receipt.js';
-import { FIND_BY_TICKET } from './find-by-ticket.js';
-import { GET } from './get.js';
-import { HIT_WINDOW } from './hit-window.js';
-import { LIST_PENDING } from './list-pending.js';
-import { MIGRATE_INDEXES } from './migrate-indexes.js';
-import { PACE_GAP } from './pace-gap.js';
-import { PARK_RUN } from './park-run.js';
-import { POP_DUE } from './pop-due.js';
-import { REPORT } from './report.js';
-import { RESOLVE } from './resolve.js';
-import { RUN_BIND, RUN_COMPLETE, RUN_KILL } from './run-transition.js';
-import { RUN_EXISTS, RUN_READ } from './folded-runs.js';
-import { SET_DELIVERY } from './set-delivery.js';
-import { TELEGRAM_PUSH_BACK, TELEGRAM_RESERVE } from './telegram-pace.js';
+import type { AuditEventType } from '../../../core/audit.js';
+import type { InteractionEventType, InteractionStatus } from '../../../core/types.js';
+import { REPORTED_FIELD } from '../../../queue/job-protocol.js';
+import { TERMINAL_EVENT } from '../../audit-trail.js';
+import { CONVERSATION_REFS } from '../../delivery-refs.js';
+import { KEY_NAMES } from '../../keys.js';
+import { STATUS_CODES } from '../../record-codec.js';
+import { DELIVERY_BUCKETS, ENTRIES_PER_BUCKET, RECENT_WINDOWS, RECIPIENT_LEVELS } from '../lookups.js';
 
 /**
- * The one script loader: every Lua script askgate runs is registered here, once, on the command connection
- * (connections.ts), and nowhere else — but the SDK worker's report (`runReport`), which runs on its BullMQ
- * connection. Each script's own file opens with its header: what it guarantees, its KEYS, its ARGV and its return
- * codes.
+ * The one script loader. Every Lua script askgate runs is a `.lua` file beside this module, one per transition,
+ * named as BullMQ names its commands: `<name>-<number of keys>.lua` (the KEYS count is read from the name). Each
+ * opens with its header: what it guarantees, its KEYS, its ARGV and its return codes. Shared helpers are small files
+ * under `includes/`, pulled in by a directive line
+ *
+ *     --- @include "includes/splitRecord"
+ *
+ * (the path relative to the file holding the directive, without `.lua`), which this loader replaces by the file's
+ * text, resolved the same way, once per process. Each helper lands once per scope: a directive at the start of a
+ * line (the script's top level) includes a file at most once in the whole script, and a file already included there
+ * is visible everywhere after it; an indented directive (inside a function) includes it into that function unless
+ * the top level already did, once per block of directives. So a helper only a rare branch needs is included inside
+ * a function that branch calls, and built only when it runs (resolve-3.lua's lookup and run helpers): Redis runs a
+ * script's whole body on every call, and every `local function` it reaches is a closure built per call.
+ *
+ * `{{NAME}}` or `{{NAME.member}}` stands for a value TypeScript owns (SCRIPT_CONSTANTS below), written as a Lua
+ * literal (a string quoted, a number, an array or a map as a table constructor). An unknown name fails the load.
+ *
+ * Every script is registered here, once, on the command connection (connections.ts), and nowhere else — but the
+ * SDK worker's report (`runReport`), which runs on its BullMQ connection.
  */
 
 type Arg = string | number;
@@ -40,8 +45,6 @@ export interface ScriptCommands {
   askgateResolve(...args: Arg[]): Promise<[number, Bulk?, Bulk?, Bulk?, Bulk?, Bulk?, string[]?]>;
   /** `[envelope, schema]`, or null when the record is missing. */
   askgateGet(...args: Arg[]): Promise<[string, Bulk] | null>;
-  /** `[id, envelope, schema]`, or null when no live ticket. */
-  askgateFindByTicket(...args: Arg[]): Promise<[string, string, Bulk] | null>;
   /** 1 stored, -1 no such record, -2 no such surface. */
   askgateSetDelivery(...args: Arg[]): Promise<number>;
   /** 1 added, 2 already a surface, 0 not pending, -1 no such record. */
@@ -56,8 +59,6 @@ export interface ScriptCommands {
   askgateListPending(...args: Arg[]): Promise<[Bulk, ...Array<[string, string, string, Bulk]>]>;
   askgatePopDue(...args: Arg[]): Promise<string[]>;
   askgateHitWindow(...args: Arg[]): Promise<number>;
-  /** `[nextCursor, converted]`. */
-  askgateMigrateIndexes(...args: Arg[]): Promise<[string, number]>;
   // Runs (run-store.ts).
   /** The run's generation (> 0), or a negative refusal code. */
   askgateParkRun(...args: Arg[]): Promise<number>;
@@ -69,7 +70,7 @@ export interface ScriptCommands {
   askgateRunBind(...args: Arg[]): Promise<number>;
   /** The run's fields, flat `[field, value, ...]` (pieces joined; a folded park's derived), or `[]`. */
   askgateRunRead(...args: Arg[]): Promise<string[]>;
-  /** 1 when the run has a hash or a live folded park, else 0 (what `EXISTS r:<run_id>` answered before folding). */
+  /** 1 when the run has a hash or a live folded park, else 0 (what `EXISTS r:<run_id>` answers for an unfolded run). */
   askgateRunExists(...args: Arg[]): Promise<number>;
   // Telegram's shared pacing (channels/telegram/shared-pacing.ts).
   /** `[slot, wait]`: the reserved slot (epoch ms, Redis time) and the wait until it, ms. */
@@ -91,34 +92,173 @@ export interface ScriptCommands {
 /** A command connection with every script registered. */
 export type ScriptClient = (Redis | Cluster) & ScriptCommands;
 
-const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: number }> = {
-  askgateCreate: { lua: CREATE, numberOfKeys: 7 },
-  askgateResolve: { lua: RESOLVE, numberOfKeys: 3 },
-  askgateGet: { lua: GET, numberOfKeys: 1 },
-  askgateFindByTicket: { lua: FIND_BY_TICKET, numberOfKeys: 1 },
-  askgateSetDelivery: { lua: SET_DELIVERY, numberOfKeys: 1 },
-  askgateAddSurface: { lua: ADD_SURFACE, numberOfKeys: 3 },
-  askgateDeliveryReceipt: { lua: DELIVERY_RECEIPT, numberOfKeys: 1 },
-  askgateAuditAppend: { lua: AUDIT_APPEND, numberOfKeys: 1 },
-  askgateAuditSeal: { lua: AUDIT_SEAL, numberOfKeys: 1 },
-  askgateListPending: { lua: LIST_PENDING, numberOfKeys: 2 },
-  askgatePopDue: { lua: POP_DUE, numberOfKeys: 2 },
-  askgateHitWindow: { lua: HIT_WINDOW, numberOfKeys: 1 },
-  askgateMigrateIndexes: { lua: MIGRATE_INDEXES, numberOfKeys: 3 },
-  askgateParkRun: { lua: PARK_RUN, numberOfKeys: 4 },
-  askgateRunComplete: { lua: RUN_COMPLETE, numberOfKeys: 2 },
-  askgateRunKill: { lua: RUN_KILL, numberOfKeys: 2 },
-  askgateRunBind: { lua: RUN_BIND, numberOfKeys: 1 },
-  askgateRunRead: { lua: RUN_READ, numberOfKeys: 1 },
-  askgateRunExists: { lua: RUN_EXISTS, numberOfKeys: 1 },
-  askgateTelegramReserve: { lua: TELEGRAM_RESERVE, numberOfKeys: 3 },
-  askgateTelegramPushBack: { lua: TELEGRAM_PUSH_BACK, numberOfKeys: 1 },
-  // One budget script for every platform: only the keys (pace:<platform>:<account>:...) differ from Telegram's.
-  askgatePaceReserve: { lua: TELEGRAM_RESERVE, numberOfKeys: 3 },
-  askgatePacePushBack: { lua: TELEGRAM_PUSH_BACK, numberOfKeys: 1 },
-  askgatePaceGap: { lua: PACE_GAP, numberOfKeys: 1 },
-  askgateChatLogAppend: { lua: CHAT_LOG_APPEND, numberOfKeys: 1 },
+/** Each method's script, by file name (without `.lua`). */
+const SCRIPTS: Record<keyof ScriptCommands, string> = {
+  askgateCreate: 'create-6',
+  askgateResolve: 'resolve-3',
+  askgateGet: 'get-1',
+  askgateSetDelivery: 'set-delivery-1',
+  askgateAddSurface: 'add-surface-3',
+  askgateDeliveryReceipt: 'delivery-receipt-1',
+  askgateAuditAppend: 'audit-append-1',
+  askgateAuditSeal: 'audit-seal-1',
+  askgateListPending: 'list-pending-2',
+  askgatePopDue: 'pop-due-2',
+  askgateHitWindow: 'hit-window-1',
+  askgateParkRun: 'park-run-4',
+  askgateRunComplete: 'run-complete-2',
+  askgateRunKill: 'run-kill-2',
+  askgateRunBind: 'run-bind-1',
+  askgateRunRead: 'run-read-1',
+  askgateRunExists: 'run-exists-1',
+  // One budget script for every platform: only the keys (tg:<bot>:... or pace:<platform>:<account>:...) differ.
+  askgateTelegramReserve: 'pace-reserve-3',
+  askgateTelegramPushBack: 'pace-push-back-1',
+  askgatePaceReserve: 'pace-reserve-3',
+  askgatePacePushBack: 'pace-push-back-1',
+  askgatePaceGap: 'pace-gap-1',
+  askgateChatLogAppend: 'chat-log-append-1',
 };
+
+/** Status letter → value, for the terminal statuses (e.g. `{ a: 'interaction.answered' }`). */
+function byTerminalLetter<T>(of: (status: Exclude<InteractionStatus, 'pending'>) => T): Record<string, T> {
+  const terminal = ['answered', 'expired', 'cancelled'] as const;
+  return Object.fromEntries(terminal.map((status) => [STATUS_CODES[status], of(status)]));
+}
+
+/**
+ * The values the scripts' `{{placeholders}}` stand for: one table, each value taken from the TypeScript module that
+ * owns it (or typed by the union that names it), so a script and the code reading what it wrote cannot drift.
+ */
+export const SCRIPT_CONSTANTS = {
+  /** Key names after a shard's prefix (keys.ts): the resolve script completes them from the prefix alone. */
+  KEY_NAMES,
+  /** Envelope part 1's status letters (record-codec.ts). */
+  STATUS_CODES,
+  /** The events the scripts publish. */
+  EVENT_TYPES: {
+    created: 'interaction.created',
+    deliveryFailed: 'interaction.delivery_failed',
+  } satisfies Record<string, InteractionEventType>,
+  /** The event a claim publishes, by the status letter it writes. */
+  EVENT_TYPE_BY_LETTER: byTerminalLetter((status): InteractionEventType => `interaction.${status}`),
+  /** The audit events the scripts append. */
+  AUDIT_EVENTS: { delivered: 'delivered', deliveryFailed: 'delivery_failed' } satisfies Record<string, AuditEventType>,
+  /** The terminal audit event a claim appends, by the status letter it writes (audit-trail.ts). */
+  TERMINAL_EVENT_BY_LETTER: byTerminalLetter((status) => TERMINAL_EVENT[status]),
+  // The channel lookups' sizes (lookups.ts) and the conversation references a first delivery leaves out.
+  RECIPIENT_LEVELS,
+  ENTRIES_PER_BUCKET,
+  DELIVERY_BUCKETS,
+  RECENT_WINDOWS,
+  CONVERSATION_REFS,
+  /** The job protocol's reported mark in a handler job's hash (src/queue/job-protocol.ts). */
+  REPORTED_FIELD,
+};
+
+const HERE = new URL('./', import.meta.url);
+const INCLUDE = /^([ \t]*)--- @include "([^"]+)"[ \t]*$/;
+const PLACEHOLDER = /\{\{([A-Za-z_][\w.]*)\}\}/g;
+const LUA_KEYWORDS = new Set(
+  'and break do else elseif end false for function goto if in local nil not or repeat return then true until while'.split(
+    ' ',
+  ),
+);
+
+/** The files read so far (a script's or an include's text, as written), by URL. */
+const files = new Map<string, string>();
+
+function fileText(url: URL): string {
+  let text = files.get(url.href);
+  if (text === undefined) {
+    try {
+      text = readFileSync(url, 'utf8');
+    } catch (err) {
+      throw new Error(`askgate: cannot read the Lua script ${url.pathname}: ${(err as Error).message}`);
+    }
+    files.set(url.href, text);
+  }
+  return text;
+}
+
+/**
+ * `text` (from `from`) with its include directives replaced (see the top of this module). `seen` holds the files
+ * included at this level of the script; `chain` the files being expanded, to name a cycle.
+ */
+function expand(text: string, from: URL, seen: Set<string>, chain: readonly string[]): string {
+  const out: string[] = [];
+  // The set an indented block of directives shares: a copy of the top level's, started by the block's first line.
+  let block: { indent: string; seen: Set<string> } | null = null;
+  for (const line of text.split('\n')) {
+    const directive = INCLUDE.exec(line);
+    if (directive === null) {
+      const code = line.trim();
+      if (code !== '' && !code.startsWith('--')) block = null;
+      out.push(line);
+      continue;
+    }
+    const [, indent = '', name = ''] = directive;
+    const url = new URL(`${name}.lua`, from);
+    if (chain.includes(url.href)) {
+      throw new Error(`askgate: the Lua include ${name} in ${from.pathname} includes itself (${chain.join(' → ')})`);
+    }
+    let scope = seen;
+    if (indent !== '') {
+      if (block === null || block.indent !== indent) block = { indent, seen: new Set(seen) };
+      scope = block.seen;
+    }
+    if (scope.has(url.href)) continue;
+    scope.add(url.href);
+    const body = expand(fileText(url), url, scope, [...chain, url.href]).replace(/\n+$/, '');
+    out.push(indent === '' ? body : body.replace(/^(?=.)/gm, indent));
+  }
+  return out.join('\n');
+}
+
+/** A value of SCRIPT_CONSTANTS as a Lua literal. */
+function luaLiteral(value: unknown, name: string): string {
+  if (typeof value === 'string') return `'${value.replace(/[\\']/g, '\\$&').replace(/\n/g, '\\n')}'`;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (Array.isArray(value)) return `{ ${value.map((v) => luaLiteral(v, name)).join(', ')} }`;
+  if (typeof value === 'object' && value !== null) {
+    const fields = Object.entries(value).map(([key, v]) => {
+      const plain = /^[A-Za-z_]\w*$/.test(key) && !LUA_KEYWORDS.has(key);
+      return `${plain ? key : `[${luaLiteral(key, name)}]`} = ${luaLiteral(v, name)}`;
+    });
+    return `{ ${fields.join(', ')} }`;
+  }
+  throw new Error(`askgate: the Lua placeholder {{${name}}} has no Lua form (${typeof value})`);
+}
+
+function substitute(text: string, where: string): string {
+  const out = text.replace(PLACEHOLDER, (_, name: string) => {
+    let value: unknown = SCRIPT_CONSTANTS;
+    for (const part of name.split('.')) {
+      value =
+        typeof value === 'object' && value !== null && Object.hasOwn(value, part)
+          ? (value as Record<string, unknown>)[part]
+          : undefined;
+    }
+    if (value === undefined) throw new Error(`askgate: unknown placeholder {{${name}}} in the Lua script ${where}`);
+    return luaLiteral(value, name);
+  });
+  if (out.includes('{{')) throw new Error(`askgate: a malformed placeholder ({{ without a name}}) in ${where}`);
+  return out;
+}
+
+/**
+ * Lua `text` with its includes and placeholders resolved, includes found from `from` (by default this folder):
+ * what a script's file becomes, and how a test or benchmark runs a helper of its own.
+ */
+export function resolveLua(text: string, from: URL = HERE): string {
+  return substitute(expand(text, from, new Set(), []), from.pathname);
+}
+
+/** The Lua a script runs: its file (`<name>-<keys>.lua`) resolved. */
+export function scriptLua(file: string): string {
+  const url = new URL(`${file}.lua`, HERE);
+  return resolveLua(fileText(url), url);
+}
 
 /**
  * One Lua script, run as ioredis runs a defined command: by EVAL the first time on a connection's socket (which loads
@@ -130,18 +270,17 @@ const SCRIPTS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: number 
  * several per park cycle. EVAL and EVALSHA are plain commands: their batches build a bare pipeline.
  */
 class LuaScript {
+  private readonly lua: string;
   private readonly sha: string;
+  private readonly numberOfKeys: number;
   /** The sockets (a Cluster: the client) that were sent the body; the key of a reconnected one is new. */
   private readonly loaded = new WeakSet<object>();
 
-  private readonly lua: string;
-
-  constructor(
-    spliced: string,
-    private readonly numberOfKeys: number,
-  ) {
-    // The helpers this script never calls are left out: Redis would build each one on every call.
-    this.lua = withoutUnusedDefinitions(spliced);
+  constructor(file: string) {
+    const keys = /-(\d+)$/.exec(file);
+    if (keys === null) throw new Error(`askgate: a Lua script's name ends with its number of keys: ${file}`);
+    this.numberOfKeys = Number(keys[1]);
+    this.lua = scriptLua(file);
     this.sha = createHash('sha1').update(this.lua).digest('hex');
   }
 
@@ -158,22 +297,32 @@ class LuaScript {
   }
 }
 
+/** The scripts loaded so far, by file: each is read and resolved once per process. */
+const loadedScripts = new Map<string, LuaScript>();
+
+function script(file: string): LuaScript {
+  let loaded = loadedScripts.get(file);
+  if (loaded === undefined) {
+    loaded = new LuaScript(file);
+    loadedScripts.set(file, loaded);
+  }
+  return loaded;
+}
+
 /** Registers every script on `client` (a method per script, see LuaScript) and returns the client typed with them. */
 export function registerScripts(client: Redis | Cluster): ScriptClient {
-  for (const [name, { lua, numberOfKeys }] of Object.entries(SCRIPTS)) {
-    const script = new LuaScript(lua, numberOfKeys);
-    Object.defineProperty(client, name, { value: (...args: Arg[]) => script.run(client, args) });
+  for (const [name, file] of Object.entries(SCRIPTS)) {
+    const lua = script(file);
+    Object.defineProperty(client, name, { value: (...args: Arg[]) => lua.run(client, args) });
   }
   // The one cast: the methods are added at run time, and TypeScript cannot see them; SCRIPTS is keyed by
   // ScriptCommands, so every method the type names was just added.
   return client as ScriptClient;
 }
 
-const REPORT_SCRIPT = new LuaScript(REPORT, 2);
-
 /**
- * The SDK worker's completion report (report.ts): marks the handler job `jobKey` reported and appends `report` (JSON)
- * to the `completions` stream, atomically, on the worker's own connection.
+ * The SDK worker's completion report (report-2.lua): marks the handler job `jobKey` reported and appends `report`
+ * (JSON) to the `completions` stream, atomically, on the worker's own connection.
  */
 export async function runReport(
   client: Redis | Cluster,
@@ -181,5 +330,8 @@ export async function runReport(
   completions: string,
   report: string,
 ): Promise<void> {
-  await REPORT_SCRIPT.run(client, [jobKey, completions, report]);
+  await script('report-2').run(client, [jobKey, completions, report]);
 }
+
+/** The file names of every registered script and the report, for tests that check them all. */
+export const SCRIPT_FILES: readonly string[] = [...new Set([...Object.values(SCRIPTS), 'report-2'])];
