@@ -1,0 +1,58 @@
+/** Layer rules of askgate (docs/architecture.md). `npm run lint` runs them. */
+const SERVICES = "^src/(doors|callback|mcp|runs|park|confirmations|verifiers)/";
+module.exports = {
+  forbidden: [
+    {
+      name: "core-imports-core-and-forms-only",
+      comment: "The core knows no adapter, service or channel: it imports only itself and forms/.",
+      severity: "error",
+      from: { path: "^src/core/" },
+      to: { path: "^(src/(?!core/)|channels/|web/)" },
+    },
+    {
+      name: "channels-reach-src-through-the-core",
+      comment: "Channels import from src/ only the core, observability and config-env.",
+      severity: "error",
+      from: { path: "^channels/" },
+      to: { path: "^src/(?!core/|observability/|config-env\\.ts$)" },
+    },
+    {
+      name: "sdk-imports-only-itself",
+      comment: "The published SDK speaks HTTP only and imports nothing of the gateway.",
+      severity: "error",
+      from: { path: "^src/sdk/" },
+      to: { path: "^(?!src/sdk/)", dependencyTypesNot: ["core"] },
+    },
+    {
+      name: "redis-and-postgres-only-in-the-store",
+      severity: "error",
+      from: { path: "^(?!src/store/)" },
+      to: { path: "node_modules/(ioredis|pg)/" },
+    },
+    {
+      name: "bullmq-only-in-the-queue",
+      severity: "error",
+      from: { path: "^(?!src/queue/)" },
+      to: { path: "node_modules/bullmq/" },
+    },
+    {
+      name: "services-and-channels-use-ports",
+      comment: "Services and channels never import the store or queue adapters; the composition root wires them.",
+      severity: "error",
+      from: { path: [SERVICES, "^channels/"] },
+      to: { path: "^src/(store|queue)/" },
+    },
+    {
+      name: "no-circular",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default", "types"] },
+  },
+};
