@@ -8,7 +8,8 @@ import { LegacyCompletions } from '../queue/completion-worker.js';
 import { queuePrefixes, queueShardsOf } from '../queue/queue-shards.js';
 import { ResumeProducer } from '../queue/queues.js';
 import { ResumeWorker } from '../queue/resume-worker.js';
-import type { Checkpoints } from '../runs/checkpoints.js';
+import type { Checkpoints, ParkCheckpoints } from '../runs/checkpoints.js';
+import { CheckpointedRuns, LayeredCheckpoints } from '../runs/checkpointed-runs.js';
 import { ConversationService } from '../runs/conversations.js';
 import { ParkService } from '../runs/park-service.js';
 import type { RunStore } from '../runs/run-store.js';
@@ -61,13 +62,18 @@ export async function startParks(
   workers: boolean,
   channels: readonly ChannelPlugin[] = [],
   connections: RedisConnections | null = null,
+  /** The PostgreSQL checkpointer (ASKGATE_CHECKPOINT_URL), or null to keep checkpoints in the run hashes. */
+  parkCheckpoints: ParkCheckpoints | null = null,
 ): Promise<Parks> {
   if (!store.durable || connections === null)
     return { service: null, conversations: null, startWorkers: () => undefined, close: async () => undefined };
   // Where a run lives: the run store routes by it, and the producer queues a run's jobs in the same shard.
   const locator =
     connections.shardKeys.length === 1 ? null : new RunLocator(connections.command(), connections.shardKeys);
-  const runs = runStoreOf(config, connections, locator);
+  const records = runStoreOf(config, connections, locator);
+  // Every park goes through CheckpointedRuns: with PostgreSQL it keeps the checkpoint there first; without, it still
+  // refuses to resume a run parked there (rather than resume it without its state).
+  const runs = new CheckpointedRuns(records, parkCheckpoints, logger);
   const connection = connections.queue();
   const queueShards = queueShardsOf(connections.shardKeys, locator ?? undefined);
   // Every worker below works the queues of every shard (queue-shards.ts); a job goes to its run's shard.
@@ -78,8 +84,10 @@ export async function startParks(
     backoffMs: config.resumeBackoffMs,
   };
   const producer = new ResumeProducer(connection, queueShards);
-  // The checkpoints live in the run hashes (the Redis run store's own), so a park writes both in one step.
-  const { checkpoints } = runs;
+  // Without PostgreSQL the checkpoints live in the run hashes (the Redis run store's own), so a park writes both in
+  // one step; with it, they are looked up there first, then in the run hashes (runs parked before the switch).
+  const checkpoints: Checkpoints =
+    parkCheckpoints === null ? records.checkpoints : new LayeredCheckpoints(parkCheckpoints, records.checkpoints);
   const parks = new ParkService({
     runs,
     checkpoints,
