@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pacingTransformer } from '../../channels/telegram/pacing.js';
-import { RedisPacer } from '../../channels/telegram/shared-pacing.js';
+import { SharedTelegramPacer } from '../../channels/telegram/shared-pacing.js';
+import { RedisChannelState } from '../../src/store/redis/channel-state.js';
 import { RedisConnections } from '../../src/store/redis/connections.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 
@@ -30,7 +31,7 @@ describe('Telegram pacing after the process stalls', () => {
   });
 
   it('gives up turns missed during a stall rather than sending them all at once: never over 30 in 900 ms', async () => {
-    const pacer = new RedisPacer({ client: connections.command(), keys: connections.keys }, 'stall-bot');
+    const pacer = new SharedTelegramPacer(new RedisChannelState(connections).pacing, 'stall-bot');
     const departures: number[] = [];
     type Send = (method: string, payload: unknown) => Promise<{ ok: true; result: true }>;
     const send: Send = async () => {
