@@ -250,6 +250,6 @@ describe('DISCORD_* configuration', () => {
     ).toThrow(/^DISCORD_PUBLIC_KEY: is not a public key/);
     const plugins = channelsFromConfig(channelSettings(loadConfig(env)), logger, new MemoryChannelState());
     expect(plugins.map((p) => p.name).sort()).toEqual(['discord', 'web']);
-    await Promise.all(plugins.map((p) => p.close?.()));
+    await Promise.all(plugins.map((p) => p.stop?.()));
   });
 });

@@ -29,14 +29,14 @@ describe('channel registration', () => {
     expect(build({}).map((p) => p.name)).toEqual(['web']);
     const withTelegram = build({ TELEGRAM_BOT_TOKEN: '1:abc', TELEGRAM_WEBHOOK_SECRET: 'secret-secret' });
     expect(withTelegram.map((p) => p.name).sort()).toEqual(['telegram', 'web']);
-    await Promise.all(withTelegram.map((p) => p.close?.()));
+    await Promise.all(withTelegram.map((p) => p.stop?.()));
     const withDiscord = build({
       DISCORD_BOT_TOKEN: 'token',
       DISCORD_PUBLIC_KEY: 'ab'.repeat(32),
       DISCORD_APPLICATION_ID: '1',
     });
     expect(withDiscord.map((p) => p.name).sort()).toEqual(['discord', 'web']);
-    await Promise.all(withDiscord.map((p) => p.close?.()));
+    await Promise.all(withDiscord.map((p) => p.stop?.()));
     expect(() => build({ TELEGRAM_BOT_TOKEN: '1:abc' })).toThrow(/^TELEGRAM_WEBHOOK_SECRET: is required/);
   });
 
