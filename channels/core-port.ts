@@ -18,7 +18,7 @@ export function channelCore(
   hub: EventHub,
   /** The channel state's de-duplication of platform event ids. */
   dedupe: EventDedupe,
-  /** The routes' turn taker (src/park/conversations.ts); absent when no route is configured. */
+  /** The routes' turn taker (src/runs/conversations.ts); absent when no route is configured. */
   converse?: (turn: ConversationTurn) => Promise<boolean>,
 ): ChannelCore {
   return {

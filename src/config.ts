@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { checkpointConfig, type PostgresCheckpointConfig } from './checkpoint-config.js';
 import { ConfigError, type Env, optional } from './config-env.js';
 import type { Identity, Scope } from './core/types.js';
 import { confirmationsConfig, type ConfirmationsConfig } from './confirmations/config.js';
-import { RouteConfigError, parseRoutes, type Route } from './park/routes.js';
+import { RouteConfigError, parseRoutes, type Route } from './runs/routes.js';
 import { DEFAULT_KEY_PREFIX, isShardablePrefix } from './store/keys.js';
 import { isClusterUrl, parseClusterUrl } from './store/redis/cluster-url.js';
 
@@ -41,6 +42,8 @@ export interface Config {
   defaultTimeoutSeconds: number;
   idleTtlSeconds: number;
   retentionWaitingMinutes: number;
+  /** `ASKGATE_CHECKPOINT_URL` and its tuning: parked runs' checkpoints in PostgreSQL; null keeps them in Redis. */
+  checkpointPostgres: PostgresCheckpointConfig | null;
   callbackRate: { limit: number; windowSeconds: number };
   /** Client addresses are taken from X-Forwarded-For only when the peer is one of these (express `trust proxy`). */
   trustProxy: string | null;
@@ -354,6 +357,7 @@ export function loadConfig(env: Env = process.env): Config {
     defaultTimeoutSeconds: positiveInt(env, 'INTERACTIONS_DEFAULT_TIMEOUT_SECONDS', 300),
     idleTtlSeconds: positiveInt(env, 'INTERACTIONS_IDLE_TTL_SECONDS', 86_400),
     retentionWaitingMinutes: positiveInt(env, 'LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES', 10_080),
+    checkpointPostgres: checkpointConfig(env, redisUrl),
     callbackRate: parseRate(optional(env, 'INTERACTIONS_CALLBACK_RATE')),
     trustProxy: optional(env, 'ASKGATE_TRUST_PROXY'),
     mcpProgressSeconds: progressSeconds(env, 'ASKGATE_MCP_PROGRESS_SECONDS'),
