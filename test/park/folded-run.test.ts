@@ -82,6 +82,7 @@ describe('a folded park', () => {
       attempts: 0,
       parkedAt: record.created_at,
       completedAt: null,
+      checkpointRef: null,
     });
   });
 
