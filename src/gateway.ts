@@ -18,6 +18,7 @@ import { askFastDoor } from './doors/ask-fast.js';
 import { fastDoors } from './doors/fast-door.js';
 import { callbackRouter } from './doors/callback.js';
 import { confirmationsRouter } from './doors/confirmations.js';
+import { continuationsRouter } from './doors/continuations.js';
 import { presetsRouter } from './doors/presets.js';
 import { providerIngressRouter } from './doors/stripe-ingress.js';
 import { TokenAuthenticator } from './doors/auth.js';
@@ -29,6 +30,7 @@ import { requestLog } from './doors/request-log.js';
 import { runsRouter } from './doors/runs.js';
 import { startParks } from './park/wiring.js';
 import { BullConfirmationJobs } from './queue/confirmation-jobs.js';
+import { BullHandlerClaims } from './queue/handler-claims.js';
 import { startFollowUps } from './queue/follow-up-wiring.js';
 import { streamRouter } from './doors/stream.js';
 import { createLogger, type Logger } from './observability/logger.js';
@@ -177,6 +179,17 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     followUps: followUps.scheduler,
   });
   parks.startWorkers(service);
+  // Handler workers claim continuations over HTTP (the continuation doors); the claims run on the BullMQ connection.
+  const claims =
+    parks.service !== null && connections !== null
+      ? new BullHandlerClaims({
+          connection: connections.queue(),
+          shardKeys: connections.shardKeys,
+          lockMs: config.resumeLockMs,
+          backoffMs: config.resumeBackoffMs,
+          logger,
+        })
+      : null;
   followUps.startWorker({ deliverToSurface: (record, target) => service.deliverToSurface(record, target) });
   const callbacks = new CallbackService({ store, service, verifiers, env: config.env, logger });
   // Confirmations keep bridge jobs behind their own port: BullMQ on the process's queue connection, or none in memory.
@@ -208,6 +221,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   app.use(streamRouter(hub, auth));
   app.use(apiRouter(service, auth));
   app.use(runsRouter(service, parks.service, auth));
+  app.use(continuationsRouter(claims, auth));
   app.use(presetsRouter(confirmations.presets, auth));
   app.use(confirmationsRouter(confirmations, auth));
   app.use(providerIngressRouter(confirmations));
@@ -288,6 +302,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
         s.closeAllConnections();
         await new Promise<void>((resolve) => s.close(() => resolve()));
       }
+      await claims?.close();
       await Promise.all(plugins.map((p) => p.close?.()));
       hub.close();
       await confirmations.close();

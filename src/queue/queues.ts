@@ -13,7 +13,7 @@ import { type QueueShards, shardKeys } from './queue-shards.js';
  * | queue            | consumed by                       | one job per                                        |
  * |------------------|-----------------------------------|----------------------------------------------------|
  * | `resume`         | askgate worker                    | park of a run that became ready or dying            |
- * | `handler-<name>` | an SDK `startWorker` with `<name>`| continuation of a run whose resume is a handler     |
+ * | `handler-<name>~<identity>` | the continuation doors (claims)| continuation of a run whose resume is a handler |
  * | `turn`           | askgate worker                    | chat message routed to a webhook target             |
  * | `reply`          | askgate worker                    | reply of a chat-reached run: at once, or per resume |
  * | `completed`      | askgate worker                    | completion reported by an SDK worker (job-protocol.ts) |
@@ -27,8 +27,13 @@ export const REPLY_QUEUE = 'reply';
 /** Handler names become queue names: BullMQ refuses `:` in them, and a short safe alphabet keeps keys readable. */
 export const HANDLER_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
 
-export function handlerQueueName(handler: string): string {
-  return `handler-${handler}`;
+/**
+ * The queue of handler `handler`'s continuations of runs parked by `identity` (a route's turns: the route's identity):
+ * one queue per identity, so a worker claiming through the continuation doors (queue/handler-claims.ts) takes only
+ * its own identity's continuations. Identities are free text, hence base64url.
+ */
+export function handlerQueueName(handler: string, identity: string): string {
+  return `handler-${handler}~${Buffer.from(identity).toString('base64url')}`;
 }
 
 /**
@@ -186,7 +191,7 @@ export class ResumeProducer {
    * completion to that shard's completions stream.
    */
   async enqueueHandler(handler: string, jobId: string, data: HandlerJob): Promise<void> {
-    await (await this.queue<HandlerJob>(handlerQueueName(handler), data.run_id)).add('continuation', data, {
+    await (await this.queue<HandlerJob>(handlerQueueName(handler, data.identity), data.run_id)).add('continuation', data, {
       ...JOB_DEFAULTS,
       jobId,
     });

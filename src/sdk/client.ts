@@ -1,5 +1,5 @@
-import type { AuditEvent } from '../core/audit.js';
-import type { InteractionRecord } from '../core/types.js';
+import type { AuditEvent } from './wire/audit.js';
+import type { InteractionRecord } from './wire/interactions.js';
 import {
   AskgateHttpError,
   AskgateNetworkError,
