@@ -50,6 +50,11 @@ class HandlerFailure extends Error {
   }
 }
 
+/** Which run of its continuation a job is: 1, and one more per failed attempt and per lapsed lease (BullMQ's stall). */
+function attemptOf(job: Job<HandlerJob>): number {
+  return job.attemptsMade + job.stalledCounter + 1;
+}
+
 /** `<shard>.<handler>.<random>`: the lease names the queue its job is in; the random part is BullMQ's lock token. */
 function newLeaseId(shard: number, handler: string): string {
   return `${shard}.${handler}.${randomBytes(16).toString('base64url')}`;
@@ -168,7 +173,7 @@ class Tap {
         handler: this.handler,
         leaseId,
         leaseExpiresAt: Date.now() + leaseMs,
-        attempt: job.attemptsMade + 1,
+        attempt: attemptOf(job),
         body: continuationOf(job.data),
       });
     } catch (error) {
@@ -237,7 +242,8 @@ export class BullHandlerClaims implements HandlerClaims {
 
   private closeOldestIdle(): boolean {
     let oldest: [string, Tap] | null = null;
-    for (const entry of this.taps) if (entry[1].idle && (oldest === null || entry[1].lastUsed < oldest[1].lastUsed)) oldest = entry;
+    for (const entry of this.taps)
+      if (entry[1].idle && (oldest === null || entry[1].lastUsed < oldest[1].lastUsed)) oldest = entry;
     if (oldest === null) return false;
     this.taps.delete(oldest[0]);
     void oldest[1].close();
@@ -308,7 +314,7 @@ export class BullHandlerClaims implements HandlerClaims {
       generation: data.generation,
       thread: data.thread,
       type: data.type,
-      attempt: job.attemptsMade + 1,
+      attempt: attemptOf(job),
       output: output ?? null,
     };
     const completions = (this.options.shardKeys[tap.shard] as Keys).completions;
@@ -324,12 +330,14 @@ export class BullHandlerClaims implements HandlerClaims {
     if (code === -1) return { ok: false, refusal: 'lease_expired' };
     // Recorded: the job may finish now. Should this fail (the lease lapsed in between), the mark keeps the
     // continuation from running again: the next take finds it reported and finishes it.
-    await job.moveToCompleted(null, leaseId, false).catch((error: unknown) =>
-      this.options.logger.warn(
-        { err: error instanceof Error ? error.message : String(error), job: resumeId },
-        'a reported handler job did not finish; it is finished when next taken',
-      ),
-    );
+    await job
+      .moveToCompleted(null, leaseId, false)
+      .catch((error: unknown) =>
+        this.options.logger.warn(
+          { err: error instanceof Error ? error.message : String(error), job: resumeId },
+          'a reported handler job did not finish; it is finished when next taken',
+        ),
+      );
     return { ok: true, value: null };
   }
 

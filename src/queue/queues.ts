@@ -191,10 +191,14 @@ export class ResumeProducer {
    * completion to that shard's completions stream.
    */
   async enqueueHandler(handler: string, jobId: string, data: HandlerJob): Promise<void> {
-    await (await this.queue<HandlerJob>(handlerQueueName(handler, data.identity), data.run_id)).add('continuation', data, {
-      ...JOB_DEFAULTS,
-      jobId,
-    });
+    await (await this.queue<HandlerJob>(handlerQueueName(handler, data.identity), data.run_id)).add(
+      'continuation',
+      data,
+      {
+        ...JOB_DEFAULTS,
+        jobId,
+      },
+    );
   }
 
   /** Queues a chat turn for a webhook target (the askgate worker POSTs it). */

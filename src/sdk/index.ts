@@ -8,7 +8,8 @@
  * ```
  */
 export { AskgateClient } from './client.js';
-export type { AskgateClientOptions, AskOptions, RequestOptions } from './client.js';
+export type { AskgateClientOptions, AskOptions } from './client.js';
+export type { RequestOptions } from './transport.js';
 export { TailStream } from './tail.js';
 export { canonicalJson, eventHash, verifyChain } from './audit.js';
 export type { ChainVerdict } from './audit.js';

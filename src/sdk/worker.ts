@@ -117,8 +117,7 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
   // The client checks url and token (and says how to fix them); the worker shares its transport's rules.
   const client = new AskgateClient({ url: options.url, token: options.token, fetch: fetchImpl });
   const http = new GatewayTransport(client.url, options.token, fetchImpl);
-  const onError =
-    options.onError ?? ((error: Error) => process.stderr.write(`askgate worker: ${error.message}\n`));
+  const onError = options.onError ?? ((error: Error) => process.stderr.write(`askgate worker: ${error.message}\n`));
   const stopping = new AbortController();
 
   const claim = async (handler: string): Promise<ClaimResponse | null> => {

@@ -128,7 +128,10 @@ describe('an async park resumes exactly once', () => {
   });
 
   it('resumes a handler continuation registered through the SDK in another process', async () => {
-    const worker = await startSdkWorker({ gatewayUrl: a.url as string, token: TOKEN, recorderUrl: recorder.url }, children);
+    const worker = await startSdkWorker(
+      { gatewayUrl: a.url as string, token: TOKEN, recorderUrl: recorder.url },
+      children,
+    );
     const id = await park('run-handler', { handler: 'note' });
     await onB().post(`/api/interactions/${id}/answer`, { answer: false });
     await until(

@@ -18,15 +18,18 @@ export interface ElicitRequestParams {
   [member: string]: unknown;
 }
 
+// Type aliases, not interfaces: an MCP SDK's result type is an open object (an index signature), which a type
+// alias fits and an interface does not.
+
 /** The `_meta` of an accepted result: the message the person's reply quoted (null in the inbox). */
-export interface ElicitResultMeta {
+export type ElicitResultMeta = {
   'askgate/reply_to': ReplyTo | null;
-}
+};
 
 /** The elicitation's result. */
-export interface ElicitResult {
+export type ElicitResult = {
   action: 'accept' | 'decline' | 'cancel';
   /** Form mode, accepted: the answered form. */
   content?: Record<string, string | number | boolean | string[]>;
   _meta?: ElicitResultMeta;
-}
+};

@@ -332,7 +332,11 @@ export async function runReport(
   report: string,
   leaseId: string,
 ): Promise<1 | 0 | -1 | -2> {
-  return (await script('report-3').run(client, [jobKey, `${jobKey}:lock`, completions, report, leaseId])) as 1 | 0 | -1 | -2;
+  return (await script('report-3').run(client, [jobKey, `${jobKey}:lock`, completions, report, leaseId])) as
+    | 1
+    | 0
+    | -1
+    | -2;
 }
 
 export const SCRIPT_FILES: readonly string[] = [...new Set([...Object.values(SCRIPTS), 'report-3'])];
