@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { postgresBinDir } from './postgres-server.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
- * Runs once before any test: the suite needs a real redis-server and a real Chromium, and says how to get them
+ * Runs once before any test: the suite needs a real redis-server, PostgreSQL and a real Chromium, and says how to get them
  * instead of failing later with a confusing error. Then it brings dist/ up to date with the sources: the
  * spawned-process and browser tests run dist/ while the in-process tests run the sources, so a stale dist/ would
  * test yesterday's askgate without saying so.
@@ -17,6 +18,11 @@ export default function checkPrerequisites(): void {
   } catch {
     missing.push(
       'redis-server was not found: install it with `apt-get install -y redis-server` (or set REDIS_SERVER_BIN)',
+    );
+  }
+  if (postgresBinDir() === null) {
+    missing.push(
+      'PostgreSQL was not found: install it with `apt-get install -y postgresql` (or set POSTGRES_BIN_DIR to the directory holding initdb)',
     );
   }
   const chromium = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
