@@ -13,7 +13,7 @@ import type {
 import type { Keys } from '../store/keys.js';
 import type { RedisClient } from '../store/redis/connections.js';
 import { runReport } from '../store/redis/scripts/index.js';
-import { type CompletionJob, continuationOf, type HandlerJob, REPORTED_FIELD } from './job-protocol.js';
+import { type CompletionJob, continuationOf, type HandlerJob, REPORTED_FIELD } from '../runs/job-protocol.js';
 import { backoffDelay, CONTINUATION_ATTEMPTS, handlerQueueName } from './queues.js';
 
 export interface BullHandlerClaimsOptions {

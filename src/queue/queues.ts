@@ -152,15 +152,19 @@ export class ResumeProducer implements JobBus {
   }
 
   /**
-   * Hands a continuation to the SDK workers registered for `handler`, under the same deterministic id; `data` is a
-   * handler job of the job protocol (job-protocol.ts). Its run's shard holds it, and the SDK worker reports its
-   * completion to that shard's completions stream.
+   * Hands a continuation to the handler workers of `handler` (claims of the run's identity, handler-claims.ts),
+   * under the same deterministic id; `data` is a handler job of the job protocol (job-protocol.ts). Its run's shard
+   * holds it, and its complete reports to that shard's completions stream.
    */
   async enqueueHandler(handler: string, jobId: string, data: HandlerJob): Promise<void> {
-    await (await this.queue<HandlerJob>(handlerQueueName(handler, data.identity), data.run_id)).add('continuation', data, {
-      ...JOB_DEFAULTS,
-      jobId,
-    });
+    await (await this.queue<HandlerJob>(handlerQueueName(handler, data.identity), data.run_id)).add(
+      'continuation',
+      data,
+      {
+        ...JOB_DEFAULTS,
+        jobId,
+      },
+    );
   }
 
   /** Queues a chat turn for a webhook target (the askgate worker POSTs it). */

@@ -1,4 +1,5 @@
-import type { ContinuationPayload, ConversationTurnPayload } from '../park/continuation.js';
+import type { ContinuationPayload, ConversationTurnPayload } from './continuation.js';
+export { HANDLER_NAME } from './job-bus.js';
 
 /**
  * How handler workers take continuations over HTTP (docs/doors.md, "Continuations"): a worker claims the next due
@@ -53,9 +54,6 @@ export type FailOutcome = { status: 'retrying'; retryAt: number } | { status: 'f
 
 /** The most handler names one claim may list. */
 export const MAX_CLAIM_HANDLERS = 20;
-
-/** Handler names as `run.resume.handler` takes them. */
-export const HANDLER_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
 
 export interface HandlerClaims {
   /** The next due continuation for the identity under a new lease, or null when none fell due within the wait. */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import type { Identity } from '../../src/core/types.js';
-import { COMPLETED_QUEUE, COMPLETIONS_GROUP } from '../../src/queue/job-protocol.js';
+import { COMPLETED_QUEUE, COMPLETIONS_GROUP } from '../../src/runs/job-protocol.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 
 /**
