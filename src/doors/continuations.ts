@@ -1,4 +1,4 @@
-import { json, type Request, type Response, Router } from 'express';
+import { type Request, type Response, Router } from 'express';
 import { AskgateError, invalid } from '../core/errors.js';
 import {
   type ClaimedContinuation,
@@ -8,6 +8,7 @@ import {
   MAX_CLAIM_HANDLERS,
 } from '../runs/handler-claims.js';
 import { identityOf, type TokenAuthenticator } from './auth.js';
+import { jsonBody } from './json-body.js';
 
 /** `wait` of a claim, seconds: the longest a claim is held open, and its default. */
 const MAX_WAIT_SECONDS = 60;
@@ -39,7 +40,7 @@ const MAX_ERROR_LENGTH = 2000;
  */
 export function continuationsRouter(claims: HandlerClaims | null, auth: TokenAuthenticator): Router {
   const router = Router();
-  const body = json({ limit: '1mb', strict: false });
+  const body = jsonBody('1mb');
   const need = (): HandlerClaims => {
     if (claims === null)
       throw new AskgateError(
