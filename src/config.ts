@@ -148,6 +148,12 @@ function parseTokens(raw: string): Map<string, Identity> {
     const where = `entry ${tokens.size + 1}`; // never echo the token itself
     if (token.length < 16)
       throw new ConfigError(name, `${where}: a token must be at least 16 characters; use a long random string.`);
+    // An unedited copy of askgate.env.example would otherwise serve a publicly known admin token.
+    if (token.startsWith('change-me'))
+      throw new ConfigError(
+        name,
+        `${where}: is the placeholder of askgate.env.example; replace it with a long random string (openssl rand -hex 32).`,
+      );
     if (value === null || typeof value !== 'object')
       throw new ConfigError(name, `${where}: must be an object with "identity" and "scopes".`);
     const v = value as Record<string, unknown>;
