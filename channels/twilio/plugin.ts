@@ -246,11 +246,12 @@ export class TwilioChannel implements ChannelPlugin {
     const tied = (stored: StoredInteraction): boolean =>
       (sid !== null && stored.delivery?.['message_sid'] === sid) || (tag !== null && tagOf(stored.id) === tag);
     const outcome = await core.dispatch({
-      // Which question: the message it replied to (WhatsApp's OriginalRepliedMessageSid), a button's payload, or
-      // else the sender's latest open question — the one its #tag names, when it names one.
+      // Which question: the message it replied to (WhatsApp's OriginalRepliedMessageSid) or the question a button's
+      // payload names — that question, even when it has ended — or else the sender's latest open question (the one
+      // its #tag names, when it names one).
       question: [
-        ...(sid === null ? [] : [{ by: 'delivery', ref: sid, pendingOnly: true } as const]),
-        ...(code === null ? [] : [{ by: 'id', id: code.interactionId, pendingOnly: true } as const]),
+        ...(sid === null ? [] : [{ by: 'delivery', ref: sid } as const]),
+        ...(code === null ? [] : [{ by: 'id', id: code.interactionId } as const]),
         { by: 'recipient', recipients: [message.from], prefer: (stored) => tag !== null && tagOf(stored.id) === tag },
       ],
       // Only the number a question went to may answer it (one question may go to several numbers).

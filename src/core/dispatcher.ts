@@ -17,7 +17,7 @@ import type { ReplyTo, StoredInteraction, StoredSurface } from './types.js';
  */
 
 /** Which question an event is about. */
-export type QuestionRef = (
+export type QuestionRef =
   | { by: 'id'; id: string }
   /** The delivery reference of the message it quotes or sits on (`ChannelCore.findByDelivery`). */
   | { by: 'delivery'; ref: string }
@@ -25,11 +25,7 @@ export type QuestionRef = (
    * The person's latest pending question on the channel (a reply that quotes nothing): `recipients` are the
    * spellings of that person the asker may have used; `prefer` picks among them (the latest it accepts wins).
    */
-  | { by: 'recipient'; recipients: readonly string[]; prefer?: (question: StoredInteraction) => boolean }
-) & {
-  /** Only a pending question on the claimed surface counts; anything else tries the next ref. */
-  pendingOnly?: boolean;
-};
+  | { by: 'recipient'; recipients: readonly string[]; prefer?: (question: StoredInteraction) => boolean };
 
 /** Where the event came from: the channel and what it says of the chat, message or number it came from. */
 export interface SurfaceClaim {
@@ -64,7 +60,7 @@ export type Pick =
   | { kind: 'look' };
 
 export interface InboundAction {
-  /** Tried in order: the first that finds a question decides (with `pendingOnly`, only a pending one on the surface). */
+  /** Tried in order: the first that finds a question decides (a ref that finds none passes to the next). */
   question: QuestionRef | readonly QuestionRef[];
   surface: SurfaceClaim;
   pick: Pick;
@@ -158,7 +154,6 @@ export class InboundDispatcher {
       const found = await this.find(ref, channel);
       if (found === null) continue;
       const seen = onSurface(found, action.surface);
-      if (ref.pendingOnly === true && (seen === null || seen.status !== 'pending')) continue;
       return seen === null ? { kind: 'wrong_surface' } : { kind: 'found', question: seen };
     }
     return { kind: 'not_found' };
