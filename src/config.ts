@@ -1,15 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import {
-  channelConfigs,
-  type SlackConfig,
-  type TelegramConfig,
-  type TwilioConfig,
-  type WhatsAppConfig,
-} from './channel-config.js';
+import { checkpointConfig, type PostgresCheckpointConfig } from './checkpoint-config.js';
 import { ConfigError, type Env, optional } from './config-env.js';
 import type { Identity, Scope } from './core/types.js';
 import { confirmationsConfig, type ConfirmationsConfig } from './confirmations/config.js';
-import { RouteConfigError, parseRoutes, type Route } from './park/routes.js';
+import { RouteConfigError, parseRoutes, type Route } from './runs/routes.js';
 import { DEFAULT_KEY_PREFIX, isShardablePrefix } from './store/keys.js';
 import { isClusterUrl, parseClusterUrl } from './store/redis/cluster-url.js';
 
@@ -18,9 +12,8 @@ import { isClusterUrl, parseClusterUrl } from './store/redis/cluster-url.js';
  * a bad value throws a ConfigError whose message is one line naming the variable and the fix.
  */
 
-// Re-exported so importers keep reading the error and the channel configs from here.
+// Re-exported so importers keep reading the error from here.
 export { ConfigError } from './config-env.js';
-export type { SlackConfig, TelegramConfig, TwilioConfig, WhatsAppConfig } from './channel-config.js';
 
 export interface Config {
   port: number;
@@ -49,15 +42,13 @@ export interface Config {
   defaultTimeoutSeconds: number;
   idleTtlSeconds: number;
   retentionWaitingMinutes: number;
+  /** `ASKGATE_CHECKPOINT_URL` and its tuning: parked runs' checkpoints in PostgreSQL; null keeps them in Redis. */
+  checkpointPostgres: PostgresCheckpointConfig | null;
   callbackRate: { limit: number; windowSeconds: number };
   /** Client addresses are taken from X-Forwarded-For only when the peer is one of these (express `trust proxy`). */
   trustProxy: string | null;
   /** The longest gap between two progress notifications of `ask_human` on `/mcp`, seconds (1..60). */
   mcpProgressSeconds: number;
-  telegram: TelegramConfig | null;
-  slack: SlackConfig | null;
-  whatsapp: WhatsAppConfig | null;
-  twilio: TwilioConfig | null;
   logLevel: string;
   /**
    * BullMQ lock of an active continuation (ms): a worker that stops renewing it this long (SIGKILLed) is taken for
@@ -89,9 +80,9 @@ export interface Config {
   /** Confirmations: STRIPE_*, TAI_BRIDGE_CALLBACK_SECRET and ASKGATE_RECONCILE_* (src/confirmations/config.ts). */
   confirmations: ConfirmationsConfig;
   /**
-   * A copy of the environment the config was read from. Webhook verifiers read the secret a question's binding
-   * names (`secret_env`) from it at verify time, so a binding can name any deployment variable without a config
-   * field per verifier.
+   * A copy of the environment the config was read from. Each channel reads its own variables from it
+   * (channels/<name>/config.ts), and webhook verifiers read the secret a question's binding names (`secret_env`) at
+   * verify time, so neither needs a config field of its own here.
    */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -366,10 +357,10 @@ export function loadConfig(env: Env = process.env): Config {
     defaultTimeoutSeconds: positiveInt(env, 'INTERACTIONS_DEFAULT_TIMEOUT_SECONDS', 300),
     idleTtlSeconds: positiveInt(env, 'INTERACTIONS_IDLE_TTL_SECONDS', 86_400),
     retentionWaitingMinutes: positiveInt(env, 'LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES', 10_080),
+    checkpointPostgres: checkpointConfig(env, redisUrl),
     callbackRate: parseRate(optional(env, 'INTERACTIONS_CALLBACK_RATE')),
     trustProxy: optional(env, 'ASKGATE_TRUST_PROXY'),
     mcpProgressSeconds: progressSeconds(env, 'ASKGATE_MCP_PROGRESS_SECONDS'),
-    ...channelConfigs(env),
     logLevel: parseLogLevel(optional(env, 'LOG_LEVEL')),
     resumeLockMs: positiveInt(env, 'ASKGATE_RESUME_LOCK_MS', 30_000),
     resumeBackoffMs: positiveInt(env, 'ASKGATE_RESUME_BACKOFF_MS', 1_000),

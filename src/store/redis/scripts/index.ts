@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Cluster, Redis } from 'ioredis';
 import type { AuditEventType } from '../../../core/audit.js';
 import type { InteractionEventType, InteractionStatus } from '../../../core/types.js';
-import { REPORTED_FIELD } from '../../../queue/job-protocol.js';
+import { REPORTED_FIELD } from '../../../runs/job-protocol.js';
 import { TERMINAL_EVENT } from '../../audit-trail.js';
 import { CONVERSATION_REFS } from '../../delivery-refs.js';
 import { KEY_NAMES } from '../../keys.js';
@@ -68,24 +68,21 @@ export interface ScriptCommands {
   askgateRunKill(...args: Arg[]): Promise<number>;
   /** 1 bound, 0 owned by another identity. */
   askgateRunBind(...args: Arg[]): Promise<number>;
+  /** 1 saved, 0 owned by another identity (checkpoints.ts). */
+  askgateCheckpointSave(...args: Arg[]): Promise<number>;
   /** The run's fields, flat `[field, value, ...]` (pieces joined; a folded park's derived), or `[]`. */
   askgateRunRead(...args: Arg[]): Promise<string[]>;
   /** 1 when the run has a hash or a live folded park, else 0 (what `EXISTS r:<run_id>` answers for an unfolded run). */
   askgateRunExists(...args: Arg[]): Promise<number>;
-  // Telegram's shared pacing (channels/telegram/shared-pacing.ts).
+  // Channels' shared pacing (ChannelState, channel-state.ts).
   /** `[slot, wait]`: the reserved slot (epoch ms, Redis time) and the wait until it, ms. */
-  askgateTelegramReserve(...args: Arg[]): Promise<[number, number]>;
-  /** The wait left in the scope, ms. */
-  askgateTelegramPushBack(...args: Arg[]): Promise<number>;
-  // The same two scripts for every other channel's shared pacing (channels/shared-pacing.ts).
-  /** `[slot, wait]`, as askgateTelegramReserve. */
   askgatePaceReserve(...args: Arg[]): Promise<[number, number]>;
   /** The wait left in the scope, ms. */
   askgatePacePushBack(...args: Arg[]): Promise<number>;
   /** 0: call now (departure recorded); else the wait before trying again, ms. */
   askgatePaceGap(...args: Arg[]): Promise<number>;
-  // The web chat's conversations (channels/web/conversation-log.ts).
-  /** The conversation's length after the append. */
+  // Channels' chat logs (ChannelState, channel-state.ts).
+  /** The log's length after the append. */
   askgateChatLogAppend(...args: Arg[]): Promise<number>;
 }
 
@@ -109,11 +106,10 @@ const SCRIPTS: Record<keyof ScriptCommands, string> = {
   askgateRunComplete: 'run-complete-2',
   askgateRunKill: 'run-kill-2',
   askgateRunBind: 'run-bind-1',
+  askgateCheckpointSave: 'checkpoint-save-1',
   askgateRunRead: 'run-read-1',
   askgateRunExists: 'run-exists-1',
-  // One budget script for every platform: only the keys (tg:<bot>:... or pace:<platform>:<account>:...) differ.
-  askgateTelegramReserve: 'pace-reserve-3',
-  askgateTelegramPushBack: 'pace-push-back-1',
+  // One budget script for every platform: only the keys (pace:<platform>:<account>:...) differ.
   askgatePaceReserve: 'pace-reserve-3',
   askgatePacePushBack: 'pace-push-back-1',
   askgatePaceGap: 'pace-gap-1',
@@ -152,7 +148,7 @@ export const SCRIPT_CONSTANTS = {
   DELIVERY_BUCKETS,
   RECENT_WINDOWS,
   CONVERSATION_REFS,
-  /** The job protocol's reported mark in a handler job's hash (src/queue/job-protocol.ts). */
+  /** The job protocol's reported mark in a handler job's hash (src/runs/job-protocol.ts). */
   REPORTED_FIELD,
 };
 
