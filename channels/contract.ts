@@ -58,8 +58,31 @@ export interface ChannelPlugin extends DeliveringChannel {
    * with a route on any other channel.
    */
   readonly converses?: boolean;
-  /** Stops timers and queues. */
-  close?(): Promise<void>;
+  /**
+   * Called once by the gateway after every part is built, in registration order, each awaited before the next; a
+   * channel that throws refuses the start (the channels started before it are stopped). What needs I/O at start
+   * goes here, not in the constructor: a poller (a channel that pulls its updates instead of receiving webhooks)
+   * starts only when `context.workers` is true, so a deployment of several `askgate serve` processes and one
+   * `askgate worker` polls once.
+   */
+  start?(context: ChannelStartContext): Promise<void>;
+  /**
+   * Called once at shutdown, in the reverse order of the starts, each awaited (a graceful stop finishes its work
+   * here: a poller's last batch, a queue's drain). Also called on a channel whose start never came (a gateway that
+   * refused to start): it releases whatever its constructor took (timers, pacers).
+   */
+  stop?(): Promise<void>;
+}
+
+/** What the gateway tells a channel at `start`. */
+export interface ChannelStartContext {
+  /**
+   * True when this process runs the background workers (`npm start`, `askgate worker`); false for `askgate serve`,
+   * which serves the HTTP doors only.
+   */
+  readonly workers: boolean;
+  /** The port to the core, the same one `webhooks` gets (a poller offers the answers it pulls through it). */
+  readonly core: ChannelCore;
 }
 
 /** The delivery entry the store indexes for `findByDelivery`. */

@@ -64,8 +64,14 @@ export interface VerifyInput {
  */
 export type { VerifyResult };
 
-/** The one shape of every channel's `verify` (a pure function: no core, no express, no I/O). */
-export type Verify = (input: VerifyInput) => VerifyResult;
+/**
+ * The one shape of every channel's `verify`: no core, no express. Most are pure functions of their input and answer
+ * at once. A platform whose signing keys must be fetched (a JWT checked against a JWKS, the keys cached and fetched
+ * again for an unknown key id) resolves the same verdict later; the pipeline awaits either before it parses a byte.
+ * A refusal is the verdict `{ok: false}`; a check that cannot run at all (the keys cannot be fetched) rejects, and
+ * the door answers 500 `verifier_unavailable` so the platform retries — in neither case does anything change.
+ */
+export type Verify = (input: VerifyInput) => VerifyResult | Promise<VerifyResult>;
 
 export const ACCEPTED: VerifyResult = { ok: true };
 export const refused = (reason: string): VerifyResult => ({ ok: false, reason });

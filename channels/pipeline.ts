@@ -2,6 +2,7 @@ import {
   MalformedWebhook,
   json,
   type Verify,
+  type VerifyResult,
   type WebhookRequest,
   type WebhookResponse,
   type WebhookRoute,
@@ -11,7 +12,8 @@ import {
  * The one webhook pipeline every channel runs: verify → parse → dedupe → dispatch. A channel supplies its pure
  * `verify` and `parse`, the key that names a platform retry, and what to do with each event; the pipeline owns the
  * order and the status codes:
- * - 401 when `verify` refuses, before a byte of the body is parsed;
+ * - 401 when `verify` refuses, before a byte of the body is parsed (an asynchronous verify is awaited first);
+ * - 500 `verifier_unavailable` when `verify` cannot run (it threw or rejected: keys it could not fetch);
  * - 400 when the body verified but `parse` throws MalformedWebhook;
  * - otherwise the response of the last dispatched event that returned one, `duplicate` when every event was a
  *   retry already seen, and `ok` when nothing answered.
@@ -22,9 +24,11 @@ export interface WebhookSpec<Event> {
   path: string;
   /** Default 1 MiB. */
   maxBodyBytes?: number;
-  /** The channel's secret and its pure verify function (channels/<name>/verify.ts). */
+  /** The channel's secret and its verify function (channels/<name>/verify.ts): pure, or asynchronous (fetched keys). */
   secret: string;
   verify: Verify;
+  /** Told when `verify` threw or rejected (for a log line; the request is answered 500 and changes nothing). */
+  onVerifyError?: (err: unknown) => void;
   /**
    * The public origin the platform calls (INTERACTIONS_PUBLIC_BASE_URL), for a signature that covers the URL; the
    * verify input's `url` is that origin plus the request's path and query. Null: the path and query alone.
@@ -90,13 +94,24 @@ export async function runPipeline<Event>(
   seen: SeenSet,
   request: WebhookRequest,
 ): Promise<WebhookResponse> {
-  const verdict = spec.verify({
-    secret: spec.secret,
-    rawBody: request.rawBody,
-    headers: request.headers,
-    url: `${spec.publicBaseUrl ?? ''}${request.url}`,
-    now: spec.now?.() ?? Date.now(),
-  });
+  let verdict: VerifyResult;
+  try {
+    // Awaited whether it is a plain verdict or a promise of one (keys fetched): nothing below runs before it.
+    verdict = await spec.verify({
+      secret: spec.secret,
+      rawBody: request.rawBody,
+      headers: request.headers,
+      url: `${spec.publicBaseUrl ?? ''}${request.url}`,
+      now: spec.now?.() ?? Date.now(),
+    });
+  } catch (err) {
+    spec.onVerifyError?.(err);
+    // Not the error's own words: they may name a key server or carry what the platform sent.
+    return json(500, {
+      error: 'verifier_unavailable',
+      message: `the ${spec.channel} request could not be verified right now; nothing was changed, retry later.`,
+    });
+  }
   if (!verdict.ok)
     return json(401, {
       error: 'unauthorized',

@@ -6,10 +6,11 @@ import {
   type TwilioConfig,
   type WhatsAppConfig,
 } from './channel-config.js';
+import { checkpointConfig, type PostgresCheckpointConfig } from './checkpoint-config.js';
 import { ConfigError, type Env, optional } from './config-env.js';
 import type { Identity, Scope } from './core/types.js';
 import { confirmationsConfig, type ConfirmationsConfig } from './confirmations/config.js';
-import { RouteConfigError, parseRoutes, type Route } from './park/routes.js';
+import { RouteConfigError, parseRoutes, type Route } from './runs/routes.js';
 import { DEFAULT_KEY_PREFIX, isShardablePrefix } from './store/keys.js';
 import { isClusterUrl, parseClusterUrl } from './store/redis/cluster-url.js';
 
@@ -49,6 +50,8 @@ export interface Config {
   defaultTimeoutSeconds: number;
   idleTtlSeconds: number;
   retentionWaitingMinutes: number;
+  /** `ASKGATE_CHECKPOINT_URL` and its tuning: parked runs' checkpoints in PostgreSQL; null keeps them in Redis. */
+  checkpointPostgres: PostgresCheckpointConfig | null;
   callbackRate: { limit: number; windowSeconds: number };
   /** Client addresses are taken from X-Forwarded-For only when the peer is one of these (express `trust proxy`). */
   trustProxy: string | null;
@@ -148,6 +151,12 @@ function parseTokens(raw: string): Map<string, Identity> {
     const where = `entry ${tokens.size + 1}`; // never echo the token itself
     if (token.length < 16)
       throw new ConfigError(name, `${where}: a token must be at least 16 characters; use a long random string.`);
+    // An unedited copy of askgate.env.example would otherwise serve a publicly known admin token.
+    if (token.startsWith('change-me'))
+      throw new ConfigError(
+        name,
+        `${where}: is the placeholder of askgate.env.example; replace it with a long random string (openssl rand -hex 32).`,
+      );
     if (value === null || typeof value !== 'object')
       throw new ConfigError(name, `${where}: must be an object with "identity" and "scopes".`);
     const v = value as Record<string, unknown>;
@@ -360,6 +369,7 @@ export function loadConfig(env: Env = process.env): Config {
     defaultTimeoutSeconds: positiveInt(env, 'INTERACTIONS_DEFAULT_TIMEOUT_SECONDS', 300),
     idleTtlSeconds: positiveInt(env, 'INTERACTIONS_IDLE_TTL_SECONDS', 86_400),
     retentionWaitingMinutes: positiveInt(env, 'LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES', 10_080),
+    checkpointPostgres: checkpointConfig(env, redisUrl),
     callbackRate: parseRate(optional(env, 'INTERACTIONS_CALLBACK_RATE')),
     trustProxy: optional(env, 'ASKGATE_TRUST_PROXY'),
     mcpProgressSeconds: progressSeconds(env, 'ASKGATE_MCP_PROGRESS_SECONDS'),

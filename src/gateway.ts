@@ -27,9 +27,9 @@ import { landingRouter } from './doors/landing.js';
 import { openApiRouter } from './doors/openapi.js';
 import { requestLog } from './doors/request-log.js';
 import { runsRouter } from './doors/runs.js';
-import { startParks } from './park/wiring.js';
+import { startParks } from './wiring/runs.js';
 import { BullConfirmationJobs } from './queue/confirmation-jobs.js';
-import { startFollowUps } from './queue/follow-up-wiring.js';
+import { startFollowUps } from './wiring/follow-ups.js';
 import { streamRouter } from './doors/stream.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
@@ -51,6 +51,11 @@ export interface GatewayOptions {
   workers?: boolean;
   /** The webhook verifiers questions may bind; default the built-ins (`shared_secret`, `stripe`). Add your own here. */
   verifiers?: VerifierRegistry;
+  /**
+   * Channels built outside configuration (an embedder's own channel), registered after the configured ones and
+   * treated exactly like them: mounted, started in order, stopped at close.
+   */
+  plugins?: readonly ChannelPlugin[];
 }
 
 export interface Gateway {
@@ -146,18 +151,16 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   const channels = new ChannelRegistry();
   const verifiers = options.verifiers ?? defaultVerifiers();
   const auth = new TokenAuthenticator(config.tokens);
-  const plugins: ChannelPlugin[] = channelsFromConfig(
-    config,
-    logger,
-    { requireWrite: auth.require('write') },
-    connections,
-  );
-  for (const plugin of plugins) channels.register(plugin);
+  const plugins: ChannelPlugin[] = [
+    ...channelsFromConfig(config, logger, { requireWrite: auth.require('write') }, connections),
+    ...(options.plugins ?? []),
+  ];
   try {
+    for (const plugin of plugins) channels.register(plugin);
     checkRouteChannels(config, plugins);
   } catch (err) {
     // Nothing is started yet but the store: close it, so a refused start leaves no connection behind.
-    await Promise.all(plugins.map((p) => p.close?.()));
+    await stopChannels(plugins, logger);
     await store.close();
     await connections?.close();
     throw err;
@@ -235,6 +238,10 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   });
   app.use(errorHandler(logger));
 
+  // The channels' start hooks, in order, once every part they may reach is built; close stops them in reverse.
+  const started: ChannelPlugin[] = [];
+  const startContext = { workers: options.workers ?? true, core };
+  let server: Server | null = null;
   let sweeper: NodeJS.Timeout | null = null;
   let sweeping = false;
   if (options.workers ?? true) {
@@ -253,8 +260,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     sweeper.unref();
   }
 
-  let server: Server | null = null;
-  return {
+  const gateway: Gateway = {
     config,
     store,
     service,
@@ -289,7 +295,8 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
         s.closeAllConnections();
         await new Promise<void>((resolve) => s.close(() => resolve()));
       }
-      await Promise.all(plugins.map((p) => p.close?.()));
+      // Every channel, the never-started ones too (their constructors may hold timers), the last started first.
+      await stopChannels([...started, ...plugins.filter((p) => !started.includes(p))], logger);
       hub.close();
       await confirmations.close();
       await followUps.close();
@@ -298,4 +305,31 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       await connections?.close();
     },
   };
+  for (const plugin of plugins) {
+    try {
+      await plugin.start?.(startContext);
+    } catch (err) {
+      await gateway.close();
+      throw err;
+    }
+    started.unshift(plugin);
+  }
+  return gateway;
+}
+
+/**
+ * Stops channels one after another, in the order given, each awaited; one that fails is logged and the rest still
+ * stop, so a shutdown always releases everything it can.
+ */
+async function stopChannels(plugins: readonly ChannelPlugin[], logger: Logger): Promise<void> {
+  for (const plugin of plugins) {
+    try {
+      await plugin.stop?.();
+    } catch (err) {
+      logger.warn(
+        { channel: plugin.name, err: err instanceof Error ? err.message : String(err) },
+        'channel stop failed',
+      );
+    }
+  }
 }

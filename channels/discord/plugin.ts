@@ -166,7 +166,7 @@ export class DiscordChannel implements ChannelPlugin {
     );
   }
 
-  close(): Promise<void> {
+  stop(): Promise<void> {
     this.client.rest.clearHashSweeper();
     this.client.rest.clearHandlerSweeper();
     return Promise.resolve();

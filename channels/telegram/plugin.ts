@@ -103,7 +103,7 @@ export class TelegramChannel implements ChannelPlugin {
     this.bot.api.config.use(pacingTransformer(this.pacer, options.pacing));
   }
 
-  async close(): Promise<void> {
+  async stop(): Promise<void> {
     await this.pacer.close?.();
   }
 

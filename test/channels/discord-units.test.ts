@@ -242,6 +242,6 @@ describe('DISCORD_* configuration', () => {
     );
     const plugins = channelsFromConfig(loadConfig(env), logger);
     expect(plugins.map((p) => p.name).sort()).toEqual(['discord', 'web']);
-    await Promise.all(plugins.map((p) => p.close?.()));
+    await Promise.all(plugins.map((p) => p.stop?.()));
   });
 });

@@ -118,23 +118,32 @@ describe('the channel webhook pipeline', () => {
   });
 
   it('quick ack: a dispatch slower than the window is acknowledged for, and still finishes', async () => {
+    // Order, not a stopwatch: the dispatch cannot finish before the test lets it, so an answer before that is the ack.
     let late = 0;
     let finished = false;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let markDone: () => void = () => undefined;
+    const done = new Promise<void>((r) => {
+      markDone = r;
+    });
     const w = world({
       dedupeKey: () => null,
       dispatch: async () => {
-        await new Promise((r) => setTimeout(r, 300));
+        await gate;
         finished = true;
+        markDone();
         return json(200, { too: 'late' });
       },
       ack: { withinMs: 50, response: { status: 200 }, onLate: () => (late += 1) },
     });
-    const started = Date.now();
     expect(await w.run(request('a'))).toEqual({ status: 200 });
-    expect(Date.now() - started).toBeLessThan(250);
     expect(late).toBe(1);
     expect(finished).toBe(false);
-    await new Promise((r) => setTimeout(r, 400));
+    release();
+    await done;
     expect(finished).toBe(true);
   });
 
@@ -145,6 +154,49 @@ describe('the channel webhook pipeline', () => {
       ack: { withinMs: 1000, response: { status: 200 } },
     });
     expect(await w.run(request('a'))).toEqual(json(200, { in: 'time' }));
+  });
+
+  it('awaits an asynchronous verify before parsing: nothing is read until its verdict comes', async () => {
+    let settle: (ok: boolean) => void = () => undefined;
+    const w = world({
+      verify: () =>
+        new Promise((resolve) => {
+          settle = (ok) => resolve(ok ? { ok: true } : { ok: false, reason: 'the key id is unknown' });
+        }),
+    });
+    const refusedRun = w.run(request('a'));
+    await Promise.resolve();
+    expect(w.calls.parse).toBe(0);
+    settle(false);
+    expect(await refusedRun).toEqual(
+      json(401, { error: 'unauthorized', message: 'the demo request was refused: the key id is unknown.' }),
+    );
+    expect(w.calls.parse).toBe(0);
+    const acceptedRun = w.run(request('b'));
+    await Promise.resolve();
+    expect(w.calls.dispatch).toEqual([]);
+    settle(true);
+    expect(await acceptedRun).toEqual({ status: 200, body: { ok: true } });
+    expect(w.calls.dispatch).toEqual(['b']);
+  });
+
+  it('answers 500 verifier_unavailable when verify rejects (keys it cannot fetch), and parses nothing', async () => {
+    const told: unknown[] = [];
+    const w = world({
+      verify: async () => {
+        throw new Error('GET https://keys.example.com/jwks failed: ECONNREFUSED');
+      },
+      onVerifyError: (err) => told.push(err),
+    });
+    expect(await w.run(request('a'))).toEqual(
+      json(500, {
+        error: 'verifier_unavailable',
+        message: 'the demo request could not be verified right now; nothing was changed, retry later.',
+      }),
+    );
+    expect(w.calls.parse).toBe(0);
+    expect(w.calls.dispatch).toEqual([]);
+    expect(told.map((e) => (e as Error).message)).toEqual(['GET https://keys.example.com/jwks failed: ECONNREFUSED']);
   });
 
   it('declares a POST route, and a GET handshake on the same path when the channel has one', async () => {

@@ -20,13 +20,13 @@ describe('channel registration', () => {
       logger,
     );
     expect(withTelegram.map((p) => p.name).sort()).toEqual(['telegram', 'web']);
-    await Promise.all(withTelegram.map((p) => p.close?.()));
+    await Promise.all(withTelegram.map((p) => p.stop?.()));
     const withDiscord = channelsFromConfig(
       loadConfig({ DISCORD_BOT_TOKEN: 'token', DISCORD_PUBLIC_KEY: 'ab'.repeat(32), DISCORD_APPLICATION_ID: '1' }),
       logger,
     );
     expect(withDiscord.map((p) => p.name).sort()).toEqual(['discord', 'web']);
-    await Promise.all(withDiscord.map((p) => p.close?.()));
+    await Promise.all(withDiscord.map((p) => p.stop?.()));
   });
 
   it('reads a channel’s own variables all or nothing, naming the missing one', () => {

@@ -86,7 +86,7 @@ describe('Telegram: the shared budget with its Redis unreachable', () => {
     });
   });
   afterAll(async () => {
-    await channel?.close();
+    await channel?.stop();
     await connections?.close();
     await fake?.close();
     await redis?.stop();

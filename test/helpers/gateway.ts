@@ -1,5 +1,5 @@
 import { loadConfig } from '../../src/config.js';
-import { createGateway, type Gateway } from '../../src/gateway.js';
+import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.js';
 import { createLogger } from '../../src/observability/logger.js';
 
 export interface TestGateway {
@@ -15,7 +15,7 @@ export interface TestGateway {
  */
 export async function startTestGateway(
   env: Record<string, string> = {},
-  options: { workers?: boolean } = {},
+  options: Omit<GatewayOptions, 'logger'> = {},
 ): Promise<TestGateway> {
   // The suite's webhook receivers listen on 127.0.0.1; test/park/outbound-pin.test.ts turns this off to test the pin.
   const config = loadConfig({
