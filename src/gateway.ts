@@ -14,9 +14,8 @@ import { CallbackService } from './core/callback-service.js';
 import { BRIDGE_LADDER } from './confirmations/ladder.js';
 import { startConfirmations } from './confirmations/wiring.js';
 import { ANSWER_PATH, answerDoor, apiRouter } from './doors/api.js';
-import { answerFastDoor } from './doors/answer-fast.js';
-import { askFastDoor } from './doors/ask-fast.js';
 import { fastDoors } from './doors/fast-door.js';
+import { hotDoors } from './doors/hot-doors.js';
 import { callbackRouter } from './doors/callback.js';
 import { confirmationsRouter } from './doors/confirmations.js';
 import { continuationsRouter } from './doors/continuations.js';
@@ -27,6 +26,7 @@ import { errorHandler } from './doors/error-status.js';
 import { healthRouter } from './doors/health.js';
 import { inboxRouter } from './doors/inbox.js';
 import { landingRouter } from './doors/landing.js';
+import { openApiRouter } from './doors/openapi.js';
 import { requestLog } from './doors/request-log.js';
 import { runsRouter } from './doors/runs.js';
 import { startParks } from './wiring/runs.js';
@@ -279,6 +279,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   app.use(mcp.router);
   app.use(inboxRouter());
   app.use(landingRouter({ store: store.kind, channels: channels.names() }));
+  app.use(openApiRouter());
   // Every channel's declared webhooks (and, for web, its page and API) verify their own requests; before the 404.
   const conversations = parks.conversations;
   const core = channelCore(
@@ -333,7 +334,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       return new Promise((resolve, reject) => {
         // The plain answer and ask requests are served ahead of express (src/doors/fast-door.ts); express serves the
         // rest, including those doors' refusals of auth.
-        const fast = fastDoors([answerFastDoor(service), askFastDoor(service)], auth, logger);
+        const fast = fastDoors(hotDoors(service), auth, logger);
         const s = createServer((req, res) => {
           if (!fast(req, res)) app(req, res);
         });
