@@ -14,11 +14,11 @@ import { CallbackService } from './core/callback-service.js';
 import { BRIDGE_LADDER } from './confirmations/ladder.js';
 import { startConfirmations } from './confirmations/wiring.js';
 import { ANSWER_PATH, answerDoor, apiRouter } from './doors/api.js';
-import { answerFastDoor } from './doors/answer-fast.js';
-import { askFastDoor } from './doors/ask-fast.js';
 import { fastDoors } from './doors/fast-door.js';
+import { hotDoors } from './doors/hot-doors.js';
 import { callbackRouter } from './doors/callback.js';
 import { confirmationsRouter } from './doors/confirmations.js';
+import { continuationsRouter } from './doors/continuations.js';
 import { presetsRouter } from './doors/presets.js';
 import { providerIngressRouter } from './doors/stripe-ingress.js';
 import { TokenAuthenticator } from './doors/auth.js';
@@ -26,10 +26,13 @@ import { errorHandler } from './doors/error-status.js';
 import { healthRouter } from './doors/health.js';
 import { inboxRouter } from './doors/inbox.js';
 import { landingRouter } from './doors/landing.js';
+import { openApiRouter } from './doors/openapi.js';
 import { requestLog } from './doors/request-log.js';
 import { runsRouter } from './doors/runs.js';
 import { startParks } from './wiring/runs.js';
+import { openPostgresCheckpointer, type PostgresCheckpointer } from './wiring/checkpoints.js';
 import { BullConfirmationJobs } from './queue/confirmation-jobs.js';
+import { BullHandlerClaims } from './queue/handler-claims.js';
 import { startFollowUps } from './wiring/follow-ups.js';
 import { streamRouter } from './doors/stream.js';
 import { createLogger, type Logger } from './observability/logger.js';
@@ -184,8 +187,34 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     await connections?.close();
     throw err;
   }
+  // Parked runs' checkpoints in PostgreSQL when ASKGATE_CHECKPOINT_URL is set: migrated before anything can park.
+  let checkpointer: PostgresCheckpointer | null = null;
+  if (config.checkpointPostgres !== null) {
+    try {
+      checkpointer = await openPostgresCheckpointer(
+        config.checkpointPostgres,
+        config.retentionWaitingMinutes * 60_000,
+        metrics,
+        logger,
+        options.workers ?? true,
+      );
+    } catch (err) {
+      await stopChannels(plugins, logger);
+      await store.close();
+      await connections?.close();
+      throw err;
+    }
+  }
   // The core takes its ports at construction: the store, the channels, the park side (null on the in-memory store).
-  const parks = await startParks(config, store, logger, options.workers ?? true, plugins, connections);
+  const parks = await startParks(
+    config,
+    store,
+    logger,
+    options.workers ?? true,
+    plugins,
+    connections,
+    checkpointer?.checkpoints ?? null,
+  );
   const followUps = startFollowUps(config, store, logger, options.workers ?? true, plugins, connections);
   const service = new InteractionService({
     store,
@@ -199,6 +228,17 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     followUps: followUps.scheduler,
   });
   parks.startWorkers(service);
+  // Handler workers claim continuations over HTTP (the continuation doors); the claims run on the BullMQ connection.
+  const claims =
+    parks.service !== null && connections !== null
+      ? new BullHandlerClaims({
+          connection: connections.queue(),
+          shardKeys: connections.shardKeys,
+          lockMs: config.resumeLockMs,
+          backoffMs: config.resumeBackoffMs,
+          logger,
+        })
+      : null;
   followUps.startWorker({ deliverToSurface: (record, target) => service.deliverToSurface(record, target) });
   const callbacks = new CallbackService({ store, service, verifiers, env: config.env, logger });
   // Confirmations keep bridge jobs behind their own port: BullMQ on the process's queue connection, or none in memory.
@@ -226,10 +266,11 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   if (config.trustProxy !== null) app.set('trust proxy', config.trustProxy);
   app.use(requestLog(logger));
   app.post(ANSWER_PATH, ...answerDoor(service, auth));
-  app.use(healthRouter(store, metrics));
+  app.use(healthRouter(store, metrics, checkpointer?.readiness ?? null));
   app.use(streamRouter(hub, auth));
   app.use(apiRouter(service, auth));
   app.use(runsRouter(service, parks.service, auth));
+  app.use(continuationsRouter(claims, auth));
   app.use(presetsRouter(confirmations.presets, auth));
   app.use(confirmationsRouter(confirmations, auth));
   app.use(providerIngressRouter(confirmations));
@@ -238,6 +279,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   app.use(mcp.router);
   app.use(inboxRouter());
   app.use(landingRouter({ store: store.kind, channels: channels.names() }));
+  app.use(openApiRouter());
   // Every channel's declared webhooks (and, for web, its page and API) verify their own requests; before the 404.
   const conversations = parks.conversations;
   const core = channelCore(
@@ -292,7 +334,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       return new Promise((resolve, reject) => {
         // The plain answer and ask requests are served ahead of express (src/doors/fast-door.ts); express serves the
         // rest, including those doors' refusals of auth.
-        const fast = fastDoors([answerFastDoor(service), askFastDoor(service)], auth, logger);
+        const fast = fastDoors(hotDoors(service), auth, logger);
         const s = createServer((req, res) => {
           if (!fast(req, res)) app(req, res);
         });
@@ -315,11 +357,13 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
         await new Promise<void>((resolve) => s.close(() => resolve()));
       }
       // Every channel, the never-started ones too (their constructors may hold timers), the last started first.
+      await claims?.close();
       await stopChannels([...started, ...plugins.filter((p) => !started.includes(p))], logger);
       hub.close();
       await confirmations.close();
       await followUps.close();
       await parks.close();
+      await checkpointer?.close();
       await store.close();
       await connections?.close();
     },
