@@ -89,7 +89,7 @@ describe('the run hash stays compact', () => {
     await expectCompact('typical');
   });
 
-  it('keeps a park with a long webhook URL, identity, parent and multi-byte state listpack-encoded, and reads them back exactly', async () => {
+  it('keeps a park with a long webhook URL, identity, parent and multi-byte state listpack-encoded, read back exactly', async () => {
     await park('long', {
       resume: { webhook: LONG_WEBHOOK },
       kind: 'agent',
