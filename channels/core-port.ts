@@ -1,4 +1,5 @@
 import type { ChannelCore, ConversationTurn, OfferOutcome } from './contract.js';
+import type { ActionLinkMaker } from '../src/core/action-links.js';
 import { AskgateError } from '../src/core/errors.js';
 import type { EventHub } from '../src/core/event-hub.js';
 import type { InteractionService } from '../src/core/interaction-service.js';
@@ -17,8 +18,11 @@ export function channelCore(
   hub: EventHub,
   /** The routes' turn taker (src/park/conversations.ts); absent when no route is configured. */
   converse?: (turn: ConversationTurn) => Promise<boolean>,
+  /** The link maker (null: the gateway makes no action links). */
+  actionLinks: ActionLinkMaker | null = null,
 ): ChannelCore {
   return {
+    actionLinks,
     ...(converse === undefined ? {} : { converse }),
     async offer(offer): Promise<OfferOutcome> {
       try {

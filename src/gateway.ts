@@ -17,6 +17,8 @@ import { answerFastDoor } from './doors/answer-fast.js';
 import { askFastDoor } from './doors/ask-fast.js';
 import { fastDoors } from './doors/fast-door.js';
 import { callbackRouter } from './doors/callback.js';
+import { actionLinkRouter } from './doors/action-link.js';
+import { ActionLinks } from './core/action-links.js';
 import { confirmationsRouter } from './doors/confirmations.js';
 import { presetsRouter } from './doors/presets.js';
 import { providerIngressRouter } from './doors/stripe-ingress.js';
@@ -221,13 +223,28 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   app.use(landingRouter({ store: store.kind, channels: channels.names() }));
   // Every channel's declared webhooks (and, for web, its page and API) verify their own requests; before the 404.
   const conversations = parks.conversations;
+  // Signed action links, made by channels through the core port and answered at /a/{token}; none without a secret.
+  const links =
+    config.linkSecret === null || config.publicBaseUrl === null
+      ? null
+      : new ActionLinks(config.linkSecret, config.publicBaseUrl);
   const core = channelCore(
     service,
     store,
     hub,
     conversations === null ? undefined : (turn) => conversations.converse(turn),
+    links,
   );
   app.use(channelDoors(plugins, core));
+  app.use(
+    actionLinkRouter({
+      links,
+      store,
+      offer: (offer) => service.offerAnswer(offer),
+      rate: config.callbackRate,
+      publicBaseUrl: config.publicBaseUrl,
+    }),
+  );
   app.use(callbackRouter({ callbacks, store, rate: config.callbackRate }));
   app.use((_req, res) => {
     res.status(404).json({
