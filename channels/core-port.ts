@@ -16,7 +16,7 @@ export function channelCore(
   service: InteractionService,
   store: Store,
   hub: EventHub,
-  /** The routes' turn taker (src/park/conversations.ts); absent when no route is configured. */
+  /** The routes' turn taker (src/runs/conversations.ts); absent when no route is configured. */
   converse?: (turn: ConversationTurn) => Promise<boolean>,
   /** The link maker (null: the gateway makes no action links). */
   actionLinks: ActionLinkMaker | null = null,

@@ -10,7 +10,7 @@ import { ConfigError, type Env, optional } from './config-env.js';
 import { MIN_LINK_SECRET_LENGTH } from './core/action-links.js';
 import type { Identity, Scope } from './core/types.js';
 import { confirmationsConfig, type ConfirmationsConfig } from './confirmations/config.js';
-import { RouteConfigError, parseRoutes, type Route } from './park/routes.js';
+import { RouteConfigError, parseRoutes, type Route } from './runs/routes.js';
 import { DEFAULT_KEY_PREFIX, isShardablePrefix } from './store/keys.js';
 import { isClusterUrl, parseClusterUrl } from './store/redis/cluster-url.js';
 

@@ -45,21 +45,26 @@ export function table(headers: readonly string[], rows: readonly (readonly strin
   return [line(headers), ...rows.map(line)].join('\n');
 }
 
-/** The list table: id, status, format, age, and the question cut to what is left of the terminal width. */
+/** The list table: id, status, format, where it was asked, age, and the question cut to what is left of the width. */
 export function interactionTable(
   items: readonly InteractionRecord[],
   columns: number,
   now: number = Date.now(),
 ): string {
-  const rows = items.map((r) => [r.id, r.status, r.answer_format, age(r.created_at, now), r.question]);
-  const fixed = ['ID', 'STATUS', 'FORMAT', 'AGE'].map((h, i) =>
-    Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)),
-  );
+  const rows = items.map((r) => [r.id, r.status, r.answer_format, surfaceNames(r), age(r.created_at, now), r.question]);
+  const headers = ['ID', 'STATUS', 'FORMAT', 'CHANNEL', 'AGE'];
+  const fixed = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const questionWidth = Math.max(20, columns - fixed.reduce((a, b) => a + b + 2, 0));
   return table(
-    ['ID', 'STATUS', 'FORMAT', 'AGE', 'QUESTION'],
-    rows.map((r) => [...r.slice(0, 4), truncate(r[4] ?? '', questionWidth)]),
+    [...headers, 'QUESTION'],
+    rows.map((r) => [...r.slice(0, 5), truncate(r[5] ?? '', questionWidth)]),
   );
+}
+
+/** "inbox", "slack", or every channel of a question on several surfaces: "slack,telegram". */
+function surfaceNames(record: InteractionRecord): string {
+  const channels = record.deliver?.map((surface) => surface.channel) ?? [record.channel ?? 'inbox'];
+  return [...new Set(channels)].join(',');
 }
 
 /** One line per stream event: `12:03:04  answered   <id>  confirm  Ship it?  → true`. */

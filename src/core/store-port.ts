@@ -86,7 +86,7 @@ export interface SettledRun {
   verdict: 'ready' | 'kill';
   /**
    * For `ready`, when the store has them: the run hash's fields as the settling step left them, pieced values
-   * joined (the table in src/park/run-store.ts), so the resume job is built without reading the run again.
+   * joined (the table in src/store/redis/run-store.ts), so the resume job is built without reading the run again.
    */
   fields?: Record<string, string>;
 }

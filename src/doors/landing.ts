@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Router } from 'express';
 import { setBaseSecurityHeaders } from './app-page.js';
+import { docPage } from './doc-page.js';
 import { packageRoot } from './inbox.js';
 
 /** What the landing page tells about this gateway. */
@@ -28,7 +29,7 @@ function version(root: string): string {
   }
 }
 
-/** The docs shipped with askgate (docs/*.md), served as text so the landing page can link them. */
+/** The docs shipped with askgate (docs/*.md), served so the landing page can link them. */
 function docNames(root: string): string[] {
   try {
     return readdirSync(join(root, 'docs'))
@@ -78,7 +79,10 @@ export function landingPage(facts: LandingFacts, root: string): string {
 `;
 }
 
-/** `GET /`: what runs here and where to go next (never a 404); `GET /docs/<name>.md`: the shipped docs, as text. */
+/**
+ * `GET /`: what runs here and where to go next (never a 404); `GET /docs/<name>.md`: the shipped docs, as a page (or
+ * as markdown for a client that asks for it).
+ */
 export function landingRouter(facts: LandingFacts, root = packageRoot()): Router {
   const router = Router();
   const page = landingPage(facts, root);
@@ -95,8 +99,15 @@ export function landingRouter(facts: LandingFacts, root = packageRoot()): Router
       return;
     }
     setBaseSecurityHeaders(res);
-    res.setHeader('Content-Security-Policy', "default-src 'none'");
-    res.type('text/markdown; charset=utf-8').send(readFileSync(join(root, 'docs', name), 'utf8'));
+    const markdown = readFileSync(join(root, 'docs', name), 'utf8');
+    // A browser gets the page; a client that asks for markdown (curl -H 'Accept: text/markdown'), or ?raw, the text.
+    if (req.query['raw'] !== undefined || req.accepts(['text/html', 'text/markdown']) === 'text/markdown') {
+      res.setHeader('Content-Security-Policy', "default-src 'none'");
+      res.type('text/markdown; charset=utf-8').send(markdown);
+      return;
+    }
+    res.setHeader('Content-Security-Policy', LANDING_CSP);
+    res.type('html').send(docPage(name, markdown, version(root)));
   });
   return router;
 }

@@ -2,7 +2,7 @@ import { Router, json } from 'express';
 import type { AskRequest } from '../core/ask-request.js';
 import { AskgateError, invalid } from '../core/errors.js';
 import type { InteractionService } from '../core/interaction-service.js';
-import type { ParkService } from '../park/park-service.js';
+import type { ParkService } from '../runs/park-service.js';
 import { identityOf, type TokenAuthenticator } from './auth.js';
 
 /** The most asks one fan-out parks: enough for any parallel step, small enough to write in one Redis step. */

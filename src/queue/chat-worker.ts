@@ -2,19 +2,19 @@ import type { Job, Worker } from 'bullmq';
 import { ChannelError, type ChannelPlugin } from '../../channels/contract.js';
 import type { Identity } from '../core/types.js';
 import type { Logger } from '../observability/logger.js';
-import { turnThread, type ConversationTurnPayload } from '../park/continuation.js';
-import { mapReply, type Route } from '../park/routes.js';
+import { turnThread, type ConversationTurnPayload } from '../runs/continuation.js';
+import type { ReplyJobData } from '../runs/job-bus.js';
+import { mapReply, type Route } from '../runs/routes.js';
 import {
   REPLY_QUEUE,
   TURN_QUEUE,
   type WorkerBasis,
   workerOptions,
-  type ReplyJobData,
   type ResumeProducer,
   workersPerShard,
 } from './queues.js';
-import type { OutboundPolicy } from './outbound.js';
-import { parseOutput, postWebhook } from './webhook.js';
+import type { OutboundPolicy } from '../runs/outbound.js';
+import { parseOutput, postWebhook } from '../runs/webhook.js';
 
 export interface ChatWorkerOptions extends WorkerBasis {
   producer: ResumeProducer;

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { RedisClient } from '../store/redis/connections.js';
 import type { Logger } from '../observability/logger.js';
-import type { RunStore } from '../park/run-store.js';
-import { COMPLETIONS_GROUP, unsupportedVersion, type CompletionJob } from './job-protocol.js';
+import type { RunStore } from '../runs/run-store.js';
+import { COMPLETIONS_GROUP, unsupportedVersion, type CompletionJob } from '../runs/job-protocol.js';
 import type { ResumeProducer } from './queues.js';
 
 export interface CompletionStreamOptions {
@@ -31,7 +31,7 @@ type Entries = Array<[id: string, fields: string[]]>;
  * The askgate worker's side of handler completions, version 2 of the job protocol (job-protocol.ts): SDK workers
  * append one report per completed continuation to the completions stream, and every askgate worker process reads
  * it as one consumer of the group `askgate`, so each entry goes to one of them. With ASKGATE_SHARDS > 1 each shard
- * has its stream, and an askgate worker runs one CompletionStream per shard (park/wiring.ts), each on a reader
+ * has its stream, and an askgate worker runs one CompletionStream per shard (src/wiring/runs.ts), each on a reader
  * connection of its own.
  *
  * Per entry, as the version-1 CompletionWorker did per job: for a chat-reached run (or a conversation turn) the

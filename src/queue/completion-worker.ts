@@ -1,9 +1,9 @@
 import { Queue } from 'bullmq';
 import type { RedisClient } from '../store/redis/connections.js';
 import type { Logger } from '../observability/logger.js';
-import type { RunStore } from '../park/run-store.js';
+import type { RunStore } from '../runs/run-store.js';
 import { recordCompletion } from './completion-stream.js';
-import { COMPLETED_QUEUE, unsupportedVersion, type CompletionJob } from './job-protocol.js';
+import { COMPLETED_QUEUE, unsupportedVersion, type CompletionJob } from '../runs/job-protocol.js';
 import type { ResumeProducer } from './queues.js';
 
 export interface LegacyCompletionsOptions {

@@ -1,8 +1,8 @@
 import { type Job, type JobsOptions, Queue, Worker, type WorkerOptions } from 'bullmq';
-import type { Cluster, Redis } from 'ioredis';
-import type { ConversationTurnPayload } from '../park/continuation.js';
-import type { ChatThread } from '../park/run-store.js';
-import type { HandlerJob } from './job-protocol.js';
+import type { ConversationTurnPayload } from '../runs/continuation.js';
+import { type JobBus, type ReplyJobData, replyJobId, resumeJobId } from '../runs/job-bus.js';
+import type { HandlerJob } from '../runs/job-protocol.js';
+import type { RedisClient } from '../store/redis/connections.js';
 import { type QueueShards, shardKeys } from './queue-shards.js';
 
 /**
@@ -16,7 +16,7 @@ import { type QueueShards, shardKeys } from './queue-shards.js';
  * | `handler-<name>` | an SDK `startWorker` with `<name>`| continuation of a run whose resume is a handler     |
  * | `turn`           | askgate worker                    | chat message routed to a webhook target             |
  * | `reply`          | askgate worker                    | reply of a chat-reached run: at once, or per resume |
- * | `completed`      | askgate worker                    | completion reported by an SDK worker (job-protocol.ts) |
+ * | `completed`      | askgate worker                    | completion reported by an SDK worker (src/runs/job-protocol.ts) |
  *
  * The connection is the process's BullMQ connection (src/store/redis/connections.ts, `queue()`).
  */
@@ -24,42 +24,8 @@ export const RESUME_QUEUE = 'resume';
 export const TURN_QUEUE = 'turn';
 export const REPLY_QUEUE = 'reply';
 
-/** Handler names become queue names: BullMQ refuses `:` in them, and a short safe alphabet keeps keys readable. */
-export const HANDLER_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
-
 export function handlerQueueName(handler: string): string {
   return `handler-${handler}`;
-}
-
-/**
- * The one id of the resume job of one park of one run. Deterministic, so a second enqueue (a duplicate answer's
- * racing caller, a retried webhook, another gateway, the straggler sweep) is a no-op while the job is kept.
- * BullMQ refuses `:` in custom ids, and run ids are free text, hence base64url.
- */
-export function resumeJobId(runId: string, generation: number): string {
-  return `resume-${Buffer.from(runId).toString('base64url')}-${generation}`;
-}
-
-/** The id of a turn's job (webhook or handler): one per chat message, so a redelivered message queues nothing. */
-export function turnJobId(runId: string): string {
-  return `turn-${Buffer.from(runId).toString('base64url')}`;
-}
-
-/**
- * The id of the reply job of a chat-reached run: generation 0 for the target's immediate answer to the turn, the
- * park's generation for the reply of that park's resume. One post per id, whoever enqueues it and how often.
- */
-export function replyJobId(runId: string, generation: number): string {
-  return `reply-${Buffer.from(runId).toString('base64url')}-${generation}`;
-}
-
-/** A reply to post: the raw output of the target (mapped by the route when posted) and where it goes. */
-export interface ReplyJobData {
-  runId: string;
-  generation: number;
-  /** The run's chat thread, as stored in its `th` field. */
-  thread: ChatThread;
-  output: unknown;
 }
 
 /** Retries of a reply post: a channel that is down for a day is not worth a reply nobody waits for any more. */
@@ -101,7 +67,7 @@ export function backoffDelay(attemptsMade: number, baseMs: number, capMs = 15 * 
 
 /** What every askgate worker of a continuation-like queue is built from (the workers' own options). */
 export interface WorkerBasis {
-  connection: Redis | Cluster;
+  connection: RedisClient;
   /** The queue prefix of every shard, shard 0 first (queue-shards.ts): a worker works the queue of each. */
   queuePrefixes: readonly string[];
   /** How long a silent worker keeps its job before another takes it over, ms. */
@@ -152,11 +118,11 @@ export function workersPerShard<T>(
  * whichever process, meets the first in the same queue and adds nothing. Queues are opened on first use, on the
  * process's one BullMQ connection (a Queue opens no connection of its own).
  */
-export class ResumeProducer {
+export class ResumeProducer implements JobBus {
   private readonly queues = new Map<string, Queue>();
 
   constructor(
-    private readonly connection: Redis | Cluster,
+    private readonly connection: RedisClient,
     private readonly shards: QueueShards,
   ) {}
 
@@ -172,7 +138,7 @@ export class ResumeProducer {
   }
 
   /** Adds the resume job of park `generation` of `runId`; a no-op when that job exists already. */
-  async enqueue(runId: string, generation: number): Promise<void> {
+  async enqueueResume(runId: string, generation: number): Promise<void> {
     await (await this.queue<ResumeJobData>(RESUME_QUEUE, runId)).add(
       'resume',
       { runId, generation },

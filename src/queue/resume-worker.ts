@@ -2,9 +2,9 @@ import type { Job, Worker } from 'bullmq';
 import type { InteractionService } from '../core/interaction-service.js';
 import type { Identity } from '../core/types.js';
 import type { Logger } from '../observability/logger.js';
-import { continuationPayload, type ContinuationPayload } from '../park/continuation.js';
-import type { RunStore, RunView } from '../park/run-store.js';
-import { handlerJob } from './job-protocol.js';
+import { continuationPayload, type ContinuationPayload } from '../runs/continuation.js';
+import type { RunStore, RunView } from '../runs/run-store.js';
+import { handlerJob } from '../runs/job-protocol.js';
 import {
   RESUME_QUEUE,
   type ResumeJobData,
@@ -13,8 +13,8 @@ import {
   workerOptions,
   workersPerShard,
 } from './queues.js';
-import type { OutboundPolicy, PostResult } from './outbound.js';
-import { type DeliveryResult, parseOutput, postWebhook, WebhookDeliveryError } from './webhook.js';
+import type { OutboundPolicy, PostResult } from '../runs/outbound.js';
+import { type DeliveryResult, parseOutput, postWebhook, WebhookDeliveryError } from '../runs/webhook.js';
 
 /** How long a ready run may sit in the ready-runs index before the sweep assumes its enqueue was lost. */
 const STRAGGLER_GRACE_MS = 5_000;
@@ -133,7 +133,7 @@ export class ResumeWorker {
     for (const ask of run.asks) if (ask.status === 'pending') await this.options.service.withdraw(ask.interactionId);
     if (run.parentRunId === null) return;
     const generation = await this.options.runs.kill(run.parentRunId, `run:${run.runId}`);
-    if (generation !== null) await this.options.producer.enqueue(run.parentRunId, generation);
+    if (generation !== null) await this.options.producer.enqueueResume(run.parentRunId, generation);
   }
 
   /** Re-enqueues runs that became due but whose enqueue a crash may have lost (the id makes it safe). */
@@ -142,7 +142,7 @@ export class ResumeWorker {
     this.sweeping = true;
     try {
       for (const due of await this.options.runs.dueRuns(Date.now() - STRAGGLER_GRACE_MS, 100)) {
-        await this.options.producer.enqueue(due.runId, due.generation);
+        await this.options.producer.enqueueResume(due.runId, due.generation);
       }
     } catch (err) {
       this.options.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'ready-runs sweep failed');

@@ -1,5 +1,5 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { ContinuationPayload, ConversationTurnPayload } from '../park/continuation.js';
+import type { ContinuationPayload, ConversationTurnPayload } from '../runs/continuation.js';
 import {
   COMPLETED_QUEUE,
   REPORTED_FIELD,
@@ -7,8 +7,9 @@ import {
   unsupportedVersion,
   type CompletionJob,
   type HandlerJob,
-} from '../queue/job-protocol.js';
-import { HANDLER_NAME, JOB_DEFAULTS, backoffDelay, handlerQueueName } from '../queue/queues.js';
+} from '../runs/job-protocol.js';
+import { JOB_DEFAULTS, backoffDelay, handlerQueueName } from '../queue/queues.js';
+import { HANDLER_NAME } from '../runs/job-bus.js';
 import { DEFAULT_KEY_PREFIX } from '../store/keys.js';
 import { RedisConnections } from '../store/redis/connections.js';
 import { runReport } from '../store/redis/scripts/index.js';
@@ -70,7 +71,7 @@ export interface ContinuationWorker {
 /**
  * Runs registered continuations for parked runs, in any number of processes beside any number of gateways.
  *
- * It speaks the gateway's job protocol (docs/sdk.md, "Job protocol"; src/queue/job-protocol.ts), versions 2 and 1:
+ * It speaks the gateway's job protocol (docs/sdk.md, "Job protocol"; src/runs/job-protocol.ts), versions 2 and 1:
  * it takes jobs from `handler-<name>` and reports each handler's return value to the gateway — a version-2 job to
  * the completions stream, a version-1 job (added by an older gateway) to the `completed` queue; the gateway records
  * the completion and posts any chat reply. It reads no run and runs none of the gateway's scripts.

@@ -88,7 +88,7 @@
  *
  * The SDK continuation worker (src/sdk/worker.ts) uses `queuePrefix` and `completions` of every shard, and reads
  * `shards` to know how many there are: it reaches the gateway only through the job protocol's queues and stream
- * (src/queue/job-protocol.ts), never through the other keys above.
+ * (src/runs/job-protocol.ts), never through the other keys above.
  */
 /**
  * The names, after a shard's prefix, of the keys (and the events channel) that scripts build from that prefix alone:
@@ -315,7 +315,7 @@ export class Keys {
   }
 
   /**
-   * The job protocol's completions stream (version 2, src/queue/job-protocol.ts): SDK workers append one entry per
+   * The job protocol's completions stream (version 2, src/runs/job-protocol.ts): SDK workers append one entry per
    * completed continuation; askgate workers read it in a consumer group and delete each entry once recorded.
    */
   get completions(): string {

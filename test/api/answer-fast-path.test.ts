@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resumeJobId } from '../../src/queue/queues.js';
+import { resumeJobId } from '../../src/runs/job-bus.js';
 import { startWorker, type Continuation } from '../../src/sdk/worker.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { startWriterReaderGateway } from '../helpers/redis-gateway.js';

@@ -19,14 +19,55 @@ describe('the landing page', () => {
     expect(html).not.toMatch(/<script/);
   });
 
-  it('serves the shipped docs as text, and nothing else under /docs', async () => {
-    const doors = await fetch(`${world.gw.url}/docs/doors.md`);
-    expect(doors.status).toBe(200);
-    expect(doors.headers.get('content-type')).toMatch(/^text\/markdown/);
-    expect(await doors.text()).toMatch(/^# The doors/);
+  it('serves the shipped docs as pages (markdown to a client that asks for it), and nothing else under /docs', async () => {
+    const page = await fetch(`${world.gw.url}/docs/doors.md`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
+    const html = await page.text();
+    expect(html).toContain('<title>The doors — askgate</title>');
+    expect(html).toMatch(/<h1 id="the-doors">The doors<\/h1>/);
+    expect(html).not.toMatch(/<script/);
+    const scaling = await (await fetch(`${world.gw.url}/docs/scaling.md`)).text();
+    // README links docs/scaling.md#shards: the anchor exists on the page.
+    expect(scaling).toMatch(/<h2 id="shards">/);
+    for (const init of [{ headers: { accept: 'text/markdown' } }, {}]) {
+      const url = `${world.gw.url}/docs/doors.md${'headers' in init ? '' : '?raw'}`;
+      const raw = await fetch(url, init);
+      expect(raw.headers.get('content-type'), url).toMatch(/^text\/markdown/);
+      expect(await raw.text()).toMatch(/^# The doors/);
+    }
     for (const path of ['/docs/../package.json', '/docs/nope.md', '/docs/%2e%2e%2fpackage.json']) {
       const res = await fetch(`${world.gw.url}${path}`);
       expect(res.status, path).toBe(404);
+    }
+  });
+
+  it('shows a doc readable at phone and desktop width, light and dark: nothing wider than the screen', async () => {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      for (const width of [390, 1280]) {
+        const page = await world.browser.newPage({ colorScheme, viewport: { width, height: 900 } });
+        try {
+          await page.goto(`${world.gw.url}/docs/doors.md`);
+          const layout = await page.evaluate(() => {
+            const table = document.querySelector('.doc-table');
+            const style = getComputedStyle(document.querySelector('.doc') as Element);
+            return {
+              pageWider: document.documentElement.scrollWidth > window.innerWidth,
+              tableScrolls: table === null ? null : getComputedStyle(table).overflowX,
+              background: style.backgroundColor,
+              text: getComputedStyle(document.body).color,
+            };
+          });
+          expect(layout.pageWider, `${colorScheme} ${width}`).toBe(false);
+          expect(layout.tableScrolls).toBe('auto');
+          // The card follows the scheme: white on light, near-black on dark (forms.css's --ag-bg).
+          expect(layout.background).toBe(colorScheme === 'light' ? 'rgb(255, 255, 255)' : 'rgb(21, 24, 28)');
+          await page.screenshot({ path: `.tmp/screens/doc-${colorScheme}-${width}.png` });
+        } finally {
+          await page.close();
+        }
+      }
     }
   });
 

@@ -213,8 +213,8 @@ describe('askgate interactions list and show', () => {
     expect(page.next_cursor).toBeNull();
     const table = await run(['interactions', 'list', '--group', group]);
     const [header, row] = table.stdout.trimEnd().split('\n');
-    expect(header).toMatch(/^ID\s+STATUS\s+FORMAT\s+AGE\s+QUESTION$/);
-    expect(row).toMatch(new RegExp(`^${record.id}\\s+pending\\s+confirm\\s+\\d+s\\s+Listed\\? second line$`));
+    expect(header).toMatch(/^ID\s+STATUS\s+FORMAT\s+CHANNEL\s+AGE\s+QUESTION$/);
+    expect(row).toMatch(new RegExp(`^${record.id}\\s+pending\\s+confirm\\s+inbox\\s+\\d+s\\s+Listed\\? second line$`));
   });
 
   it('list pages with --limit and says how to get the next page', async () => {

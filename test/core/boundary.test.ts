@@ -57,7 +57,7 @@ describe('the core boundary', () => {
   it('recognises an outward import of each kind it forbids', () => {
     const service = join(CORE, 'interaction-service.ts');
     expect(violation(service, '../../channels/registry.js')).toMatch(/channels/);
-    expect(violation(service, '../park/port.js')).toMatch(/src\/park/);
+    expect(violation(service, '../runs/port.js')).toMatch(/src\/runs/);
     expect(violation(service, '../queue/queues.js')).toMatch(/src\/queue/);
     expect(violation(service, '../config.js')).toMatch(/config/);
     expect(violation(service, '../store/redis/redis-store.js')).toMatch(/src\/store/);

@@ -109,7 +109,7 @@ describe('a worker SIGKILLed', () => {
 
   it('between the claim and the enqueue: a worker frozen there and SIGKILLed, then a live worker resumes the run once', async () => {
     // The claim here is the expiry of a parked ask with on_expiry "resume", made by a worker's deadline sweep; the
-    // doomed worker runs with the test-only hook that freezes it right after that claim committed (src/park/test-hold.ts).
+    // doomed worker runs with the test-only hook that freezes it right after that claim committed (src/runs/test-hold.ts).
     const res = await asks().post('/api/interactions', {
       question: 'Ship it?',
       answer_format: 'confirm',

@@ -3,8 +3,8 @@ import { Queue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import type { Identity } from '../../src/core/types.js';
 import type { Gateway } from '../../src/gateway.js';
-import type { HandlerJob } from '../../src/queue/job-protocol.js';
-import { resumeJobId } from '../../src/queue/queues.js';
+import type { HandlerJob } from '../../src/runs/job-protocol.js';
+import { resumeJobId } from '../../src/runs/job-bus.js';
 import type { RedisRunStore } from '../../src/store/redis/run-store.js';
 import { parkOnOneAsk, until, useParkWorld } from './helpers.js';
 
@@ -144,8 +144,8 @@ describe('a folded park', () => {
 
     const bound = await park('fold-bind');
     const thread = { channel: 'telegram', recipient: '42', replyToMessageId: null, route: 'desk' };
-    expect(await runs.bindThread('fold-bind', 'someone-else', thread)).toBe(false);
-    expect(await runs.bindThread('fold-bind', IDENTITY, thread)).toBe(true);
+    expect(await runs.checkpoints.bindThread('fold-bind', 'someone-else', thread)).toBe(false);
+    expect(await runs.checkpoints.bindThread('fold-bind', IDENTITY, thread)).toBe(true);
     expect(await entryOf('fold-bind')).toBeNull();
     expect(await runs.get('fold-bind')).toMatchObject({
       status: 'parked',

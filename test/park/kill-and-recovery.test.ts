@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createGateway } from '../../src/gateway.js';
-import { resumeJobId } from '../../src/queue/queues.js';
+import { resumeJobId } from '../../src/runs/job-bus.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram-server.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { api, type Api } from '../helpers/http.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { mapReply, matchRoute } from '../../src/park/routes.js';
+import { mapReply, matchRoute } from '../../src/runs/routes.js';
 
 /** ASKGATE_ROUTES: parsing, its one-line errors, the most-specific match, and reply mappings. */
 

@@ -240,7 +240,7 @@ describe('runs reached over chat', () => {
       new Queue('reply', { connection, prefix: '{rt}' }),
     ] as const;
     try {
-      await producer.enqueue(runId, 1);
+      await producer.enqueueResume(runId, 1);
       const thread = { channel: 'telegram', recipient: chat, replyToMessageId: messageId, route: 'ops' };
       await producer.enqueueReply({ runId, generation: 1, thread, output: { text: 'again' } });
       const stray = await resumeQueue.add('resume', { runId, generation: 1 }, { jobId: `stray-${messageId}` });

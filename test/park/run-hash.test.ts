@@ -2,14 +2,14 @@ import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import type { Identity } from '../../src/core/types.js';
 import type { Gateway } from '../../src/gateway.js';
-import type { RunStore } from '../../src/park/run-store.js';
+import type { RedisRunStore } from '../../src/store/redis/run-store.js';
 import { Queue } from 'bullmq';
-import type { HandlerJob } from '../../src/queue/job-protocol.js';
-import { resumeJobId } from '../../src/queue/queues.js';
+import type { HandlerJob } from '../../src/runs/job-protocol.js';
+import { resumeJobId } from '../../src/runs/job-bus.js';
 import { parkOnOneAsk, until, useParkWorld, webhookSecret } from './helpers.js';
 
 /**
- * The run hash's memory layout (src/park/run-store.ts): defaults are not stored, and caller-sized values are kept in
+ * The run hash's memory layout (src/runs/run-store.ts): defaults are not stored, and caller-sized values are kept in
  * 64-byte pieces, so a park stays listpack-encoded whatever its webhook URL, identity, parent, state or thread —
  * and every value reads back byte-exactly.
  */
@@ -32,7 +32,7 @@ const LONG_STATE = {
 let raw: Redis;
 let gateway: Gateway;
 let identity: Identity;
-let runs: RunStore;
+let runs: RedisRunStore;
 
 useParkWorld(
   {
@@ -177,8 +177,8 @@ describe('the run hash stays compact', () => {
       replyToMessageId: '812',
       route: `desk-${'r'.repeat(80)}`,
     };
-    expect(await runs.bindThread('turn:telegram:-1001234567890:812', LONG_IDENTITY, thread)).toBe(true);
-    expect(await runs.bindThread('turn:telegram:-1001234567890:812', 'someone-else', thread)).toBe(false);
+    expect(await runs.checkpoints.bindThread('turn:telegram:-1001234567890:812', LONG_IDENTITY, thread)).toBe(true);
+    expect(await runs.checkpoints.bindThread('turn:telegram:-1001234567890:812', 'someone-else', thread)).toBe(false);
     await expectCompact('turn:telegram:-1001234567890:812');
     const ttl = await raw.pttl(runKey('turn:telegram:-1001234567890:812'));
     expect(ttl).toBeGreaterThan(0); // a bound hash is never left without an expiry

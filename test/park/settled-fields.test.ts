@@ -1,9 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Identity } from '../../src/core/types.js';
 import type { Gateway } from '../../src/gateway.js';
-import { ParkService } from '../../src/park/park-service.js';
-import { runView, type RunStore } from '../../src/park/run-store.js';
-import type { ResumeProducer } from '../../src/queue/queues.js';
+import { ParkService } from '../../src/runs/park-service.js';
+import type { JobBus } from '../../src/runs/job-bus.js';
+import { runView } from '../../src/store/redis/run-fields.js';
+import type { RedisRunStore } from '../../src/store/redis/run-store.js';
 import type { SettledRun } from '../../src/store/store.js';
 import { parkOnOneAsk, useParkWorld } from './helpers.js';
 
@@ -21,7 +22,7 @@ const LONG_STATE = { step: 3, note: 'Grüße, 設計 ✓ 🚀 '.repeat(12) };
 
 let gateway: Gateway;
 let identity: Identity;
-let runs: RunStore;
+let runs: RedisRunStore;
 
 useParkWorld({ prefix: PREFIX, token: TOKEN, identity: LONG_IDENTITY, retentionMinutes: 120 }, (world) => {
   ({ gateway, identity, runs } = world);
@@ -78,18 +79,19 @@ describe('a resolve that settles a run ready returns the run', () => {
     const outcome = await gateway.store.resolve(id, answer('bench'));
     const settled = outcome.kind === 'resolved' ? (outcome.run as SettledRun) : null;
     const enqueueHandler = vi.fn(async () => undefined);
-    const enqueue = vi.fn(async () => undefined);
+    const enqueueResume = vi.fn(async () => undefined);
     const get = vi.spyOn(runs, 'get');
     const logger = { warn: vi.fn() };
     const parks = new ParkService({
       runs,
-      producer: { enqueueHandler, enqueue } as unknown as ResumeProducer,
+      checkpoints: runs.checkpoints,
+      jobs: { enqueueHandler, enqueueResume } as unknown as JobBus,
       logger: logger as never,
     });
     parks.settled(settled as SettledRun);
     await vi.waitFor(() => expect(enqueueHandler).toHaveBeenCalledTimes(1));
     expect(get).not.toHaveBeenCalled();
-    expect(enqueue).not.toHaveBeenCalled();
+    expect(enqueueResume).not.toHaveBeenCalled();
     const [handler, jobId, payload] = enqueueHandler.mock.calls[0] as unknown as [
       string,
       string,

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import type { Identity } from '../../src/core/types.js';
-import { COMPLETED_QUEUE, COMPLETIONS_GROUP, REPORTED_FIELD } from '../../src/queue/job-protocol.js';
+import { COMPLETED_QUEUE, COMPLETIONS_GROUP, REPORTED_FIELD } from '../../src/runs/job-protocol.js';
 import { startWorker, type Continuation, type ContinuationWorker } from '../../src/sdk/worker.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 

@@ -39,6 +39,39 @@ const FORM_SCHEMA = {
 };
 
 /**
+ * The public record (docs/doors.md's interaction record) of a `makeInteraction` fixture with `changed` fields,
+ * written out field by field: what an event carries. The store-only members (ticket_hash, verifier_binding,
+ * delivery, extra_surfaces, callback_url) are not among them; an undelivered question has no `deliveries`.
+ */
+function publicFixture(record: StoredInteraction, changed: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: record.id,
+    status: 'pending',
+    question: 'Ship it?',
+    answer_format: 'text',
+    choices: null,
+    schema: null,
+    group_id: null,
+    channel: null,
+    recipient: null,
+    mode: 'sync',
+    created_at: record.created_at,
+    deadline_at: record.deadline_at,
+    asked_by: 'ci-bot',
+    media: null,
+    link: false,
+    verifier: null,
+    to: 'person',
+    payload: null,
+    on_expiry: 'kill',
+    run_id: null,
+    result: null,
+    resolved_at: null,
+    ...changed,
+  };
+}
+
+/**
  * The contract every `Store` implementation passes. `makeStore` is called once per test with the options that test
  * needs, so tests never share state.
  */
@@ -153,7 +186,10 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         expect(events).toHaveLength(0);
         await creating;
         await eventually(() => expect(events).toHaveLength(1));
-        expect(events[0]).toEqual({ type: 'interaction.created', record: toPublicRecord(record) });
+        expect(events[0]).toEqual({
+          type: 'interaction.created',
+          record: publicFixture(record, { answer_format: 'form', schema: FORM_SCHEMA }),
+        });
         // The store-only facts stay out of events: they reach SSE clients.
         expect(events[0]!.record).not.toHaveProperty('ticket_hash');
         expect(events[0]!.record).not.toHaveProperty('verifier_binding');
@@ -174,7 +210,10 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         await eventually(() => expect(events).toHaveLength(2));
         const resolved = { ...record, status, result, resolved_at: resolvedAt };
         expect(outcome).toEqual({ kind: 'resolved', record: resolved });
-        expect(events[1]).toEqual({ type: `interaction.${status}`, record: toPublicRecord(resolved) });
+        expect(events[1]).toEqual({
+          type: `interaction.${status}`,
+          record: publicFixture(record, { status, result, resolved_at: resolvedAt }),
+        });
       });
 
       it('stops delivering to an unsubscribed listener', async () => {

@@ -56,7 +56,7 @@ describe('one home for Redis in the source', () => {
   });
 
   it('keeps the park side off the record codec and ioredis', () => {
-    const park = files.filter((f) => f.startsWith('src/park/'));
+    const park = files.filter((f) => f.startsWith('src/runs/'));
     expect(park.length).toBeGreaterThan(0);
     const reaching = park.filter((f) => /from '[^']*(record-codec|ioredis|store\/redis\/scripts)[^']*'/.test(text(f)));
     expect(reaching).toEqual([]);

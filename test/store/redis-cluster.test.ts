@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerFacts } from '../../src/core/interaction-service.js';
 import { shardOfId, shardOfName } from '../../src/core/shard-ids.js';
-import { resumeJobId } from '../../src/queue/queues.js';
+import { resumeJobId } from '../../src/runs/job-bus.js';
 import type { InteractionEvent, RunSpec } from '../../src/core/types.js';
 import { DEFAULT_KEY_PREFIX } from '../../src/store/keys.js';
 import { RedisConnections } from '../../src/store/redis/connections.js';

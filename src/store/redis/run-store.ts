@@ -1,12 +1,15 @@
 import { AskgateError } from '../../core/errors.js';
 import { recipientName } from './lookups.js';
-import type { RunSpec } from '../../core/types.js';
-import type { AttemptOutcome, ChatThread, ParkInput, RunStore, RunView } from '../../park/run-store.js';
-import { ATTEMPT_OUTCOMES_KEPT, runView } from '../../park/run-store.js';
+import type { SettledRun } from '../../core/ports.js';
+import type { AttemptOutcome, ParkInput, RunStore, RunView } from '../../runs/run-store.js';
+import { ATTEMPT_OUTCOMES_KEPT } from '../../runs/run-store.js';
 import { pendingExpiresAt } from '../common.js';
 import type { Keys } from '../keys.js';
 import { encodeRecord, timeMs } from '../record-codec.js';
+import { ownedByAnother } from '../../runs/checkpoints.js';
+import { RedisCheckpoints, redisCall } from './checkpoints.js';
 import { RedisConnections } from './connections.js';
+import { fieldsOf, resumeArg, runView } from './run-fields.js';
 import type { ScriptClient } from './scripts/index.js';
 
 /**
@@ -47,10 +50,14 @@ import type { ScriptClient } from './scripts/index.js';
  * of the checkpoint, and what the deadline rule in ask-request.ts measures against.
  */
 
-/** The Redis implementation of the park side's `RunStore` port. */
+/**
+ * The Redis implementation of the run lifecycle's `RunStore` port. Its `checkpoints` (the Checkpoints port) are the
+ * checkpoint fields of the same hashes: a park writes both in its one step, and `get` reads both in one.
+ */
 export class RedisRunStore implements RunStore {
   private readonly client: ScriptClient;
   private readonly keys: Keys;
+  readonly checkpoints: RedisCheckpoints;
 
   /**
    * `connections` stays its owner's to close; `retentionMs` is the checkpoint retention, `idleTtlMs` the store's;
@@ -65,6 +72,7 @@ export class RedisRunStore implements RunStore {
   ) {
     this.client = connections.command();
     this.keys = keys ?? connections.keys;
+    this.checkpoints = new RedisCheckpoints(this.client, this.keys, retentionMs);
   }
 
   /** A run store with a connection factory of its own (closed by `close()`), connected before it returns. */
@@ -144,12 +152,7 @@ export class RedisRunStore implements RunStore {
         `run ${input.run.run_id} is parked already; a run parks on one set of asks at a time (use POST /api/runs for several).`,
         { field: 'run.run_id' },
       );
-    if (code === -4)
-      throw new AskgateError(
-        'conflict',
-        `run ${input.run.run_id} belongs to another identity; run ids are per identity.`,
-        { field: 'run.run_id' },
-      );
+    if (code === -4) throw ownedByAnother(input.run.run_id);
     return code;
   }
 
@@ -157,11 +160,12 @@ export class RedisRunStore implements RunStore {
     // The hash (its pieces joined byte-exactly in Lua: a 64-byte piece may split a UTF-8 character), or the fields
     // of a folded park (scripts/run-read-1.lua), in one step.
     const flat = await this.run(() => this.client.askgateRunRead(this.keys.run(runId), ...this.foldedArgs(runId)));
-    // No prototype (dictionary mode): a run's ask fields (`a:<interaction id>`) are new names every park, and a plain
-    // `{}` would grow V8's hidden-class transition tree by one entry each (each insert copies it) until a full GC.
-    const fields: Record<string, string> = Object.create(null);
-    for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i] as string] = flat[i + 1] as string;
-    return runView(runId, fields);
+    return runView(runId, fieldsOf(flat));
+  }
+
+  /** The resolve script returns the hash of a run it settled ready (SettledRun.fields): read only without them. */
+  async settledView(settled: SettledRun): Promise<RunView | null> {
+    return settled.fields !== undefined ? runView(settled.runId, settled.fields) : this.get(settled.runId);
   }
 
   /**
@@ -175,25 +179,6 @@ export class RedisRunStore implements RunStore {
   /** What the run scripts need to find (and unfold) a folded park: run id, level key, bucket prefix, record prefix. */
   private foldedArgs(runId: string): string[] {
     return [runId, this.keys.foldedRunsLevel, this.keys.foldedRunsPrefix, this.keys.interactionPrefix];
-  }
-
-  /**
-   * Binds a run id to the chat thread of a conversation turn before the target sees it, so whichever park the
-   * target makes under that id (POST /api/interactions or /api/runs) keeps the thread (park-run leaves `th`). The
-   * owner is set only if the hash has none: a park under another identity is refused (-4), and a retried turn
-   * rebinds harmlessly. Returns false when the run id is owned by another identity already.
-   */
-  async bindThread(runId: string, owner: string, thread: ChatThread): Promise<boolean> {
-    const bound = await this.run(() =>
-      this.client.askgateRunBind(
-        this.keys.run(runId),
-        owner,
-        JSON.stringify(thread),
-        this.retentionMs,
-        ...this.foldedArgs(runId),
-      ),
-    );
-    return bound === 1;
   }
 
   /** Counts one continuation attempt (shown by GET /api/runs/{id}); refreshes the retention. */
@@ -282,17 +267,8 @@ export class RedisRunStore implements RunStore {
     if (this.ownsConnections) await this.connections.close();
   }
 
-  private async run<T>(call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (error) {
-      if (error instanceof AskgateError) throw error;
-      throw new AskgateError(
-        'store_unavailable',
-        `Redis command failed: ${error instanceof Error ? error.message : String(error)}`,
-        { cause: error },
-      );
-    }
+  private run<T>(call: () => Promise<T>): Promise<T> {
+    return redisCall(call);
   }
 }
 
@@ -317,16 +293,4 @@ function foldedValue(input: ParkInput): string {
   const value = parts.join('\n');
   if (Buffer.byteLength(value) > FOLD_MAX_BYTES || Buffer.byteLength(run.run_id) > FOLD_MAX_BYTES) return '';
   return value;
-}
-
-/**
- * The resume target as `rs` holds it (park-run's ARGV[4]): a handler alone as `=` + its name, 13 bytes shorter than
- * its JSON; any other target as its JSON, which starts with `{`.
- */
-function resumeArg(resume: RunSpec['resume']): string {
-  const keys = Object.keys(resume);
-  if (keys.length === 1 && 'handler' in resume && typeof resume.handler === 'string' && resume.handler !== '') {
-    return `=${resume.handler}`;
-  }
-  return JSON.stringify(resume);
 }

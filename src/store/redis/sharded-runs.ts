@@ -1,6 +1,9 @@
 import { AskgateError } from '../../core/errors.js';
 import { shardOfId } from '../../core/shard-ids.js';
-import type { AttemptOutcome, ChatThread, ParkInput, RunStore, RunView } from '../../park/run-store.js';
+import type { SettledRun } from '../../core/ports.js';
+import type { ChatThread, Checkpoint, Checkpoints } from '../../runs/checkpoints.js';
+import type { AttemptOutcome, ParkInput, RunStore, RunView } from '../../runs/run-store.js';
+import { runView } from './run-fields.js';
 import type { RedisRunStore } from './run-store.js';
 import type { RunLocator } from './run-locator.js';
 
@@ -11,12 +14,19 @@ import type { RunLocator } from './run-locator.js';
  */
 export class ShardedRunStore implements RunStore {
   private sweepStart = 0;
+  /** The checkpoints of the same runs, each in its run's shard. */
+  readonly checkpoints: Checkpoints;
 
   constructor(
     /** One run store per shard, index = shard. */
     private readonly shards: readonly RedisRunStore[],
     private readonly locator: RunLocator,
-  ) {}
+  ) {
+    this.checkpoints = new ShardedCheckpoints(
+      shards.map((s) => s.checkpoints),
+      locator,
+    );
+  }
 
   private async of(runId: string): Promise<RedisRunStore> {
     return this.shards[await this.locator.shardOf(runId)] as RedisRunStore;
@@ -41,8 +51,9 @@ export class ShardedRunStore implements RunStore {
     return (await this.of(runId)).get(runId);
   }
 
-  async bindThread(runId: string, owner: string, thread: ChatThread): Promise<boolean> {
-    return (await this.of(runId)).bindThread(runId, owner, thread);
+  /** From the settling step's fields when it returned them (no shard to look up), else read in the run's shard. */
+  async settledView(settled: SettledRun): Promise<RunView | null> {
+    return settled.fields !== undefined ? runView(settled.runId, settled.fields) : this.get(settled.runId);
   }
 
   async recordAttempt(runId: string): Promise<void> {
@@ -79,5 +90,29 @@ export class ShardedRunStore implements RunStore {
 
   async close(): Promise<void> {
     await Promise.all(this.shards.map((s) => s.close()));
+  }
+}
+
+/** The checkpoints of a deployment spread over shards: each run's in its run's shard (RunLocator). */
+class ShardedCheckpoints implements Checkpoints {
+  constructor(
+    private readonly shards: readonly Checkpoints[],
+    private readonly locator: RunLocator,
+  ) {}
+
+  private async of(runId: string): Promise<Checkpoints> {
+    return this.shards[await this.locator.shardOf(runId)] as Checkpoints;
+  }
+
+  async load(runId: string): Promise<Checkpoint | null> {
+    return (await this.of(runId)).load(runId);
+  }
+
+  async save(runId: string, checkpoint: Checkpoint): Promise<void> {
+    await (await this.of(runId)).save(runId, checkpoint);
+  }
+
+  async bindThread(runId: string, owner: string, thread: ChatThread): Promise<boolean> {
+    return (await this.of(runId)).bindThread(runId, owner, thread);
   }
 }

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Cluster, Redis } from 'ioredis';
 import type { AuditEventType } from '../../../core/audit.js';
 import type { InteractionEventType, InteractionStatus } from '../../../core/types.js';
-import { REPORTED_FIELD } from '../../../queue/job-protocol.js';
+import { REPORTED_FIELD } from '../../../runs/job-protocol.js';
 import { TERMINAL_EVENT } from '../../audit-trail.js';
 import { CONVERSATION_REFS } from '../../delivery-refs.js';
 import { KEY_NAMES } from '../../keys.js';
@@ -68,6 +68,8 @@ export interface ScriptCommands {
   askgateRunKill(...args: Arg[]): Promise<number>;
   /** 1 bound, 0 owned by another identity. */
   askgateRunBind(...args: Arg[]): Promise<number>;
+  /** 1 saved, 0 owned by another identity (checkpoints.ts). */
+  askgateCheckpointSave(...args: Arg[]): Promise<number>;
   /** The run's fields, flat `[field, value, ...]` (pieces joined; a folded park's derived), or `[]`. */
   askgateRunRead(...args: Arg[]): Promise<string[]>;
   /** 1 when the run has a hash or a live folded park, else 0 (what `EXISTS r:<run_id>` answers for an unfolded run). */
@@ -109,6 +111,7 @@ const SCRIPTS: Record<keyof ScriptCommands, string> = {
   askgateRunComplete: 'run-complete-2',
   askgateRunKill: 'run-kill-2',
   askgateRunBind: 'run-bind-1',
+  askgateCheckpointSave: 'checkpoint-save-1',
   askgateRunRead: 'run-read-1',
   askgateRunExists: 'run-exists-1',
   // One budget script for every platform: only the keys (tg:<bot>:... or pace:<platform>:<account>:...) differ.
@@ -152,7 +155,7 @@ export const SCRIPT_CONSTANTS = {
   DELIVERY_BUCKETS,
   RECENT_WINDOWS,
   CONVERSATION_REFS,
-  /** The job protocol's reported mark in a handler job's hash (src/queue/job-protocol.ts). */
+  /** The job protocol's reported mark in a handler job's hash (src/runs/job-protocol.ts). */
   REPORTED_FIELD,
 };
 

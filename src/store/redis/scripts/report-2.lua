@@ -1,5 +1,5 @@
 --[[
-  report: the SDK worker's completion report (job protocol version 2, src/queue/job-protocol.ts), run on the
+  report: the SDK worker's completion report (job protocol version 2, src/runs/job-protocol.ts), run on the
   worker's own BullMQ connection: not one of the gateway's transitions, and it reads no run. It marks the handler
   job reported and appends the report to the completions stream in one atomic step — what a MULTI of HSET and XADD
   did, as one command instead of four (and without the MULTI's ioredis pipeline, which copies every script the

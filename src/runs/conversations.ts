@@ -1,10 +1,10 @@
 import type { ConversationTurn } from '../../channels/contract.js';
 import type { Logger } from '../observability/logger.js';
-import { turnHandlerJob } from '../queue/job-protocol.js';
-import { turnJobId, type ResumeProducer } from '../queue/queues.js';
+import type { ChatThread, Checkpoints } from './checkpoints.js';
+import { type JobBus, turnJobId } from './job-bus.js';
+import { turnHandlerJob } from './job-protocol.js';
 import type { ConversationTurnPayload } from './continuation.js';
 import { matchRoute, type Route } from './routes.js';
-import type { ChatThread, RunStore } from './run-store.js';
 
 /**
  * Takes chat messages that answer no question and, when a route matches, hands them to the route's target as a
@@ -14,7 +14,7 @@ import type { ChatThread, RunStore } from './run-store.js';
  */
 export class ConversationService {
   constructor(
-    private readonly deps: { routes: readonly Route[]; runs: RunStore; producer: ResumeProducer; logger: Logger },
+    private readonly deps: { routes: readonly Route[]; checkpoints: Checkpoints; jobs: JobBus; logger: Logger },
   ) {}
 
   /** The run id of the turn of one chat message: deterministic, so a redelivered message maps to the same run. */
@@ -32,7 +32,7 @@ export class ConversationService {
       replyToMessageId: turn.threadId ?? turn.messageId,
       route: route.name,
     };
-    if (!(await this.deps.runs.bindThread(runId, route.identity, thread))) {
+    if (!(await this.deps.checkpoints.bindThread(runId, route.identity, thread))) {
       this.deps.logger.warn({ run: runId, route: route.name }, 'turn run id belongs to another identity; turn dropped');
       return true;
     }
@@ -57,8 +57,8 @@ export class ConversationService {
       },
     };
     if ('handler' in route.target)
-      await this.deps.producer.enqueueHandler(route.target.handler, jobId, turnHandlerJob(payload));
-    else await this.deps.producer.enqueueTurn(jobId, payload);
+      await this.deps.jobs.enqueueHandler(route.target.handler, jobId, turnHandlerJob(payload));
+    else await this.deps.jobs.enqueueTurn(jobId, payload);
     return true;
   }
 }

@@ -1,6 +1,6 @@
-import { HANDLER_NAME } from '../queue/queues.js';
 import { literalWebhookRefusal } from '../core/network-address.js';
 import type { Identity } from '../core/types.js';
+import { HANDLER_NAME } from './job-bus.js';
 
 /**
  * Routes: how a chat message that answers no pending question reaches a run (docs/parks.md, "Routes").

@@ -3,9 +3,9 @@ import type { Config } from '../config.js';
 import type { Logger } from '../observability/logger.js';
 import type { RedisConnections } from '../store/redis/connections.js';
 import type { Store } from '../store/store.js';
-import { FollowUpWorker, type FollowUpWorkerOptions } from './follow-up-worker.js';
-import { FollowUpScheduler } from './follow-ups.js';
-import { queuePrefixes, queueShardsOf } from './queue-shards.js';
+import { FollowUpWorker, type FollowUpWorkerOptions } from '../queue/follow-up-worker.js';
+import { FollowUpScheduler } from '../queue/follow-ups.js';
+import { queuePrefixes, queueShardsOf } from '../queue/queue-shards.js';
 
 export interface FollowUps {
   /** The core's FollowUpPort; null on the in-memory store, where `remind` and `escalate` are refused (409). */

@@ -1,10 +1,12 @@
+import type { SettledRun } from '../core/ports.js';
 import type { AskResult, RunSpec, StoredInteraction } from '../core/types.js';
+import type { ChatThread, Checkpoint } from './checkpoints.js';
 
 /**
- * Parked runs, as the park side sees them: the types of a run and the `RunStore` port. The Redis implementation
- * (src/store/redis/run-store.ts) documents the run hash; only wiring.ts, which builds it, imports it, and nothing
- * in src/park/ imports ioredis or the record codec. `runView` reads a run from the hash's fields (the store hands
- * them back from the settling step, `SettledRun.fields`).
+ * Parked runs, as the run lifecycle sees them: the types of a run and the `RunStore` port, which holds run records
+ * (status, generation, ask slots, attempts). A run's checkpoint (checkpoints.ts) is a port of its own; a store that
+ * keeps both in one place (the Redis store: one run hash, src/store/redis/run-store.ts) writes the checkpoint in
+ * the park's one step and returns it with every read, so a resume reads the run once.
  */
 
 export type RunStatus = 'parked' | 'ready' | 'dying' | 'resumed' | 'killed';
@@ -17,30 +19,17 @@ export interface RunAsk {
   result: AskResult | null;
 }
 
-export interface RunView {
+/** A run as read: its record and its checkpoint. */
+export interface RunView extends Checkpoint {
   runId: string;
   status: RunStatus;
   generation: number;
-  owner: string;
-  kind: 'tool' | 'agent';
-  parentRunId: string | null;
-  resume: RunSpec['resume'];
-  state: unknown;
-  thread: ChatThread | null;
   outstanding: number;
   asks: RunAsk[];
   killedBy: string | null;
   attempts: number;
   parkedAt: string | null;
   completedAt: string | null;
-}
-
-/** Where a run reached over chat came from: its late reply goes back there. */
-export interface ChatThread {
-  channel: string;
-  recipient: string;
-  replyToMessageId: string | null;
-  route: string;
 }
 
 /**
@@ -78,10 +67,10 @@ export interface RunStore {
   /** The run, or null when there is none (or its retention passed). */
   get(runId: string): Promise<RunView | null>;
   /**
-   * Binds a run id to the chat thread of a conversation turn before the target sees it, so whichever park the
-   * target makes under that id keeps the thread. False when the run id is owned by another identity already.
+   * The run a claim settled ready, as the settling step left it: from `settled.fields` when the store returned them
+   * (no second read), else read; null when it is gone.
    */
-  bindThread(runId: string, owner: string, thread: ChatThread): Promise<boolean>;
+  settledView(settled: SettledRun): Promise<RunView | null>;
   /** Counts one continuation attempt (shown by GET /api/runs/{id}); refreshes the retention. */
   recordAttempt(runId: string): Promise<void>;
   /** Keeps how one resume webhook attempt ended, with the last ATTEMPT_OUTCOMES_KEPT before it. */
@@ -98,43 +87,4 @@ export interface RunStore {
   /** Runs that became due before `beforeMs` and have not completed: what a crash may have left unenqueued. */
   dueRuns(beforeMs: number, max: number): Promise<Array<{ runId: string; generation: number }>>;
   close(): Promise<void>;
-}
-
-const STATUS_OF_LETTER: Record<string, RunAsk['status']> = { a: 'answered', e: 'expired', c: 'cancelled' };
-
-/**
- * A run as `get` reads it, from its hash's fields with pieced values joined (by `joinPieces`, or by the resolve
- * script, which returns them so for a run it settled ready); null when the hash holds no status (no such run).
- */
-export function runView(runId: string, h: Record<string, string>): RunView | null {
-  if (h['s'] === undefined) return null;
-  const asks: RunAsk[] = [];
-  for (const [field, value] of Object.entries(h)) {
-    if (!field.startsWith('a:')) continue;
-    const letter = value.slice(0, 1);
-    asks.push({
-      interactionId: field.slice(2),
-      status: value === '' ? 'pending' : (STATUS_OF_LETTER[letter] ?? 'cancelled'),
-      result: value.length > 1 ? (JSON.parse(value.slice(1)) as AskResult) : null,
-    });
-  }
-  return {
-    runId,
-    status: h['s'] as RunStatus,
-    generation: Number(h['g']),
-    owner: h['o'] ?? '',
-    kind: h['k'] === 'agent' ? 'agent' : 'tool',
-    parentRunId: h['p'] ? h['p'] : null,
-    resume: h['rs']?.startsWith('=')
-      ? { handler: h['rs'].slice(1) }
-      : (JSON.parse(h['rs'] ?? '{}') as RunSpec['resume']),
-    state: h['st'] ? (JSON.parse(h['st']) as unknown) : null,
-    thread: h['th'] ? (JSON.parse(h['th']) as ChatThread) : null,
-    outstanding: Number(h['n'] ?? 0),
-    asks,
-    killedBy: h['x'] ? h['x'] : null,
-    attempts: Number(h['at'] ?? 0),
-    parkedAt: h['ca'] ? new Date(Number(h['ca'])).toISOString() : null,
-    completedAt: h['ra'] ? new Date(Number(h['ra'])).toISOString() : null,
-  };
 }

@@ -1,5 +1,6 @@
 import type { ReplyTo } from '../core/types.js';
-import type { ChatThread, RunView } from './run-store.js';
+import type { ChatThread } from './checkpoints.js';
+import type { RunView } from './run-store.js';
 
 /** What a resumed run reads for one ask: the same three values a sync asker reads. */
 export interface ContinuationAskResult {

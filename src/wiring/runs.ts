@@ -8,14 +8,15 @@ import { LegacyCompletions } from '../queue/completion-worker.js';
 import { queuePrefixes, queueShardsOf } from '../queue/queue-shards.js';
 import { ResumeProducer } from '../queue/queues.js';
 import { ResumeWorker } from '../queue/resume-worker.js';
+import type { Checkpoints } from '../runs/checkpoints.js';
+import { ConversationService } from '../runs/conversations.js';
+import { ParkService } from '../runs/park-service.js';
+import type { RunStore } from '../runs/run-store.js';
 import type { RedisConnections } from '../store/redis/connections.js';
 import { RunLocator } from '../store/redis/run-locator.js';
 import { RedisRunStore } from '../store/redis/run-store.js';
 import { ShardedRunStore } from '../store/redis/sharded-runs.js';
-import type { RunStore } from './run-store.js';
 import type { Store } from '../store/store.js';
-import { ConversationService } from './conversations.js';
-import { ParkService } from './park-service.js';
 
 export interface Parks {
   /** Null on the in-memory store: async asks are refused with 409 there. */
@@ -31,7 +32,11 @@ export interface Parks {
 }
 
 /** The run store: one RedisRunStore, or one per shard behind the router when ASKGATE_SHARDS > 1 (sharded-runs.ts). */
-function runStoreOf(config: Config, connections: RedisConnections, locator: RunLocator | null): RunStore {
+function runStoreOf(
+  config: Config,
+  connections: RedisConnections,
+  locator: RunLocator | null,
+): RunStore & { checkpoints: Checkpoints } {
   const retentionMs = config.retentionWaitingMinutes * 60_000;
   const idleTtlMs = config.idleTtlSeconds * 1000;
   if (locator === null) return new RedisRunStore(connections, retentionMs, idleTtlMs);
@@ -73,9 +78,19 @@ export async function startParks(
     backoffMs: config.resumeBackoffMs,
   };
   const producer = new ResumeProducer(connection, queueShards);
-  const parks = new ParkService({ runs, producer, logger, holdBeforeEnqueue: config.testHoldBeforeEnqueue });
+  // The checkpoints live in the run hashes (the Redis run store's own), so a park writes both in one step.
+  const { checkpoints } = runs;
+  const parks = new ParkService({
+    runs,
+    checkpoints,
+    jobs: producer,
+    logger,
+    holdBeforeEnqueue: config.testHoldBeforeEnqueue,
+  });
   const routed = config.routes.length > 0;
-  const conversations = routed ? new ConversationService({ routes: config.routes, runs, producer, logger }) : null;
+  const conversations = routed
+    ? new ConversationService({ routes: config.routes, checkpoints, jobs: producer, logger })
+    : null;
   let worker: ResumeWorker | null = null;
   let chatWorker: ChatWorker | null = null;
   let completions: CompletionStream[] = [];

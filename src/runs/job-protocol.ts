@@ -1,6 +1,7 @@
-import { continuationPayload, turnThread } from '../park/continuation.js';
-import type { ContinuationPayload, ConversationTurnPayload } from '../park/continuation.js';
-import type { ChatThread, RunView } from '../park/run-store.js';
+import { continuationPayload, turnThread } from './continuation.js';
+import type { ContinuationPayload, ConversationTurnPayload } from './continuation.js';
+import type { ChatThread } from './checkpoints.js';
+import type { RunView } from './run-store.js';
 
 /**
  * The job protocol between the gateway and SDK continuation workers (docs/sdk.md, "Job protocol"): all a worker

@@ -2,10 +2,11 @@ import { AskgateError, invalid } from '../core/errors.js';
 import type { ParkPort, ParkWrite, SettledRun } from '../core/ports.js';
 import type { Identity, RunSpec, StoredInteraction } from '../core/types.js';
 import type { Logger } from '../observability/logger.js';
-import { HANDLER_NAME, resumeJobId, type ResumeProducer } from '../queue/queues.js';
-import { handlerJob } from '../queue/job-protocol.js';
+import type { Checkpoints } from './checkpoints.js';
+import { HANDLER_NAME, type JobBus, resumeJobId } from './job-bus.js';
+import { handlerJob } from './job-protocol.js';
+import type { AttemptOutcome, RunStore, RunView } from './run-store.js';
 import { freezeBeforeEnqueue } from './test-hold.js';
-import { type AttemptOutcome, runView, type RunStore, type RunView } from './run-store.js';
 
 /**
  * Parks, as the core's `ParkPort`: checks a park as a whole and writes its asks and the run in one step, enqueues
@@ -17,7 +18,9 @@ export class ParkService implements ParkPort {
   constructor(
     private readonly deps: {
       runs: RunStore;
-      producer: ResumeProducer;
+      /** The runs' checkpoints: a parent run's owner is read there. */
+      checkpoints: Checkpoints;
+      jobs: JobBus;
       logger: Logger;
       /** TEST ONLY (ASKGATE_TEST_HOLD_BEFORE_ENQUEUE): freeze the process between a settling claim and its enqueue. */
       holdBeforeEnqueue?: boolean;
@@ -46,8 +49,7 @@ export class ParkService implements ParkPort {
     }
     if (records.some((r) => r.to === 'caller')) {
       const parentId = run.parent_run_id as string; // ask-request.ts requires it for a caller ask
-      const parent = await this.deps.runs.get(parentId);
-      if (parent === null) {
+      if ((await this.deps.checkpoints.load(parentId)) === null) {
         throw invalid(
           'run.parent_run_id',
           `run.parent_run_id "${parentId}" names no run askgate knows; the parent run must have parked here (its identity is the one that answers).`,
@@ -58,7 +60,8 @@ export class ParkService implements ParkPort {
 
   settled(run: SettledRun): void {
     if (this.deps.holdBeforeEnqueue === true) freezeBeforeEnqueue(run.runId);
-    const enqueued = run.verdict === 'ready' ? this.resume(run) : this.deps.producer.enqueue(run.runId, run.generation);
+    const enqueued =
+      run.verdict === 'ready' ? this.resume(run) : this.deps.jobs.enqueueResume(run.runId, run.generation);
     enqueued.catch((err: unknown) => {
       // The run sits in the ready-runs index; the worker's sweep enqueues it under the same id.
       this.deps.logger.warn(
@@ -73,20 +76,20 @@ export class ParkService implements ParkPort {
    * deterministic resume id (one hop, as the `resume` job would have handed it on); a webhook target takes the
    * `resume` job. Exactly once holds as on the resume job's path: the handler job's id is the one the resume worker
    * would use (so the sweep's later `resume` job hands on nothing new), the SDK worker never runs a continuation
-   * whose completion it reported (job protocol, src/queue/job-protocol.ts), and run-complete records one completion
+   * whose completion it reported (job protocol, job-protocol.ts), and run-complete records one completion
    * per park. A kill always takes the `resume` job: its teardown lives in the askgate worker.
    *
-   * The run is the one the settling step returned (`settled.fields`: the hash as that step left it, so no second
-   * read); a store that returns none is read here.
+   * The run is the one the settling step returned (`RunStore.settledView`: the run as that step left it, so no
+   * second read where the store returned it).
    */
   private async resume(settled: SettledRun): Promise<void> {
-    const { runs, producer } = this.deps;
-    const run = settled.fields !== undefined ? runView(settled.runId, settled.fields) : await runs.get(settled.runId);
+    const { runs, jobs } = this.deps;
+    const run = await runs.settledView(settled);
     // Gone, re-parked or completed already: nothing to hand on (the sweep and the resume job re-check the same way).
     if (run === null || run.generation !== settled.generation || run.status !== 'ready') return;
     const resumeId = resumeJobId(settled.runId, settled.generation);
-    if ('handler' in run.resume) await producer.enqueueHandler(run.resume.handler, resumeId, handlerJob(run, resumeId));
-    else await producer.enqueue(settled.runId, settled.generation);
+    if ('handler' in run.resume) await jobs.enqueueHandler(run.resume.handler, resumeId, handlerJob(run, resumeId));
+    else await jobs.enqueueResume(settled.runId, settled.generation);
   }
 
   async mayAnswer(stored: StoredInteraction, answeredBy: string): Promise<void> {
@@ -102,7 +105,7 @@ export class ParkService implements ParkPort {
   /** The identity of the parent of `child` (a run as read), or null when either run is gone. */
   private async parentOwner(child: RunView | null): Promise<string | null> {
     if (child?.parentRunId == null) return null;
-    return (await this.deps.runs.get(child.parentRunId))?.owner ?? null;
+    return (await this.deps.checkpoints.load(child.parentRunId))?.owner ?? null;
   }
 
   /** The run as `GET /api/runs/{id}` shows it, to its owner or the identity of its parent run; else 404. */

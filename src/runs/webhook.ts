@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { AttemptOutcome } from '../park/run-store.js';
+import type { AttemptOutcome } from './run-store.js';
 import { OutboundRefusedError, pinnedPost, type OutboundPolicy, type PostResult } from './outbound.js';
 
 /** How a delivery ended, as a run's attempt outcome records it (without when, and which park). */
