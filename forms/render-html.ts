@@ -19,6 +19,11 @@ export interface RenderOptions {
   submitLabel?: string;
   /** The form's `action`; absent posts back to the page's own URL, which is what the callback page wants. */
   action?: string;
+  /**
+   * Leave out the schema's `title` heading: for a surface that already heads the form with the question (an inbox
+   * card), where a second heading right under it reads as two titles. The description stays.
+   */
+  omitTitle?: boolean;
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -102,7 +107,9 @@ export function renderFormHtml(schema: Schema, options: RenderOptions = {}): str
   const formErrorId = idFor(ctx, '_form-error');
   const body = fields.map((f) => renderField(f, ctx)).join('');
   const title =
-    typeof schema['title'] === 'string' ? `<h2 class="ag-form-title">${escapeHtml(schema['title'])}</h2>` : '';
+    typeof schema['title'] === 'string' && options.omitTitle !== true
+      ? `<h2 class="ag-form-title">${escapeHtml(schema['title'])}</h2>`
+      : '';
   const description =
     typeof schema['description'] === 'string'
       ? `<p class="ag-form-description">${escapeHtml(schema['description'])}</p>`

@@ -175,6 +175,26 @@ export function renderCard(record: InteractionRecord, options: CardOptions): HTM
     if (outcome.kind === 'refused' || outcome.kind === 'error') error.textContent = outcome.message;
   };
 
+  /** The form of a schema (a form question, or an external one with a pinned payload), its refusals under fields. */
+  const showForm = (schema: NonNullable<InteractionRecord['schema']>): void => {
+    const holder = el('div', 'form-holder');
+    holder.innerHTML = renderFormHtml(schema, { idPrefix: domId(record.id), submitLabel: 'Send', omitTitle: true });
+    controls.append(holder);
+    for (const form of holder.querySelectorAll<HTMLFormElement>('form')) {
+      enhanceForm(form, {
+        onSubmit: async (value) => {
+          const outcome = await send(value);
+          if (outcome.kind === 'refused')
+            return outcome.field === undefined
+              ? { ok: false, message: outcome.message }
+              : { ok: false, field: outcome.field, message: outcome.message };
+          if (outcome.kind === 'error') return { ok: false, message: outcome.message };
+          return { ok: true };
+        },
+      });
+    }
+  };
+
   switch (record.answer_format) {
     case 'confirm':
       controls.append(
@@ -189,23 +209,7 @@ export function renderCard(record: InteractionRecord, options: CardOptions): HTM
       controls.append(textAnswer(`${domId(record.id)}-text`, 'Your answer', (text) => sendPlain(text), error));
       break;
     case 'form':
-      controls.innerHTML = renderFormHtml(record.schema ?? { type: 'object', properties: {} }, {
-        idPrefix: domId(record.id),
-        submitLabel: 'Send',
-      });
-      for (const form of controls.querySelectorAll<HTMLFormElement>('form')) {
-        enhanceForm(form, {
-          onSubmit: async (value) => {
-            const outcome = await send(value);
-            if (outcome.kind === 'refused')
-              return outcome.field === undefined
-                ? { ok: false, message: outcome.message }
-                : { ok: false, field: outcome.field, message: outcome.message };
-            if (outcome.kind === 'error') return { ok: false, message: outcome.message };
-            return { ok: true };
-          },
-        });
-      }
+      showForm(record.schema ?? { type: 'object', properties: {} });
       break;
     case 'external':
       if (record.verifier !== null) {
@@ -219,6 +223,14 @@ export function renderCard(record: InteractionRecord, options: CardOptions): HTM
               `${record.verifier.name} verifier, and cannot be answered here.`,
           ),
         );
+        break;
+      }
+      if (record.schema !== null) {
+        // A pinned payload schema is a form like any other: the same fields its callback page shows.
+        controls.append(
+          el('p', 'external-note', 'This question is answered on an outside surface; you may answer it here instead.'),
+        );
+        showForm(record.schema);
         break;
       }
       controls.append(

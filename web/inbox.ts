@@ -184,6 +184,8 @@ class Inbox {
     const slot = card.querySelector('.card-note');
     if (slot !== null) slot.textContent = note;
     card.classList.add('closed');
+    // The card stays a moment to show its note, but it no longer waits: the count drops now, not when it goes.
+    this.updateCount();
     for (const control of card.querySelectorAll<
       HTMLButtonElement | HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement
     >('button, input, textarea, select')) {
@@ -221,9 +223,10 @@ class Inbox {
   }
 
   private updateCount(): void {
-    const n = this.cards.size;
+    let n = 0;
+    for (const card of this.cards.values()) if (!card.classList.contains('closed')) n += 1;
     this.count.textContent = n === 0 ? '' : `${n} waiting`;
-    this.empty.hidden = n > 0 || this.pending !== null;
+    this.empty.hidden = this.cards.size > 0 || this.pending !== null;
   }
 
   private showNotice(message: string | null): void {

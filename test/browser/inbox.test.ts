@@ -287,6 +287,51 @@ describe('the web inbox', () => {
     await page.locator('#empty').waitFor({ state: 'visible' });
   });
 
+  it('drops the waiting count as soon as a question is answered, while its card still shows the note', async () => {
+    const first = await ask({ question: 'First?', answer_format: 'confirm' });
+    await ask({ question: 'Second?', answer_format: 'confirm' });
+    await openInbox();
+    await expect.poll(() => page.locator('#count').textContent()).toBe('2 waiting');
+    await page.locator(card(first)).getByRole('button', { name: 'Yes' }).click();
+    await expect.poll(() => page.locator(`${card(first)} .card-note`).textContent()).toBe('You answered Yes.');
+    // The answered card is still on the page (its note shows a moment), and no longer counted.
+    expect(await page.locator(card(first)).count()).toBe(1);
+    expect(await page.locator('#count').textContent()).toBe('1 waiting');
+  });
+
+  it('heads a form card once: the question, not the schema title under it', async () => {
+    const schema = {
+      type: 'object',
+      title: 'Seat booking',
+      properties: { seats: { type: 'integer', title: 'Seats' } },
+    };
+    const id = await ask({ question: 'Book a seat', answer_format: 'form', schema });
+    await openInbox();
+    await page.locator(`${card(id)} form`).waitFor();
+    expect(await page.locator(`${card(id)} .question`).textContent()).toBe('Book a seat');
+    expect(await page.locator(`${card(id)} h1, ${card(id)} h2, ${card(id)} h3`).count()).toBe(0);
+  });
+
+  it('shows an external question with a payload schema as its form, and answers with it', async () => {
+    const schema = {
+      type: 'object',
+      required: ['reference'],
+      properties: {
+        reference: { type: 'string', title: 'Payment reference' },
+        amount: { type: 'integer', title: 'Amount' },
+      },
+    };
+    const id = await ask({ question: 'Record the payment', answer_format: 'external', schema });
+    await openInbox();
+    const form = page.locator(`${card(id)} form`);
+    expect(await page.locator(`${card(id)} textarea.ag-json`).count()).toBe(0);
+    await form.getByLabel('Payment reference').fill('pay-42');
+    await form.getByLabel('Amount').fill('1200');
+    await form.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(async () => (await record(id))['status']).toBe('answered');
+    expect((await record(id))['result']).toMatchObject({ answer: { reference: 'pay-42', amount: 1200 } });
+  });
+
   it('asks for a token when there is none, and opens the inbox with it', async () => {
     const id = await ask({ question: 'Signed in?', answer_format: 'confirm' });
     await page.goto(`${gw.url}/inbox`);
