@@ -6,6 +6,7 @@ import {
   type TwilioConfig,
   type WhatsAppConfig,
 } from './channel-config.js';
+import { checkpointConfig, type PostgresCheckpointConfig } from './checkpoint-config.js';
 import { ConfigError, type Env, optional } from './config-env.js';
 import { MIN_LINK_SECRET_LENGTH } from './core/action-links.js';
 import type { Identity, Scope } from './core/types.js';
@@ -56,6 +57,8 @@ export interface Config {
   defaultTimeoutSeconds: number;
   idleTtlSeconds: number;
   retentionWaitingMinutes: number;
+  /** `ASKGATE_CHECKPOINT_URL` and its tuning: parked runs' checkpoints in PostgreSQL; null keeps them in Redis. */
+  checkpointPostgres: PostgresCheckpointConfig | null;
   callbackRate: { limit: number; windowSeconds: number };
   /** Client addresses are taken from X-Forwarded-For only when the peer is one of these (express `trust proxy`). */
   trustProxy: string | null;
@@ -390,6 +393,7 @@ export function loadConfig(env: Env = process.env): Config {
     defaultTimeoutSeconds: positiveInt(env, 'INTERACTIONS_DEFAULT_TIMEOUT_SECONDS', 300),
     idleTtlSeconds: positiveInt(env, 'INTERACTIONS_IDLE_TTL_SECONDS', 86_400),
     retentionWaitingMinutes: positiveInt(env, 'LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES', 10_080),
+    checkpointPostgres: checkpointConfig(env, redisUrl),
     callbackRate: parseRate(optional(env, 'INTERACTIONS_CALLBACK_RATE')),
     trustProxy: optional(env, 'ASKGATE_TRUST_PROXY'),
     mcpProgressSeconds: progressSeconds(env, 'ASKGATE_MCP_PROGRESS_SECONDS'),

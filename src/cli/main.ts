@@ -6,6 +6,7 @@ import { describeError, EXIT } from './context.js';
 import { confirmationsCommand } from './confirmations.js';
 import { interactionsCommand } from './interactions.js';
 import { mcpCommand, mcpProxyCommand } from './mcp.js';
+import { migrateCommand } from './migrate.js';
 import { presetsCommand } from './presets.js';
 
 /**
@@ -70,6 +71,7 @@ Examples:
     .description('run the queue workers alone (expiries, deliveries, resumes) on REDIS_URL')
     .addHelpText('after', '\nExamples:\n  $ REDIS_URL=redis://127.0.0.1:6379 askgate worker\n')
     .action(() => runServer('runWorker'));
+  program.addCommand(migrateCommand());
   program.addCommand(interactionsCommand());
   program.addCommand(presetsCommand());
   program.addCommand(confirmationsCommand());

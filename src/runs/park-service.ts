@@ -131,7 +131,13 @@ function publicRun(run: RunView, outcomes: AttemptOutcome[]): Record<string, unk
     parent_run_id: run.parentRunId,
     resume: run.resume,
     state: run.state,
-    asks: run.asks.map((a) => ({ interaction_id: a.interactionId, status: a.status, result: a.result })),
+    // A kill cancels every ask of the run still pending (the kill job does it, soon after the kill began): the run
+    // shows them as they end, not as the slot last recorded them before the run stopped listening.
+    asks: run.asks.map((a) => ({
+      interaction_id: a.interactionId,
+      status: status === 'killed' && a.status === 'pending' ? 'cancelled' : a.status,
+      result: a.result,
+    })),
     outstanding: run.outstanding,
     killed_by: run.killedBy,
     resume_attempts: run.attempts,

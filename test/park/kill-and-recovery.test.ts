@@ -88,6 +88,14 @@ describe('kill paths', () => {
     expect(deliveriesFor('kill-child')[0]?.body).toMatchObject({ type: 'run.killed', killed_by: childAsk });
     expect(deliveriesFor('kill-parent')[0]?.body).toMatchObject({ type: 'run.killed', killed_by: 'run:kill-child' });
     expect((await as(BOB).get(`/api/interactions/${parentAsk}`)).json['status']).toBe('cancelled');
+    // The runs door shows each ask as it ended (docs/doors.md): the child's own ask cancelled by its DELETE, the
+    // parent's other ask cancelled by the kill.
+    expect((await run('kill-child'))['asks']).toEqual([
+      { interaction_id: childAsk, status: 'cancelled', result: null },
+    ]);
+    expect((await run('kill-parent', BOB))['asks']).toEqual([
+      { interaction_id: parentAsk, status: 'cancelled', result: null },
+    ]);
     await holds(
       () => deliveriesFor('kill-child').length === 1 && deliveriesFor('kill-parent').length === 1,
       'one kill notice each',
