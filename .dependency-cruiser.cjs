@@ -11,10 +11,20 @@ module.exports = {
     },
     {
       name: "channels-reach-src-through-the-core",
-      comment: "Channels import from src/ only the core, observability and config-env.",
+      comment:
+        "Channels import from src/ only the core, observability, config-env and pages. src/pages is the page shell " +
+        "every browser app is served as (the inbox door's and the web chat's): HTML and HTTP headers, which the core " +
+        "must not know, shared by a door and a channel, so it lives beside both and imports nothing of the gateway.",
       severity: "error",
       from: { path: "^channels/" },
-      to: { path: "^src/(?!core/|observability/|config-env\\.ts$)" },
+      to: { path: "^src/(?!core/|observability/|pages/|config-env\\.ts$)" },
+    },
+    {
+      name: "pages-import-nothing-of-the-gateway",
+      comment: "The page shell channels may use stays a leaf: it imports nothing of src/, channels/ or forms/.",
+      severity: "error",
+      from: { path: "^src/pages/" },
+      to: { path: "^(src/(?!pages/)|channels/|forms/)" },
     },
     {
       name: "sdk-imports-only-itself",

@@ -1,5 +1,6 @@
 import type { ChannelCore, ConversationTurn, OfferOutcome } from './contract.js';
 import type { ActionLinkMaker } from '../src/core/action-links.js';
+import type { EventDedupe } from '../src/core/channel-state.js';
 import { AskgateError } from '../src/core/errors.js';
 import type { EventHub } from '../src/core/event-hub.js';
 import type { InteractionService } from '../src/core/interaction-service.js';
@@ -16,6 +17,8 @@ export function channelCore(
   service: InteractionService,
   store: Store,
   hub: EventHub,
+  /** The channel state's de-duplication of platform event ids. */
+  dedupe: EventDedupe,
   /** The routes' turn taker (src/runs/conversations.ts); absent when no route is configured. */
   converse?: (turn: ConversationTurn) => Promise<boolean>,
   /** The link maker (null: the gateway makes no action links). */
@@ -58,9 +61,9 @@ export function channelCore(
       // A whole new delivery: its own ref is indexed, so a reply quoting the new message finds the question.
       if (stored !== null && stored.status === 'pending') await store.setDelivery(stored.id, entries);
     },
-    // One claim per key for an hour from its first sight (SET NX PX), whatever window boundary a retry crosses.
-    firstSeen: (key) => store.markSeen(`channel:${key}`, SEEN_WINDOW_SECONDS * 1000),
-    forgetSeen: (key) => store.unmarkSeen(`channel:${key}`),
+    // One claim per key for an hour from its first sight, whatever window boundary a retry crosses.
+    firstSeen: (key) => dedupe.firstSeen(key, SEEN_WINDOW_SECONDS * 1000),
+    forgetSeen: (key) => dedupe.forget(key),
     watch: (listener) => hub.listen((event) => listener(event.record)),
   };
 }

@@ -1,4 +1,4 @@
-import { ConfigError } from '../src/config.js';
+import { ConfigError } from '../src/config-env.js';
 
 /** A channel's variables, as `config.env` holds them (a copy of the environment the gateway started with). */
 export type ChannelEnv = Readonly<Record<string, string | undefined>>;

@@ -1,15 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Keys } from '../src/store/keys.js';
-import type { ScriptClient } from '../src/store/redis/scripts/index.js';
-
-/** The process's command connection and key names: where a shared budget lives (src/store/redis/connections.ts). */
-export interface SharedPacingStore {
-  client: ScriptClient;
-  keys: Keys;
-}
+import type { PacingAccount, PacingSlots } from '../src/core/channel-state.js';
 
 export interface SharedBudget {
-  /** The platform, as it names the keys: `slack`, `whatsapp`, `twilio`. */
+  /** The platform: `slack`, `whatsapp`, `twilio`. */
   platform: string;
   /** The account the budget belongs to (a bot token, a phone number id, a sender): hashed, never written as is. */
   account: string;
@@ -21,19 +14,23 @@ export interface SharedBudget {
 
 /**
  * One send budget for every process that sends as one account, as Telegram's (channels/telegram/shared-pacing.ts):
- * each call reserves its turn with one Lua script (a slot among the account's `perSecond`, at or after the chat's
- * next free time, atomically, by Redis' clock), waits for it, then calls; a 429 pushes the chat's (or the
- * account's) next free time past its Retry-After, so every process's next reservation lands after it too.
+ * each call reserves its turn in the ChannelState's pacing slots (one atomic step: a slot among the account's
+ * `perSecond`, at or after the chat's next free time, by the state's shared clock), waits for it, then calls; a 429
+ * pushes the chat's (or the account's) next free time past its Retry-After, so every process's next reservation
+ * lands after it too.
  */
 export class SharedPacer {
-  private readonly account: string;
+  private readonly account: PacingAccount;
 
   constructor(
-    private readonly store: SharedPacingStore,
+    private readonly pacing: PacingSlots,
     private readonly budget: SharedBudget,
   ) {
-    // A token or number may be secret or personal: the keys carry a short hash of it.
-    this.account = createHash('sha256').update(budget.account).digest('hex').slice(0, 16);
+    // A token or number may be secret or personal: the state is given a short hash of it.
+    this.account = {
+      platform: budget.platform,
+      account: createHash('sha256').update(budget.account).digest('hex').slice(0, 16),
+    };
   }
 
   /** Reserves a call's turn; resolves with the wait until it, ms (already reserved: the caller must wait it out). */
@@ -42,34 +39,22 @@ export class SharedPacer {
   }
 
   /**
-   * Reserves a call's turn and says what was decided: the slot (epoch ms by Redis' clock, which every process
+   * Reserves a call's turn and says what was decided: the slot (epoch ms by the state's clock, which every process
    * shares) and the wait until it. The decision is what the budget guarantees; tests judge it.
    */
-  async reserveSlot(chat: string | null): Promise<{ slotAt: number; wait: number }> {
-    const { keys, client } = this.store;
-    const pause = keys.pacePause(this.budget.platform, this.account);
-    const [slotAt, wait] = await client.askgatePaceReserve(
-      keys.paceSlots(this.budget.platform, this.account),
-      pause,
-      chat === null ? pause : keys.paceChat(this.budget.platform, this.account, chat),
-      Math.max(1, Math.floor(this.budget.perSecond)),
-      this.budget.perChatIntervalMs,
-      chat === null ? '' : '1',
-    );
-    return { slotAt: Number(slotAt), wait: Number(wait) };
+  reserveSlot(chat: string | null): Promise<{ slotAt: number; wait: number }> {
+    return this.pacing.reserve(this.account, chat, this.budget.perSecond, this.budget.perChatIntervalMs);
   }
 
   /**
    * The last gate before a call into `chat` leaves: resolves once the last call into it left at least the chat's
-   * interval ago (by Redis' clock), recording this one's departure. Planned slots spread the calls; this holds their
+   * interval ago (by the state's clock), recording this one's departure. Planned slots spread the calls; this holds their
    * actual departures apart, whatever delayed the one before.
    */
   async depart(chat: string): Promise<void> {
-    const { keys, client } = this.store;
     if (this.budget.perChatIntervalMs <= 0) return;
-    const key = keys.paceDeparture(this.budget.platform, this.account, chat);
     for (;;) {
-      const wait = Number(await client.askgatePaceGap(key, this.budget.perChatIntervalMs, ''));
+      const wait = await this.pacing.depart(this.account, chat, this.budget.perChatIntervalMs, false);
       if (wait <= 0) return;
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
@@ -82,21 +67,11 @@ export class SharedPacer {
    */
   async settled(chat: string): Promise<void> {
     if (this.budget.perChatIntervalMs <= 0) return;
-    const { keys, client } = this.store;
-    await client.askgatePaceGap(
-      keys.paceDeparture(this.budget.platform, this.account, chat),
-      this.budget.perChatIntervalMs,
-      '1',
-    );
+    await this.pacing.depart(this.account, chat, this.budget.perChatIntervalMs, true);
   }
 
   /** The platform answered 429: nobody sends in the scope (the chat, or the whole account) for `ms`. */
   async pushBack(chat: string | null, ms: number): Promise<void> {
-    const { keys, client } = this.store;
-    const scope =
-      chat === null
-        ? keys.pacePause(this.budget.platform, this.account)
-        : keys.paceChat(this.budget.platform, this.account, chat);
-    await client.askgatePacePushBack(scope, Math.max(1, Math.ceil(ms)));
+    await this.pacing.pushBack(this.account, chat, ms);
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The primitives every part of the configuration reads the environment with: the error a bad value throws (one line
  * naming the variable and the fix) and the rule that an empty variable counts as unset. Kept apart from config.ts so
- * the channel variables (channel-config.ts) read the environment the same way without importing the whole config.
+ * each channel's variables (channels/<name>/config.ts) are read the same way without importing the whole config.
  */
 
 export class ConfigError extends Error {

@@ -1,11 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import {
-  channelConfigs,
-  type SlackConfig,
-  type TelegramConfig,
-  type TwilioConfig,
-  type WhatsAppConfig,
-} from './channel-config.js';
 import { checkpointConfig, type PostgresCheckpointConfig } from './checkpoint-config.js';
 import { ConfigError, type Env, optional } from './config-env.js';
 import { MIN_LINK_SECRET_LENGTH } from './core/action-links.js';
@@ -20,9 +13,8 @@ import { isClusterUrl, parseClusterUrl } from './store/redis/cluster-url.js';
  * a bad value throws a ConfigError whose message is one line naming the variable and the fix.
  */
 
-// Re-exported so importers keep reading the error and the channel configs from here.
+// Re-exported so importers keep reading the error from here.
 export { ConfigError } from './config-env.js';
-export type { SlackConfig, TelegramConfig, TwilioConfig, WhatsAppConfig } from './channel-config.js';
 
 export interface Config {
   port: number;
@@ -64,10 +56,6 @@ export interface Config {
   trustProxy: string | null;
   /** The longest gap between two progress notifications of `ask_human` on `/mcp`, seconds (1..60). */
   mcpProgressSeconds: number;
-  telegram: TelegramConfig | null;
-  slack: SlackConfig | null;
-  whatsapp: WhatsAppConfig | null;
-  twilio: TwilioConfig | null;
   logLevel: string;
   /**
    * BullMQ lock of an active continuation (ms): a worker that stops renewing it this long (SIGKILLed) is taken for
@@ -99,9 +87,9 @@ export interface Config {
   /** Confirmations: STRIPE_*, TAI_BRIDGE_CALLBACK_SECRET and ASKGATE_RECONCILE_* (src/confirmations/config.ts). */
   confirmations: ConfirmationsConfig;
   /**
-   * A copy of the environment the config was read from. Webhook verifiers read the secret a question's binding
-   * names (`secret_env`) from it at verify time, so a binding can name any deployment variable without a config
-   * field per verifier.
+   * A copy of the environment the config was read from. Each channel reads its own variables from it
+   * (channels/<name>/config.ts), and webhook verifiers read the secret a question's binding names (`secret_env`) at
+   * verify time, so neither needs a config field of its own here.
    */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -397,7 +385,6 @@ export function loadConfig(env: Env = process.env): Config {
     callbackRate: parseRate(optional(env, 'INTERACTIONS_CALLBACK_RATE')),
     trustProxy: optional(env, 'ASKGATE_TRUST_PROXY'),
     mcpProgressSeconds: progressSeconds(env, 'ASKGATE_MCP_PROGRESS_SECONDS'),
-    ...channelConfigs(env),
     logLevel: parseLogLevel(optional(env, 'LOG_LEVEL')),
     resumeLockMs: positiveInt(env, 'ASKGATE_RESUME_LOCK_MS', 30_000),
     resumeBackoffMs: positiveInt(env, 'ASKGATE_RESUME_BACKOFF_MS', 1_000),

@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express } from 'express';
 import type { ChannelPlugin } from '../channels/contract.js';
 import { channelCore } from '../channels/core-port.js';
-import { channelsFromConfig } from '../channels/from-config.js';
+import { channelsFromConfig, type ChannelSettings } from '../channels/registration/from-config.js';
 import { channelDoors } from '../channels/mount.js';
 import { ChannelRegistry } from '../channels/registry.js';
 import { ConfigError, type Config } from './config.js';
@@ -35,7 +36,9 @@ import { startFollowUps } from './wiring/follow-ups.js';
 import { streamRouter } from './doors/stream.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
+import { MemoryChannelState } from './store/memory-channel-state.js';
 import { MemoryStore } from './store/memory-store.js';
+import { RedisChannelState } from './store/redis/channel-state.js';
 import { RedisConnections } from './store/redis/connections.js';
 import { mcpRouter } from './mcp/http-mount.js';
 import { RedisStore } from './store/redis/redis-store.js';
@@ -122,6 +125,20 @@ function checkRouteChannels(config: Config, plugins: readonly ChannelPlugin[]): 
   });
 }
 
+/**
+ * What the channels read of `config`: the environment (each reads its own variables), the public base URL, and keys
+ * derived from the bearer tokens — every process of a deployment shares ASKGATE_TOKENS, so they agree on a key
+ * without another secret to distribute, and rotating the tokens rotates it. The tokens themselves stay here.
+ */
+export function channelSettings(config: Pick<Config, 'env' | 'publicBaseUrl' | 'tokens'>): ChannelSettings {
+  const tokens = [...config.tokens.keys()].sort().join('\n');
+  return {
+    env: config.env,
+    publicBaseUrl: config.publicBaseUrl,
+    signingKey: (purpose) => createHash('sha256').update(`askgate ${purpose}\n${tokens}`).digest('base64url'),
+  };
+}
+
 /** The composition root: builds every part from config. Nothing here reads the environment. */
 export async function createGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -153,8 +170,10 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   const channels = new ChannelRegistry();
   const verifiers = options.verifiers ?? defaultVerifiers();
   const auth = new TokenAuthenticator(config.tokens);
+  // The channels' state port: on the deployment's Redis (shared by every process) or in this process.
+  const channelState = connections === null ? new MemoryChannelState() : new RedisChannelState(connections);
   const plugins: ChannelPlugin[] = [
-    ...channelsFromConfig(config, logger, { requireWrite: auth.require('write') }, connections),
+    ...channelsFromConfig(channelSettings(config), logger, channelState, { requireWrite: auth.require('write') }),
     ...(options.plugins ?? []),
   ];
   try {
@@ -232,6 +251,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     service,
     store,
     hub,
+    channelState.dedupe,
     conversations === null ? undefined : (turn) => conversations.converse(turn),
     links,
   );

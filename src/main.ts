@@ -57,7 +57,17 @@ async function run(role: Role, env: Env): Promise<Gateway> {
     );
     process.exit(1);
   }
-  const gateway = await createGateway(config, { workers: role !== 'serve' });
+  let gateway: Gateway;
+  try {
+    gateway = await createGateway(config, { workers: role !== 'serve' });
+  } catch (err) {
+    // A channel reads its own variables as the gateway builds it: a half-configured one is a bad configuration too.
+    if (err instanceof ConfigError) {
+      process.stderr.write(`askgate: bad configuration: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
   const baseUrl = role === 'worker' ? null : await gateway.listen();
   printBanner(config, baseUrl, role, devTokenNote);
   let stopping = false;

@@ -66,7 +66,6 @@ describe('configuration from the environment', () => {
       'read',
       'write',
     ]);
-    expect(config.telegram).toBeNull();
   });
 
   const bad: Array<[string, Record<string, string>, RegExp]> = [
@@ -96,22 +95,6 @@ describe('configuration from the environment', () => {
     ],
     ['INTERACTIONS_DEFAULT_TIMEOUT_SECONDS', { INTERACTIONS_DEFAULT_TIMEOUT_SECONDS: '-1' }, /positive whole number/],
     ['INTERACTIONS_CALLBACK_RATE', { INTERACTIONS_CALLBACK_RATE: '60 per minute' }, /is not N\/SECONDS/],
-    [
-      'TELEGRAM_WEBHOOK_SECRET',
-      { TELEGRAM_BOT_TOKEN: '1:abc' },
-      /TELEGRAM_WEBHOOK_SECRET: is required with TELEGRAM_BOT_TOKEN/,
-    ],
-    [
-      'WHATSAPP_TEMPLATE_NAME',
-      {
-        WHATSAPP_TOKEN: 't',
-        WHATSAPP_PHONE_NUMBER_ID: '1',
-        WHATSAPP_APP_SECRET: 's',
-        WHATSAPP_VERIFY_TOKEN: 'v',
-        WHATSAPP_TEMPLATE_NAME: 'Ask Me!',
-      },
-      /WHATSAPP_TEMPLATE_NAME: "Ask Me!" is not a template name/,
-    ],
     ['ASKGATE_RESUME_LOCK_MS', { ASKGATE_RESUME_LOCK_MS: '0' }, /positive whole number/],
   ];
   for (const [variable, env, message] of bad) {
@@ -136,23 +119,6 @@ describe('configuration from the environment', () => {
     } catch (err) {
       expect((err as Error).message).not.toContain('super-secret-token-value');
     }
-  });
-
-  it('reads the WhatsApp template that carries questions outside the 24-hour window, with its language', () => {
-    const whatsapp = {
-      WHATSAPP_TOKEN: 't',
-      WHATSAPP_PHONE_NUMBER_ID: '1',
-      WHATSAPP_APP_SECRET: 's',
-      WHATSAPP_VERIFY_TOKEN: 'v',
-    };
-    expect(loadConfig(whatsapp).whatsapp).toMatchObject({ templateName: null, templateLanguage: 'en_US' });
-    expect(
-      loadConfig({ ...whatsapp, WHATSAPP_TEMPLATE_NAME: 'askgate_question', WHATSAPP_TEMPLATE_LANGUAGE: 'de' })
-        .whatsapp,
-    ).toMatchObject({
-      templateName: 'askgate_question',
-      templateLanguage: 'de',
-    });
   });
 
   it('accepts http:// public URLs on loopback hosts only, and https:// anywhere', () => {

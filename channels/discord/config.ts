@@ -1,5 +1,5 @@
 import { envGroup, optionalEnv, type ChannelEnv } from '../env.js';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError } from '../../src/config-env.js';
 
 /** Discord's variables: the bot, the application and its public key, and the REST root. */
 export interface DiscordConfig {

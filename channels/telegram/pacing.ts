@@ -15,8 +15,8 @@ import { TokenBucket } from '../token-bucket.js';
  * whole bot when the call went to no chat), and the call is tried again in its new turn.
  *
  * Two pacers: `LocalPacer` (token buckets in this process, for the in-memory store, where there is one process) and
- * `RedisPacer` (shared-pacing.ts: one budget for every process on one Redis). README.md "Limits and pacing" says why
- * the shared one is a Lua reservation rather than a BullMQ queue.
+ * `SharedTelegramPacer` (shared-pacing.ts: one budget for every process sharing the ChannelState). README.md "Limits and
+ * pacing" says why the shared one is a reservation rather than a queue.
  */
 
 export interface PacingOptions {

@@ -1,7 +1,8 @@
 import { Bot, GrammyError, HttpError } from 'grammy';
 import { CALLBACK_ANSWER_TEXT_MAX, MESSAGE_TEXT_MAX, RenderLimitError } from './limits.js';
 import { LocalPacer, pacingTransformer, type Pacer, type PacingOptions } from './pacing.js';
-import { RedisPacer, botIdOf, type SharedPacingOptions } from './shared-pacing.js';
+import { SharedTelegramPacer, botIdOf } from './shared-pacing.js';
+import type { PacingSlots } from '../../src/core/channel-state.js';
 import { answerFromText, replyHint, tellClosed, tellNotTaken } from '../replies.js';
 import { clip, decodeAction, outcomeText, renderQuestion, selectKeyboard, votesText } from './render.js';
 import { webhookRoutes } from '../pipeline.js';
@@ -29,8 +30,11 @@ export interface TelegramChannelOptions {
   apiRoot: string;
   /** Outbound pacing; defaults follow Telegram's published limits (channels/telegram/limits.ts). */
   pacing?: PacingOptions;
-  /** On a Redis store: pace across every process sharing it. Absent: pace in this process only. */
-  sharedPacing?: SharedPacingOptions | null;
+  /**
+   * The deployment's shared pacing slots (ChannelState's `pacing`, when the state is shared by every process): pace
+   * across every process sending as the bot. Absent: pace in this process only.
+   */
+  sharedPacing?: PacingSlots | null;
   logger?: Logger;
 }
 
@@ -99,7 +103,7 @@ export class TelegramChannel implements ChannelPlugin {
     this.pacer =
       options.sharedPacing == null
         ? new LocalPacer(options.pacing)
-        : new RedisPacer(options.sharedPacing, botIdOf(options.botToken), options.pacing);
+        : new SharedTelegramPacer(options.sharedPacing, botIdOf(options.botToken), options.pacing);
     this.bot.api.config.use(pacingTransformer(this.pacer, options.pacing));
   }
 

@@ -1,43 +1,30 @@
 import { createHash } from 'node:crypto';
-import type { Keys } from '../../src/store/keys.js';
-import type { ScriptClient } from '../../src/store/redis/scripts/index.js';
+import type { PacingAccount, PacingSlots } from '../../src/core/channel-state.js';
 import { GLOBAL_PER_SECOND, PER_CHAT_PER_SECOND } from './limits.js';
 import type { Pacer, PacingOptions } from './pacing.js';
 
-export interface SharedPacingOptions {
-  /**
-   * The process's command connection (src/store/redis/connections.ts), on the Redis every process of the deployment
-   * shares; the pacing scripts are registered on it (src/store/redis/scripts/index.ts). Its owner closes it.
-   */
-  client: ScriptClient;
-  /** The deployment's key names (its prefix), so the pacing keys share the store's cluster hash tag. */
-  keys: Keys;
-}
-
 /**
- * One budget for every process that sends as one bot: each call reserves its turn with one Lua script
- * (`pace-reserve`: a slot among the bot's 30/s and the chat's next free second, atomically), waits for it here,
- * then calls; a 429 moves the chat's (or the bot's) next free time past its retry_after (`telegram-push-back`), so
- * the other processes' next reservations land after it too.
+ * One budget for every process that sends as one bot, in the ChannelState's shared pacing slots: each call reserves
+ * its turn in one atomic step (a slot among the bot's 30/s and the chat's next free second), waits for it here, then
+ * calls; a 429 moves the chat's (or the bot's) next free time past its retry_after, so the other processes' next
+ * reservations land after it too.
  *
  * Per chat there is no burst (unlike the in-process pacer): calls to one chat are at least a second apart, in total.
- * The bot is keyed by its numeric id (the token's public half), so two bots on one Redis keep separate budgets.
+ * The bot is named by its numeric id (the token's public half), so two bots on one store keep separate budgets.
  */
-export class RedisPacer implements Pacer {
-  private readonly client: ScriptClient;
-  private readonly keys: Keys;
+export class SharedTelegramPacer implements Pacer {
+  private readonly account: PacingAccount;
   private readonly perSecond: number;
   private readonly intervalMs: number;
 
   constructor(
-    options: SharedPacingOptions,
-    private readonly botId: string,
+    /** The deployment's shared pacing slots (ChannelState's `pacing`). */
+    private readonly slots: PacingSlots,
+    botId: string,
     pacing: PacingOptions = {},
   ) {
-    // The store's command connection: one more connection per process would buy nothing (each call is one script).
-    this.client = options.client;
-    this.keys = options.keys;
-    // Slots are whole numbers per second; a fractional rate would make the script's slot times drift.
+    this.account = { platform: 'telegram', account: botId };
+    // Slots are whole numbers per second; a fractional rate would make the slot times drift.
     this.perSecond = Math.max(1, Math.floor(pacing.globalPerSecond ?? GLOBAL_PER_SECOND));
     this.intervalMs = Math.ceil(1000 / (pacing.perChatPerSecond ?? PER_CHAT_PER_SECOND));
   }
@@ -47,27 +34,16 @@ export class RedisPacer implements Pacer {
   }
 
   /**
-   * Takes the call's turn and says what was decided: the slot (epoch ms, by Redis' clock, which every process
+   * Takes the call's turn and says what was decided: the slot (epoch ms, by the state's clock, which every process
    * shares) and the wait until it. The decision is what the budget guarantees; when the call then reaches Telegram
    * depends on the host as well.
    */
-  async reserveSlot(chatId: string | null): Promise<{ slotAt: number; wait: number }> {
-    const pause = this.keys.telegramPause(this.botId);
-    const chat = chatId === null ? pause : this.keys.telegramChat(this.botId, chatId);
-    const [slotAt, wait] = await this.client.askgateTelegramReserve(
-      this.keys.telegramSlots(this.botId),
-      pause,
-      chat,
-      this.perSecond,
-      this.intervalMs,
-      chatId === null ? '' : '1',
-    );
-    return { slotAt: Number(slotAt), wait: Number(wait) };
+  reserveSlot(chatId: string | null): Promise<{ slotAt: number; wait: number }> {
+    return this.slots.reserve(this.account, chatId, this.perSecond, this.intervalMs);
   }
 
   async pushBack(chatId: string | null, ms: number): Promise<void> {
-    const scope = chatId === null ? this.keys.telegramPause(this.botId) : this.keys.telegramChat(this.botId, chatId);
-    await this.client.askgateTelegramPushBack(scope, Math.max(1, Math.ceil(ms)));
+    await this.slots.pushBack(this.account, chatId, ms);
   }
 
   /** Pushes the chat's next free time to an interval after this answer (never earlier than it already is). */
@@ -77,8 +53,8 @@ export class RedisPacer implements Pacer {
 }
 
 /**
- * The bot's numeric id: the part of its token before the colon (public; the secret half never reaches a key). A token
- * of another shape is hashed rather than written into a key name.
+ * The bot's numeric id: the part of its token before the colon (public; the secret half never reaches the state). A
+ * token of another shape is hashed rather than handed on.
  */
 export function botIdOf(token: string): string {
   const id = /^(\d+):/.exec(token)?.[1];

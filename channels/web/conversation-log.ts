@@ -1,7 +1,4 @@
-import { EventEmitter } from 'node:events';
-import type { Cluster, Redis } from 'ioredis';
-import type { Keys } from '../../src/store/keys.js';
-import type { ScriptClient } from '../../src/store/redis/scripts/index.js';
+import type { ChatLogs } from '../../src/core/channel-state.js';
 
 /** One message of a web chat conversation: the person's, or a reply posted into it (a route's answer). */
 export interface ChatMessage {
@@ -19,6 +16,8 @@ export interface ChatMessage {
 export const CONVERSATION_KEEP = 200;
 /** A conversation nobody writes in for a week is forgotten. */
 const RETENTION_MS = 7 * 24 * 3600 * 1000;
+/** The chat logs' channel the web chat's conversations are kept under. */
+const CHANNEL = 'web';
 
 /**
  * Where the web chat's conversations live, shared by every process: `serve` appends the person's messages, the
@@ -32,102 +31,34 @@ export interface ConversationLog {
   subscribe(listener: (recipient: string, message: ChatMessage) => void): () => void;
 }
 
-type Listener = (recipient: string, message: ChatMessage) => void;
-
-/** Local listeners of appended messages. */
-class Listeners {
-  private readonly emitter = new EventEmitter().setMaxListeners(0);
-
-  emit(recipient: string, message: ChatMessage): void {
-    this.emitter.emit('message', recipient, message);
-  }
-
-  add(listener: Listener): () => void {
-    this.emitter.on('message', listener);
-    return () => this.emitter.off('message', listener);
-  }
-}
-
-/** On the in-memory store: one process, one map. */
-export class MemoryConversationLog implements ConversationLog {
-  private readonly byRecipient = new Map<string, ChatMessage[]>();
-  private readonly listeners = new Listeners();
-
-  async append(recipient: string, message: ChatMessage): Promise<void> {
-    const list = this.byRecipient.get(recipient) ?? [];
-    list.push(message);
-    this.byRecipient.set(recipient, list.slice(-CONVERSATION_KEEP));
-    this.listeners.emit(recipient, message);
-  }
-
-  subscribe(listener: Listener): () => void {
-    return this.listeners.add(listener);
-  }
-
-  async read(recipient: string): Promise<ChatMessage[]> {
-    return [...(this.byRecipient.get(recipient) ?? [])];
-  }
-}
-
 /**
- * On Redis: a capped list per recipient, appended (and published) by one script (`chat-log-append`) on the command
- * connection; appends are heard on the process's one subscriber connection, subscribed on the first listener.
+ * The web chat's conversations in the ChannelState's chat logs (one log per recipient, a message as JSON): on a
+ * shared state every process appends to and reads the same logs and hears every append.
  */
-export class RedisConversationLog implements ConversationLog {
-  private readonly listeners = new Listeners();
-  private subscribed = false;
-  private listening = false;
-
-  constructor(
-    private readonly redis: {
-      client: ScriptClient;
-      keys: Keys;
-      /** The process's shared pub/sub connection (src/store/redis/connections.ts); its owner closes it. */
-      subscriber: () => Redis | Cluster;
-    },
-  ) {}
+export class ChatLogConversations implements ConversationLog {
+  constructor(private readonly logs: ChatLogs) {}
 
   async append(recipient: string, message: ChatMessage): Promise<void> {
-    await this.redis.client.askgateChatLogAppend(
-      this.redis.keys.webChatLog(recipient),
-      JSON.stringify(message),
-      CONVERSATION_KEEP,
-      RETENTION_MS,
-      this.redis.keys.webChatEvents,
-      recipient,
-    );
-  }
-
-  subscribe(listener: Listener): () => void {
-    if (!this.listening) {
-      // The message handler is added once; only the SUBSCRIBE is tried again after a failure (else each retry would
-      // add a handler, and every message would be shown once per retry).
-      this.listening = true;
-      const channel = this.redis.keys.webChatEvents;
-      this.redis.subscriber().on('message', (from: string, raw: string) => {
-        if (from !== channel) return;
-        try {
-          const { r, m } = JSON.parse(raw) as { r: string; m: ChatMessage };
-          this.listeners.emit(r, m);
-        } catch {
-          // Not a message of ours: nothing to show.
-        }
-      });
-    }
-    if (!this.subscribed) {
-      this.subscribed = true;
-      void this.redis
-        .subscriber()
-        .subscribe(this.redis.keys.webChatEvents)
-        .catch(() => {
-          this.subscribed = false;
-        });
-    }
-    return this.listeners.add(listener);
+    await this.logs.append({ channel: CHANNEL, conversation: recipient }, JSON.stringify(message), {
+      keep: CONVERSATION_KEEP,
+      retentionMs: RETENTION_MS,
+    });
   }
 
   async read(recipient: string): Promise<ChatMessage[]> {
-    const raw = await this.redis.client.lrange(this.redis.keys.webChatLog(recipient), 0, -1);
-    return raw.map((m) => JSON.parse(m) as ChatMessage);
+    const entries = await this.logs.read({ channel: CHANNEL, conversation: recipient });
+    return entries.map((entry) => JSON.parse(entry) as ChatMessage);
+  }
+
+  subscribe(listener: (recipient: string, message: ChatMessage) => void): () => void {
+    return this.logs.subscribe(CHANNEL, (recipient, entry) => {
+      let message: ChatMessage;
+      try {
+        message = JSON.parse(entry) as ChatMessage;
+      } catch {
+        return; // Not a message of ours: nothing to show.
+      }
+      listener(recipient, message);
+    });
   }
 }

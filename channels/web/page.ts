@@ -1,4 +1,4 @@
-import { appPage } from '../../src/doors/app-page.js';
+import { appPage } from '../../src/pages/app-page.js';
 
 /** The web chat page: a static shell (no data, no token); web/chat.ts does the rest under a strict CSP. */
 export const CHAT_PAGE = appPage({

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { MemoryConversationLog, type ChatMessage, type ConversationLog } from './conversation-log.js';
+import type { ChatMessage, ConversationLog } from './conversation-log.js';
 import { mintLinkToken, verifyLinkToken } from './link-token.js';
 import { CHAT_PAGE } from './page.js';
 import {
@@ -16,7 +16,7 @@ import { outcomeLine } from '../outcome.js';
 import { answerFromText, tellNotTaken } from '../replies.js';
 import { toPublicRecord } from '../../src/core/record.js';
 import type { InteractionRecord, StoredInteraction } from '../../src/core/types.js';
-import { sendAppPage } from '../../src/doors/app-page.js';
+import { sendAppPage } from '../../src/pages/app-page.js';
 
 export interface WebChatOptions {
   /** Signs link tokens; every process of one deployment must share it. */
@@ -25,8 +25,11 @@ export interface WebChatOptions {
   requireWrite?: RequestHandler;
   /** Prefix of minted links, e.g. INTERACTIONS_PUBLIC_BASE_URL; null: the links are relative. */
   publicBaseUrl?: string | null;
-  /** Where conversations (the person's messages and the replies posted into them) are kept; default in memory. */
-  conversations?: ConversationLog;
+  /**
+   * Where conversations (the person's messages and the replies posted into them) are kept: the ChannelState's chat
+   * logs (ChatLogConversations), shared by every process when the state is.
+   */
+  conversations: ConversationLog;
 }
 
 /** The longest message a person may type into the chat. */
@@ -65,7 +68,7 @@ export class WebChatChannel implements ChannelPlugin {
   private readonly conversations: ConversationLog;
 
   constructor(private readonly options: WebChatOptions) {
-    this.conversations = options.conversations ?? new MemoryConversationLog();
+    this.conversations = options.conversations;
   }
 
   /** The link a person opens to chat as `recipient` (the token rides in the fragment, never sent to a server). */

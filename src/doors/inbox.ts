@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
-import { appPage, sendAppPage, setBaseSecurityHeaders } from './app-page.js';
+import { appPage, sendAppPage, setBaseSecurityHeaders } from '../pages/app-page.js';
 
 /**
  * `GET /inbox` (the web inbox page) and `GET /assets/*` (the browser code and styles it, the web chat and the

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Router } from 'express';
-import { setBaseSecurityHeaders } from './app-page.js';
+import { setBaseSecurityHeaders } from '../pages/app-page.js';
 import { docPage } from './doc-page.js';
 import { packageRoot } from './inbox.js';
 

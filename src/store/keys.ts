@@ -37,8 +37,8 @@
  * - `w:<key>:<start>` (string): a fixed-window hit counter (start in epoch s). Lifetime: PEXPIREAT at the end of its
  *   window.
  * - `events` (channel): pub/sub: one message per transition. Lifetime: n/a (not a key).
- * - `wc-events` (channel): pub/sub: one message per web chat message appended, `{"r": recipient, "m": message}`.
- *   Lifetime: n/a (not a key).
+ * - `chat-events` (channel): pub/sub: one message per chat log entry appended, `{"c": channel, "r": conversation,
+ *   "m": entry}`. Lifetime: n/a (not a key).
  * - `r:<run_id>` (hash): a parked run (src/store/redis/run-store.ts documents its fields); listpack-encoded: no
  *   defaults stored, long values in 64-byte pieces. Lifetime: retention after its last write (PEXPIRE on every write).
  * - `rf:<level>:<n>` (hash): folded parks: a run parked on one ask with no hash of its own, field = run id, value =
@@ -51,28 +51,31 @@
  *   (RedisRunStore.recordOutcome). Lifetime: retention after its last attempt (PEXPIRE on every push).
  * - `runs:ready` (zset): runs whose resume or kill is due, scored by when (epoch ms). Lifetime: permanent; a run
  *   leaves when its continuation completes.
- * - `pace:<platform>:<account>:slots` / `:pause` / `:c:<chat>` (zset / string / string): the shared send budget of
- *   Slack, WhatsApp and Twilio (channels/shared-pacing.ts), as the three `tg:` keys below are Telegram's; each Slack
- *   method tier is an account of its own (the bot token and the method, hashed), whose one chat is `method`. Lifetime:
- *   as the `tg:` keys.
+ * - `pace:<platform>:<account>:slots` (zset): the send slots reserved by every process sending as one platform account
+ *   (redis/channel-state.ts): a Telegram bot (its numeric id), a Slack bot (its token hashed; each method tier is an
+ *   account of its own, the token and the method hashed, whose one chat is `method`), a WhatsApp number, a Twilio
+ *   sender. Lifetime: PEXPIRE a minute past its last slot.
+ * - `pace:<platform>:<account>:pause` (string): epoch ms before which the account sends nothing (an account-wide 429).
+ *   Lifetime: PX retry_after.
+ * - `pace:<platform>:<account>:c:<chat>` (string): epoch ms of a chat's next free send time (pacing or a 429).
+ *   Lifetime: PX until that time.
  * - `pace:<platform>:<account>:s:<chat>` (string): epoch ms of the last call's departure into a chat (the `pace-gap`
  *   gate). Lifetime: PX the chat's interval.
- * - `tg:<bot>:slots` (zset): Telegram send slots reserved by every process of one bot. Lifetime: PEXPIRE a minute past
- *   its last slot.
- * - `tg:<bot>:pause` (string): epoch ms before which the bot sends nothing (a bot-wide 429). Lifetime: PX retry_after.
- * - `tg:<bot>:c:<chat>` (string): epoch ms of a chat's next free send time (pacing or a 429). Lifetime: PX until that
- *   time.
  * - `rb:<n>:<b>` (hash): the recipient index (redis/lookups.ts): field `<channel>:<recipient>:<id>` → sequence number,
  *   one per pending question asked of a recipient on a channel: how a reply, a STOP or the web chat finds a person's
  *   pending questions without reading the pending list. Written at the smallest level n of 64 / 512 / 4096 / 32768
  *   hashes whose buckets hold ~48 fields at the store's size; b = hash(`<channel>:<recipient>`) mod n; reads look at
  *   every level. Lifetime: permanent; a field leaves when its question resolves (the resolve script, every level), or
  *   when a read finds its record gone or resolved.
- * - `wc:<recipient>` (list): a web chat conversation: JSON messages (the person's and the replies), oldest first, the
- *   last 200 (channels/web/conversation-log.ts). Lifetime: PEXPIRE 7 days from its last message.
+ * - `chat:<channel>:<conversation>` (list): a chat log (redis/channel-state.ts), e.g. a web chat conversation: the
+ *   channel's entries (the web chat's JSON messages, the person's and the replies), oldest first, the last `keep`
+ *   (200 for the web chat). Lifetime: PEXPIRE the channel's retention from its last entry (7 days for the web chat).
+ * - `cref:<channel>:<recipient>` (string): a conversation reference a channel keeps to write to a person later.
+ *   Lifetime: PX the channel's choice, from its last write.
  * - `p:<name>` (list): every version of preset `<name>`, oldest first: JSON `{body, written_by, written_at}`; the
  *   version is the position + 1. Lifetime: permanent.
- * - `seen:<key>` (string): a seen-set claim, e.g. `stripe_checkout:<event id>` (src/confirmations/ingress.ts).
+ * - `seen:<key>` (string): a seen-set claim, e.g. `stripe_checkout:<event id>` (src/confirmations/ingress.ts), or
+ *   `channel:<platform event key>` (a channel's event dedupe, redis/channel-state.ts).
  *   Lifetime: PX until the signature's tolerance ends.
  * - `completions` (stream): the job protocol's completion reports (v2): one entry `r` = report JSON per continuation
  *   whose handler returned; consumer group `askgate`; one per shard, an SDK worker reporting to its handler job's
@@ -251,32 +254,25 @@ export class Keys {
     return `${this.recentlyResolvedPrefix}${window}`;
   }
 
-  /** Telegram pacing (`<bot>` is the bot's numeric id, the public part of its token): the reserved send slots. */
-  telegramSlots(botId: string): string {
-    return `${this.prefix}tg:${botId}:slots`;
+  /** The pub/sub channel of chat log appends: every process serving a chat page hears every append. */
+  get chatEvents(): string {
+    return `${this.prefix}chat-events`;
   }
 
-  /** Telegram pacing: until when the whole bot waits out a 429. */
-  telegramPause(botId: string): string {
-    return `${this.prefix}tg:${botId}:pause`;
+  /** One chat log: a channel's conversation (a capped list, appended by the `chat-log-append` script). */
+  chatLog(channel: string, conversation: string): string {
+    return `${this.prefix}chat:${channel}:${conversation}`;
   }
 
-  /** Telegram pacing: one chat's next free send time. */
-  telegramChat(botId: string, chatId: string): string {
-    return `${this.prefix}tg:${botId}:c:${chatId}`;
+  /** A conversation reference a channel keeps to write to a recipient later. */
+  conversationRef(channel: string, recipient: string): string {
+    return `${this.prefix}cref:${channel}:${recipient}`;
   }
 
-  /** The pub/sub channel of web chat messages: every process serving the page hears every append. */
-  get webChatEvents(): string {
-    return `${this.prefix}wc-events`;
-  }
-
-  /** One web chat conversation (a capped list of JSON messages, appended by the `chat-log-append` script). */
-  webChatLog(recipient: string): string {
-    return `${this.prefix}wc:${recipient}`;
-  }
-
-  /** Shared pacing of a platform account (a Slack workspace's bot, a WhatsApp number, a Twilio sender): its slots. */
+  /**
+   * Shared pacing of a platform account (a Telegram bot, a Slack workspace's bot, a WhatsApp number, a Twilio
+   * sender): its reserved send slots.
+   */
   paceSlots(platform: string, account: string): string {
     return `${this.prefix}pace:${platform}:${account}:slots`;
   }

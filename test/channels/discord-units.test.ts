@@ -12,10 +12,12 @@ import {
   encodeControlId,
   parseInteraction,
 } from '../../channels/discord/webhook.js';
-import { channelsFromConfig } from '../../channels/from-config.js';
+import { channelsFromConfig } from '../../channels/registration/from-config.js';
 import { MalformedWebhook } from '../../channels/http.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { channelSettings } from '../../src/gateway.js';
 import { createLogger } from '../../src/observability/logger.js';
+import { MemoryChannelState } from '../../src/store/memory-channel-state.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 
 const NOW = 1_764_547_200;
@@ -236,11 +238,17 @@ describe('DISCORD_* configuration', () => {
 
   it('stops the gateway from starting when half set, and builds the channel when set', async () => {
     const logger = createLogger('silent');
-    expect(() => channelsFromConfig(loadConfig({ DISCORD_BOT_TOKEN: 'token' }), logger)).toThrow(ConfigError);
-    expect(() => channelsFromConfig(loadConfig({ ...env, DISCORD_PUBLIC_KEY: 'abc' }), logger)).toThrow(
-      /^DISCORD_PUBLIC_KEY: is not a public key/,
-    );
-    const plugins = channelsFromConfig(loadConfig(env), logger);
+    expect(() =>
+      channelsFromConfig(channelSettings(loadConfig({ DISCORD_BOT_TOKEN: 'token' })), logger, new MemoryChannelState()),
+    ).toThrow(ConfigError);
+    expect(() =>
+      channelsFromConfig(
+        channelSettings(loadConfig({ ...env, DISCORD_PUBLIC_KEY: 'abc' })),
+        logger,
+        new MemoryChannelState(),
+      ),
+    ).toThrow(/^DISCORD_PUBLIC_KEY: is not a public key/);
+    const plugins = channelsFromConfig(channelSettings(loadConfig(env)), logger, new MemoryChannelState());
     expect(plugins.map((p) => p.name).sort()).toEqual(['discord', 'web']);
     await Promise.all(plugins.map((p) => p.stop?.()));
   });

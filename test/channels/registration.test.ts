@@ -1,32 +1,43 @@
+import { existsSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { envGroup, optionalEnv } from '../../channels/env.js';
-import { CHANNEL_MODULES, channelsFromConfig } from '../../channels/from-config.js';
+import { CHANNEL_MODULES, channelsFromConfig } from '../../channels/registration/from-config.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { channelSettings } from '../../src/gateway.js';
 import { createLogger } from '../../src/observability/logger.js';
+import { MemoryChannelState } from '../../src/store/memory-channel-state.js';
+
+const CHANNELS = new URL('../../channels/', import.meta.url);
 
 /** Channels are installed by one line each and built from configuration by their own module. */
 describe('channel registration', () => {
-  it('installs every channel module once, by name', () => {
-    const names = CHANNEL_MODULES.map((m) => m.name).sort();
-    expect(names).toEqual(['discord', 'slack', 'telegram', 'twilio', 'web', 'whatsapp']);
+  it('installs the module of every channel folder once, under the folder’s name', () => {
+    const folders = readdirSync(CHANNELS, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && existsSync(new URL(`${entry.name}/channel.ts`, CHANNELS)))
+      .map((entry) => entry.name)
+      .sort();
+    // Read from the folders, so a new channel needs no line here: a folder without its registration line, or a line
+    // without its folder (or under another name), fails.
+    expect(folders).toContain('web');
+    expect(CHANNEL_MODULES.map((m) => m.name).sort()).toEqual(folders);
   });
 
   it('builds only the channels whose variables are set; the web chat is always on', async () => {
     const logger = createLogger('silent');
-    const bare = channelsFromConfig(loadConfig({}), logger);
-    expect(bare.map((p) => p.name)).toEqual(['web']);
-    const withTelegram = channelsFromConfig(
-      loadConfig({ TELEGRAM_BOT_TOKEN: '1:abc', TELEGRAM_WEBHOOK_SECRET: 'secret-secret' }),
-      logger,
-    );
+    const build = (env: Record<string, string>) =>
+      channelsFromConfig(channelSettings(loadConfig(env)), logger, new MemoryChannelState());
+    expect(build({}).map((p) => p.name)).toEqual(['web']);
+    const withTelegram = build({ TELEGRAM_BOT_TOKEN: '1:abc', TELEGRAM_WEBHOOK_SECRET: 'secret-secret' });
     expect(withTelegram.map((p) => p.name).sort()).toEqual(['telegram', 'web']);
     await Promise.all(withTelegram.map((p) => p.stop?.()));
-    const withDiscord = channelsFromConfig(
-      loadConfig({ DISCORD_BOT_TOKEN: 'token', DISCORD_PUBLIC_KEY: 'ab'.repeat(32), DISCORD_APPLICATION_ID: '1' }),
-      logger,
-    );
+    const withDiscord = build({
+      DISCORD_BOT_TOKEN: 'token',
+      DISCORD_PUBLIC_KEY: 'ab'.repeat(32),
+      DISCORD_APPLICATION_ID: '1',
+    });
     expect(withDiscord.map((p) => p.name).sort()).toEqual(['discord', 'web']);
     await Promise.all(withDiscord.map((p) => p.stop?.()));
+    expect(() => build({ TELEGRAM_BOT_TOKEN: '1:abc' })).toThrow(/^TELEGRAM_WEBHOOK_SECRET: is required/);
   });
 
   it('reads a channel’s own variables all or nothing, naming the missing one', () => {

@@ -2,11 +2,12 @@ import { LogLevel, webApi } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slackMethodTier } from '../../channels/slack/channel.js';
 import { SlackPacer } from '../../channels/slack/pacing.js';
-import { SharedPacer, type SharedBudget, type SharedPacingStore } from '../../channels/shared-pacing.js';
+import { SharedPacer, type SharedBudget } from '../../channels/shared-pacing.js';
+import type { PacingSlots } from '../../src/core/channel-state.js';
 import { SENDER_MESSAGES_PER_SECOND } from '../../channels/twilio/limits.js';
 import { GraphClient } from '../../channels/whatsapp/graph-client.js';
 import { MESSAGES_PER_SECOND, PER_RECIPIENT_INTERVAL_MS } from '../../channels/whatsapp/limits.js';
-import { Keys } from '../../src/store/keys.js';
+import { RedisChannelState } from '../../src/store/redis/channel-state.js';
 import { RedisConnections } from '../../src/store/redis/connections.js';
 import { FAKE_SLACK_TOKEN, startFakeSlack, type FakeSlack } from '../fakes/slack-server.js';
 import { GRAPH_TOKEN, startFakeGraph, type FakeGraph } from '../fakes/whatsapp-graph.js';
@@ -25,7 +26,7 @@ const PREFIX = `{sharedpace${Date.now()}}:`;
 let redis: RedisServerHandle;
 /** Two processes' connection factories on one Redis. */
 let processes: [RedisConnections, RedisConnections];
-let stores: [SharedPacingStore, SharedPacingStore];
+let stores: [PacingSlots, PacingSlots];
 let fake: FakeSlack;
 let graph: FakeGraph;
 /** The number's throughput the WhatsApp test paces to (a small one, so a second holds a few sends). */
@@ -37,11 +38,7 @@ beforeAll(async () => {
     new RedisConnections({ url: redis.url, prefix: PREFIX }),
     new RedisConnections({ url: redis.url, prefix: PREFIX }),
   ];
-  const keys = new Keys(PREFIX);
-  stores = [
-    { client: processes[0].command(), keys },
-    { client: processes[1].command(), keys },
-  ];
+  stores = [new RedisChannelState(processes[0]).pacing, new RedisChannelState(processes[1]).pacing];
   fake = await startFakeSlack({
     // The tier under test: auth.test at 240/min, 250 ms apart; 10 ms allowed for the two clocks' rounding.
     limits: { perChannelGapMs: 0, methodGapMs: { 'auth.test': 240 } },
@@ -77,7 +74,7 @@ async function slotsOf(pacers: [SharedPacer, SharedPacer], n: number, chat: (i: 
 const gaps = (slots: number[]): number[] => slots.slice(1).map((s, i) => s - (slots[i] as number));
 
 async function redisNow(): Promise<number> {
-  const [s, us] = await stores[0].client.time();
+  const [s, us] = await processes[0].command().time();
   return Number(s) * 1000 + Math.floor(Number(us) / 1000);
 }
 

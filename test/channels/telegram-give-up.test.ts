@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChannelError } from '../../channels/contract.js';
 import { TelegramChannel } from '../../channels/telegram/plugin.js';
+import { RedisChannelState } from '../../src/store/redis/channel-state.js';
 import { RedisConnections } from '../../src/store/redis/connections.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram-server.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
@@ -82,7 +83,7 @@ describe('Telegram: the shared budget with its Redis unreachable', () => {
       botToken: BOT_TOKEN,
       webhookSecret: WEBHOOK_SECRET,
       apiRoot: fake.apiRoot,
-      sharedPacing: { client: connections.command(), keys: connections.keys },
+      sharedPacing: new RedisChannelState(connections).pacing,
     });
   });
   afterAll(async () => {

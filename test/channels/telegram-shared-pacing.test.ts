@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisPacer, botIdOf } from '../../channels/telegram/shared-pacing.js';
+import { SharedTelegramPacer, botIdOf } from '../../channels/telegram/shared-pacing.js';
 import { RedisConnections } from '../../src/store/redis/connections.js';
-import type { ScriptClient } from '../../src/store/redis/scripts/index.js';
+import { RedisChannelState } from '../../src/store/redis/channel-state.js';
 import { Keys } from '../../src/store/keys.js';
 import { startFakeTelegram, type FakeCall, type FakeTelegram } from '../fakes/telegram-server.js';
 import { postUpdate, tapUpdate } from '../fakes/telegram-updates.js';
@@ -30,7 +30,7 @@ let redis: RedisServerHandle;
 let peek: Redis;
 /** A script-carrying connection for the pacers judged directly (a process gets its one from the factory). */
 let connections: RedisConnections;
-let scripts: ScriptClient;
+let state: RedisChannelState;
 const decisionsPrefix = `{tgdecide${Date.now()}}:`;
 let fake: FakeTelegram;
 let gateways: TestGateway[];
@@ -41,7 +41,7 @@ beforeAll(async () => {
   redis = await startRedisServer();
   peek = new Redis(redis.url);
   connections = new RedisConnections({ url: redis.url, prefix: decisionsPrefix });
-  scripts = connections.command();
+  state = new RedisChannelState(connections);
   // Telegram's own limits (the fake's defaults: 1/s per chat, 30/s for the bot, each with 100 ms of slack for
   // loopback jitter): unpaced sends to one chat arrive together, and two per-process budgets go past 30/s.
   fake = await startFakeTelegram();
@@ -102,7 +102,7 @@ function waitedOut(calls: FakeCall[]): void {
 }
 
 describe("the shared pacer's decisions (two pacers, one Redis)", () => {
-  const pacer = (): RedisPacer => new RedisPacer({ client: scripts, keys: new Keys(decisionsPrefix) }, BOT);
+  const pacer = (): SharedTelegramPacer => new SharedTelegramPacer(state.pacing, BOT);
   const redisNow = async (): Promise<number> => {
     const [seconds, micros] = await peek.time();
     return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
@@ -192,7 +192,7 @@ describe('Telegram pacing shared over Redis by two gateways', () => {
     );
     // Gateway A pushed the chat back in Redis (its 429 handling), before gateway B asks.
     await until('the push-back', async () =>
-      Number(await peek.get(keys.telegramChat(BOT, chat))) >= refused.at + 1500 ? true : undefined,
+      Number(await peek.get(keys.paceChat('telegram', BOT, chat))) >= refused.at + 1500 ? true : undefined,
     );
     const second = ask(b, chat, 'Second?');
     expect((await first).status).toBe(201);
@@ -216,7 +216,7 @@ describe('Telegram pacing shared over Redis by two gateways', () => {
     const tap = postUpdate(gateways[0]!.url, WEBHOOK_SECRET, tapUpdate(message, { label: 'Yes' }));
     const refused = await until('the injected 429', () => fake.calls.slice(from).find((c) => c.status === 429));
     await until('the bot-wide push-back', async () =>
-      Number(await peek.get(keys.telegramPause(BOT))) >= refused.at + 1500 ? true : undefined,
+      Number(await peek.get(keys.pacePause('telegram', BOT))) >= refused.at + 1500 ? true : undefined,
     );
     const elsewhere = freshChat();
     expect((await ask(b, elsewhere, 'Meanwhile?')).status).toBe(201);

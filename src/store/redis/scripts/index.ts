@@ -74,20 +74,15 @@ export interface ScriptCommands {
   askgateRunRead(...args: Arg[]): Promise<string[]>;
   /** 1 when the run has a hash or a live folded park, else 0 (what `EXISTS r:<run_id>` answers for an unfolded run). */
   askgateRunExists(...args: Arg[]): Promise<number>;
-  // Telegram's shared pacing (channels/telegram/shared-pacing.ts).
+  // Channels' shared pacing (ChannelState, channel-state.ts).
   /** `[slot, wait]`: the reserved slot (epoch ms, Redis time) and the wait until it, ms. */
-  askgateTelegramReserve(...args: Arg[]): Promise<[number, number]>;
-  /** The wait left in the scope, ms. */
-  askgateTelegramPushBack(...args: Arg[]): Promise<number>;
-  // The same two scripts for every other channel's shared pacing (channels/shared-pacing.ts).
-  /** `[slot, wait]`, as askgateTelegramReserve. */
   askgatePaceReserve(...args: Arg[]): Promise<[number, number]>;
   /** The wait left in the scope, ms. */
   askgatePacePushBack(...args: Arg[]): Promise<number>;
   /** 0: call now (departure recorded); else the wait before trying again, ms. */
   askgatePaceGap(...args: Arg[]): Promise<number>;
-  // The web chat's conversations (channels/web/conversation-log.ts).
-  /** The conversation's length after the append. */
+  // Channels' chat logs (ChannelState, channel-state.ts).
+  /** The log's length after the append. */
   askgateChatLogAppend(...args: Arg[]): Promise<number>;
 }
 
@@ -114,9 +109,7 @@ const SCRIPTS: Record<keyof ScriptCommands, string> = {
   askgateCheckpointSave: 'checkpoint-save-1',
   askgateRunRead: 'run-read-1',
   askgateRunExists: 'run-exists-1',
-  // One budget script for every platform: only the keys (tg:<bot>:... or pace:<platform>:<account>:...) differ.
-  askgateTelegramReserve: 'pace-reserve-3',
-  askgateTelegramPushBack: 'pace-push-back-1',
+  // One budget script for every platform: only the keys (pace:<platform>:<account>:...) differ.
   askgatePaceReserve: 'pace-reserve-3',
   askgatePacePushBack: 'pace-push-back-1',
   askgatePaceGap: 'pace-gap-1',

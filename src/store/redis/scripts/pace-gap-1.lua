@@ -1,5 +1,5 @@
 --[[
-  pace-gap: the last gate of shared pacing (channels/shared-pacing.ts): claims the right to call into one chat now,
+  pace-gap: the last gate of shared pacing (ChannelState's pacing, redis/channel-state.ts): claims the right to call into one chat now,
   if the last call into it left at least an interval ago.
 
   Guarantees: check and claim are one step, so of two processes at the gate only one goes; the other is told how

@@ -1,11 +1,12 @@
 --[[
-  pace-push-back: the platform answered 429 with retry_after (Telegram's, or another platform's under the
-  pace:<platform>:<account>:... keys, as pace-reserve-3.lua); nobody sends in its scope until it has passed.
+  pace-push-back: the platform answered 429 with retry_after; nobody sends in its scope (a chat, or the whole
+  account, as pace-reserve-3.lua keys them) until it has passed.
 
   Guarantees: only ever moves the time later (two 429s racing keep the later end), so every process that reserves
   afterwards waits it out (pace-reserve-3.lua reads this key).
 
-  KEYS[1] the scope         tg:<bot>:c:<chat> for a chat, tg:<bot>:pause for the whole bot
+  KEYS[1] the scope         pace:<platform>:<account>:c:<chat> for a chat, pace:<platform>:<account>:pause for the
+                            whole account
 
   ARGV[1] retry_after, ms
 
