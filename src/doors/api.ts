@@ -1,4 +1,5 @@
-import { Router, json, type RequestHandler } from 'express';
+import { jsonBody } from './json-body.js';
+import { Router, type RequestHandler } from 'express';
 import { unwrapAnswer } from '../callback/answer-body.js';
 import { invalid } from '../core/errors.js';
 import type { AnswerVerdict, InteractionService } from '../core/interaction-service.js';
@@ -30,7 +31,7 @@ export const ANSWER_PATH = '/api/interactions/:id/answer';
 export function answerDoor(service: InteractionService, auth: TokenAuthenticator): RequestHandler[] {
   return [
     auth.require('answer'),
-    json({ limit: '1mb', strict: false }),
+    jsonBody('1mb'),
     async (req, res) => {
       const status = await answerWith(service, req.params['id'] as string, req.body as unknown, identityOf(req));
       res.status(200).json({ status });
@@ -59,7 +60,7 @@ export async function answerWith(
  */
 export function apiRouter(service: InteractionService, auth: TokenAuthenticator): Router {
   const router = Router();
-  const body = json({ limit: '1mb', strict: false });
+  const body = jsonBody('1mb');
 
   router.post('/api/interactions', auth.require('write'), body, async (req, res) => {
     const record = await service.ask(req.body, identityOf(req));

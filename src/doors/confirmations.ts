@@ -1,4 +1,5 @@
-import { Router, json } from 'express';
+import { jsonBody } from './json-body.js';
+import { Router } from 'express';
 import type { Confirmations } from '../confirmations/wiring.js';
 import { invalid } from '../core/errors.js';
 import type { TokenAuthenticator } from './auth.js';
@@ -28,7 +29,7 @@ function lookbackOf(body: unknown): number | undefined {
  */
 export function confirmationsRouter(confirmations: Confirmations, auth: TokenAuthenticator): Router {
   const router = Router();
-  const body = json({ limit: '64kb', strict: false });
+  const body = jsonBody('64kb');
 
   router.post('/api/confirmations/reconcile', auth.require('admin'), body, async (req, res) => {
     res.json(await confirmations.reconcile(lookbackOf(req.body)));

@@ -1,4 +1,5 @@
-import { Router, json } from 'express';
+import { jsonBody } from './json-body.js';
+import { Router } from 'express';
 import type { PresetService } from '../confirmations/presets.js';
 import { identityOf, type TokenAuthenticator } from './auth.js';
 
@@ -8,7 +9,7 @@ import { identityOf, type TokenAuthenticator } from './auth.js';
  */
 export function presetsRouter(presets: PresetService, auth: TokenAuthenticator): Router {
   const router = Router();
-  const body = json({ limit: '1mb', strict: false });
+  const body = jsonBody('1mb');
 
   router.put('/api/presets/:name', auth.require('admin'), body, async (req, res) => {
     res.status(200).json(await presets.put(req.params['name'] as string, req.body, identityOf(req)));

@@ -1,4 +1,5 @@
-import { Router, json } from 'express';
+import { jsonBody } from './json-body.js';
+import { Router } from 'express';
 import type { AskRequest } from '../core/ask-request.js';
 import { AskgateError, invalid } from '../core/errors.js';
 import type { InteractionService } from '../core/interaction-service.js';
@@ -15,7 +16,7 @@ const MAX_ASKS = 50;
  */
 export function runsRouter(service: InteractionService, parks: ParkService | null, auth: TokenAuthenticator): Router {
   const router = Router();
-  const body = json({ limit: '1mb', strict: false });
+  const body = jsonBody('1mb');
 
   router.post('/api/runs', auth.require('write'), body, async (req, res) => {
     const requests = parseRunsBody(req.body, service);
