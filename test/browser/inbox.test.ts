@@ -252,6 +252,9 @@ describe('the web inbox', () => {
     const c = page.locator(card(id));
     await expect.poll(() => c.locator('figure img').getAttribute('src')).toBe(pixel);
     expect(await c.locator('figcaption').textContent()).toBe('Logo <A>');
+    // A third-party image host learns nothing of the inbox: no Referer, and it is fetched only when shown.
+    expect(await c.locator('figure img').getAttribute('referrerpolicy')).toBe('no-referrer');
+    expect(await c.locator('figure img').getAttribute('loading')).toBe('lazy');
     const link = c.getByRole('link', { name: /The brief/ });
     expect(await link.getAttribute('href')).toBe('https://example.com/brief');
     expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
