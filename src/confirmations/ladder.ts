@@ -1,3 +1,5 @@
+import { jitteredBackoffMs } from '../core/backoff.js';
+
 /**
  * The bridge's retry ladder, the same in a bridge job (the queue's backoff) and in reconcile (in process): five
  * retries after the first try, 0.5 s base doubling, each delay drawn from [d/2, d] so the retries of many
@@ -12,13 +14,8 @@ export interface RetryLadder {
   delayMs(retry: number): number;
 }
 
-/** The jittered doubling delay before retry `retry` (1-based) from `baseMs`. */
-export function jitteredDelayMs(retry: number, baseMs: number): number {
-  const d = baseMs * 2 ** Math.max(retry - 1, 0);
-  return Math.round(d / 2 + Math.random() * (d / 2));
-}
-
-export const bridgeRetryDelayMs = (retry: number): number => jitteredDelayMs(retry, BRIDGE_BASE_DELAY_MS);
+/** The jittered doubling delay before retry `retry` (1-based): askgate's one backoff (core/backoff.ts), uncapped. */
+export const bridgeRetryDelayMs = (retry: number): number => jitteredBackoffMs(retry, BRIDGE_BASE_DELAY_MS);
 
 /** The bridge's ladder as the job queue takes it. */
 export const BRIDGE_LADDER: RetryLadder = { retries: BRIDGE_RETRIES, delayMs: bridgeRetryDelayMs };

@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { RedisClient } from '../store/redis/connections.js';
 import type { Logger } from '../observability/logger.js';
-import type { RunStore } from '../runs/run-store.js';
-import { COMPLETIONS_GROUP, unsupportedVersion, type CompletionJob } from '../runs/job-protocol.js';
-import type { ResumeProducer } from './queues.js';
+import { COMPLETIONS_GROUP, type CompletionJob, unsupportedVersion } from '../runs/job-protocol.js';
+import type { RedisClient } from '../store/redis/connections.js';
 
 export interface CompletionStreamOptions {
   /** The process's command connection: acknowledgements, deletes, group creation, reclaims. */
@@ -13,8 +11,8 @@ export interface CompletionStreamOptions {
   reader: RedisClient;
   /** The stream (Keys.completions). */
   stream: string;
-  runs: RunStore;
-  producer: ResumeProducer;
+  /** Records one report (src/runs/completion.ts); idempotent, and a throw leaves the entry to be read again. */
+  record(report: CompletionJob): Promise<void>;
   logger: Logger;
   /** An entry read by a consumer that went silent this long is taken over by another (the workers' lock), ms. */
   lockMs: number;
@@ -34,11 +32,9 @@ type Entries = Array<[id: string, fields: string[]]>;
  * has its stream, and an askgate worker runs one CompletionStream per shard (src/wiring/runs.ts), each on a reader
  * connection of its own.
  *
- * Per entry, as the version-1 CompletionWorker did per job: for a chat-reached run (or a conversation turn) the
- * reply is queued first, under its fixed id, then completion is recorded in the run (run-complete, with the attempt
- * the worker counted); then the entry is deleted and acknowledged. A turn belongs to no park (generation 0): it only
- * has its reply. A stale report (its park completed or re-parked since) changes nothing: run-complete checks the
- * generation. Recording is idempotent, which is what makes the delivery guarantees below enough:
+ * Per entry, the report is recorded (`record`: src/runs/completion.ts, the chat reply first, then the run's
+ * completion), then the entry is deleted and acknowledged. Recording is idempotent, which is what makes the delivery
+ * guarantees below enough:
  *
  * - an entry whose recording fails (Redis blip) stays pending and is read again when reclaimed;
  * - an entry read by a process that died before acknowledging it is reclaimed by another after `lockMs`
@@ -151,7 +147,7 @@ export class CompletionStream {
       this.options.logger.warn({ err: unsupported }, 'completion report refused; deleted unread');
       return;
     }
-    await recordCompletion(report, this.options);
+    await this.options.record(report);
   }
 
   /** Stops reading; the connections' owner closes the reader (which ends a blocked read at once). */
@@ -160,17 +156,4 @@ export class CompletionStream {
     this.options.reader.disconnect();
     await this.loop;
   }
-}
-
-/**
- * Records one completion report (either version): the chat reply first (fixed job id), then run-complete. Both
- * steps are idempotent, so a report recorded twice changes nothing the second time.
- */
-export async function recordCompletion(
-  report: CompletionJob,
-  to: { runs: RunStore; producer: ResumeProducer },
-): Promise<void> {
-  const { run_id: runId, generation, thread, type, output, attempt } = report;
-  if (thread !== null && type !== 'run.killed') await to.producer.enqueueReply({ runId, generation, thread, output });
-  if (generation > 0) await to.runs.complete(runId, generation, attempt);
 }

@@ -1,16 +1,13 @@
 import { Queue } from 'bullmq';
-import type { RedisClient } from '../store/redis/connections.js';
 import type { Logger } from '../observability/logger.js';
-import type { RunStore } from '../runs/run-store.js';
-import { recordCompletion } from './completion-stream.js';
-import { COMPLETED_QUEUE, unsupportedVersion, type CompletionJob } from '../runs/job-protocol.js';
-import type { ResumeProducer } from './queues.js';
+import { COMPLETED_QUEUE, type CompletionJob, unsupportedVersion } from '../runs/job-protocol.js';
+import type { RedisClient } from '../store/redis/connections.js';
 
 export interface LegacyCompletionsOptions {
   connection: RedisClient;
   queuePrefix: string;
-  runs: RunStore;
-  producer: ResumeProducer;
+  /** Records one report (src/runs/completion.ts), as the stream consumer does. */
+  record(report: CompletionJob): Promise<void>;
   logger: Logger;
   /** How often the queue is looked at when it held nothing, ms. Default 5000. */
   pollMs?: number;
@@ -72,7 +69,7 @@ export class LegacyCompletions {
         this.options.logger.warn({ job: job.id, err: unsupported }, 'completion report refused; removed unread');
       } else {
         try {
-          await recordCompletion(job.data, this.options);
+          await this.options.record(job.data);
         } catch (error) {
           this.options.logger.warn(
             { job: job.id, err: error instanceof Error ? error.message : String(error) },

@@ -1,6 +1,7 @@
 import { type Job, type JobsOptions, Queue, Worker, type WorkerOptions } from 'bullmq';
+import { jitteredBackoffMs } from '../core/backoff.js';
 import type { ConversationTurnPayload } from '../runs/continuation.js';
-import { type JobBus, type ReplyJobData, replyJobId, resumeJobId } from '../runs/job-bus.js';
+import { type ReplyJobData, replyJobId, resumeJobId } from '../runs/job-bus.js';
 import type { HandlerJob } from '../runs/job-protocol.js';
 import type { RedisClient } from '../store/redis/connections.js';
 import { type QueueShards, shardKeys } from './queue-shards.js';
@@ -56,13 +57,9 @@ export const JOB_DEFAULTS: JobsOptions = {
   removeOnFail: { age: 7 * 86_400 },
 };
 
-/**
- * Exponential backoff with full jitter, capped: attempt n waits a random time in [d/2, d] with d = base · 2^(n-1),
- * at most `capMs`. Jitter spreads retries of many runs whose receiver came back at once.
- */
+/** The retry delay of a run job: the shared jittered doubling (core/backoff.ts), capped at 15 minutes. */
 export function backoffDelay(attemptsMade: number, baseMs: number, capMs = 15 * 60_000): number {
-  const d = Math.min(baseMs * 2 ** Math.max(attemptsMade - 1, 0), capMs);
-  return Math.round(d / 2 + Math.random() * (d / 2));
+  return jitteredBackoffMs(attemptsMade, baseMs, capMs);
 }
 
 /** What every askgate worker of a continuation-like queue is built from (the workers' own options). */
@@ -118,7 +115,7 @@ export function workersPerShard<T>(
  * whichever process, meets the first in the same queue and adds nothing. Queues are opened on first use, on the
  * process's one BullMQ connection (a Queue opens no connection of its own).
  */
-export class ResumeProducer implements JobBus {
+export class ResumeProducer {
   private readonly queues = new Map<string, Queue>();
 
   constructor(

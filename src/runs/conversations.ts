@@ -1,10 +1,30 @@
-import type { ConversationTurn } from '../../channels/contract.js';
+import type { ReplyTo } from '../core/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { ChatThread, Checkpoints } from './checkpoints.js';
 import { type JobBus, turnJobId } from './job-bus.js';
 import { turnHandlerJob } from './job-protocol.js';
 import type { ConversationTurnPayload } from './continuation.js';
 import { matchRoute, type Route } from './routes.js';
+
+/**
+ * A chat message that answered no question, as a channel hands it over (the fields of the channel contract's
+ * ConversationTurn, which a channel passes as is: the run lifecycle imports no channel module).
+ */
+export interface ChatTurn {
+  channel: string;
+  /** The conversation (chat id) the message was written in. */
+  recipient: string;
+  /** The message itself: unique in its conversation; the reply quotes it. */
+  messageId: string;
+  /** Where the reply goes when not under `messageId` itself (a Slack thread's root). */
+  threadId?: string;
+  text: string | null;
+  /** The message it quotes, in the shape of an answer's `reply_to`; null when it quoted nothing. */
+  replyTo: ReplyTo | null;
+  params: Record<string, string>;
+  /** Who wrote it, as the channel names people (`telegram:@ada`). */
+  from: string;
+}
 
 /**
  * Takes chat messages that answer no question and, when a route matches, hands them to the route's target as a
@@ -18,11 +38,11 @@ export class ConversationService {
   ) {}
 
   /** The run id of the turn of one chat message: deterministic, so a redelivered message maps to the same run. */
-  static runIdOf(turn: Pick<ConversationTurn, 'channel' | 'recipient' | 'messageId'>): string {
+  static runIdOf(turn: Pick<ChatTurn, 'channel' | 'recipient' | 'messageId'>): string {
     return `turn:${turn.channel}:${turn.recipient}:${turn.messageId}`;
   }
 
-  async converse(turn: ConversationTurn): Promise<boolean> {
+  async converse(turn: ChatTurn): Promise<boolean> {
     const route = matchRoute(this.deps.routes, turn.channel, turn.recipient);
     if (route === null) return false;
     const runId = ConversationService.runIdOf(turn);

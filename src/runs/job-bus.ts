@@ -1,6 +1,6 @@
 import type { ChatThread } from './checkpoints.js';
 import type { ConversationTurnPayload } from './continuation.js';
-import type { HandlerJob } from './job-protocol.js';
+import type { CompletionJob, HandlerJob } from './job-protocol.js';
 
 /**
  * The JobBus port: how the run lifecycle hands work to a worker, whichever process runs it. Every job has a
@@ -24,7 +24,34 @@ export interface JobBus {
   enqueueTurn(jobId: string, payload: ConversationTurnPayload): Promise<void>;
   /** Queues a reply into a chat thread under its deterministic id (`replyJobId`). */
   enqueueReply(data: ReplyJobData): Promise<void>;
+  /**
+   * Starts this process's workers (a process that runs workers): every resume, turn and reply job, and every
+   * completion an SDK worker reports, is handed to `handlers`. Once per process; `close` stops them.
+   */
+  work(handlers: RunJobHandlers): void;
+  /** Stops the workers (each finishes the job it holds) and closes the queues. */
   close(): Promise<void>;
+}
+
+/** One resume job: the park it resumes, and its id (the continuation's `resume_id`). */
+export interface ResumeJob {
+  runId: string;
+  generation: number;
+  jobId: string;
+}
+
+/** What a worker process does with each job; a handler that throws has its job retried with backoff. */
+export interface RunJobHandlers {
+  resume(job: ResumeJob): Promise<void>;
+  /** Absent where no route is configured: no turn or reply worker runs. */
+  chat?: {
+    turn(payload: ConversationTurnPayload): Promise<void>;
+    reply(data: ReplyJobData): Promise<void>;
+    /** The wait a failed turn or reply asked for (a platform's 429 retry_after), ms; null for the usual backoff. */
+    retryAfterMs(error: Error | undefined): number | null;
+  };
+  /** Records a completion an SDK worker reported (job-protocol.ts); a throw leaves it to be read again. */
+  completion(report: CompletionJob): Promise<void>;
 }
 
 /** A reply to post: the raw output of the target (mapped by the route when posted) and where it goes. */

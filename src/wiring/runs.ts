@@ -1,16 +1,15 @@
-import type { ChannelPlugin } from '../../channels/contract.js';
+import { ChannelError, type ChannelPlugin } from '../../channels/contract.js';
 import type { Config } from '../config.js';
 import type { InteractionService } from '../core/interaction-service.js';
 import type { Logger } from '../observability/logger.js';
-import { ChatWorker } from '../queue/chat-worker.js';
-import { CompletionStream } from '../queue/completion-stream.js';
-import { LegacyCompletions } from '../queue/completion-worker.js';
-import { queuePrefixes, queueShardsOf } from '../queue/queue-shards.js';
-import { ResumeProducer } from '../queue/queues.js';
-import { ResumeWorker } from '../queue/resume-worker.js';
-import type { Checkpoints } from '../runs/checkpoints.js';
+import { BullJobBus } from '../queue/bull-job-bus.js';
+import { queueShardsOf } from '../queue/queue-shards.js';
+import { ChatJobs } from '../runs/chat-jobs.js';
+import type { ChatThread, Checkpoints } from '../runs/checkpoints.js';
+import { recordCompletion } from '../runs/completion.js';
 import { ConversationService } from '../runs/conversations.js';
 import { ParkService } from '../runs/park-service.js';
+import { RunResumer } from '../runs/resume.js';
 import type { RunStore } from '../runs/run-store.js';
 import type { RedisConnections } from '../store/redis/connections.js';
 import { RunLocator } from '../store/redis/run-locator.js';
@@ -24,8 +23,9 @@ export interface Parks {
   /** Takes chat messages that answer no question (ASKGATE_ROUTES); null when no route is configured. */
   conversations: ConversationService | null;
   /**
-   * Starts the resume worker (in a process that runs workers), which withdraws a killed run's asks through the
-   * interaction service: the service is built after the park side, which it takes as its `ParkPort`.
+   * Starts the run workers (in a process that runs workers): resume, turn, reply, completions, and the recovery
+   * sweep. The resumer withdraws a killed run's asks through the interaction service, which is built after the park
+   * side (it takes it as its `ParkPort`).
    */
   startWorkers(service: InteractionService): void;
   close(): Promise<void>;
@@ -47,12 +47,12 @@ function runStoreOf(
 }
 
 /**
- * Builds the park side from config: on a durable store, the run store, the resume producer (every process enqueues)
- * and, in a process that runs workers, the completion worker (handler completions reported by SDK workers) and,
- * with routes, the chat worker now, and the resume worker (with its straggler sweep) once `startWorkers` hands it
- * the interaction service. Every connection comes from `connections` (the run store shares the command connection,
- * queues and workers the BullMQ one), which the caller owns and closes. Kept apart from gateway.ts so the
- * composition root only plugs it in.
+ * Builds the run side from config: on a durable store, the run store and its checkpoints (Redis), the job bus
+ * (BullMQ: every process enqueues), the ParkService and, with routes, the ConversationService; once `startWorkers`
+ * hands it the interaction service, in a process that runs workers, the lifecycle's job handlers (RunResumer,
+ * ChatJobs, recordCompletion) on the bus's workers, and the recovery sweep. Every connection comes from
+ * `connections` (the run store shares the command connection, queues and workers the BullMQ one), which the caller
+ * owns and closes. The composition root's: the only module that joins src/runs to src/store and src/queue.
  */
 export async function startParks(
   config: Config,
@@ -68,94 +68,84 @@ export async function startParks(
   const locator =
     connections.shardKeys.length === 1 ? null : new RunLocator(connections.command(), connections.shardKeys);
   const runs = runStoreOf(config, connections, locator);
-  const connection = connections.queue();
-  const queueShards = queueShardsOf(connections.shardKeys, locator ?? undefined);
-  // Every worker below works the queues of every shard (queue-shards.ts); a job goes to its run's shard.
-  const basis = {
-    connection,
-    queuePrefixes: queuePrefixes(queueShards),
+  // Every worker works the queues of every shard (queue-shards.ts); a job goes to its run's shard.
+  const jobs = new BullJobBus({
+    connection: connections.queue(),
+    shards: queueShardsOf(connections.shardKeys, locator ?? undefined),
     lockMs: config.resumeLockMs,
     backoffMs: config.resumeBackoffMs,
-  };
-  const producer = new ResumeProducer(connection, queueShards);
+    logger,
+    completions: { command: connections.command(), reader: (shard) => connections.streamReader(shard) },
+  });
   // The checkpoints live in the run hashes (the Redis run store's own), so a park writes both in one step.
   const { checkpoints } = runs;
-  const parks = new ParkService({
-    runs,
-    checkpoints,
-    jobs: producer,
-    logger,
-    holdBeforeEnqueue: config.testHoldBeforeEnqueue,
-  });
+  const parks = new ParkService({ runs, checkpoints, jobs, logger, holdBeforeEnqueue: config.testHoldBeforeEnqueue });
   const routed = config.routes.length > 0;
-  const conversations = routed
-    ? new ConversationService({ routes: config.routes, checkpoints, jobs: producer, logger })
-    : null;
-  let worker: ResumeWorker | null = null;
-  let chatWorker: ChatWorker | null = null;
-  let completions: CompletionStream[] = [];
-  let legacyCompletions: LegacyCompletions | null = null;
-  if (workers) {
-    if (routed) {
-      chatWorker = new ChatWorker({
-        ...basis,
-        producer,
-        routes: config.routes,
-        channels,
-        tokens: config.tokens,
-        logger,
-        outbound: { allowPrivate: config.webhookAllowPrivate },
-      });
-    }
-    // Handler completions: version 2 from each shard's stream (an SDK worker reports to the stream of the shard its
-    // job came from); version 1 (jobs an older gateway added, before shards) from shard 0's `completed` queue.
-    completions = queueShards.keys.map(
-      (keys, shard) =>
-        new CompletionStream({
-          command: connections.command(),
-          reader: connections.streamReader(shard),
-          stream: keys.completions,
-          runs,
-          producer,
-          logger,
-          lockMs: config.resumeLockMs,
-        }),
-    );
-    legacyCompletions = new LegacyCompletions({
-      connection,
-      queuePrefix: connections.keys.queuePrefix,
-      runs,
-      producer,
-      logger,
-    });
-  }
+  const conversations = routed ? new ConversationService({ routes: config.routes, checkpoints, jobs, logger }) : null;
+  const outbound = { allowPrivate: config.webhookAllowPrivate };
+  let resumer: RunResumer | null = null;
   return {
     service: parks,
     conversations,
     startWorkers(service) {
-      if (!workers || worker !== null) return;
-      worker = new ResumeWorker({
-        ...basis,
+      if (!workers || resumer !== null) return;
+      resumer = new RunResumer({
         runs,
-        service,
-        producer,
+        jobs,
+        withdraw: (id) => service.withdraw(id),
         tokens: config.tokens,
         logger,
-        outbound: { allowPrivate: config.webhookAllowPrivate },
+        outbound,
         // A webhook-resumed run reached over chat: its output becomes the reply of this park, posted by a reply job.
         onResumed: async (run, _payload, output) => {
           if (run.thread !== null)
-            await producer.enqueueReply({ runId: run.runId, generation: run.generation, thread: run.thread, output });
+            await jobs.enqueueReply({ runId: run.runId, generation: run.generation, thread: run.thread, output });
         },
       });
+      const chat = routed
+        ? new ChatJobs({
+            routes: config.routes,
+            jobs,
+            tokens: config.tokens,
+            logger,
+            outbound,
+            postReply: (thread, text) => postReply(channels, thread, text),
+          })
+        : null;
+      const running = resumer;
+      jobs.work({
+        resume: (job) => running.resume(job),
+        ...(chat === null
+          ? {}
+          : {
+              chat: {
+                turn: (payload) => chat.turn(payload),
+                reply: (data) => chat.reply(data),
+                retryAfterMs: (err) =>
+                  err instanceof ChannelError && err.retryAfter !== null ? err.retryAfter * 1000 : null,
+              },
+            }),
+        completion: (report) => recordCompletion(report, { runs, jobs }),
+      });
+      resumer.startRecovery();
     },
     async close() {
-      await worker?.close();
-      await chatWorker?.close();
-      await Promise.all(completions.map((c) => c.close()));
-      await legacyCompletions?.close();
-      await producer.close();
+      resumer?.stopRecovery();
+      await jobs.close();
       await runs.close();
     },
   };
+}
+
+/** Posts a reply through the thread's channel (its `postReply`, and so its pacing). */
+async function postReply(channels: readonly ChannelPlugin[], thread: ChatThread, text: string): Promise<void> {
+  const channel = channels.find((c) => c.name === thread.channel);
+  if (channel?.postReply === undefined)
+    throw new Error(`channel "${thread.channel}" is not configured in this worker (or cannot post replies).`);
+  await channel.postReply(
+    thread.replyToMessageId === null
+      ? { recipient: thread.recipient }
+      : { recipient: thread.recipient, replyToMessageId: thread.replyToMessageId },
+    text,
+  );
 }
