@@ -238,6 +238,37 @@ describe('a client that goes away while the person is answering', () => {
   });
 });
 
+describe('a server that cancels its elicitation', () => {
+  it('withdraws both questions (notifications/cancelled), and the late answer is told 410', async () => {
+    const chat = freshChat();
+    const session = await startProxySession(w.gw, ['--channel', 'telegram', '--recipient', chat]);
+    try {
+      const elicited = session.elicit(FORM);
+      await questionsIn(chat);
+      const items = (await w.http.get('/api/interactions?status=pending')).json['items'] as Array<{
+        id: string;
+        recipient: string;
+      }>;
+      const ids = items.filter((q) => q.recipient === chat).map((q) => q.id);
+      expect(ids).toHaveLength(2);
+      // The server aborts its elicitInput: its SDK sends notifications/cancelled through the proxy.
+      const cancelled = await session.client.callTool({ name: 'cancel-elicitations', arguments: {} });
+      expect(cancelled.content).toEqual([{ type: 'text', text: '1' }]);
+      for (const id of ids) {
+        await eventually(async () => (await w.record(id))['status'] === 'cancelled', `question ${id} to be cancelled`);
+      }
+      const late = await w.http.post(`/api/interactions/${ids[0]}/answer`, { answer: { name: 'Ada', seats: 2 } });
+      expect(late.status).toBe(410);
+      // The server's own call ended with its abort, not with an answer.
+      expect((await elicited).isError).toBe(true);
+      // The cancellation reached the proxy as the server sent it.
+      expect(session.pipes().serverOut.some((l) => l.includes('"notifications/cancelled"'))).toBe(true);
+    } finally {
+      await session.close();
+    }
+  });
+});
+
 describe('mcp-proxy against a gateway with no channel configured', () => {
   it('answers the elicitation with a clear MCP error naming the channel that is not configured', async () => {
     const gw = await startTestGateway();
