@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import type { WebhookRoute } from './http.js';
 import type { DeliveringChannel } from './registry.js';
 import type { ActionLinkMaker } from '../src/core/action-links.js';
+import type { DispatchOutcome, InboundAction } from '../src/core/dispatcher.js';
 import type {
   DeliveryReceipt,
   InteractionRecord,
@@ -118,40 +119,27 @@ export interface ConversationTurn {
   from: string;
 }
 
-/** One answer a channel offers to the core: the core's AnswerOffer, with reply_to and params always stated. */
-export interface ChannelAnswerOffer {
-  interactionId: string;
-  answer: unknown;
-  replyTo: ReplyTo | null;
-  params: Record<string, string> | null;
-  surface: Surface;
-  answeredBy: string;
-  /** The question, when the channel has just read it: the core then checks and claims without reading it again. */
-  record?: StoredInteraction;
-}
-
 /**
- * What the core made of an offer, as plain data a channel can tell the person about: it won, someone else won
- * first, the question is closed, or the answer does not fit (with the core's one-sentence message).
+ * What a channel hands the core for a tap, a reply or a submitted form, and the one outcome it words: the core's
+ * inbound dispatcher (src/core/dispatcher.ts) locates the question, checks the surface and the status, reads the
+ * pick and offers the answer. docs/adding-a-channel.md shows how a channel decodes its event into an action.
  */
-export type OfferOutcome =
-  | { kind: 'answered' }
-  | { kind: 'already_answered' }
-  /** A quorum question counted this approver's vote (or had counted it already); it is still pending. */
-  | { kind: 'voted' }
-  /** The question names its approvers and this person is not one of them: told to them alone, nothing changed. */
-  | { kind: 'not_an_approver' }
-  | { kind: 'closed'; status: 'expired' | 'cancelled' | 'unknown' }
-  /**
-   * The answer does not fit: `message` is the core's sentence; `field` (a path, `(root)` for the whole answer) and
-   * `reason` (the bare reason) are the same refusal as data, for a channel that shows it next to the field.
-   */
-  | { kind: 'invalid'; message: string; field?: string; reason: string };
+export type {
+  DispatchOutcome,
+  InboundAction,
+  Pick,
+  QuestionRef,
+  ReadAnswer,
+  SurfaceClaim,
+} from '../src/core/dispatcher.js';
 
 /** The port a channel talks to the core through (built by the gateway; a fake in unit tests). */
 export interface ChannelCore {
-  /** The one answer path: validates and claims atomically; never throws for a refused answer. */
-  offer(offer: ChannelAnswerOffer): Promise<OfferOutcome>;
+  /**
+   * The one way a channel answers: locate → surface check → status check → pick → offer, as one outcome. Never
+   * throws for a refused answer, a closed question or an event from another surface (see `DispatchOutcome`).
+   */
+  dispatch(action: InboundAction): Promise<DispatchOutcome>;
   get(id: string): Promise<StoredInteraction | null>;
   findByDelivery(channel: string, ref: string): Promise<StoredInteraction | null>;
   /**

@@ -1,7 +1,7 @@
-import type { ChannelCore, ConversationTurn, OfferOutcome } from './contract.js';
+import type { ChannelCore, ConversationTurn } from './contract.js';
 import type { ActionLinkMaker } from '../src/core/action-links.js';
 import type { EventDedupe } from '../src/core/channel-state.js';
-import { AskgateError } from '../src/core/errors.js';
+import { InboundDispatcher } from '../src/core/dispatcher.js';
 import type { EventHub } from '../src/core/event-hub.js';
 import type { InteractionService } from '../src/core/interaction-service.js';
 import type { Store } from '../src/core/ports.js';
@@ -10,8 +10,9 @@ import type { Store } from '../src/core/ports.js';
 const SEEN_WINDOW_SECONDS = 3600;
 
 /**
- * The gateway's implementation of the port channels talk to the core through. It turns the core's thrown refusals
- * into plain outcomes, so a channel tells the person instead of failing the webhook (a platform would retry it).
+ * The gateway's implementation of the port channels talk to the core through. Every answer goes through the core's
+ * inbound dispatcher, which turns the core's refusals into plain outcomes, so a channel tells the person instead of
+ * failing the webhook (a platform would retry it).
  */
 export function channelCore(
   service: InteractionService,
@@ -24,27 +25,17 @@ export function channelCore(
   /** The link maker (null: the gateway makes no action links). */
   actionLinks: ActionLinkMaker | null = null,
 ): ChannelCore {
+  const dispatcher = new InboundDispatcher({
+    get: (id) => store.get(id),
+    findByDelivery: (channel, ref) => store.findByDelivery(channel, ref),
+    pendingFor: (channel, recipients) => store.pendingFor(channel, recipients),
+    offer: (offer) => service.offerAnswer(offer),
+  });
   return {
     actionLinks,
     ...(converse === undefined ? {} : { converse }),
-    async offer(offer): Promise<OfferOutcome> {
-      try {
-        return { kind: await service.offerAnswer(offer) };
-      } catch (err) {
-        if (!(err instanceof AskgateError)) throw err;
-        if (err.code === 'invalid_answer') {
-          const { field, reason } = err.refusal;
-          return field === null
-            ? { kind: 'invalid', message: err.message, reason }
-            : { kind: 'invalid', message: err.message, field, reason };
-        }
-        if (err.code === 'gone')
-          return { kind: 'closed', status: err.extra['status'] === 'cancelled' ? 'cancelled' : 'expired' };
-        if (err.code === 'not_found') return { kind: 'closed', status: 'unknown' };
-        if (err.code === 'not_an_approver') return { kind: 'not_an_approver' };
-        throw err;
-      }
-    },
+    // Taps, replies and submitted forms of every channel: one dispatcher, one set of checks (src/core/dispatcher.ts).
+    dispatch: (action) => dispatcher.dispatch(action),
     get: (id) => store.get(id),
     findByDelivery: (channel, ref) => store.findByDelivery(channel, ref),
     pendingFor: (channel, recipient) =>

@@ -1,5 +1,5 @@
 import type { StoredInteraction } from '../src/core/types.js';
-import type { OfferOutcome } from './contract.js';
+import type { DispatchOutcome } from './contract.js';
 
 /**
  * A typed reply (or a media caption) → the raw answer offered to the core. The core still checks it against the
@@ -81,21 +81,26 @@ export function tellClosed(status: string): string {
   return 'This question is no longer available.';
 }
 
+/** An outcome in which the person's answer was not taken (what a channel words for them). */
+export type NotTaken = Exclude<DispatchOutcome, { kind: 'answered' | 'ready' }>;
+
 /**
- * What to tell a person whose answer was not taken: someone answered first, the question had ended, or the answer
- * did not fit (in the core's own sentence; a channel that helps with the format's words uses `replyHint` instead).
+ * What to tell a person whose answer was not taken: someone answered first, the question had ended, it is not theirs
+ * to answer, or the answer did not fit (in the core's own sentence; a channel that helps with the format's words
+ * uses `replyHint` instead).
  */
-export function tellNotTaken(outcome: Exclude<OfferOutcome, { kind: 'answered' }>): string {
+export function tellNotTaken(outcome: NotTaken): string {
   switch (outcome.kind) {
-    case 'already_answered':
-      return tellClosed('answered');
     case 'voted':
       return 'Your vote is counted; the question resolves when enough approvers have voted.';
-    case 'not_an_approver':
-      return 'Only the approvers named for this question may answer it; your answer was not taken.';
     case 'closed':
       return tellClosed(outcome.status);
-    case 'invalid':
-      return outcome.message;
+    case 'refused':
+      return outcome.refusal.code === 'not_an_approver'
+        ? 'Only the approvers named for this question may answer it; your answer was not taken.'
+        : outcome.message;
+    case 'not_found':
+    case 'wrong_surface':
+      return tellClosed('unknown');
   }
 }

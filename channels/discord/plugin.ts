@@ -1,15 +1,21 @@
 import { DiscordClient } from './client.js';
 import { CALLBACK, CONTENT_MAX, EPHEMERAL_FLAG, clip } from './limits.js';
-import { formModal, formRefusal, readFormModal, textModal, TEXT_INPUT_ID } from './modal.js';
+import { formModal, formRefusal, readFormModal, textModal, TEXT_INPUT_ID, type FormReading } from './modal.js';
 import { renderOutcome, renderQuestion, renderVotes } from './render.js';
 import { verify } from './verify.js';
-import { decodeControlId, dedupeKeyOf, parseInteraction, type DiscordEvent, type DiscordUser } from './webhook.js';
-import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin } from '../contract.js';
+import {
+  decodeControlId,
+  dedupeKeyOf,
+  parseInteraction,
+  type ControlId,
+  type DiscordEvent,
+  type DiscordUser,
+} from './webhook.js';
+import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type Pick } from '../contract.js';
 import type { WebhookResponse, WebhookRoute } from '../http.js';
 import { webhookRoutes } from '../pipeline.js';
 import { tellClosed, tellNotTaken } from '../replies.js';
 import type { Schema } from '../../forms/fields.js';
-import { viewOn } from '../../src/core/surfaces.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 
 export interface DiscordChannelOptions {
@@ -181,67 +187,82 @@ export class DiscordChannel implements ChannelPlugin {
     const control = decodeControlId(event.customId);
     // A component of another feature of the same application: acknowledged, left alone.
     if (control === null) return ACKNOWLEDGED;
-    const found = await core.get(control.interactionId);
-    // The control must sit on a message askgate delivered for that question (a modal submission carries it too); a
-    // question on several Discord surfaces is seen as the surface of that message.
-    const stored =
-      found === null
-        ? null
-        : viewOn(found, this.name, (s) => {
-            const messageId = s.delivery?.['message_id'];
-            return event.message === null || messageId === undefined || event.message.id === messageId;
-          });
-    if (stored === null) return ephemeral(tellClosed('unknown'));
-    if (stored.status !== 'pending') return ephemeral(tellClosed(stored.status));
-
-    let answer: unknown;
-    switch (control.action) {
-      case 'answer':
-        return { type: CALLBACK.MODAL, data: textModal(stored) };
-      case 'form':
-        return { type: CALLBACK.MODAL, data: formModal(stored) };
-      case 'yes':
-      case 'no':
-        answer = control.action === 'yes';
-        break;
-      case 'choice':
-        answer = (stored.choices ?? [])[control.n];
-        break;
-      case 'menu': {
-        const index = Number(event.kind === 'component' ? event.values[0] : Number.NaN);
-        answer = Number.isInteger(index) ? (stored.choices ?? [])[index] : undefined;
-        break;
-      }
-      case 'text_modal':
-        answer = event.kind === 'modal' ? (event.fields.get(TEXT_INPUT_ID) ?? '') : undefined;
-        break;
-      case 'form_modal': {
-        if (event.kind !== 'modal' || stored.schema === null) return ephemeral(tellClosed('unknown'));
-        const read = readFormModal(stored.schema, event.fields);
-        if (!read.ok) return ephemeral(`${read.label}: ${read.error} Press “Open form” to try again.`);
-        answer = read.answer;
-        break;
-      }
-    }
-    if (answer === undefined) return ephemeral('That choice is not one of this question’s.');
-    const outcome = await core.offer({
-      interactionId: stored.id,
-      answer,
-      replyTo: {
-        message_id: stored.delivery?.['message_id'] ?? event.message?.id ?? '',
-        status: stored.status,
-        text: stored.question,
-      },
-      params: personParams(event.user, event),
-      surface: DISCORD_SURFACE,
+    const message = event.message;
+    let readRefused = false;
+    const outcome = await core.dispatch({
+      question: { by: 'id', id: control.interactionId },
+      // The control must sit on a message askgate delivered for that question (a modal submission carries it too); a
+      // question on several Discord surfaces is seen as the surface of that message.
+      surface: { channel: this.name, delivery: message === null ? {} : { message_id: message.id } },
+      pick: pickOf(control, event, () => {
+        readRefused = true;
+      }),
       // The verified user id of the signed interaction, never the changeable username (approvers: discord:<id>).
       answeredBy: `discord:${event.user?.id ?? 'unknown'}`,
-      // Just read above: the core checks and claims without reading it again.
-      record: stored,
+      params: personParams(event.user, event),
+      replyTo: (question) => ({
+        message_id: question.delivery?.['message_id'] ?? message?.id ?? '',
+        status: question.status,
+        text: question.question,
+      }),
     });
-    if (outcome.kind === 'answered') return ACKNOWLEDGED;
-    if (outcome.kind === 'invalid' && control.action === 'form_modal')
-      return ephemeral(`That does not fill the form: ${outcome.message} Press “Open form” to try again.`);
+    switch (outcome.kind) {
+      case 'ready':
+        return {
+          type: CALLBACK.MODAL,
+          data: control.action === 'form' ? formModal(outcome.question) : textModal(outcome.question),
+        };
+      case 'answered':
+        return ACKNOWLEDGED;
+      case 'refused':
+        if (readRefused || outcome.refusal.code !== 'invalid_answer') break;
+        if (control.action === 'choice' || control.action === 'menu')
+          return ephemeral('That choice is not one of this question’s.');
+        if (control.action === 'form_modal')
+          return ephemeral(`That does not fill the form: ${outcome.message} Press “Open form” to try again.`);
+        break;
+    }
     return ephemeral(tellNotTaken(outcome));
+  }
+}
+
+/** What a control means: a modal to open (`look`), a button's answer, or what a submitted modal holds. */
+function pickOf(control: ControlId, event: Extract<DiscordEvent, { customId: string }>, refused: () => void): Pick {
+  switch (control.action) {
+    case 'answer':
+    case 'form':
+      return { kind: 'look' };
+    case 'yes':
+    case 'no':
+      return { kind: 'confirm', value: control.action === 'yes' };
+    case 'choice':
+      return { kind: 'choice', index: control.n };
+    case 'menu': {
+      const index = Number(event.kind === 'component' ? event.values[0] : Number.NaN);
+      return Number.isInteger(index) ? { kind: 'choice', index } : { kind: 'answer', answer: undefined };
+    }
+    case 'text_modal':
+      return { kind: 'answer', answer: event.kind === 'modal' ? (event.fields.get(TEXT_INPUT_ID) ?? '') : undefined };
+    case 'form_modal':
+      return {
+        kind: 'read',
+        read: (question) => {
+          const read: FormReading | null =
+            event.kind !== 'modal' || question.schema === null ? null : readFormModal(question.schema, event.fields);
+          if (read?.ok === true) return { ok: true, answer: read.answer };
+          refused();
+          const message =
+            read === null ? tellClosed('unknown') : `${read.label}: ${read.error} Press “Open form” to try again.`;
+          return {
+            ok: false,
+            refusal: {
+              code: 'invalid_answer',
+              field: read === null ? null : read.label,
+              reason: read?.error ?? message,
+            },
+            message,
+          };
+        },
+      };
   }
 }

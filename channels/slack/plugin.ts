@@ -34,7 +34,14 @@ import { answerFromText, replyHint } from './replies.js';
 import { tellNotTaken } from '../replies.js';
 import { filesParams } from './webhook.js';
 import type { WebhookRoute } from '../http.js';
-import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type ThreadRef } from '../contract.js';
+import {
+  ChannelError,
+  DELIVERY_REF,
+  type ChannelCore,
+  type ChannelPlugin,
+  type ReadAnswer,
+  type ThreadRef,
+} from '../contract.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 import {
   FORM_DID_NOT_OPEN,
@@ -232,13 +239,21 @@ export class SlackChannel implements ChannelPlugin {
     const ts = body.message?.ts ?? body.container?.message_ts ?? null;
     const user = body.user as unknown as Json;
     if (tap === null || interactionId === null) return;
+    const tapped = {
+      question: { by: 'id', id: interactionId },
+      // The tap must come from the message the question was delivered as (its conversation and ts).
+      surface: { channel: this.name, delivery: { channel, ts } },
+      answeredBy: whoIs(str(user['id'])),
+      params: personParams(user, channel, ts),
+      replyTo: null,
+    } as const;
     if (tap.kind === 'open_form') {
-      const stored = await core.get(interactionId);
+      const outcome = await core.dispatch({ ...tapped, pick: { kind: 'look' } });
       // Opened right away, never queued: the trigger_id expires 3 s after the tap.
       const view =
-        stored === null || stored.status !== 'pending'
-          ? closedView(stored?.status ?? 'unknown')
-          : buildFormView(stored, { interactionId, channel, ts });
+        outcome.kind === 'ready'
+          ? buildFormView(outcome.question, { interactionId, channel, ts })
+          : closedView(outcome.kind === 'closed' ? outcome.status : 'unknown');
       try {
         await this.call('views.open', null, () =>
           this.client.views.open({ trigger_id: body.trigger_id, view: view as unknown as webApi.View }),
@@ -254,20 +269,13 @@ export class SlackChannel implements ChannelPlugin {
       }
       return;
     }
-    const stored = await core.get(interactionId);
-    if (stored === null) return;
-    const answer = tap.kind === 'confirm' ? tap.value : (stored.choices ?? [])[tap.index];
-    const outcome = await core.offer({
-      interactionId,
-      answer,
-      replyTo: null,
-      params: personParams(user, channel, ts),
-      surface: 'slack',
-      answeredBy: whoIs(str(user['id'])),
-    });
-    // A winning tap needs no words: the outcome edit replaces the buttons. Anyone else is told, to them alone.
-    if (outcome.kind !== 'answered' && channel !== null)
-      await this.ephemeral(channel, str(user['id']), tellNotTaken(outcome));
+    const pick = tap.kind === 'confirm' ? tap : ({ kind: 'choice', index: tap.index } as const);
+    const outcome = await core.dispatch({ ...tapped, pick });
+    // A winning tap needs no words: the outcome edit replaces the buttons. Anyone else is told, to them alone; a tap
+    // that names no question of this message changes nothing and is told nothing.
+    if (outcome.kind === 'answered' || outcome.kind === 'ready' || outcome.kind === 'not_found') return;
+    if (outcome.kind === 'wrong_surface' || channel === null) return;
+    await this.ephemeral(channel, str(user['id']), tellNotTaken(outcome));
   }
 
   /** A visibleWhen controller changed inside the modal: rebuild the view with the fields that now show. */
@@ -295,40 +303,57 @@ export class SlackChannel implements ChannelPlugin {
     core: ChannelCore,
   ): Promise<void> {
     const meta = decodeMetadata(view.private_metadata);
-    const stored = meta === null ? null : await core.get(meta.interactionId);
-    if (meta === null || stored === null || stored.status !== 'pending' || stored.schema === null) {
-      await ack({ response_action: 'update', view: closedView(stored?.status ?? 'unknown') as unknown as webApi.View });
+    if (meta === null) {
+      await ack({ response_action: 'update', view: closedView('unknown') as unknown as webApi.View });
       return;
     }
     const values = view.state.values as unknown as ViewStateValues;
-    const checked = checkSubmission(stored.schema, values);
-    if (!checked.ok) {
-      await ack({ response_action: 'errors', errors: checked.errors });
-      return;
-    }
     const user = body.user as unknown as Json;
-    const outcome = await core.offer({
-      interactionId: stored.id,
-      answer: checked.answer,
-      replyTo: null,
-      params: personParams(user, meta.channel, meta.ts),
-      surface: 'slack',
+    const outcome = await core.dispatch({
+      question: { by: 'id', id: meta.interactionId },
+      // The modal remembers the message it was opened from: that message must be one of the question's surfaces.
+      surface: { channel: this.name, delivery: { channel: meta.channel, ts: meta.ts } },
+      pick: { kind: 'read', read: (question) => readSubmission(question, values) },
       answeredBy: whoIs(str(user['id'])),
-      record: stored,
+      params: personParams(user, meta.channel, meta.ts),
+      replyTo: null,
     });
-    if (outcome.kind === 'answered') await ack();
-    else if (outcome.kind === 'invalid') {
-      const shown = refusalOnModal(stored.schema, outcome, firstInputBlock(stored.schema, checked.answer));
-      await ack(
-        shown === null
-          ? { response_action: 'update', view: closedView('unknown', outcome.message) as unknown as webApi.View }
-          : { response_action: 'errors', errors: { [shown.block]: shown.words } },
-      );
-    } else
-      await ack({
-        response_action: 'update',
-        view: closedView(outcome.kind === 'closed' ? outcome.status : 'answered') as unknown as webApi.View,
-      });
+    switch (outcome.kind) {
+      case 'answered':
+      case 'ready':
+        await ack();
+        return;
+      case 'refused': {
+        const schema = outcome.question.schema;
+        if (outcome.fields !== undefined) {
+          await ack({ response_action: 'errors', errors: { ...outcome.fields } });
+          return;
+        }
+        const refusal = { reason: outcome.refusal.reason, message: outcome.message };
+        const shown =
+          outcome.refusal.code !== 'invalid_answer' || schema === null
+            ? null
+            : refusalOnModal(
+                schema,
+                outcome.refusal.field === null ? refusal : { ...refusal, field: outcome.refusal.field },
+                firstInputBlock(schema, checkedAnswer(schema, values)),
+              );
+        await ack(
+          shown === null
+            ? {
+                response_action: 'update',
+                view: closedView('unknown', tellNotTaken(outcome)) as unknown as webApi.View,
+              }
+            : { response_action: 'errors', errors: { [shown.block]: shown.words } },
+        );
+        return;
+      }
+      default:
+        await ack({
+          response_action: 'update',
+          view: closedView(outcome.kind === 'closed' ? outcome.status : 'unknown') as unknown as webApi.View,
+        });
+    }
   }
 
   /**
@@ -355,8 +380,17 @@ export class SlackChannel implements ChannelPlugin {
       ...(threadTs === null ? {} : { thread_ts: threadTs }),
     };
     const inThread = threadTs !== null && threadTs !== ts;
-    const stored = inThread ? await core.findByDelivery(this.name, messageRef(channel, threadTs)) : null;
-    if (stored === null) {
+    const outcome = inThread
+      ? await core.dispatch({
+          question: { by: 'delivery', ref: messageRef(channel, threadTs) },
+          surface: { channel: this.name, delivery: { channel } },
+          pick: { kind: 'read', read: (question) => ({ ok: true, answer: answerFromText(question, text) }) },
+          answeredBy: whoIs(userId),
+          params,
+          replyTo: (question) => ({ message_id: threadTs, status: question.status, text: question.question }),
+        })
+      : ({ kind: 'not_found' } as const);
+    if (outcome.kind === 'not_found') {
       // A thread root or a message in a thread of ours that is no question: the reply goes into that thread.
       await core.converse?.({
         channel: this.name,
@@ -370,16 +404,11 @@ export class SlackChannel implements ChannelPlugin {
       });
       return;
     }
-    const outcome = await core.offer({
-      interactionId: stored.id,
-      answer: answerFromText(stored, text),
-      replyTo: { message_id: threadTs as string, status: stored.status, text: stored.question },
-      params,
-      surface: 'slack',
-      answeredBy: whoIs(userId),
-    });
-    if (outcome.kind === 'answered') return;
-    const hint = outcome.kind === 'invalid' ? replyHint(stored, outcome.message) : tellNotTaken(outcome);
+    if (outcome.kind === 'answered' || outcome.kind === 'ready' || outcome.kind === 'wrong_surface') return;
+    const hint =
+      outcome.kind === 'refused' && outcome.refusal.code === 'invalid_answer'
+        ? replyHint(outcome.question, outcome.message)
+        : tellNotTaken(outcome);
     await this.courtesy('chat.postMessage', channel, () =>
       this.client.chat.postMessage({ channel, thread_ts: threadTs as string, text: clip(hint, MESSAGE_TEXT_MAX) }),
     );
@@ -391,4 +420,30 @@ export class SlackChannel implements ChannelPlugin {
       this.client.chat.postEphemeral({ channel, user, text: clip(text, MESSAGE_TEXT_MAX) }),
     );
   }
+}
+
+/** A submitted modal read against its question: the answer, or every field that does not fit, by its block. */
+function readSubmission(question: StoredInteraction, values: ViewStateValues): ReadAnswer {
+  if (question.schema === null)
+    return {
+      ok: false,
+      refusal: { code: 'invalid_answer', field: null, reason: 'the question has no form' },
+      message: 'This question has no form to submit.',
+    };
+  const checked = checkSubmission(question.schema, values);
+  if (checked.ok) return { ok: true, answer: checked.answer };
+  return {
+    ok: false,
+    refusal: { code: 'invalid_answer', field: null, reason: 'some fields do not fit' },
+    message: 'Some fields do not fit.',
+    fields: checked.errors,
+  };
+}
+
+/** The typed answer so far, for where an error of no field lands. */
+function checkedAnswer(
+  schema: NonNullable<StoredInteraction['schema']>,
+  values: ViewStateValues,
+): Record<string, unknown> {
+  return readFormValue(schema, values).value;
 }

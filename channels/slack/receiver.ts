@@ -1,7 +1,14 @@
 import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
 import { ACK_FALLBACK_MS } from './limits.js';
 import { verify } from './verify.js';
-import { parseEventsBody, parseInteractionBody, retryNum, retryReason, type EventsEnvelope } from './webhook.js';
+import {
+  interactionDedupeKey,
+  parseEventsBody,
+  parseInteractionBody,
+  retryNum,
+  retryReason,
+  type EventsEnvelope,
+} from './webhook.js';
 import { json, type WebhookHeaders, type WebhookResponse, type WebhookRoute } from '../http.js';
 import { webhookRoutes, type SeenSet } from '../pipeline.js';
 import type { Logger } from '../../src/observability/logger.js';
@@ -91,7 +98,8 @@ export class SlackReceiver implements Receiver {
           ...common,
           path: SLACK_INTERACTIONS_PATH,
           parse: (rawBody) => [parseInteractionBody(rawBody)],
-          dedupeKey: () => null,
+          // A tap or a submission delivered twice is acted on once: the second copy gets the empty 200.
+          dedupeKey: interactionDedupeKey,
           dispatch: (payload, request) => this.dispatch(payload, request.headers),
         },
         seen,

@@ -59,6 +59,16 @@ export function parseInteractionBody(rawBody: Buffer | string): Json {
   return payload;
 }
 
+/**
+ * The key a second delivery of one interaction repeats (the pipeline's dedupe, as event_id is for events): its
+ * `trigger_id`, which Slack mints anew for every tap, submission and field change. A payload without one (a shape
+ * askgate does not act on) is not de-duplicated.
+ */
+export function interactionDedupeKey(payload: Json): string | null {
+  const trigger = str(payload['trigger_id']);
+  return trigger === null || trigger === '' ? null : `slack:interaction:${trigger}`;
+}
+
 /** X-Slack-Retry-Num as a number (Slack retries an event it thinks was not acknowledged up to three times). */
 export function retryNum(headers: WebhookHeaders): number | undefined {
   const raw = headerOf(headers, RETRY_NUM_HEADER);

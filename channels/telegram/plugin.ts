@@ -3,8 +3,8 @@ import { CALLBACK_ANSWER_TEXT_MAX, MESSAGE_TEXT_MAX, RenderLimitError } from './
 import { LocalPacer, pacingTransformer, type Pacer, type PacingOptions } from './pacing.js';
 import { SharedTelegramPacer, botIdOf } from './shared-pacing.js';
 import type { PacingSlots } from '../../src/core/channel-state.js';
-import { answerFromText, replyHint, tellClosed, tellNotTaken } from '../replies.js';
-import { clip, decodeAction, outcomeText, renderQuestion, selectKeyboard, votesText } from './render.js';
+import { answerFromText, replyHint, tellNotTaken } from '../replies.js';
+import { clip, outcomeText, renderQuestion, selectKeyboard, votesText } from './render.js';
 import { webhookRoutes } from '../pipeline.js';
 import type { WebhookRoute } from '../http.js';
 import { summarize } from '../outcome.js';
@@ -18,7 +18,7 @@ import {
   type TelegramUser,
 } from './webhook.js';
 import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type ThreadRef } from '../contract.js';
-import { viewOn } from '../../src/core/surfaces.js';
+import { decodeActionCode } from '../../src/core/action-code.js';
 import type { ReplyTo, StoredInteraction } from '../../src/core/types.js';
 import type { Logger } from '../../src/observability/logger.js';
 
@@ -45,6 +45,9 @@ export const messageRef = (chatId: string, messageId: string): string => `${chat
 
 /** The shape summarize() reads; only `answer` matters for the tap's acknowledgement. */
 const RESULT_STUB = { reply_to: null, params: null, answered_by: '', answered_at: '', surface: 'telegram' as const };
+
+/** What a tap on a button that names no question of this chat is told. */
+const NOT_OURS = 'This button no longer belongs to a question.';
 
 const whoIs = (user: TelegramUser): string =>
   user.username !== null ? `telegram:@${user.username}` : `telegram:${user.id}`;
@@ -215,69 +218,68 @@ export class TelegramChannel implements ChannelPlugin {
 
   /** A tap on one of our buttons: a page turn, or an answer. Every tap is acknowledged, or the client spins. */
   private async onTap(event: TapEvent, core: ChannelCore): Promise<void> {
-    const decoded = decodeAction(event.data);
-    const found = decoded === null ? null : await core.get(decoded.interactionId);
-    // The question as the tapped chat's surface sees it (one question may sit in several chats); none: not ours.
-    const stored =
-      found === null
-        ? null
-        : viewOn(
-            found,
-            this.name,
-            (s) => s.delivery?.['chat_id'] === undefined || s.delivery['chat_id'] === event.chatId,
-          );
-    if (decoded === null || stored === null) {
-      await this.ack(event, 'This button no longer belongs to a question.');
+    const code = decodeActionCode(event.data);
+    if (code === null) {
+      await this.ack(event, NOT_OURS);
       return;
     }
-    const { action } = decoded;
-    if (action.kind === 'page') {
-      if (stored.status === 'pending' && event.chatId !== null && event.messageId !== null) {
-        await this.call(() =>
-          this.bot.api.editMessageReplyMarkup(event.chatId as string, Number(event.messageId), {
-            reply_markup: selectKeyboard(stored, action.page),
-          }),
-        );
-      }
-      await this.ack(event, stored.status === 'pending' ? undefined : tellClosed(stored.status));
-      return;
-    }
-    const answer = action.kind === 'confirm' ? action.value : (stored.choices ?? [])[action.index];
-    const outcome = await core.offer({
-      interactionId: stored.id,
-      answer,
-      replyTo: null,
-      params: personParams(event.chatId, event.messageId, event.from),
-      surface: 'telegram',
+    const { pick } = code;
+    const outcome = await core.dispatch({
+      question: { by: 'id', id: code.interactionId },
+      // The question as the tapped chat's surface sees it (one question may sit in several chats).
+      surface: { channel: this.name, delivery: { chat_id: event.chatId } },
+      pick: pick.kind === 'page' ? { kind: 'look' } : pick,
       answeredBy: answererOf(event.from),
+      params: personParams(event.chatId, event.messageId, event.from),
+      replyTo: null,
     });
-    await this.ack(
-      event,
-      outcome.kind === 'answered'
-        ? `Answer recorded: ${summarize({ answer_format: stored.answer_format, result: { ...RESULT_STUB, answer } })}`
-        : tellNotTaken(outcome),
-    );
+    switch (outcome.kind) {
+      case 'ready':
+        if (pick.kind === 'page' && event.chatId !== null && event.messageId !== null) {
+          await this.call(() =>
+            this.bot.api.editMessageReplyMarkup(event.chatId as string, Number(event.messageId), {
+              reply_markup: selectKeyboard(outcome.question, pick.page),
+            }),
+          );
+        }
+        await this.ack(event, undefined);
+        return;
+      case 'answered':
+        await this.ack(
+          event,
+          `Answer recorded: ${summarize({ answer_format: outcome.question.answer_format, result: { ...RESULT_STUB, answer: outcome.answer } })}`,
+        );
+        return;
+      case 'not_found':
+      case 'wrong_surface':
+        await this.ack(event, NOT_OURS);
+        return;
+      default:
+        await this.ack(event, tellNotTaken(outcome));
+    }
   }
 
   /** A message quoting one of our questions answers it; a reply to anything else may be a conversation turn. */
   private async onReply(event: ReplyEvent, core: ChannelCore): Promise<void> {
-    const stored = await core.findByDelivery(this.name, messageRef(event.chatId, event.quotedMessageId));
-    if (stored === null) {
+    const outcome = await core.dispatch({
+      question: { by: 'delivery', ref: messageRef(event.chatId, event.quotedMessageId) },
+      surface: { channel: this.name, delivery: { chat_id: event.chatId } },
+      pick: { kind: 'read', read: (question) => ({ ok: true, answer: answerFromText(question, event.text) }) },
+      answeredBy: answererOf(event.from),
+      params: { ...event.media, ...personParams(event.chatId, event.messageId, event.from) },
+      replyTo: (question) => ({ message_id: event.quotedMessageId, status: question.status, text: event.quotedText }),
+    });
+    if (outcome.kind === 'not_found') {
       // The person quoted it, so they saw it: a quoted message that is no question is `read`.
       await this.converse(event, { message_id: event.quotedMessageId, status: 'read', text: event.quotedText }, core);
       return;
     }
-    const outcome = await core.offer({
-      interactionId: stored.id,
-      answer: answerFromText(stored, event.text),
-      replyTo: { message_id: event.quotedMessageId, status: stored.status, text: event.quotedText },
-      params: { ...event.media, ...personParams(event.chatId, event.messageId, event.from) },
-      surface: 'telegram',
-      answeredBy: answererOf(event.from),
-    });
     // A winning reply needs no words: the question's outcome edit shows it.
-    if (outcome.kind === 'answered') return;
-    const text = outcome.kind === 'invalid' ? replyHint(stored, outcome.message) : tellNotTaken(outcome);
+    if (outcome.kind === 'answered' || outcome.kind === 'ready') return;
+    const text =
+      outcome.kind === 'refused' && outcome.refusal.code === 'invalid_answer'
+        ? replyHint(outcome.question, outcome.message)
+        : tellNotTaken(outcome);
     await this.call(() =>
       this.bot.api.sendMessage(event.chatId, clip(text, MESSAGE_TEXT_MAX), {
         reply_parameters: { message_id: Number(event.messageId), allow_sending_without_reply: true },

@@ -9,6 +9,7 @@ import {
   SELECT_SHORT_LABEL,
   RenderLimitError,
 } from './limits.js';
+import { encodeActionCode, type ActionPick } from '../../src/core/action-code.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 import { clip, outcomeLine, voteCountLine } from '../outcome.js';
 import { type Controls, renderHints } from '../../src/core/formats/index.js';
@@ -16,20 +17,14 @@ import { type Controls, renderHints } from '../../src/core/formats/index.js';
 export { clip };
 
 /**
- * Question → Telegram message, as data (no API calls here). Every button's callback_data is `<interaction id>:<action>`
- * (about 20 bytes: ids are 16 base64url characters), so a tap finds its question without any lookup.
+ * Question → Telegram message, as data (no API calls here). Every button's callback_data is an action code
+ * (`<interaction id>:<pick>`, src/core/action-code.ts; about 20 bytes), so a tap finds its question without any lookup.
  */
 
 export interface RenderedMessage {
   text: string;
   reply_markup?: InlineKeyboardMarkup | ForceReply;
 }
-
-/** What a button tap means. */
-export type TapAction =
-  | { kind: 'confirm'; value: boolean }
-  | { kind: 'select'; index: number }
-  | { kind: 'page'; page: number };
 
 /** The line under a question, by the controls its format's render hint asks for. */
 const HINT: Readonly<Record<Controls, string>> = {
@@ -49,34 +44,15 @@ function utf8Bytes(s: string): number {
   return Buffer.byteLength(s, 'utf8');
 }
 
-export function encodeAction(interactionId: string, action: TapAction): string {
-  const code =
-    action.kind === 'confirm'
-      ? action.value
-        ? 'y'
-        : 'n'
-      : action.kind === 'select'
-        ? `s${action.index}`
-        : `p${action.page}`;
-  const data = `${interactionId}:${code}`;
+/** A button's callback_data: the action code (src/core/action-code.ts), within Telegram's 64 bytes. */
+export function callbackData(interactionId: string, pick: ActionPick): string {
+  const data = encodeActionCode(interactionId, pick);
   if (utf8Bytes(data) > CALLBACK_DATA_MAX_BYTES) {
     throw new RenderLimitError(
       `callback_data "${data}" has ${utf8Bytes(data)} bytes; Telegram allows ${CALLBACK_DATA_MAX_BYTES}.`,
     );
   }
   return data;
-}
-
-// `<interaction id>:<action>`; the id is base64url, with `.<k>` in shard k ≥ 1 (src/core/shard-ids.ts).
-const ACTION = /^([A-Za-z0-9_-]{1,48}(?:\.\d{1,3})?):(y|n|s\d{1,3}|p\d{1,3})$/;
-
-export function decodeAction(data: string): { interactionId: string; action: TapAction } | null {
-  const m = ACTION.exec(data);
-  if (m === null) return null;
-  const [, interactionId, code] = m as unknown as [string, string, string];
-  if (code === 'y' || code === 'n') return { interactionId, action: { kind: 'confirm', value: code === 'y' } };
-  const n = Number(code.slice(1));
-  return { interactionId, action: code.startsWith('s') ? { kind: 'select', index: n } : { kind: 'page', page: n } };
 }
 
 /** The question with a hint under it, cut so the whole stays within the 4096-character message limit. */
@@ -102,7 +78,7 @@ export function selectKeyboard(
   choices.slice(start, start + SELECT_PAGE_SIZE).forEach((choice, i) => {
     const button = {
       text: clip(choice, BUTTON_LABEL_MAX),
-      callback_data: encodeAction(interaction.id, { kind: 'select', index: start + i }),
+      callback_data: callbackData(interaction.id, { kind: 'choice', index: start + i }),
     };
     const short = [...choice].length <= SELECT_SHORT_LABEL;
     if (!short || row.length === 2) {
@@ -119,13 +95,13 @@ export function selectKeyboard(
   if (pages > 1) {
     const nav: InlineKeyboardButton[] = [];
     if (current > 0)
-      nav.push({ text: '‹ Back', callback_data: encodeAction(interaction.id, { kind: 'page', page: current - 1 }) });
+      nav.push({ text: '‹ Back', callback_data: callbackData(interaction.id, { kind: 'page', page: current - 1 }) });
     nav.push({
       text: `${current + 1}/${pages}`,
-      callback_data: encodeAction(interaction.id, { kind: 'page', page: current }),
+      callback_data: callbackData(interaction.id, { kind: 'page', page: current }),
     });
     if (current < pages - 1)
-      nav.push({ text: 'More ›', callback_data: encodeAction(interaction.id, { kind: 'page', page: current + 1 }) });
+      nav.push({ text: 'More ›', callback_data: callbackData(interaction.id, { kind: 'page', page: current + 1 }) });
     rows.push(nav);
   }
   checkKeyboard(rows);
@@ -152,8 +128,8 @@ export function renderQuestion(interaction: StoredInteraction, chatId: string, c
         reply_markup: {
           inline_keyboard: [
             [
-              { text: 'Yes', callback_data: encodeAction(interaction.id, { kind: 'confirm', value: true }) },
-              { text: 'No', callback_data: encodeAction(interaction.id, { kind: 'confirm', value: false }) },
+              { text: 'Yes', callback_data: callbackData(interaction.id, { kind: 'confirm', value: true }) },
+              { text: 'No', callback_data: callbackData(interaction.id, { kind: 'confirm', value: false }) },
             ],
           ],
         },

@@ -7,11 +7,11 @@ import { isWhatsApp, renderText, splitTag, tagOf } from './render.js';
 import { text as textResponse, type WebhookResponse, type WebhookRoute } from '../http.js';
 import { webhookRoutes } from '../pipeline.js';
 import { BaseUrlRequestClient, TWILIO_HOST, toChannelError } from './rest.js';
-import { buttonAnswer, keyword, OPTED_OUT, tell, twilioErrorWords } from './words.js';
+import { keyword, OPTED_OUT, tell, twilioErrorWords } from './words.js';
 import { verify } from './verify.js';
 import { formParams, parseInbound, parseStatus, type InboundMessage, type StatusCallback } from './webhook.js';
-import { viewOn } from '../../src/core/surfaces.js';
-import type { ReplyTo, StoredInteraction } from '../../src/core/types.js';
+import { decodeActionCode } from '../../src/core/action-code.js';
+import type { StoredInteraction } from '../../src/core/types.js';
 import type { SharedPacer } from '../shared-pacing.js';
 import type { Logger } from '../../src/observability/logger.js';
 
@@ -239,8 +239,52 @@ export class TwilioChannel implements ChannelPlugin {
     const optOut = message.optOutType === 'STOP' || (message.optOutType === null && OPT_OUT_WORDS.includes(word));
     if (optOut) await this.optedOut(message.from, core);
     if (optOut || message.optOutType !== null || OPT_IN_WORDS.includes(word) || HELP_WORDS.includes(word)) return null;
-    const { stored, text, tied } = await this.questionOf(message, core);
-    if (stored === null) {
+    const sid = message.originalRepliedMessageSid;
+    const code = message.buttonPayload === null ? null : decodeActionCode(message.buttonPayload);
+    const { tag, text: untagged } = splitTag(message.body);
+    // Tied to the question by the message it replied to or by its #tag: then the reply quotes it, and the tag goes.
+    const tied = (stored: StoredInteraction): boolean =>
+      (sid !== null && stored.delivery?.['message_sid'] === sid) || (tag !== null && tagOf(stored.id) === tag);
+    const outcome = await core.dispatch({
+      // Which question: the message it replied to (WhatsApp's OriginalRepliedMessageSid) or the question a button's
+      // payload names — that question, even when it has ended — or else the sender's latest open question (the one
+      // its #tag names, when it names one).
+      question: [
+        ...(sid === null ? [] : [{ by: 'delivery', ref: sid } as const]),
+        ...(code === null ? [] : [{ by: 'id', id: code.interactionId } as const]),
+        { by: 'recipient', recipients: [message.from], prefer: (stored) => tag !== null && tagOf(stored.id) === tag },
+      ],
+      // Only the number a question went to may answer it (one question may go to several numbers).
+      surface: { channel: this.name, recipient: message.from },
+      pick: {
+        kind: 'read',
+        read: (stored) => {
+          // A tap on a quick reply quotes nothing, as a tap on any channel.
+          if (code !== null && code.interactionId === stored.id && code.pick.kind !== 'page')
+            return {
+              ok: true,
+              answer: code.pick.kind === 'confirm' ? code.pick.value : (stored.choices ?? [])[code.pick.index],
+            };
+          const text = tied(stored) ? untagged : message.body.trim();
+          return {
+            ok: true,
+            answer: answerFromText(stored, message.media['media_kind'] !== undefined && text === '' ? null : text),
+          };
+        },
+      },
+      answeredBy: `twilio:${message.from}`,
+      params: this.personParams(message),
+      // An SMS quotes nothing: reply_to only when the reply is tied to the question by its #tag or the replied id.
+      replyTo: (stored) =>
+        !tied(stored) || stored.delivery?.['message_sid'] === undefined
+          ? null
+          : {
+              message_id: stored.delivery['message_sid'],
+              status: stored.delivery['status'] ?? 'pending',
+              text: stored.question,
+            },
+    });
+    if (outcome.kind === 'not_found' || outcome.kind === 'wrong_surface' || outcome.kind === 'ready') {
       // No open question: a conversation turn for the route of this number, answered by SMS to the same number.
       const taken = await core.converse?.({
         channel: this.name,
@@ -253,29 +297,7 @@ export class TwilioChannel implements ChannelPlugin {
       });
       return taken === true ? null : 'There is no open question to answer.';
     }
-    const fromButton = message.buttonPayload?.startsWith(`${stored.id}:`);
-    const answer = fromButton
-      ? buttonAnswer(stored, message.buttonPayload as string)
-      : answerFromText(stored, message.media['media_kind'] !== undefined && text === '' ? null : text);
-    const params = this.personParams(message);
-    // An SMS quotes nothing: reply_to only when the reply is tied to the question by its #tag or the replied id.
-    const replyTo: ReplyTo | null =
-      !tied || stored.delivery?.['message_sid'] === undefined
-        ? null
-        : {
-            message_id: stored.delivery['message_sid'],
-            status: stored.delivery['status'] ?? 'pending',
-            text: stored.question,
-          };
-    const outcome = await core.offer({
-      interactionId: stored.id,
-      answer,
-      replyTo,
-      params,
-      surface: 'twilio',
-      answeredBy: `twilio:${message.from}`,
-    });
-    return tell(outcome, stored);
+    return tell(outcome);
   }
 
   /**
@@ -301,36 +323,5 @@ export class TwilioChannel implements ChannelPlugin {
     if (message.profileName !== null) params['profile_name'] = message.profileName;
     if (message.buttonText !== null) params['button_text'] = message.buttonText;
     return params;
-  }
-
-  /**
-   * Which question a reply answers: the message it replied to (WhatsApp's OriginalRepliedMessageSid), a button's
-   * payload, the `#tag` it starts with, or else the sender's latest open question.
-   */
-  private async questionOf(
-    message: InboundMessage,
-    core: ChannelCore,
-  ): Promise<{ stored: StoredInteraction | null; text: string; tied: boolean }> {
-    const own = (s: StoredInteraction | null): StoredInteraction | null =>
-      s !== null && s.channel === this.name && s.recipient === message.from && s.status === 'pending' ? s : null;
-    if (message.originalRepliedMessageSid !== null) {
-      const found = own(await core.findByDelivery(this.name, message.originalRepliedMessageSid));
-      if (found !== null) return { stored: found, text: splitTag(message.body).text, tied: true };
-    }
-    if (message.buttonPayload !== null) {
-      // The question as this number's surface sees it (one question may go to several numbers).
-      const asked = await core.get(message.buttonPayload.split(':')[0] ?? '');
-      const found = own(asked === null ? null : viewOn(asked, this.name, (s) => s.recipient === message.from));
-      // A tap on a quick reply quotes nothing, as a tap on any channel.
-      if (found !== null) return { stored: found, text: message.body, tied: false };
-    }
-    const pending = await core.pendingFor(this.name, message.from);
-    const { tag, text } = splitTag(message.body);
-    const tagged = tag === null ? [] : pending.filter((p) => tagOf(p.id) === tag);
-    return {
-      stored: (tagged.length > 0 ? tagged : pending).at(-1) ?? null,
-      text: tag !== null && tagged.length === 0 ? message.body.trim() : text,
-      tied: tagged.length > 0,
-    };
   }
 }

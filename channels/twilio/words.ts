@@ -1,7 +1,6 @@
-import type { OfferOutcome } from '../contract.js';
+import type { DispatchOutcome } from '../contract.js';
 import { replyHint, tellNotTaken } from '../replies.js';
 import { tagOf } from './render.js';
-import type { StoredInteraction } from '../../src/core/types.js';
 
 /** How the Twilio channel reads a reply's words and what it says back: keywords, quick-reply payloads, error codes. */
 
@@ -33,28 +32,23 @@ export function twilioErrorWords(code: string | null): string {
   }
 }
 
-/** A quick-reply payload askgate wrote: `<id>:y`, `<id>:n` or `<id>:s<index>`. */
-export function buttonAnswer(stored: StoredInteraction, payload: string): unknown {
-  const code = payload.slice(stored.id.length + 1);
-  if (code === 'y' || code === 'n') return code === 'y';
-  if (/^s\d+$/.test(code)) return (stored.choices ?? [])[Number(code.slice(1))];
-  return code;
-}
+/** An outcome a reply is answered about: one that found a question of this number. */
+export type Told = Exclude<DispatchOutcome, { kind: 'ready' | 'not_found' | 'wrong_surface' }>;
 
 /** The reply a person's answer gets, tagged with the question it went to. */
-export function tell(outcome: OfferOutcome, stored: StoredInteraction): string {
+export function tell(outcome: Told): string {
+  const stored = outcome.question;
   const tag = `[#${tagOf(stored.id)}] `;
   switch (outcome.kind) {
     case 'answered':
       return `${tag}Answer recorded. Thank you.`;
-    case 'already_answered':
-      return `${tag}This question is already answered.`;
     case 'closed':
+      if (outcome.status === 'answered') return `${tag}This question is already answered.`;
       return `${tag}${outcome.status === 'cancelled' ? 'This question was cancelled.' : 'This question is closed.'}`;
-    case 'invalid':
-      return `${tag}${replyHint(stored, outcome.message)}`;
+    case 'refused':
+      if (outcome.refusal.code === 'invalid_answer') return `${tag}${replyHint(stored, outcome.message)}`;
+      return `${tag}${tellNotTaken(outcome)}`;
     case 'voted':
-    case 'not_an_approver':
       return `${tag}${tellNotTaken(outcome)}`;
   }
 }

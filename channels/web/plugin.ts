@@ -8,7 +8,10 @@ import {
   DELIVERY_REF,
   type ChannelCore,
   type ChannelPlugin,
-  type OfferOutcome,
+  type DispatchOutcome,
+  type InboundAction,
+  type Pick,
+  type ReadAnswer,
   type ThreadRef,
 } from '../contract.js';
 import type { WebhookRoute } from '../http.js';
@@ -263,77 +266,104 @@ export class WebChatChannel implements ChannelPlugin {
       if (stored !== null) res.json(item(stored));
     });
 
-    router.post('/chat/api/questions/:id/answer', body, async (req, res) => {
-      const stored = await mine(req, res);
-      if (stored === null) return;
-      const payload = req.body as { answer?: unknown } | undefined;
-      if (payload === undefined || payload === null || typeof payload !== 'object' || !('answer' in payload)) {
-        res.status(400).json({ error: 'invalid_request', message: 'send {"answer": <value>}.', field: 'answer' });
-        return;
-      }
+    // An answer from the page: the question must be this recipient's on the web chat, and still open.
+    const answer = async (req: Request, res: Response, pick: Pick, replyTo: InboundAction['replyTo']) => {
+      const recipient = req.chatRecipient as string;
       this.send(
         res,
-        await core.offer({
-          interactionId: stored.id,
-          answer: payload.answer,
-          replyTo: null,
+        await core.dispatch({
+          question: { by: 'id', id: req.params['id'] as string },
+          surface: { channel: this.name, recipient },
+          pick,
+          answeredBy: `web:${recipient}`,
           params: null,
-          surface: 'web',
-          answeredBy: `web:${req.chatRecipient}`,
+          replyTo,
         }),
+      );
+    };
+
+    router.post('/chat/api/questions/:id/answer', body, async (req, res) => {
+      const payload = req.body as { answer?: unknown } | undefined;
+      const sent = payload !== undefined && payload !== null && typeof payload === 'object' && 'answer' in payload;
+      await answer(
+        req,
+        res,
+        {
+          kind: 'read',
+          read: () => (sent ? { ok: true, answer: payload.answer } : malformed('answer', 'send {"answer": <value>}.')),
+        },
+        null,
       );
     });
 
     // A typed message that quotes the question: read like a chat reply ("yes", a choice's name or number).
     router.post('/chat/api/questions/:id/reply', body, async (req, res) => {
-      const stored = await mine(req, res);
-      if (stored === null) return;
       const text = (req.body as { text?: unknown } | undefined)?.text;
-      if (typeof text !== 'string') {
-        res.status(400).json({ error: 'invalid_request', message: 'send {"text": "<your reply>"}.', field: 'text' });
-        return;
-      }
-      this.send(
+      await answer(
+        req,
         res,
-        await core.offer({
-          interactionId: stored.id,
-          answer: answerFromText(stored, text),
-          replyTo: { message_id: stored.id, status: stored.status, text: stored.question },
-          params: null,
-          surface: 'web',
-          answeredBy: `web:${req.chatRecipient}`,
-        }),
+        {
+          kind: 'read',
+          read: (question) =>
+            typeof text === 'string'
+              ? { ok: true, answer: answerFromText(question, text) }
+              : malformed('text', 'send {"text": "<your reply>"}.'),
+        },
+        (question) => ({ message_id: question.id, status: question.status, text: question.question }),
       );
     });
     return router;
   }
 
-  private send(res: Response, outcome: OfferOutcome): void {
+  /** The HTTP answer of a dispatched answer (docs: channels/web/README.md). */
+  private send(res: Response, outcome: DispatchOutcome): void {
     switch (outcome.kind) {
       case 'answered':
-      case 'already_answered':
       case 'voted':
         res.json({ status: outcome.kind });
         return;
-      case 'not_an_approver':
-        res.status(403).json({ error: 'not_an_approver', message: tellNotTaken(outcome) });
+      case 'ready':
+        res.json({ status: 'pending' });
         return;
-      case 'invalid':
-        res.status(400).json({
-          error: 'invalid_answer',
-          message: outcome.message,
-          ...(outcome.field === undefined ? {} : { field: outcome.field }),
-        });
+      case 'not_found':
+      case 'wrong_surface':
+        res.status(404).json({ error: 'not_found', message: 'no such question in this chat.' });
         return;
       case 'closed':
+        if (outcome.status === 'answered') {
+          res.json({ status: 'already_answered' });
+          return;
+        }
         res.status(410).json({
           error: 'gone',
           message:
             outcome.status === 'cancelled' ? 'this question was cancelled by its asker.' : 'this question has expired.',
           status: outcome.status,
         });
+        return;
+      case 'refused': {
+        const { code, field } = outcome.refusal;
+        if (code === 'not_an_approver') {
+          res.status(403).json({ error: 'not_an_approver', message: tellNotTaken(outcome) });
+          return;
+        }
+        if (code === 'callback_only') {
+          res.status(403).json({ error: 'callback_only', message: outcome.message });
+          return;
+        }
+        res.status(400).json({
+          error: code === 'invalid_request' ? 'invalid_request' : 'invalid_answer',
+          message: outcome.message,
+          ...(field === null ? {} : { field }),
+        });
+      }
     }
   }
+}
+
+/** A request body the page should not have sent: a 400 naming the field. */
+function malformed(field: string, message: string): ReadAnswer {
+  return { ok: false, refusal: { code: 'invalid_request', field, reason: message }, message };
 }
 
 /**

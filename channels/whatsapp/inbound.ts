@@ -1,10 +1,9 @@
-import type { ChannelCore, OfferOutcome } from '../contract.js';
+import type { ChannelCore } from '../contract.js';
 import { json, text as textResponse, type WebhookResponse } from '../http.js';
 import type { GraphClient } from './graph-client.js';
 import { toChannelError } from './messages.js';
 import { handshake } from './verify.js';
 import type { StatusEvent } from './webhook.js';
-import type { ReplyTo, StoredInteraction } from '../../src/core/types.js';
 import type { Logger } from '../../src/observability/logger.js';
 
 /**
@@ -71,24 +70,6 @@ export function receiptOf(event: StatusEvent, rank: number): Parameters<ChannelC
   };
 }
 
-/** Offers an answer from the number `params.from` to the core, as WhatsApp's verified sender. */
-export function offerAnswer(
-  core: ChannelCore,
-  stored: StoredInteraction,
-  answer: unknown,
-  replyTo: ReplyTo | null,
-  params: Record<string, string>,
-): Promise<OfferOutcome> {
-  return core.offer({
-    interactionId: stored.id,
-    answer,
-    replyTo,
-    params,
-    surface: 'whatsapp',
-    answeredBy: whoIs(params['from'] ?? ''),
-  });
-}
-
 /** Meta's GET handshake: the challenge echoed back when the verify token matches, else a 403 saying what to fix. */
 export function handshakeResponse(query: Readonly<Record<string, unknown>>, verifyToken: string): WebhookResponse {
   const challenge = handshake(query, verifyToken);
@@ -98,9 +79,4 @@ export function handshakeResponse(query: Readonly<Record<string, unknown>>, veri
         message: 'hub.mode must be "subscribe" and hub.verify_token must match WHATSAPP_VERIFY_TOKEN.',
       })
     : textResponse(200, challenge);
-}
-
-/** Only the number a question went to may answer it, and only on this channel. */
-export function isRecipient(stored: StoredInteraction, waId: string): boolean {
-  return stored.channel === 'whatsapp' && stored.recipient !== null && digits(stored.recipient) === waId;
 }

@@ -1,5 +1,5 @@
-import { tellNotTaken } from '../replies.js';
-import { ChannelError, type OfferOutcome } from '../contract.js';
+import { tellNotTaken, type NotTaken } from '../replies.js';
+import { ChannelError } from '../contract.js';
 import { clip } from '../outcome.js';
 import { compileFlow, flowData } from './flow.js';
 import type { FlowPublisher } from './flows.js';
@@ -75,11 +75,16 @@ export function templateMessage(
 
 export const textMessage = (body: string): Json => ({ type: 'text', text: { body: clip(body, TEXT_BODY_MAX) } });
 
+/** Told to a person who replies to a form question in words: a form is answered in its Flow. */
+export const FORM_ONLY = 'Please answer with the form: tap “Open the form” on the question.';
+
 /** The words a reply that was not taken gets back. */
-export function tellOutcome(outcome: Exclude<OfferOutcome, { kind: 'answered' }>, stored: StoredInteraction): string {
-  if (outcome.kind !== 'invalid') return tellNotTaken(outcome);
-  // Not `replyHint`: WhatsApp clips a long choice list with an ellipsis where the shared hint cuts it flat, and a form
-  // (answered in its Flow, never by a reply) gets the plain refusal.
+export function tellOutcome(outcome: NotTaken): string {
+  if (outcome.kind !== 'refused' || outcome.refusal.code !== 'invalid_answer') return tellNotTaken(outcome);
+  const stored = outcome.question;
+  // Not `replyHint`: WhatsApp clips a long choice list with an ellipsis where the shared hint cuts it flat; a form
+  // (answered in its Flow, never by a reply) is told so.
+  if (stored.answer_format === 'form') return outcome.message;
   if (stored.answer_format === 'confirm') return 'Please answer yes or no.';
   if (stored.answer_format === 'select')
     return clip(

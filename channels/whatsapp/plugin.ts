@@ -1,11 +1,19 @@
 import { answerFromText } from '../replies.js';
-import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type ThreadRef } from '../contract.js';
+import {
+  ChannelError,
+  DELIVERY_REF,
+  type ChannelCore,
+  type ChannelPlugin,
+  type DispatchOutcome,
+  type SurfaceClaim,
+  type ThreadRef,
+} from '../contract.js';
 import { FlowPublisher } from './flows.js';
 import { compileFlow, checkFlowAnswer, decodeFlowValues, fieldLabels, fieldOfRefusal, flowData } from './flow.js';
 import { GraphClient, GraphError } from './graph-client.js';
 import type { SharedPacer } from '../shared-pacing.js';
 import { ERROR_RE_ENGAGEMENT, TEXT_BODY_MAX } from './limits.js';
-import { decodeAction, flowMessage, type Json } from './render.js';
+import { flowMessage, type Json } from './render.js';
 import type { WebhookRoute } from '../http.js';
 import { webhookRoutes } from '../pipeline.js';
 import { verify } from './verify.js';
@@ -23,8 +31,6 @@ import {
   handshakeResponse,
   INITIAL_STATUS,
   mediaLookup,
-  isRecipient,
-  offerAnswer,
   personParams,
   receiptOf,
   STATUS_RANK,
@@ -32,6 +38,7 @@ import {
 } from './inbound.js';
 import {
   FLOW_TOKEN_PREFIX,
+  FORM_ONLY,
   NOTHING_OPEN,
   questionMessage,
   templateMessage,
@@ -39,7 +46,7 @@ import {
   textMessage,
   toChannelError,
 } from './messages.js';
-import { viewOn } from '../../src/core/surfaces.js';
+import { decodeActionCode } from '../../src/core/action-code.js';
 import type { ReplyTo, StoredInteraction } from '../../src/core/types.js';
 import type { Logger } from '../../src/observability/logger.js';
 
@@ -257,50 +264,50 @@ export class WhatsAppChannel implements ChannelPlugin {
 
   /** A tap on a button or list row askgate rendered: the id names the question and the choice. */
   private async onTap(event: TapEvent, core: ChannelCore): Promise<void> {
-    const decoded = decodeAction(event.replyId);
-    const stored = decoded === null ? null : this.seenBy(await core.get(decoded.interactionId), event.from);
-    if (decoded === null || stored === null || !isRecipient(stored, event.from)) return;
-    const answer =
-      decoded.action.kind === 'confirm' ? decoded.action.value : (stored.choices ?? [])[decoded.action.index];
-    const outcome = await offerAnswer(core, stored, answer, null, {
-      ...personParams(event),
-      button_title: event.title,
+    const code = decodeActionCode(event.replyId);
+    if (code === null || code.pick.kind === 'page') return;
+    const outcome = await core.dispatch({
+      question: { by: 'id', id: code.interactionId },
+      surface: this.surfaceOf(event.from),
+      pick: code.pick,
+      answeredBy: whoIs(event.from),
+      params: { ...personParams(event), button_title: event.title },
+      replyTo: null,
     });
-    if (outcome.kind !== 'answered')
-      await this.send(event.from, textMessage(tellOutcome(outcome, stored)), event.messageId);
+    await this.tell(outcome, event);
   }
 
   /** A text or media message: the question it quotes (context.id), or else the sender's latest pending question. */
   private async onReply(event: ReplyEvent, core: ChannelCore): Promise<void> {
-    let stored = event.contextId === null ? null : await core.findByDelivery(this.name, event.contextId);
-    if (stored === null) stored = await this.latestPending(core, event.from);
-    if (stored === null) {
-      await this.converseOrTell(event, core);
-      return;
-    }
-    if (!isRecipient(stored, event.from)) return;
-    if (stored.answer_format === 'form') {
-      await this.send(
-        event.from,
-        textMessage('Please answer with the form: tap “Open the form” on the question.'),
-        event.messageId,
-      );
-      return;
-    }
-    const params = {
-      ...event.media,
-      ...(await mediaLookup(this.graph, event.mediaId, this.options.logger)),
-      ...personParams(event),
-    };
-    const outcome = await offerAnswer(
-      core,
-      stored,
-      answerFromText(stored, event.text),
-      this.replyTo(stored, event.contextId),
-      params,
-    );
-    if (outcome.kind !== 'answered')
-      await this.send(event.from, textMessage(tellOutcome(outcome, stored)), event.messageId);
+    const outcome = await core.dispatch({
+      question: [
+        ...(event.contextId === null ? [] : [{ by: 'delivery', ref: event.contextId } as const]),
+        // The recipient is kept as the asker wrote it; a number may have been given with or without its `+`.
+        { by: 'recipient', recipients: [event.from, `+${event.from}`] },
+      ],
+      surface: this.surfaceOf(event.from),
+      pick: {
+        kind: 'read',
+        read: async (question) =>
+          question.answer_format === 'form'
+            ? {
+                ok: false,
+                refusal: { code: 'invalid_answer', field: null, reason: 'a form is answered in its Flow' },
+                message: FORM_ONLY,
+              }
+            : {
+                ok: true,
+                answer: answerFromText(question, event.text),
+                // Looked up only for a message that answers a question.
+                params: { ...event.media, ...(await mediaLookup(this.graph, event.mediaId, this.options.logger)) },
+              },
+      },
+      answeredBy: whoIs(event.from),
+      params: personParams(event),
+      replyTo: (question) => this.replyTo(question, event.contextId),
+    });
+    if (outcome.kind === 'not_found') await this.converseOrTell(event, core);
+    else await this.tell(outcome, event);
   }
 
   /**
@@ -325,21 +332,41 @@ export class WhatsAppChannel implements ChannelPlugin {
   private async onFlow(event: FlowReplyEvent, core: ChannelCore): Promise<void> {
     const id =
       event.flowToken?.startsWith(FLOW_TOKEN_PREFIX) === true ? event.flowToken.slice(FLOW_TOKEN_PREFIX.length) : null;
-    const stored = id === null ? null : this.seenBy(await core.get(id), event.from);
-    if (stored === null || stored.schema === null || !isRecipient(stored, event.from)) return;
-    const { answer, inputs } = decodeFlowValues(stored.schema, event.values);
-    let errors = checkFlowAnswer(stored.schema, answer, inputs);
+    if (id === null) return;
+    let errors = new Map<string, string>();
+    const outcome = await core.dispatch({
+      question: { by: 'id', id },
+      surface: this.surfaceOf(event.from),
+      pick: {
+        kind: 'read',
+        read: (question) => {
+          if (question.schema === null)
+            return { ok: false, refusal: { code: 'invalid_answer', field: null, reason: 'no form' }, message: '' };
+          const { answer, inputs } = decodeFlowValues(question.schema, event.values);
+          errors = checkFlowAnswer(question.schema, answer, inputs);
+          if (errors.size === 0) return { ok: true, answer };
+          return {
+            ok: false,
+            refusal: { code: 'invalid_answer', field: null, reason: 'fields do not fit' },
+            message: 'Please check the form.',
+            fields: Object.fromEntries(errors),
+          };
+        },
+      },
+      answeredBy: whoIs(event.from),
+      params: { ...personParams(event), flow_token: event.flowToken ?? '' },
+      replyTo: (question) => this.replyTo(question, event.contextId),
+    });
+    if (outcome.kind !== 'refused' || outcome.refusal.code !== 'invalid_answer') {
+      await this.tell(outcome, event);
+      return;
+    }
+    const stored = outcome.question;
+    if (stored.schema === null) return;
     if (errors.size === 0) {
-      const outcome = await offerAnswer(core, stored, answer, this.replyTo(stored, event.contextId), {
-        ...personParams(event),
-        flow_token: event.flowToken ?? '',
-      });
-      if (outcome.kind === 'answered') return;
-      if (outcome.kind !== 'invalid') {
-        await this.send(event.from, textMessage(tellOutcome(outcome, stored)), event.messageId);
-        return;
-      }
-      const refusal = fieldOfRefusal(stored.schema, outcome);
+      // The core refused what the form's own rules took: its refusal, on its field.
+      const { field, reason } = outcome.refusal;
+      const refusal = fieldOfRefusal(stored.schema, field === null ? { reason } : { field, reason });
       errors = new Map([[refusal.field ?? '', refusal.words]]);
     }
     // Refused: a fresh form whose fields show the words, and the same words in the chat above it.
@@ -358,6 +385,21 @@ export class WhatsAppChannel implements ChannelPlugin {
     await this.send(event.from, fresh, event.messageId);
   }
 
+  /**
+   * Tells the person why their answer was not taken, quoting their message. A winning answer needs no words (the
+   * outcome reply follows), and an event naming no question of theirs changes nothing and is told nothing.
+   */
+  private async tell(outcome: DispatchOutcome, event: { from: string; messageId: string }): Promise<void> {
+    if (outcome.kind === 'answered' || outcome.kind === 'ready') return;
+    if (outcome.kind === 'not_found' || outcome.kind === 'wrong_surface') return;
+    await this.send(event.from, textMessage(tellOutcome(outcome)), event.messageId);
+  }
+
+  /** Only the number a question went to may answer it, and only on this channel (spelled with or without `+`). */
+  private surfaceOf(waId: string): SurfaceClaim {
+    return { channel: this.name, recipient: waId, recipientSpelling: 'digits' };
+  }
+
   private requireFlows(): NonNullable<WhatsAppChannel['flows']> {
     if (this.flows === null) throw new ChannelError('whatsapp', 'invalid', 'forms need WHATSAPP_BUSINESS_ACCOUNT_ID.');
     return this.flows;
@@ -367,19 +409,6 @@ export class WhatsAppChannel implements ChannelPlugin {
   private replyTo(stored: StoredInteraction, contextId: string | null): ReplyTo | null {
     if (contextId === null || stored.delivery?.['message_id'] !== contextId) return null;
     return { message_id: contextId, status: stored.delivery['status'] ?? INITIAL_STATUS, text: stored.question };
-  }
-
-  /** The question as the surface of `waId` sees it (one question may go to several numbers); null when none is. */
-  private seenBy(found: StoredInteraction | null, waId: string): StoredInteraction | null {
-    return found === null
-      ? null
-      : viewOn(found, this.name, (s) => s.recipient !== null && digits(s.recipient) === waId);
-  }
-
-  private async latestPending(core: ChannelCore, waId: string): Promise<StoredInteraction | null> {
-    // The recipient is kept as the asker wrote it; a number may have been given with or without its `+`.
-    const found = await core.pendingFor(this.name, [waId, `+${waId}`]);
-    return found.at(-1) ?? null;
   }
 
   /** A courtesy message (a hint, an outcome): its failure is logged, never a reason to fail the webhook. */

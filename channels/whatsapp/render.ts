@@ -11,19 +11,17 @@ import {
   TEXT_BODY_MAX,
   RenderLimitError,
 } from './limits.js';
+import { encodeActionCode, type ActionPick } from '../../src/core/action-code.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 import { clip } from '../outcome.js';
 import { renderHints } from '../../src/core/formats/index.js';
 
 /**
- * Question → Cloud API message object, as data (no API calls here). Every button and list row carries the id
- * `<interaction id>:<action>`, so a tap finds its question and its whole choice (by index) whatever its clipped title.
+ * Question → Cloud API message object, as data (no API calls here). Every button and list row carries an action code
+ * as its id (`<interaction id>:<pick>`, src/core/action-code.ts), so a tap finds its question and its whole choice (by index) whatever its clipped title.
  */
 
 export type Json = Record<string, unknown>;
-
-/** What a tap means. */
-export type TapAction = { kind: 'confirm'; value: boolean } | { kind: 'select'; index: number };
 
 const HINT = {
   text: 'Reply to this message with your answer.',
@@ -43,20 +41,9 @@ function check(what: string, value: string, max: number): string {
   return value;
 }
 
-export function encodeAction(interactionId: string, action: TapAction): string {
-  const code = action.kind === 'confirm' ? (action.value ? 'y' : 'n') : `s${action.index}`;
-  return check('a reply id', `${interactionId}:${code}`, REPLY_ID_MAX);
-}
-
-// `<interaction id>:<action>`; the id is base64url, with `.<k>` in shard k ≥ 1 (src/core/shard-ids.ts).
-const ACTION = /^([A-Za-z0-9_-]{1,48}(?:\.\d{1,3})?):(y|n|s\d{1,3})$/;
-
-export function decodeAction(id: string): { interactionId: string; action: TapAction } | null {
-  const m = ACTION.exec(id);
-  if (m === null) return null;
-  const [, interactionId, code] = m as unknown as [string, string, string];
-  if (code === 'y' || code === 'n') return { interactionId, action: { kind: 'confirm', value: code === 'y' } };
-  return { interactionId, action: { kind: 'select', index: Number(code.slice(1)) } };
+/** A reply button's or list row's id: the action code (src/core/action-code.ts), within WhatsApp's limit. */
+export function replyId(interactionId: string, pick: ActionPick): string {
+  return check('a reply id', encodeActionCode(interactionId, pick), REPLY_ID_MAX);
 }
 
 /**
@@ -119,7 +106,7 @@ function list(interaction: StoredInteraction, callbackUrl: string): Json {
     throw new RenderLimitError(`the list has ${choices.length} rows; WhatsApp allows ${LIST_ROWS_MAX}.`);
   const rows = choices.map((choice, index) => {
     const row: Json = {
-      id: encodeAction(interaction.id, { kind: 'select', index }),
+      id: replyId(interaction.id, { kind: 'choice', index }),
       title: clip(choice, ROW_TITLE_MAX),
     };
     // A clipped title goes on in the row's description, so the person reads the whole choice before tapping.
@@ -145,8 +132,8 @@ export function renderQuestion(interaction: StoredInteraction, callbackUrl: stri
       return buttons(
         interaction,
         [
-          { id: encodeAction(interaction.id, { kind: 'confirm', value: true }), title: 'Yes' },
-          { id: encodeAction(interaction.id, { kind: 'confirm', value: false }), title: 'No' },
+          { id: replyId(interaction.id, { kind: 'confirm', value: true }), title: 'Yes' },
+          { id: replyId(interaction.id, { kind: 'confirm', value: false }), title: 'No' },
         ],
         callbackUrl,
         HINT.confirm,
@@ -157,7 +144,7 @@ export function renderQuestion(interaction: StoredInteraction, callbackUrl: stri
         return buttons(
           interaction,
           choices.map((c, index) => ({
-            id: encodeAction(interaction.id, { kind: 'select', index }),
+            id: replyId(interaction.id, { kind: 'choice', index }),
             title: clip(c, BUTTON_TITLE_MAX),
           })),
           callbackUrl,

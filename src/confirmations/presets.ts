@@ -109,7 +109,8 @@ export function parsePresetBody(raw: unknown, providers: readonly string[]): Pre
       'confirmation.line_items',
       'confirmation.line_items must be 1..100 objects, as the provider takes them.',
     );
-  const derived = DERIVED.find((k) => k in ask);
+  // The format a confirmation derives may be said again; only a conflicting one (or any verifier or schema) is refused.
+  const derived = DERIVED.find((k) => k in ask && !(k === 'answer_format' && ask[k] === 'external'));
   if (derived !== undefined)
     throw invalid(`ask.${derived}`, `ask.${derived} is derived by a confirmation preset from its reference; drop it.`);
   return {
@@ -149,6 +150,8 @@ export class PresetService {
   async put(name: string, raw: unknown, identity: Identity): Promise<{ name: string; version: number }> {
     checkPresetName(name);
     const body = parsePresetBody(raw, [...this.deps.providers.keys()]);
+    // Checked by the ask rules now, so a preset that could never ask is refused here, not at its first ask.
+    this.deps.service.validatePresetAsk(fixedFields(body));
     const at = new Date((this.deps.now ?? Date.now)()).toISOString();
     const version = await this.deps.store.appendPreset(name, {
       body: body as unknown as Record<string, unknown>,

@@ -1,6 +1,7 @@
 import type { AuditEvent } from './audit.js';
 import { AnswerPath, type AnswerOffer, type AnswerVerdict, notFound } from './answer-path.js';
 import { parseAskRequest, type AskContext, type AskRequest } from './ask-request.js';
+import { presetProbe, presetRefusal } from './preset-ask.js';
 import { AskgateError, invalid } from './errors.js';
 import type { EventHub } from './event-hub.js';
 import { newTicketSecret, ticketOf } from './ids.js';
@@ -105,6 +106,22 @@ export class InteractionService {
       registeredChannels: () => channels.names(),
       allowPrivateWebhooks: settings.webhookAllowPrivate === true,
     };
+  }
+
+  /**
+   * Checks the fields a preset fixes against the ask rules, writing nothing: a refusal of one of them is the 400 an
+   * ask through the preset would get, its field named under `ask.` (core/preset-ask.ts).
+   */
+  validatePresetAsk(fixed: Readonly<Record<string, unknown>>): void {
+    // Whether this process can run a fixed verifier is asked at each ask (validate), as for any ask: a confirmation
+    // preset's derived binding may be written before the bridge secret is set.
+    const ctx = this.askContext();
+    try {
+      parseAskRequest(presetProbe(fixed, ctx.nowMs), ctx);
+    } catch (err) {
+      const refusal = presetRefusal(err, fixed);
+      if (refusal !== null) throw refusal;
+    }
   }
 
   /**

@@ -149,13 +149,13 @@ export function probeChannel(
               },
               dedupeKey: (event) => `${name}:${event.id}`,
               dispatch: async (event) => {
-                const outcome = await core.offer({
-                  interactionId: event.interaction,
-                  answer: event.answer,
-                  replyTo: null,
-                  params: null,
-                  surface: name,
+                const outcome = await core.dispatch({
+                  question: { by: 'id', id: event.interaction },
+                  surface: { channel: name },
+                  pick: { kind: 'answer', answer: event.answer },
                   answeredBy: `${name}:${event.from}`,
+                  params: null,
+                  replyTo: null,
                 });
                 return { status: 200, body: { outcome: outcome.kind } };
               },

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { decodeControlId, encodeControlId } from '../../channels/discord/webhook.js';
-import { decodeAction as decodeTelegram, encodeAction as encodeTelegram } from '../../channels/telegram/render.js';
-import { decodeAction as decodeWhatsApp, encodeAction as encodeWhatsApp } from '../../channels/whatsapp/render.js';
+import { callbackData } from '../../channels/telegram/render.js';
+import { replyId } from '../../channels/whatsapp/render.js';
+import { decodeActionCode } from '../../src/core/action-code.js';
 import { interactionIdInShard } from '../../src/core/shard-ids.js';
 
 /**
@@ -12,16 +13,16 @@ describe('ids of a shard in channel controls', () => {
   const id = interactionIdInShard(63);
 
   it('round-trips through Telegram callback data (≤ 64 bytes)', () => {
-    const data = encodeTelegram(id, { kind: 'select', index: 12 });
+    const data = callbackData(id, { kind: 'choice', index: 12 });
     expect(Buffer.byteLength(data)).toBeLessThanOrEqual(64);
-    expect(decodeTelegram(data)).toEqual({ interactionId: id, action: { kind: 'select', index: 12 } });
-    expect(decodeTelegram(encodeTelegram(id, { kind: 'confirm', value: true }))?.interactionId).toBe(id);
+    expect(decodeActionCode(data)).toEqual({ interactionId: id, pick: { kind: 'choice', index: 12 } });
+    expect(decodeActionCode(callbackData(id, { kind: 'confirm', value: true }))?.interactionId).toBe(id);
   });
 
   it('round-trips through a WhatsApp reply id', () => {
-    expect(decodeWhatsApp(encodeWhatsApp(id, { kind: 'confirm', value: false }))).toEqual({
+    expect(decodeActionCode(replyId(id, { kind: 'confirm', value: false }))).toEqual({
       interactionId: id,
-      action: { kind: 'confirm', value: false },
+      pick: { kind: 'confirm', value: false },
     });
   });
 

@@ -24,15 +24,15 @@ afterAll(async () => fake.close());
 describe('slack quick acknowledgement', () => {
   it('answers 200 before the deadline when a listener is slow to ack, and lets the listener finish', async () => {
     let looked = 0;
-    // The submission's listener reads the question before it acks; here that read is held until the door has
+    // The submission's listener dispatches the answer before it acks; here that dispatch is held until the door has
     // answered, so the 200 cannot have come from the listener.
     let release: () => void = () => {};
     const held = new Promise<void>((r) => (release = r));
     const core = {
-      get: async () => {
+      dispatch: async () => {
         await held;
         looked += 1;
-        return null;
+        return { kind: 'not_found' };
       },
       firstSeen: async () => true,
     } as unknown as ChannelCore; // the listener under test reads only these two

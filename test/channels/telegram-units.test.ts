@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { LocalPacer, chatOf } from '../../channels/telegram/pacing.js';
 import { TokenBucket } from '../../channels/token-bucket.js';
 import { botIdOf } from '../../channels/telegram/shared-pacing.js';
-import { decodeAction, encodeAction, questionText, selectKeyboard } from '../../channels/telegram/render.js';
+import { callbackData, questionText, selectKeyboard } from '../../channels/telegram/render.js';
+import { decodeActionCode } from '../../src/core/action-code.js';
 import { answerFromText } from '../../channels/replies.js';
 import { verify } from '../../channels/telegram/verify.js';
 import { parseUpdate } from '../../channels/telegram/webhook.js';
@@ -44,19 +45,21 @@ describe('telegram webhook verify', () => {
 describe('telegram render', () => {
   it('round-trips callback actions and keeps them far under 64 bytes', () => {
     const id = 'AbCdEfGhIjKlMnOp';
-    for (const action of [
+    for (const pick of [
       { kind: 'confirm', value: true },
-      { kind: 'select', index: 99 },
+      { kind: 'choice', index: 99 },
       { kind: 'page', page: 12 },
     ] as const) {
-      const data = encodeAction(id, action);
+      const data = callbackData(id, pick);
       expect(Buffer.byteLength(data)).toBeLessThanOrEqual(24);
-      expect(decodeAction(data)).toEqual({ interactionId: id, action });
+      expect(decodeActionCode(data)).toEqual({ interactionId: id, pick });
     }
-    expect(decodeAction('junk')).toBeNull();
+    expect(decodeActionCode('junk')).toBeNull();
   });
-  it('names the limit when callback_data would exceed 64 bytes', () => {
-    expect(() => encodeAction('x'.repeat(70), { kind: 'confirm', value: true })).toThrow(/64/);
+  it('refuses to write an id no action code carries, rather than a button that finds nothing', () => {
+    // The longest id a code carries (48 characters, shard 999) still fits callback_data's 64 bytes with room to spare.
+    expect(Buffer.byteLength(callbackData(`${'x'.repeat(48)}.999`, { kind: 'page', page: 999 }))).toBe(57);
+    expect(() => callbackData('x'.repeat(70), { kind: 'confirm', value: true })).toThrow(/not an interaction id/);
   });
   it('cuts a long question to fit 4096 characters with its hint', () => {
     const text = questionText({ question: '€'.repeat(4096), answer_format: 'confirm' });

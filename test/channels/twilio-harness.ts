@@ -32,9 +32,11 @@ let smsSeq = 0;
 
 /**
  * `statusCallbacks: false` keeps the fake from sending the delivery receipts of its messages (a test that judges
- * the status a question has before any receipt).
+ * the status a question has before any receipt); `env` adds to the gateway's environment (REDIS_URL, say).
  */
-export async function startTwilioWorld(options: { statusCallbacks?: boolean } = {}): Promise<TwilioWorld> {
+export async function startTwilioWorld(
+  options: { statusCallbacks?: boolean; env?: Record<string, string> } = {},
+): Promise<TwilioWorld> {
   const fake = await startFakeTwilio();
   const world = await startPlatformWorld(fake, {
     TWILIO_ACCOUNT_SID: ACCOUNT_SID,
@@ -43,6 +45,7 @@ export async function startTwilioWorld(options: { statusCallbacks?: boolean } = 
     TWILIO_WHATSAPP_FROM: WA_FROM,
     TWILIO_API_URL: fake.apiUrl,
     INTERACTIONS_PUBLIC_BASE_URL: PUBLIC_BASE,
+    ...options.env,
   });
   const gw = world.gw;
   if (options.statusCallbacks ?? true) fake.routeCallbacks(PUBLIC_BASE, gw.url);

@@ -242,6 +242,26 @@ describe('presets', () => {
     expect((await agent().get('/api/presets/deposit')).json).toEqual(before);
   });
 
+  it('accepts the answer_format a confirmation derives ("external") and refuses a conflicting one, naming it', async () => {
+    const body = depositPreset('order-ext');
+    const same = await admin().put('/api/presets/ext-same', {
+      ...body,
+      ask: { ...(body['ask'] as object), answer_format: 'external' },
+    });
+    expect(same.status, JSON.stringify(same.json)).toBe(200);
+    const other = await admin().put('/api/presets/ext-other', {
+      ...body,
+      ask: { ...(body['ask'] as object), answer_format: 'form' },
+    });
+    expect(other.status).toBe(400);
+    expect(other.json).toEqual({
+      error: 'invalid_request',
+      field: 'ask.answer_format',
+      message: 'ask.answer_format is derived by a confirmation preset from its reference; drop it.',
+    });
+    expect((await admin().get('/api/presets/ext-other')).status).toBe(404);
+  });
+
   it('refuses a caller passing a field the preset fixes, naming it; no question and no session are made', async () => {
     const pending = (await agent().get('/api/interactions?limit=200')).json['items'] as unknown[];
     const sessions = stripe.sessions.size;
