@@ -56,7 +56,7 @@ export function confirmChoicePage(record: InteractionRecord, claim: ActionLinkCl
   const body =
     `<h1 class="cb-question">${escapeHtml(record.question)}</h1>${whoAndWhen(record)}` +
     '<section class="al-card" aria-labelledby="al-what">' +
-    `<p id="al-what">Your answer, for <strong>${forWhom(claim)}</strong>:</p>` +
+    `<p id="al-what">This link answers for <strong>${forWhom(claim)}</strong>:</p>` +
     `<p class="al-choice">${escapeHtml(label)}</p>` +
     '<form method="post" accept-charset="utf-8">' +
     `<input type="hidden" name="token" value="${escapeHtml(token)}">` +

@@ -50,7 +50,7 @@ border-radius:var(--ag-radius,10px);background:var(--ag-surface,#f6f7f9)}
 .al-card form{margin:0}
 .al-card .ag-submit{width:100%;min-height:44px}
 @media (min-width:600px){.al-card .ag-submit{width:auto}}
-.al-outcome{margin:0 0 .5rem;overflow-wrap:anywhere}
+.cb-outcome~.cb-note+.cb-note{margin-top:.5rem}
 `;
 
 /** The page around a body: this door's stylesheets, and this origin's enhancement script when asked for. */

@@ -87,7 +87,7 @@ describe('GET /a/{token}', () => {
     expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     const html = await res.text();
     expect(html).toContain('<h1 class="cb-question">Deploy v2 to production?</h1>');
-    expect(html).toContain('Your answer, for <strong>ann@example.com</strong>:');
+    expect(html).toContain('This link answers for <strong>ann@example.com</strong>:');
     expect(html).toContain('<p class="al-choice">Yes</p>');
     expect(html).toContain('<button type="submit" class="ag-submit">Answer “Yes”</button>');
     expect(buttons(html)).toBe(1);
