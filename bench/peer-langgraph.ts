@@ -71,7 +71,8 @@ async function openAskgate(concurrency: number): Promise<Side & { resumed(): num
   const waiting = new Map<string, () => void>();
   let resumed = 0;
   const worker = await startWorker({
-    redisUrl: redis.url,
+    url: gateway.url,
+    token: BENCH_TOKEN,
     concurrency,
     handlers: {
       // The run's continuation: here it only reports back, as LangGraph's second node only returns.

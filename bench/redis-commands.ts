@@ -66,7 +66,8 @@ export async function redisCommands(size: Size): Promise<BenchResult> {
   const keys = new Keys();
   const resumedRuns = new Set<string>();
   const worker = await startWorker({
-    redisUrl: redis.url,
+    url: gateway.url,
+    token: BENCH_TOKEN,
     handlers: {
       cmd: (c) => {
         resumedRuns.add(c.run_id);

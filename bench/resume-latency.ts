@@ -29,7 +29,8 @@ export async function resumeLatency(size: Size): Promise<BenchResult> {
   const http = new HttpClient(gateway.url, BENCH_TOKEN, 4);
   const handlerStarts = new Map<string, number>();
   const continuations = await startWorker({
-    redisUrl: redis.url,
+    url: gateway.url,
+    token: BENCH_TOKEN,
     handlers: {
       bench: (c) => {
         handlerStarts.set(c.run_id, performance.now());

@@ -14,13 +14,13 @@ import { CallbackService } from './core/callback-service.js';
 import { BRIDGE_LADDER } from './confirmations/ladder.js';
 import { startConfirmations } from './confirmations/wiring.js';
 import { ANSWER_PATH, answerDoor, apiRouter } from './doors/api.js';
-import { answerFastDoor } from './doors/answer-fast.js';
-import { askFastDoor } from './doors/ask-fast.js';
 import { fastDoors } from './doors/fast-door.js';
+import { hotDoors } from './doors/hot-doors.js';
 import { callbackRouter } from './doors/callback.js';
 import { actionLinkRouter } from './doors/action-link.js';
 import { ActionLinks } from './core/action-links.js';
 import { confirmationsRouter } from './doors/confirmations.js';
+import { continuationsRouter } from './doors/continuations.js';
 import { presetsRouter } from './doors/presets.js';
 import { providerIngressRouter } from './doors/stripe-ingress.js';
 import { TokenAuthenticator } from './doors/auth.js';
@@ -28,10 +28,12 @@ import { errorHandler } from './doors/error-status.js';
 import { healthRouter } from './doors/health.js';
 import { inboxRouter } from './doors/inbox.js';
 import { landingRouter } from './doors/landing.js';
+import { openApiRouter } from './doors/openapi.js';
 import { requestLog } from './doors/request-log.js';
 import { runsRouter } from './doors/runs.js';
 import { startParks } from './wiring/runs.js';
 import { BullConfirmationJobs } from './queue/confirmation-jobs.js';
+import { BullHandlerClaims } from './queue/handler-claims.js';
 import { startFollowUps } from './wiring/follow-ups.js';
 import { streamRouter } from './doors/stream.js';
 import { createLogger, type Logger } from './observability/logger.js';
@@ -201,6 +203,17 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     followUps: followUps.scheduler,
   });
   parks.startWorkers(service);
+  // Handler workers claim continuations over HTTP (the continuation doors); the claims run on the BullMQ connection.
+  const claims =
+    parks.service !== null && connections !== null
+      ? new BullHandlerClaims({
+          connection: connections.queue(),
+          shardKeys: connections.shardKeys,
+          lockMs: config.resumeLockMs,
+          backoffMs: config.resumeBackoffMs,
+          logger,
+        })
+      : null;
   followUps.startWorker({ deliverToSurface: (record, target) => service.deliverToSurface(record, target) });
   const callbacks = new CallbackService({ store, service, verifiers, env: config.env, logger });
   // Confirmations keep bridge jobs behind their own port: BullMQ on the process's queue connection, or none in memory.
@@ -232,6 +245,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   app.use(streamRouter(hub, auth));
   app.use(apiRouter(service, auth));
   app.use(runsRouter(service, parks.service, auth));
+  app.use(continuationsRouter(claims, auth));
   app.use(presetsRouter(confirmations.presets, auth));
   app.use(confirmationsRouter(confirmations, auth));
   app.use(providerIngressRouter(confirmations));
@@ -240,6 +254,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   app.use(mcp.router);
   app.use(inboxRouter());
   app.use(landingRouter({ store: store.kind, channels: channels.names() }));
+  app.use(openApiRouter());
   // Every channel's declared webhooks (and, for web, its page and API) verify their own requests; before the 404.
   const conversations = parks.conversations;
   // Signed action links, made by channels through the core port and answered at /a/{token}; none without a secret.
@@ -309,7 +324,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       return new Promise((resolve, reject) => {
         // The plain answer and ask requests are served ahead of express (src/doors/fast-door.ts); express serves the
         // rest, including those doors' refusals of auth.
-        const fast = fastDoors([answerFastDoor(service), askFastDoor(service)], auth, logger);
+        const fast = fastDoors(hotDoors(service), auth, logger);
         const s = createServer((req, res) => {
           if (!fast(req, res)) app(req, res);
         });
@@ -332,6 +347,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
         await new Promise<void>((resolve) => s.close(() => resolve()));
       }
       // Every channel, the never-started ones too (their constructors may hold timers), the last started first.
+      await claims?.close();
       await stopChannels([...started, ...plugins.filter((p) => !started.includes(p))], logger);
       hub.close();
       await confirmations.close();

@@ -24,6 +24,10 @@ export type ErrorCode =
   | 'fixed_by_preset'
   | 'provider_failed'
   | 'not_configured'
+  /** A handler continuation's lease lapsed, or is not the one holding it now (docs/doors.md, "Continuations"). */
+  | 'lease_expired'
+  /** A handler continuation completed already; a second completion changes nothing. */
+  | 'already_completed'
   /** Something askgate did not expect went wrong (it is logged); not the store, not the caller. */
   | 'internal_error';
 

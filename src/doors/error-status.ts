@@ -16,6 +16,8 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   not_an_approver: 403,
   not_found: 404,
   conflict: 409,
+  lease_expired: 409,
+  already_completed: 409,
   gone: 410,
   rate_limited: 429,
   verifier_unavailable: 500,

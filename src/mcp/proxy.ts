@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import type { ElicitRequestParams } from '@modelcontextprotocol/sdk/types.js';
 import type { AskgateClient } from '../sdk/client.js';
-import { type ElicitationRoute, ElicitationRefusedError, elicitThroughAsk } from './elicitation.js';
+import { type ElicitationRoute, ElicitationRefusedError, elicitThroughAsk } from '../sdk/elicitation.js';
 
 /**
  * `askgate mcp-proxy`: stands between an MCP client and a stdio MCP server it starts. Every message passes both

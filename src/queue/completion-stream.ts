@@ -26,8 +26,8 @@ const BATCH = 64;
 type Entries = Array<[id: string, fields: string[]]>;
 
 /**
- * The askgate worker's side of handler completions, version 2 of the job protocol (job-protocol.ts): SDK workers
- * append one report per completed continuation to the completions stream, and every askgate worker process reads
+ * The askgate worker's side of handler completions, version 2 of the job protocol (job-protocol.ts): the
+ * continuation doors append one report per completed continuation to the completions stream, and every askgate worker process reads
  * it as one consumer of the group `askgate`, so each entry goes to one of them. With ASKGATE_SHARDS > 1 each shard
  * has its stream, and an askgate worker runs one CompletionStream per shard (src/wiring/runs.ts), each on a reader
  * connection of its own.

@@ -14,10 +14,10 @@ import { type QueueShards, shardKeys } from './queue-shards.js';
  * | queue            | consumed by                       | one job per                                        |
  * |------------------|-----------------------------------|----------------------------------------------------|
  * | `resume`         | askgate worker                    | park of a run that became ready or dying            |
- * | `handler-<name>` | an SDK `startWorker` with `<name>`| continuation of a run whose resume is a handler     |
+ * | `handler-<name>~<identity>` | claims through the continuation doors | continuation of a run whose resume is a handler |
  * | `turn`           | askgate worker                    | chat message routed to a webhook target             |
  * | `reply`          | askgate worker                    | reply of a chat-reached run: at once, or per resume |
- * | `completed`      | askgate worker                    | completion reported by an SDK worker (src/runs/job-protocol.ts) |
+ * | `completed`      | askgate worker                    | completion reports of job protocol v1 (src/runs/job-protocol.ts) |
  *
  * The connection is the process's BullMQ connection (src/store/redis/connections.ts, `queue()`).
  */
@@ -25,8 +25,13 @@ export const RESUME_QUEUE = 'resume';
 export const TURN_QUEUE = 'turn';
 export const REPLY_QUEUE = 'reply';
 
-export function handlerQueueName(handler: string): string {
-  return `handler-${handler}`;
+/**
+ * The queue of handler `handler`'s continuations of runs parked by `identity` (a route's turns: the route's identity):
+ * one queue per identity, so a worker claiming through the continuation doors (queue/handler-claims.ts) takes only
+ * its own identity's continuations. Identities are free text, hence base64url.
+ */
+export function handlerQueueName(handler: string, identity: string): string {
+  return `handler-${handler}~${Buffer.from(identity).toString('base64url')}`;
 }
 
 /** Retries of a reply post: a channel that is down for a day is not worth a reply nobody waits for any more. */
@@ -144,15 +149,19 @@ export class ResumeProducer {
   }
 
   /**
-   * Hands a continuation to the SDK workers registered for `handler`, under the same deterministic id; `data` is a
-   * handler job of the job protocol (job-protocol.ts). Its run's shard holds it, and the SDK worker reports its
-   * completion to that shard's completions stream.
+   * Hands a continuation to the handler workers of `handler` (claims of the run's identity, handler-claims.ts),
+   * under the same deterministic id; `data` is a handler job of the job protocol (job-protocol.ts). Its run's shard
+   * holds it, and its complete reports to that shard's completions stream.
    */
   async enqueueHandler(handler: string, jobId: string, data: HandlerJob): Promise<void> {
-    await (await this.queue<HandlerJob>(handlerQueueName(handler), data.run_id)).add('continuation', data, {
-      ...JOB_DEFAULTS,
-      jobId,
-    });
+    await (await this.queue<HandlerJob>(handlerQueueName(handler, data.identity), data.run_id)).add(
+      'continuation',
+      data,
+      {
+        ...JOB_DEFAULTS,
+        jobId,
+      },
+    );
   }
 
   /** Queues a chat turn for a webhook target (the askgate worker POSTs it). */

@@ -4,34 +4,28 @@ import type { ChatThread } from './checkpoints.js';
 import type { RunView } from './run-store.js';
 
 /**
- * The job protocol between the gateway and SDK continuation workers (docs/sdk.md, "Job protocol"): all a worker
- * knows of the gateway is the handler queues, the completions stream and the data below. It never reads a run or
- * runs the gateway's Lua.
+ * The gateway's own protocol for handler continuations, between the process that enqueues a continuation, the
+ * continuation doors that hand it to handler workers over HTTP (src/runs/handler-claims.ts, docs/doors.md,
+ * "Continuations") and the askgate worker that records its completion. Handler workers see none of it: they see the
+ * continuation body and a lease.
  *
  * Version 2 (what the gateway writes):
- * 1. The gateway adds a handler job to `handler-<name>` (id: the continuation's `resume_id`), its data a
+ * 1. The gateway adds a handler job to its handler's queue (id: the continuation's `resume_id`), its data a
  *    {@link HandlerJob}: the body the handler receives, plus the version, the park's generation and the thread.
- * 2. A worker running the job again (a retry, or a job taken back from a stalled worker) first looks for the
- *    {@link REPORTED_FIELD} field in the job's own hash: present, the continuation completed already and is not run.
- * 3. It runs the handler, then in one atomic step (a MULTI, or the report script of store/redis/scripts/report-2.lua
- *    as this package's worker runs) sets that field and appends its {@link CompletionJob} report to the completions
- *    stream (`Keys.completions`), before its handler job completes.
+ * 2. A claim taking the job again (a retry, or a job whose lease lapsed) first looks for the {@link REPORTED_FIELD}
+ *    field in the job's own hash: present, the continuation completed already; the job is finished, not offered.
+ * 3. A complete under the lease, in one atomic step (store/redis/scripts/report-3.lua), sets that field and appends
+ *    its {@link CompletionJob} report to the completions stream (`Keys.completions`), before the job completes.
  * 4. The askgate worker reads the stream in the consumer group {@link COMPLETIONS_GROUP}: it queues the chat reply
  *    (when the run came from a chat thread), records completion in the run (the run-complete script), then
  *    acknowledges and deletes the entry.
  *
- * Version 1 (kept for handler jobs an older gateway added): steps 2–4 went through a `completed` BullMQ queue — the
- * look for a report was a job of that id there, the report a job added there. That cost three BullMQ scripts and a
- * blocking pop per continuation (bench/README.md, issue 12); a stream entry costs an XADD, a share of one
- * XREADGROUP, an XACK and an XDEL. The gateway still drains `completed` (completion-worker.ts).
- *
- * Compatibility: the gateway writes version 2 and reads reports of both; the SDK worker reads handler jobs of both
- * and answers each in its own version's way. A job of any other version fails at once (no retries) with a message
- * saying which versions the reader speaks.
+ * Version 1 (reports of handler jobs an older gateway added): the report was a job of a `completed` BullMQ queue.
+ * The gateway still drains `completed` (completion-worker.ts). A report of any other version is refused unread.
  */
 export const JOB_PROTOCOL_VERSION = 2;
 
-/** The versions of handler jobs an SDK worker of this package runs, and of reports the gateway records. */
+/** The versions of completion reports the gateway records. */
 export const READ_VERSIONS: readonly number[] = [1, 2];
 
 /** Version 1's queue of completion reports, drained by the askgate worker. */
@@ -41,7 +35,7 @@ export const COMPLETED_QUEUE = 'completed';
 export const COMPLETIONS_GROUP = 'askgate';
 
 /**
- * The field a version-2 SDK worker sets in its handler job's own hash, in the step that appends the report: a job
+ * The field a complete sets in its handler job's own hash, in the step that appends the report: a job
  * whose hash holds it has been reported and is never run again. It lives and goes with the job (BullMQ's retention).
  */
 export const REPORTED_FIELD = 'askgateReported';

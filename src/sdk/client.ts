@@ -1,5 +1,5 @@
-import type { AuditEvent } from '../core/audit.js';
-import type { InteractionRecord } from '../core/types.js';
+import type { AuditEvent } from './wire/audit.js';
+import type { InteractionRecord } from './wire/interactions.js';
 import {
   AskgateHttpError,
   AskgateNetworkError,
@@ -10,7 +10,7 @@ import {
 import { askExternal, type AskExternalOptions, type ExternalAnswer } from './external.js';
 import { settle, sleep } from './settle.js';
 import { TailStream } from './tail.js';
-import { GatewayTransport } from './transport.js';
+import { GatewayTransport, type RequestOptions } from './transport.js';
 import type { AnswerStatus, AskAnswer, AskBody, AskOutcome, InteractionPage, ListOptions } from './types.js';
 
 /** Options of `new AskgateClient(...)`. */
@@ -28,12 +28,6 @@ export interface AskgateClientOptions {
    * up with `AskTimeoutError` on its own. Default `5000` ms.
    */
   expiryGraceMs?: number;
-}
-
-/** Per-call options of every method. */
-export interface RequestOptions {
-  /** Aborts the call; the method then rejects with the signal's reason. Default: none. */
-  signal?: AbortSignal;
 }
 
 /** Options of `ask` and `wait`. */

@@ -1,4 +1,4 @@
-import type { InteractionRecord } from '../core/types.js';
+import type { InteractionRecord } from './wire/interactions.js';
 
 /**
  * The SDK's errors. Two kinds are kept apart, as every good platform client does: the gateway answered and

@@ -1,4 +1,4 @@
-import type { InteractionRecord, JsonSchema } from '../core/types.js';
+import type { InteractionRecord, JsonSchema } from './wire/interactions.js';
 import { AskgateSdkError } from './errors.js';
 import type { AskAnswer } from './types.js';
 

@@ -8,10 +8,13 @@
  * ```
  */
 export { AskgateClient } from './client.js';
-export type { AskgateClientOptions, AskOptions, RequestOptions } from './client.js';
+export type { AskgateClientOptions, AskOptions } from './client.js';
+export type { RequestOptions } from './transport.js';
 export { TailStream } from './tail.js';
-export { AUDIT_EVENT_TYPES, canonicalJson, eventHash, verifyChain } from '../core/audit.js';
-export type { AuditEvent, AuditEventType, ChainVerdict } from '../core/audit.js';
+export { canonicalJson, eventHash, verifyChain } from './audit.js';
+export type { ChainVerdict } from './audit.js';
+export { AUDIT_EVENT_TYPES } from './wire/audit.js';
+export type { AuditEvent, AuditEventType } from './wire/audit.js';
 export type { AskExternalOptions, ExternalAnswer } from './external.js';
 export {
   AskCancelledError,
@@ -55,17 +58,19 @@ export {
   type ElicitThroughAskOptions,
   elicitThroughAsk,
   REPLY_TO_META,
-} from '../mcp/elicitation.js';
+} from './elicitation.js';
 
+export { startWorker } from './worker.js';
 export type { Continuation, ContinuationHandler, ContinuationWorker, ContinuationWorkerOptions } from './worker.js';
-
-/**
- * Starts a continuation worker for `{"handler": "<name>"}` resumes (see `./worker.ts`). Loaded on first use, so a
- * program that only asks does not load BullMQ.
- */
-export async function startWorker(
-  options: import('./worker.js').ContinuationWorkerOptions,
-): Promise<import('./worker.js').ContinuationWorker> {
-  const { startWorker: start } = await import('./worker.js');
-  return start(options);
-}
+export type {
+  ClaimBody,
+  ClaimResponse,
+  CompleteBody,
+  ContinuationAskResult,
+  ContinuationPayload,
+  ConversationTurnPayload,
+  ExtendBody,
+  ExtendResponse,
+  FailBody,
+  FailResponse,
+} from './wire/continuations.js';

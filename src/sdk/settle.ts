@@ -1,5 +1,5 @@
 import { AskCancelledError, AskgateSdkError, AskTimeoutError } from './errors.js';
-import type { InteractionRecord } from '../core/types.js';
+import type { InteractionRecord } from './wire/interactions.js';
 import type { AskAnswer } from './types.js';
 
 /** What a blocking wait does with a record once it has left `pending`, and the pause between retried long-polls. */

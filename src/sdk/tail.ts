@@ -1,4 +1,4 @@
-import type { InteractionEventType, InteractionRecord } from '../core/types.js';
+import type { InteractionEventType, InteractionRecord } from './wire/interactions.js';
 import { AskgateSdkError } from './errors.js';
 import { parseSse } from './sse.js';
 import type { TailEvent } from './types.js';

@@ -1,5 +1,10 @@
 import { AskgateHttpError, AskgateNetworkError, AskgateSdkError } from './errors.js';
-import type { RequestOptions } from './client.js';
+
+/** Per-call options of every method. */
+export interface RequestOptions {
+  /** Aborts the call; the method then rejects with the signal's reason. Default: none. */
+  signal?: AbortSignal;
+}
 
 /**
  * The client's wire: one authenticated JSON request to a gateway door, and the typed errors a failed one becomes.

@@ -6,7 +6,7 @@ import type {
   JsonSchema,
   MediaItem,
   ReplyTo,
-} from '../core/types.js';
+} from './wire/interactions.js';
 
 /**
  * The request and response shapes of the HTTP contract, as the SDK types them. Arrays are `readonly` so a body

@@ -1,20 +1,15 @@
-import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { ContinuationPayload, ConversationTurnPayload } from '../runs/continuation.js';
-import {
-  COMPLETED_QUEUE,
-  REPORTED_FIELD,
-  continuationOf,
-  unsupportedVersion,
-  type CompletionJob,
-  type HandlerJob,
-} from '../runs/job-protocol.js';
-import { JOB_DEFAULTS, backoffDelay, handlerQueueName } from '../queue/queues.js';
-import { HANDLER_NAME } from '../runs/job-bus.js';
-import { DEFAULT_KEY_PREFIX } from '../store/keys.js';
-import { RedisConnections } from '../store/redis/connections.js';
-import { runReport } from '../store/redis/scripts/index.js';
-import { readShards } from '../store/redis/shard-record.js';
-import { AskgateSdkError } from './errors.js';
+import { AskgateClient } from './client.js';
+import { AskgateHttpError, AskgateSdkError } from './errors.js';
+import { GatewayTransport } from './transport.js';
+import type {
+  ClaimBody,
+  ClaimResponse,
+  CompleteBody,
+  ContinuationPayload,
+  ConversationTurnPayload,
+  ExtendBody,
+  FailBody,
+} from './wire/continuations.js';
 
 /**
  * What a handler receives, with which attempt this is (1 on the first run): a continuation body (`run.resumed`,
@@ -31,65 +26,77 @@ export type ContinuationHandler = (continuation: Continuation) => unknown;
 
 /** Options of `startWorker`. */
 export interface ContinuationWorkerOptions {
-  /** The gateway's Redis, `redis://...`, or its Redis Cluster, `redis+cluster://host:port,...`. Required. */
-  redisUrl: string;
-  /** The gateway's `ASKGATE_REDIS_PREFIX`. Default `{askgate}:`. */
-  prefix?: string;
+  /** The gateway's base URL, e.g. `http://127.0.0.1:8080` (a path prefix is kept). Required. */
+  url: string;
+  /**
+   * A bearer token (scope `write`) of the identity whose runs this worker continues: the identity that parks them,
+   * or a route's identity for its turns. Required; never echoed in errors.
+   */
+  token: string;
   /** Continuations by name. Required, at least one. */
   handlers: Record<string, ContinuationHandler>;
-  /** Continuations run at once per handler and shard (with ASKGATE_SHARDS = N, up to N × this per handler). Default 8. */
+  /** Continuations run at once per handler. Default 8. */
   concurrency?: number;
   /**
-   * How long this worker may go silent (killed, frozen) before its running continuation is taken for abandoned and
-   * run again on another worker, ms. Default 30000.
+   * The lease on a running continuation, ms (1000..600000): the worker lengthens it every half lease while the
+   * handler runs; a worker that goes silent (killed, frozen) this long loses it, and the continuation runs again on
+   * another worker. Default 30000.
    */
   lockDurationMs?: number;
   /** First retry delay after a handler throws, ms (doubles per attempt, with jitter, capped at 15 min). Default 1000. */
   backoffMs?: number;
+  /** The fetch to use (a proxy agent, a test double). Default: the global `fetch`. */
+  fetch?: typeof fetch;
   /**
-   * How often the worker reads the gateway's recorded shard count (`ASKGATE_SHARDS`, docs/scaling.md), ms: when a
-   * gateway raised it, the worker starts working the new shards' queues. Default 10000.
+   * Told of every failed exchange with the gateway (unreachable, refused); the worker carries on, retrying claims
+   * with backoff. Default: a line on stderr.
    */
-  shardsRefreshMs?: number;
-  /**
-   * Ignored; kept so existing callers still type-check. The gateway applies its own retention when it records the
-   * completion this worker reports.
-   * @deprecated
-   */
-  retentionMinutes?: number;
+  onError?: (error: Error) => void;
 }
-
-/** ASKGATE_SHARDS's ceiling: a recorded count above it is not the gateway's, and is not followed further. */
-const MAX_RECORDED_SHARDS = 64;
 
 /** A running continuation worker. */
 export interface ContinuationWorker {
-  /** Waits for running continuations, then stops. */
+  /** Stops claiming, waits for running continuations (and their reports), then resolves. */
   close(): Promise<void>;
 }
 
+/** Handler names as `run.resume.handler` takes them. */
+const HANDLER_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
+/** Seconds one claim waits on the gateway for a continuation to fall due. */
+const CLAIM_WAIT_SECONDS = 30;
+/** Waits after a failed claim, ms: doubling from the first to the last. */
+const CLAIM_RETRY_MS = [250, 500, 1000, 2000, 5000] as const;
+/** Tries of a report (complete, fail) the gateway did not answer, 500 ms apart. */
+const REPORT_TRIES = 5;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
- * Runs registered continuations for parked runs, in any number of processes beside any number of gateways.
+ * Runs registered continuations for parked runs, in any number of processes beside any number of gateways, over
+ * the gateway's continuation doors only (docs/sdk.md, "Continuation workers"; docs/doors.md, "Continuations").
  *
- * It speaks the gateway's job protocol (docs/sdk.md, "Job protocol"; src/runs/job-protocol.ts), versions 2 and 1:
- * it takes jobs from `handler-<name>` and reports each handler's return value to the gateway — a version-2 job to
- * the completions stream, a version-1 job (added by an older gateway) to the `completed` queue; the gateway records
- * the completion and posts any chat reply. It reads no run and runs none of the gateway's scripts.
+ * Each handler has `concurrency` slots; each slot claims (`POST /api/continuations/claim`, a long-poll the gateway
+ * answers the moment a continuation falls due), runs the handler with the lease lengthened every half lease, and
+ * reports: `complete` with the return value, or `fail` with the error (the gateway retries it with backoff).
  *
- * The guarantee: a continuation that completed never runs again. Its completion report is written right after the
- * handler returns and before the job completes (version 2: in one script with a mark in the job's own hash), and
- * every rerun of a job looks for that report first. A worker that dies while a handler runs leaves the job locked until `lockDurationMs` passes;
- * BullMQ's stalled-job check then runs it once more, on a live worker, with the same `resume_id` and `attempt` + 1.
- * Handler side effects outside askgate should therefore be idempotent on `resume_id`.
+ * The guarantee: a continuation that completed never runs again — the gateway records the completion once, under
+ * the lease. A worker that dies while a handler runs stops lengthening its lease; once it lapses the gateway offers
+ * the continuation again, with the same `resume_id` and a higher `attempt`. Handler side effects outside askgate
+ * should therefore be idempotent on `resume_id`.
  *
  * ```ts
  * import { startWorker } from 'askgate';
- * const worker = await startWorker({ redisUrl: process.env.REDIS_URL!, handlers: {
+ * const worker = await startWorker({ url: 'http://127.0.0.1:8080', token: process.env.ASKGATE_TOKEN!, handlers: {
  *   deploy: async (c) => { if (c.type === 'run.resumed' && c.ask_result?.answer === true) await deploy(c.state); },
  * } });
  * ```
  */
 export async function startWorker(options: ContinuationWorkerOptions): Promise<ContinuationWorker> {
+  if (options.url === undefined && (options as { redisUrl?: unknown }).redisUrl !== undefined)
+    throw new AskgateSdkError(
+      'startWorker reaches the gateway over HTTP: pass url (the gateway) and token (the identity that parks the ' +
+        'runs) instead of redisUrl.',
+    );
   const names = Object.keys(options.handlers ?? {});
   if (names.length === 0)
     throw new AskgateSdkError(
@@ -100,128 +107,98 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
     throw new AskgateSdkError(
       `handler name "${bad}" must be 1..100 letters, digits, "_", "." or "-" (as in run.resume.handler).`,
     );
-  const lockDuration = options.lockDurationMs ?? 30_000;
-  const backoffMs = options.backoffMs ?? 1000;
-  // Only the BullMQ connection: each Worker below duplicates it once for its blocking reads.
-  const connections = new RedisConnections({ url: options.redisUrl, prefix: options.prefix ?? DEFAULT_KEY_PREFIX });
-  const connection = connections.queue();
-  const deployment = connections.keys;
+  const leaseMs = options.lockDurationMs ?? 30_000;
+  if (!Number.isInteger(leaseMs) || leaseMs < 1000 || leaseMs > 600_000)
+    throw new AskgateSdkError(`lockDurationMs must be a whole number of ms from 1000 to 600000, not ${leaseMs}.`);
+  const concurrency = options.concurrency ?? 8;
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new AskgateSdkError(`concurrency must be a whole number of at least 1, not ${concurrency}.`);
+  const fetchImpl = options.fetch ?? fetch;
+  // The client checks url and token (and says how to fix them); the worker shares its transport's rules.
+  const client = new AskgateClient({ url: options.url, token: options.token, fetch: fetchImpl });
+  const http = new GatewayTransport(client.url, options.token, fetchImpl);
+  const onError = options.onError ?? ((error: Error) => process.stderr.write(`askgate worker: ${error.message}\n`));
+  const stopping = new AbortController();
 
-  // Version 1's report queue (shard 0: version 1 predates shards), opened only if a version-1 job turns up.
-  let legacyCompleted: Queue<CompletionJob> | null = null;
-  const legacy = (): Queue<CompletionJob> => {
-    legacyCompleted ??= new Queue<CompletionJob>(COMPLETED_QUEUE, { connection, prefix: deployment.queuePrefix });
-    return legacyCompleted;
+  const claim = async (handler: string): Promise<ClaimResponse | null> => {
+    const body: ClaimBody = { handlers: [handler], wait: CLAIM_WAIT_SECONDS, lease_ms: leaseMs };
+    const response = await http.send('POST', '/api/continuations/claim', { body, signal: stopping.signal });
+    if (response.status === 204) return null;
+    return (await response.json()) as ClaimResponse;
   };
 
-  /** Whether this continuation was reported already (the job's version says where the report lives). */
-  const reported = async (worker: Worker<HandlerJob>, job: Job<HandlerJob>): Promise<boolean> => {
-    const id = job.data.resume_id;
-    if (job.data.v === 1) return (await legacy().getJobState(id)) !== 'unknown';
-    return (await connection.hexists(worker.toKey(job.id ?? id), REPORTED_FIELD)) === 1;
+  /** Sends a report; retried while the gateway does not answer; a refusal (409: the lease lapsed) is final. */
+  const report = async (path: string, body: CompleteBody | FailBody): Promise<void> => {
+    for (let tries = 1; ; tries++) {
+      try {
+        await http.send('POST', path, { body });
+        return;
+      } catch (error) {
+        if (error instanceof AskgateHttpError && error.status < 500) {
+          onError(error);
+          return;
+        }
+        if (tries >= REPORT_TRIES) {
+          onError(error as Error);
+          return;
+        }
+        await sleep(500);
+      }
+    }
   };
 
-  /**
-   * Writes the report before the job completes, to the completions stream of the job's own shard (`completions`):
-   * the mark in the job's hash and the report share that shard's hash tag, so the script stays in one slot. A second
-   * report of one continuation is harmless (see below).
-   */
-  const report = async (
-    worker: Worker<HandlerJob>,
-    job: Job<HandlerJob>,
-    completions: string,
-    data: CompletionJob,
-  ): Promise<void> => {
-    if (data.v === 1) {
-      // A fixed id: a second report of one continuation is a no-op.
-      await legacy().add('completed', data, { ...JOB_DEFAULTS, jobId: data.resume_id });
+  const run = async (handler: ContinuationHandler, claimed: ClaimResponse): Promise<void> => {
+    const path = `/api/continuations/${encodeURIComponent(claimed.resume_id)}`;
+    // Lengthen the lease while the handler runs, every half lease (as BullMQ renews a lock).
+    const extend: ExtendBody = { lease_id: claimed.lease_id, lease_ms: leaseMs };
+    const renew = setInterval(() => {
+      http.send('POST', `${path}/extend`, { body: extend }).catch((error: unknown) => onError(error as Error));
+    }, leaseMs / 2);
+    let outcome: { ok: true; output: unknown } | { ok: false; error: unknown };
+    try {
+      outcome = { ok: true, output: await handler(claimed.continuation) };
+    } catch (error) {
+      outcome = { ok: false, error };
+    } finally {
+      clearInterval(renew);
+    }
+    if (outcome.ok) {
+      await report(`${path}/complete`, { lease_id: claimed.lease_id, output: outcome.output ?? null });
       return;
     }
-    // One script (scripts/report-2.lua): the mark that stops a rerun and the report the gateway records exist together or
-    // not at all. The gateway's recording is idempotent (run-complete checks status and generation; the reply has a
-    // fixed job id).
-    await runReport(connection, worker.toKey(job.id ?? data.resume_id), completions, JSON.stringify(data));
-  };
-
-  const run = async (
-    worker: Worker<HandlerJob>,
-    handler: ContinuationHandler,
-    completions: string,
-    job: Job<HandlerJob>,
-  ): Promise<unknown> => {
-    const unsupported = unsupportedVersion(job.data, 'this SDK worker');
-    if (unsupported !== null) throw new UnrecoverableError(unsupported);
-    const data = job.data;
-    // Reported already (a rerun after a crash between the report and the job's completion): never run it again. Only
-    // a job that ran before — a retry, or one taken back from a stalled worker — can have been reported, so a first
-    // run skips the look (one Redis round trip less on every resume).
-    const ranBefore = job.attemptsMade > 0 || job.stalledCounter > 0;
-    if (ranBefore && (await reported(worker, job))) return null;
-    const attempt = job.attemptsMade + 1;
-    const output = (await handler({ ...continuationOf(data), attempt })) ?? null;
-    await report(worker, job, completions, {
-      v: data.v,
-      resume_id: data.resume_id,
-      run_id: data.run_id,
-      generation: data.generation,
-      thread: data.thread,
-      type: data.type,
-      attempt,
-      output,
-    });
-    return output;
-  };
-
-  /** The Workers of shard `shard`: one per handler, on that shard's `handler-<name>` queues. */
-  const shardWorkers = (shard: number): Array<Worker<HandlerJob>> => {
-    const keys = deployment.forShard(shard);
-    return names.map((name) => {
-      const handler = options.handlers[name] as ContinuationHandler;
-      const worker: Worker<HandlerJob> = new Worker<HandlerJob>(
-        handlerQueueName(name),
-        (job) => run(worker, handler, keys.completions, job),
-        {
-          connection,
-          prefix: keys.queuePrefix,
-          concurrency: options.concurrency ?? 8,
-          lockDuration,
-          stalledInterval: lockDuration,
-          settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(attemptsMade, backoffMs) },
-        },
-      );
-      worker.on('error', () => undefined); // connection blips; BullMQ retries
-      return worker;
+    const error = outcome.error;
+    const message = error instanceof Error ? error.message : String(error);
+    await report(`${path}/fail`, {
+      lease_id: claimed.lease_id,
+      error: message.length > 0 ? message : 'the handler threw',
+      ...(options.backoffMs === undefined ? {} : { retry_base_ms: options.backoffMs }),
     });
   };
 
-  // Every shard the gateway recorded (ASKGATE_SHARDS; none recorded: one). A gateway may raise the count while this
-  // worker runs: it looks again every `shardsRefreshMs` and starts working the new shards' queues.
-  const workers: Array<Worker<HandlerJob>> = [];
-  let shards = 0;
-  const grow = async (): Promise<void> => {
-    const recorded = Math.min((await readShards(connection, deployment)).shards, MAX_RECORDED_SHARDS);
-    for (; shards < recorded; shards++) workers.push(...shardWorkers(shards));
+  const slot = async (name: string, handler: ContinuationHandler): Promise<void> => {
+    let failures = 0;
+    while (!stopping.signal.aborted) {
+      let claimed: ClaimResponse | null;
+      try {
+        claimed = await claim(name);
+        failures = 0;
+      } catch (error) {
+        if (stopping.signal.aborted) return;
+        onError(error as Error);
+        await sleep(CLAIM_RETRY_MS[Math.min(failures++, CLAIM_RETRY_MS.length - 1)] as number);
+        continue;
+      }
+      if (claimed !== null) await run(handler, claimed);
+    }
   };
-  try {
-    await grow();
-    await Promise.all(workers.map((w) => w.waitUntilReady()));
-  } catch (error) {
-    await Promise.all(workers.map((w) => w.close()));
-    await connections.close();
-    throw error;
-  }
-  let growing: Promise<void> = Promise.resolve();
-  const refresh = setInterval(() => {
-    growing = growing.then(grow).catch(() => undefined); // Redis away: the next look tries again
-  }, options.shardsRefreshMs ?? 10_000);
-  refresh.unref();
+
+  const slots = names.flatMap((name) =>
+    Array.from({ length: concurrency }, () => slot(name, options.handlers[name] as ContinuationHandler)),
+  );
   return {
     async close() {
-      clearInterval(refresh);
-      await growing;
-      await Promise.all(workers.map((w) => w.close()));
-      await legacyCompleted?.close();
-      await connections.close();
+      stopping.abort(new Error('the worker is closing'));
+      await Promise.all(slots);
     },
   };
 }

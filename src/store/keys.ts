@@ -78,20 +78,18 @@
  *   `channel:<platform event key>` (a channel's event dedupe, redis/channel-state.ts).
  *   Lifetime: PX until the signature's tolerance ends.
  * - `completions` (stream): the job protocol's completion reports (v2): one entry `r` = report JSON per continuation
- *   whose handler returned; consumer group `askgate`; one per shard, an SDK worker reporting to its handler job's
- *   shard. Lifetime: an entry is deleted once its completion is recorded.
+ *   whose handler returned; consumer group `askgate`; one per shard, a complete under a lease reporting to its
+ *   handler job's shard. Lifetime: an entry is deleted once its completion is recorded.
  * - `shards` (string): the deployment's shard count N (ASKGATE_SHARDS), recorded at start; only ever raised; shard 0
  *   only. Lifetime: permanent.
  * - `shards:was` (set): the shard counts the deployment had before N (where runs parked then live); shard 0 only.
  *   Lifetime: permanent.
- * - `<queue>:..` (BullMQ): the resume / handler-<name> / turn / reply queues (src/queue/queues.ts) and follow-up
+ * - `<queue>:..` (BullMQ): the resume / handler-<name>~<identity> / turn / reply queues (src/queue/queues.ts) and follow-up
  *   (src/queue/follow-ups.ts), under `queuePrefix`, once per shard (src/queue/queue-shards.ts: a run's jobs in its
  *   shard's, a question's follow-ups in its shard's); completed (job protocol v1) and the confirmations' bridge /
  *   reconcile in shard 0 only. Lifetime: BullMQ's own; completed jobs kept a day.
  *
- * The SDK continuation worker (src/sdk/worker.ts) uses `queuePrefix` and `completions` of every shard, and reads
- * `shards` to know how many there are: it reaches the gateway only through the job protocol's queues and stream
- * (src/runs/job-protocol.ts), never through the other keys above.
+ * Handler workers (the SDK's startWorker) use none of these: they speak HTTP to the continuation doors.
  */
 /**
  * The names, after a shard's prefix, of the keys (and the events channel) that scripts build from that prefix alone:
@@ -136,8 +134,7 @@ export class Keys {
 
   /**
    * The recorded shard count of the deployment (a string holding N, always in shard 0): raised at start to the
-   * configured ASKGATE_SHARDS, never lowered (src/store/redis/shard-record.ts). Absent: 1. SDK workers read it to
-   * know which shards' queues to work.
+   * configured ASKGATE_SHARDS, never lowered (src/store/redis/shard-record.ts). Absent: 1.
    */
   get shardCount(): string {
     return `${this.deploymentPrefix}shards`;
@@ -311,8 +308,8 @@ export class Keys {
   }
 
   /**
-   * The job protocol's completions stream (version 2, src/runs/job-protocol.ts): SDK workers append one entry per
-   * completed continuation; askgate workers read it in a consumer group and delete each entry once recorded.
+   * The job protocol's completions stream (version 2, src/runs/job-protocol.ts): a complete under a lease appends one
+   * entry per completed continuation; askgate workers read it in a consumer group and delete each entry once recorded.
    */
   get completions(): string {
     return `${this.prefix}completions`;

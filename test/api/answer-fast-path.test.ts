@@ -224,13 +224,17 @@ describe('a handler run resumed straight from the claim', () => {
   it('runs the continuation once, with no resume job, and a later resume job (the sweep) hands on nothing new', async () => {
     const seen: Continuation[] = [];
     const worker = await startWorker({
-      redisUrl: redis.url,
-      prefix: PREFIX,
+      url: gw.url,
+      token: WRITER,
       handlers: { direct: (c) => void seen.push(c) },
     });
     const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
     const resumeQueue = new Queue('resume', { connection, prefix: QUEUE_PREFIX });
-    const handlerQueue = new Queue('handler-direct', { connection, prefix: QUEUE_PREFIX });
+    // The writer identity's queue of handler "direct" (one queue per identity: src/queue/queues.ts).
+    const handlerQueue = new Queue(`handler-direct~${Buffer.from('writer').toString('base64url')}`, {
+      connection,
+      prefix: QUEUE_PREFIX,
+    });
     try {
       const runId = 'run-direct';
       const id = await ask({

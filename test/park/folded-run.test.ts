@@ -51,7 +51,9 @@ async function entryOf(runId: string): Promise<string | null> {
 }
 
 async function handlerJob(runId: string, generation: number): Promise<HandlerJob | undefined> {
-  const queue = new Queue<HandlerJob>('handler-deploy', { connection: raw, prefix: '{fr}' });
+  // The parking identity's queue of handler "deploy" (one queue per identity: src/queue/queues.ts).
+  const queueName = `handler-deploy~${Buffer.from(identity.name).toString('base64url')}`;
+  const queue = new Queue<HandlerJob>(queueName, { connection: raw, prefix: '{fr}' });
   try {
     await until(async () => (await queue.getJob(resumeJobId(runId, generation))) !== undefined, 'the handler job');
     return (await queue.getJob(resumeJobId(runId, generation)))?.data;

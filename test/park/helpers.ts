@@ -133,17 +133,17 @@ export async function spawnContinuationWorker(env: Record<string, string>, fixtu
 }
 
 /**
- * Spawns an SDK continuation worker on the store at `redisUrl` under `prefix`, reporting to the recorder at
- * `recorderUrl` (`env` adds to its environment), and adds it to `children`, which the test file's afterAll kills:
- * a test that fails before stopping its worker leaves no process behind.
+ * Spawns an SDK continuation worker on the gateway at `gatewayUrl` with `token` (the identity whose runs it
+ * continues), reporting to the recorder at `recorderUrl` (`env` adds to its environment), and adds it to `children`,
+ * which the test file's afterAll kills: a test that fails before stopping its worker leaves no process behind.
  */
 export async function startSdkWorker(
-  on: { redisUrl: string; prefix: string; recorderUrl: string; env?: Record<string, string> },
+  on: { gatewayUrl: string; token: string; recorderUrl: string; env?: Record<string, string> },
   children: ChildProcess[],
 ): Promise<ChildProcess> {
   const worker = await spawnContinuationWorker({
-    REDIS_URL: on.redisUrl,
-    ASKGATE_REDIS_PREFIX: on.prefix,
+    GATEWAY_URL: on.gatewayUrl,
+    TOKEN: on.token,
     RECORDER: on.recorderUrl,
     ...on.env,
   });

@@ -128,7 +128,10 @@ describe('an async park resumes exactly once', () => {
   });
 
   it('resumes a handler continuation registered through the SDK in another process', async () => {
-    const worker = await startSdkWorker({ redisUrl: redis.url, prefix: PREFIX, recorderUrl: recorder.url }, children);
+    const worker = await startSdkWorker(
+      { gatewayUrl: a.url as string, token: TOKEN, recorderUrl: recorder.url },
+      children,
+    );
     const id = await park('run-handler', { handler: 'note' });
     await onB().post(`/api/interactions/${id}/answer`, { answer: false });
     await until(
@@ -149,14 +152,14 @@ describe('an async park resumes exactly once', () => {
 
   it('reruns a continuation once, on another worker, when its worker is SIGKILLed mid-continuation', async () => {
     const doomed = await startSdkWorker(
-      { redisUrl: redis.url, prefix: PREFIX, recorderUrl: recorder.url, env: { HANG: '1', LOCK_MS: '1500' } },
+      { gatewayUrl: a.url as string, token: TOKEN, recorderUrl: recorder.url, env: { HANG: '1', LOCK_MS: '1500' } },
       children,
     );
     const id = await park('run-sigkill', { handler: 'note' });
     await onB().post(`/api/interactions/${id}/answer`, { answer: true });
     await until(() => eventsFor('run-sigkill', 'started').length === 1, 'the doomed worker to start the continuation');
     const survivor = await startSdkWorker(
-      { redisUrl: redis.url, prefix: PREFIX, recorderUrl: recorder.url, env: { LOCK_MS: '1500' } },
+      { gatewayUrl: a.url as string, token: TOKEN, recorderUrl: recorder.url, env: { LOCK_MS: '1500' } },
       children,
     );
     await stopChild(doomed, 'SIGKILL');

@@ -264,12 +264,7 @@ describe('runs reached over chat', () => {
   });
 
   it('runs a handler route on an SDK worker: the turn parks, and the resumed return value lands in the thread', async () => {
-    children.push(
-      await spawnContinuationWorker(
-        { REDIS_URL: redis.url, ASKGATE_REDIS_PREFIX: PREFIX, GATEWAY_URL: serve.url as string, TOKEN },
-        ROUTE_WORKER,
-      ),
-    );
+    children.push(await spawnContinuationWorker({ GATEWAY_URL: serve.url as string, TOKEN }, ROUTE_WORKER));
     const messageId = await say(HANDLER_CHAT, 'rollback');
     const question = await questionIn(HANDLER_CHAT);
     expect(question.text).toContain('Approve "rollback"?');

@@ -201,7 +201,9 @@ describe('the run hash stays compact', () => {
     });
     const runId = 'turn:telegram:-1001234567890:812';
     expect(await runs.get(runId)).toMatchObject({ status: 'ready', generation: 1 });
-    const handlerQueue = new Queue<HandlerJob>('handler-desk', { connection: raw, prefix: '{rh}' });
+    // The parking identity's queue of handler "desk" (one queue per identity: src/queue/queues.ts).
+    const queueName = `handler-desk~${Buffer.from(identity.name).toString('base64url')}`;
+    const handlerQueue = new Queue<HandlerJob>(queueName, { connection: raw, prefix: '{rh}' });
     try {
       await until(async () => (await handlerQueue.getJob(resumeJobId(runId, 1))) !== undefined, 'the handler job');
       const job = await handlerQueue.getJob(resumeJobId(runId, 1));

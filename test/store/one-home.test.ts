@@ -4,8 +4,6 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createGateway } from '../../src/gateway.js';
-import { startWorker } from '../../src/sdk/worker.js';
-import { Keys } from '../../src/store/keys.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 
 /**
@@ -75,8 +73,6 @@ describe('one home for Redis in the source', () => {
           .some((line) => !/^\s*(\*|\/\/|\/\*)/.test(line) && /['"`]\{askgate\}/.test(line)),
     );
     expect(literal).toEqual([]);
-    // The SDK worker names no gateway key: it speaks the job protocol.
-    expect(text('src/sdk/worker.ts')).not.toMatch(/keys\.(run|readyRuns|interaction)\b/);
   });
 });
 
@@ -186,35 +182,36 @@ describe('connections a process opens', () => {
     await settlesAt(0);
   });
 
-  it('an SDK worker follows the recorded shard count: one per handler with none, one per handler and shard once 4 are recorded', async () => {
-    const prefix = `{conn${Date.now()}}:`;
-    const worker = await startWorker({
-      redisUrl: redis.url,
-      prefix,
-      handlers: { one: () => null, two: () => null },
-      shardsRefreshMs: 100,
-    });
-    try {
-      await settlesAt(1 + 2);
-      // A gateway started with ASKGATE_SHARDS=4 records it; the running worker starts working the new shards.
-      await inspect.set(new Keys(prefix).shardCount, '4');
-      await settlesAt(1 + 2 * 4);
-    } finally {
-      await worker.close();
-    }
-    await settlesAt(0);
-  });
-
-  it('an SDK worker: the BullMQ connection, plus a blocking connection per handler', async () => {
-    const worker = await startWorker({
-      redisUrl: redis.url,
-      prefix: `{conn${Date.now()}}:`,
-      handlers: { one: () => null, two: () => null },
-    });
+  it('serve with waiting handler claims: one more connection per handler queue claimed, however many claims wait', async () => {
+    const token = 'one-home-claims-0123456789abcdef';
+    const gateway = await createGateway(
+      env({
+        PORT: '0',
+        HOST: '127.0.0.1',
+        ASKGATE_TOKENS: JSON.stringify({ [token]: { identity: 'w', scopes: ['write'] } }),
+      }),
+      { workers: false },
+    );
+    const stop = new AbortController();
+    const claim = (handler: string) =>
+      fetch(`${url}/api/continuations/claim`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ handlers: [handler], wait: 60 }),
+        signal: stop.signal,
+      }).catch(() => null);
+    const url = await gateway.listen();
+    const waiting: Array<Promise<unknown>> = [];
     try {
       await settlesAt(3);
+      for (let i = 0; i < 12; i++) waiting.push(claim('one'));
+      await settlesAt(3 + 1);
+      for (let i = 0; i < 12; i++) waiting.push(claim('two'));
+      await settlesAt(3 + 2);
     } finally {
-      await worker.close();
+      stop.abort();
+      await Promise.all(waiting);
+      await gateway.close();
     }
     await settlesAt(0);
   });

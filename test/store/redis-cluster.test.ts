@@ -402,7 +402,7 @@ function parksAcrossProcesses(shards: number): void {
     });
 
     it('resumes a handler continuation in an SDK worker process connected to the cluster', async () => {
-      await startSdkWorker({ redisUrl: cluster.url, prefix: PREFIX, recorderUrl: recorder.url }, children);
+      await startSdkWorker({ gatewayUrl: serveA.url as string, token: TOKEN, recorderUrl: recorder.url }, children);
       const id = await park('run-cluster-handler', { handler: 'note' });
       await onB().post(`/api/interactions/${id}/answer`, { answer: false });
       await until(
@@ -417,7 +417,7 @@ function parksAcrossProcesses(shards: number): void {
 
     if (shards > 1) {
       it('resumes runs parked in many shards exactly once each, by webhook and by an SDK worker, and spreads their queues', async () => {
-        await startSdkWorker({ redisUrl: cluster.url, prefix: PREFIX, recorderUrl: recorder.url }, children);
+        await startSdkWorker({ gatewayUrl: serveA.url as string, token: TOKEN, recorderUrl: recorder.url }, children);
         // 24 runs of each kind: their ids hash to (nearly) every one of the 12 shards.
         const hooks = Array.from({ length: 24 }, (_, i) => `run-shards-hook-${i}`);
         const handled = Array.from({ length: 24 }, (_, i) => `run-shards-handler-${i}`);
@@ -456,7 +456,7 @@ function parksAcrossProcesses(shards: number): void {
         const tagOf = (key: string): number => Number(/^\{cp\d+(?::(\d+))?\}/.exec(key)?.[1] ?? 0);
         const resumeShards = new Set(queueKeys.filter((k) => k.key.includes('}:resume:')).map((k) => tagOf(k.key)));
         const handlerShards = new Set(
-          queueKeys.filter((k) => k.key.includes('}:handler-note:')).map((k) => tagOf(k.key)),
+          queueKeys.filter((k) => k.key.includes('}:handler-note~')).map((k) => tagOf(k.key)),
         );
         const streamShards = new Set(queueKeys.filter((k) => k.key.endsWith('}:completions')).map((k) => tagOf(k.key)));
         // (The earlier cases of this block parked a few more runs: their shards may add to these sets.)
@@ -465,7 +465,7 @@ function parksAcrossProcesses(shards: number): void {
         expect(resumeShards.size).toBeGreaterThanOrEqual(8);
         for (const shard of handlerShards) expect(streamShards).toContain(shard);
         const mastersWithQueues = new Set(
-          queueKeys.filter((k) => /\}:(resume|handler-note):/.test(k.key)).map((k) => k.master),
+          queueKeys.filter((k) => /\}:(resume|handler-note~[A-Za-z0-9_-]+):/.test(k.key)).map((k) => k.master),
         );
         expect(mastersWithQueues.size).toBeGreaterThanOrEqual(2);
         // And a job sits in the queue of its run's shard: the resume job of each webhook run, by its deterministic id.

@@ -3,7 +3,7 @@ import type { RedisClient } from './connections.js';
 
 /**
  * The deployment's recorded shard count (`shards` and `shards:was` in shard 0, keys.ts): written at start by the
- * gateway, read by SDK workers. The count only grows: a start with fewer shards than recorded is refused (the
+ * gateway, read by the run locator. The count only grows: a start with fewer shards than recorded is refused (the
  * questions and runs of the dropped shards would be orphaned), a start with more raises it and keeps the old count
  * in `shards:was`, where runs parked before the move are still looked up (src/store/redis/sharded-runs.ts).
  */
@@ -57,7 +57,7 @@ export async function recordShards(
   return { ok: recorded <= configured, recorded, earlier: counts(earlier, Math.max(recorded, configured)) };
 }
 
-/** The recorded count and the earlier ones, as an SDK worker reads them: which shards exist (1 when none recorded). */
+/** The recorded count and the earlier ones: which shards exist (1 when none recorded). */
 export async function readShards(client: RedisClient, keys: Keys): Promise<{ shards: number; earlier: number[] }> {
   const [raw, earlier] = await Promise.all([client.get(keys.shardCount), client.smembers(keys.earlierShardCounts)]);
   const shards = raw === null ? 1 : Number(raw);

@@ -30,7 +30,7 @@ import { DELIVERY_BUCKETS, ENTRIES_PER_BUCKET, RECENT_WINDOWS, RECIPIENT_LEVELS 
  * literal (a string quoted, a number, an array or a map as a table constructor). An unknown name fails the load.
  *
  * Every script is registered here, once, on the command connection (connections.ts), and nowhere else — but the
- * SDK worker's report (`runReport`), which runs on its BullMQ connection.
+ * continuation report (`runReport`), which runs on the BullMQ connection that holds the handler job.
  */
 
 type Arg = string | number;
@@ -317,17 +317,22 @@ export function registerScripts(client: Redis | Cluster): ScriptClient {
 }
 
 /**
- * The SDK worker's completion report (report-2.lua): marks the handler job `jobKey` reported and appends `report`
- * (JSON) to the `completions` stream, atomically, on the worker's own connection.
+ * A handler continuation's completion under its lease (report-3.lua): marks the handler job `jobKey` reported and
+ * appends `report` (JSON) to the `completions` stream, atomically, when `leaseId` holds the job's lock. 1 recorded,
+ * 0 reported already, -1 not this lease, -2 no such job. Run on the gateway's BullMQ connection, which holds the job.
  */
 export async function runReport(
   client: Redis | Cluster,
   jobKey: string,
   completions: string,
   report: string,
-): Promise<void> {
-  await script('report-2').run(client, [jobKey, completions, report]);
+  leaseId: string,
+): Promise<1 | 0 | -1 | -2> {
+  return (await script('report-3').run(client, [jobKey, `${jobKey}:lock`, completions, report, leaseId])) as
+    | 1
+    | 0
+    | -1
+    | -2;
 }
 
-/** The file names of every registered script and the report, for tests that check them all. */
-export const SCRIPT_FILES: readonly string[] = [...new Set([...Object.values(SCRIPTS), 'report-2'])];
+export const SCRIPT_FILES: readonly string[] = [...new Set([...Object.values(SCRIPTS), 'report-3'])];

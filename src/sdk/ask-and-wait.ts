@@ -1,4 +1,4 @@
-import type { AskBody, InteractionRecord } from '../sdk/types.js';
+import type { AskBody, InteractionRecord } from './types.js';
 
 /**
  * One ask through a gateway, waited on in slices so the waiter can report progress between them. Shared by the

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import type { AskgateClient } from '../sdk/client.js';
-import { AskgateHttpError } from '../sdk/errors.js';
-import type { AskBody, InteractionRecord, JsonSchema } from '../sdk/types.js';
-import { type AskEnd, askAndWait } from './wait.js';
+import type { ElicitRequestParams, ElicitResult } from './wire/elicitation.js';
+import type { AskgateClient } from './client.js';
+import { AskgateHttpError } from './errors.js';
+import type { AskBody, InteractionRecord, JsonSchema } from './types.js';
+import { type AskEnd, askAndWait } from './ask-and-wait.js';
 
 /**
  * An MCP elicitation (`elicitation/create`) answered by a person through askgate. Form mode becomes a `form` ask
