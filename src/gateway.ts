@@ -32,6 +32,7 @@ import { openApiRouter } from './doors/openapi.js';
 import { requestLog } from './doors/request-log.js';
 import { runsRouter } from './doors/runs.js';
 import { startParks } from './wiring/runs.js';
+import { openPostgresCheckpointer, type PostgresCheckpointer } from './wiring/checkpoints.js';
 import { BullConfirmationJobs } from './queue/confirmation-jobs.js';
 import { BullHandlerClaims } from './queue/handler-claims.js';
 import { startFollowUps } from './wiring/follow-ups.js';
@@ -188,8 +189,34 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     await connections?.close();
     throw err;
   }
+  // Parked runs' checkpoints in PostgreSQL when ASKGATE_CHECKPOINT_URL is set: migrated before anything can park.
+  let checkpointer: PostgresCheckpointer | null = null;
+  if (config.checkpointPostgres !== null) {
+    try {
+      checkpointer = await openPostgresCheckpointer(
+        config.checkpointPostgres,
+        config.retentionWaitingMinutes * 60_000,
+        metrics,
+        logger,
+        options.workers ?? true,
+      );
+    } catch (err) {
+      await stopChannels(plugins, logger);
+      await store.close();
+      await connections?.close();
+      throw err;
+    }
+  }
   // The core takes its ports at construction: the store, the channels, the park side (null on the in-memory store).
-  const parks = await startParks(config, store, logger, options.workers ?? true, plugins, connections);
+  const parks = await startParks(
+    config,
+    store,
+    logger,
+    options.workers ?? true,
+    plugins,
+    connections,
+    checkpointer?.checkpoints ?? null,
+  );
   const followUps = startFollowUps(config, store, logger, options.workers ?? true, plugins, connections);
   const service = new InteractionService({
     store,
@@ -241,7 +268,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   if (config.trustProxy !== null) app.set('trust proxy', config.trustProxy);
   app.use(requestLog(logger));
   app.post(ANSWER_PATH, ...answerDoor(service, auth));
-  app.use(healthRouter(store, metrics));
+  app.use(healthRouter(store, metrics, checkpointer?.readiness ?? null));
   app.use(streamRouter(hub, auth));
   app.use(apiRouter(service, auth));
   app.use(runsRouter(service, parks.service, auth));
@@ -353,6 +380,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       await confirmations.close();
       await followUps.close();
       await parks.close();
+      await checkpointer?.close();
       await store.close();
       await connections?.close();
     },
