@@ -4,7 +4,11 @@ import type { AddressInfo } from 'node:net';
 import express, { type Express } from 'express';
 import type { ChannelPlugin } from '../channels/contract.js';
 import { channelCore } from '../channels/core-port.js';
-import { channelsFromConfig, type ChannelSettings } from '../channels/registration/from-config.js';
+import {
+  CHANNEL_VARIABLE_PREFIXES,
+  channelsFromConfig,
+  type ChannelSettings,
+} from '../channels/registration/from-config.js';
 import { channelDoors } from '../channels/mount.js';
 import { ChannelRegistry } from '../channels/registry.js';
 import { ConfigError, type Config } from './config.js';
@@ -119,10 +123,11 @@ function checkRouteChannels(config: Config, plugins: readonly ChannelPlugin[]): 
     const plugin = plugins.find((p) => p.name === route.channel);
     if (plugin === undefined || plugin.converses !== true || plugin.postReply === undefined) {
       const why = plugin === undefined ? 'is not configured' : 'cannot hold a conversation';
+      const conversing = plugins.filter((p) => p.converses === true && p.postReply !== undefined).map((p) => p.name);
       throw new ConfigError(
         'ASKGATE_ROUTES',
-        `route ${i + 1} ("${route.name}"): channel "${route.channel}" ${why}; routes work on telegram, slack, ` +
-          'whatsapp, twilio and web — configure the channel or remove the route.',
+        `route ${i + 1} ("${route.name}"): channel "${route.channel}" ${why}; routes work on the configured channels ` +
+          `that hold conversations (${conversing.sort().join(', ')}) — configure the channel or remove the route.`,
       );
     }
   });
@@ -171,7 +176,8 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   const hub = new EventHub(store);
   const metrics = new Metrics();
   const channels = new ChannelRegistry();
-  const verifiers = options.verifiers ?? defaultVerifiers();
+  // No binding may name a channel's variable (a bot token) as its secret, whichever registry the caller gave.
+  const verifiers = (options.verifiers ?? defaultVerifiers()).reserveVariables(CHANNEL_VARIABLE_PREFIXES);
   const auth = new TokenAuthenticator(config.tokens);
   // The channels' state port: on the deployment's Redis (shared by every process) or in this process.
   const channelState = connections === null ? new MemoryChannelState() : new RedisChannelState(connections);
