@@ -34,7 +34,19 @@ export interface ChannelContext {
  * exports one from `channels/<name>/channel.ts`, and channels/registration/installed.ts lists them (one line each).
  */
 export interface ChannelModule {
+  /** The channel's name: its folder's, the `channel` an ask names, and the `surface` of the answers it takes. */
   readonly name: string;
+  /**
+   * Where an answer on this channel came from, as a person reads it after "Approved by <who>": `on Telegram`, `in
+   * the web chat`. A function of the verified answerer when one channel carries several places (Twilio: SMS or
+   * WhatsApp).
+   */
+  readonly place: string | ((answeredBy: string) => string);
+  /**
+   * The prefix every variable of the channel starts with (`TELEGRAM_`), or null when it reads none. A webhook
+   * verifier's binding may not name such a variable as its secret (the gateway reserves them).
+   */
+  readonly variablePrefix: string | null;
   /**
    * The channel, or null when its variables are absent (asking on it is then an unknown channel). Throws the
    * configuration's ConfigError, naming the variable and the fix, for a half-configured channel.

@@ -35,25 +35,32 @@ export interface OutcomeStyle {
 
 type OutcomeRecord = Pick<InteractionRecord, 'status' | 'answer_format' | 'result'>;
 
-/** The surface an answer came from, as a person reads it after "on"/"in"/"through". */
-const PLACES: Record<string, string> = {
-  slack: 'on Slack',
-  telegram: 'on Telegram',
-  whatsapp: 'on WhatsApp',
-  twilio: 'by SMS',
-  discord: 'on Discord',
-  web: 'in the web chat',
+/** Where an answer that came through no channel came from, as a person reads it after "Approved by <who>". */
+const DOOR_PLACES: Readonly<Record<string, string>> = {
   inbox: 'in the inbox',
   api: 'through the API',
   callback: 'through the callback link',
 };
 
+/** A channel's place: words, or words chosen by the verified answerer (channels/module.ts, `place`). */
+export type Place = string | ((answeredBy: string) => string);
+
+/**
+ * The installed channels' places, by name. Filled once, by the registration list as it loads
+ * (channels/registration/from-config.ts): this module is shared by every channel folder, so it cannot import that
+ * list (the folders would import each other in a circle); the list hands each channel's words in instead.
+ */
+const CHANNEL_PLACES = new Map<string, Place>();
+
+/** Records where answers on `channel` come from (called by the registration list, once per installed channel). */
+export function definePlace(channel: string, place: Place): void {
+  CHANNEL_PLACES.set(channel, place);
+}
+
 function placeOf(record: OutcomeRecord): string {
   const surface = record.result?.surface ?? 'api';
-  // Twilio carries WhatsApp too; the verified sender says which.
-  if (surface === 'twilio' && record.result?.answered_by.startsWith('twilio:whatsapp:') === true)
-    return 'on WhatsApp (Twilio)';
-  return PLACES[surface] ?? `on ${surface}`;
+  const place = CHANNEL_PLACES.get(surface) ?? DOOR_PLACES[surface] ?? `on ${surface}`;
+  return typeof place === 'string' ? place : place(record.result?.answered_by ?? '');
 }
 
 /** The answerer of a resolved record; the name comes only from what the signed webhook stored with the answer. */

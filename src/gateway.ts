@@ -4,7 +4,11 @@ import type { AddressInfo } from 'node:net';
 import express, { type Express } from 'express';
 import type { ChannelPlugin } from '../channels/contract.js';
 import { channelCore } from '../channels/core-port.js';
-import { channelsFromConfig, type ChannelSettings } from '../channels/registration/from-config.js';
+import {
+  CHANNEL_VARIABLE_PREFIXES,
+  channelsFromConfig,
+  type ChannelSettings,
+} from '../channels/registration/from-config.js';
 import { channelDoors } from '../channels/mount.js';
 import { ChannelRegistry } from '../channels/registry.js';
 import { ConfigError, type Config } from './config.js';
@@ -14,9 +18,8 @@ import { CallbackService } from './core/callback-service.js';
 import { BRIDGE_LADDER } from './confirmations/ladder.js';
 import { startConfirmations } from './confirmations/wiring.js';
 import { ANSWER_PATH, answerDoor, apiRouter } from './doors/api.js';
-import { answerFastDoor } from './doors/answer-fast.js';
-import { askFastDoor } from './doors/ask-fast.js';
 import { fastDoors } from './doors/fast-door.js';
+import { hotDoors } from './doors/hot-doors.js';
 import { callbackRouter } from './doors/callback.js';
 import { confirmationsRouter } from './doors/confirmations.js';
 import { continuationsRouter } from './doors/continuations.js';
@@ -27,9 +30,11 @@ import { errorHandler } from './doors/error-status.js';
 import { healthRouter } from './doors/health.js';
 import { inboxRouter } from './doors/inbox.js';
 import { landingRouter } from './doors/landing.js';
+import { openApiRouter } from './doors/openapi.js';
 import { requestLog } from './doors/request-log.js';
 import { runsRouter } from './doors/runs.js';
 import { startParks } from './wiring/runs.js';
+import { openPostgresCheckpointer, type PostgresCheckpointer } from './wiring/checkpoints.js';
 import { BullConfirmationJobs } from './queue/confirmation-jobs.js';
 import { BullHandlerClaims } from './queue/handler-claims.js';
 import { startFollowUps } from './wiring/follow-ups.js';
@@ -116,10 +121,11 @@ function checkRouteChannels(config: Config, plugins: readonly ChannelPlugin[]): 
     const plugin = plugins.find((p) => p.name === route.channel);
     if (plugin === undefined || plugin.converses !== true || plugin.postReply === undefined) {
       const why = plugin === undefined ? 'is not configured' : 'cannot hold a conversation';
+      const conversing = plugins.filter((p) => p.converses === true && p.postReply !== undefined).map((p) => p.name);
       throw new ConfigError(
         'ASKGATE_ROUTES',
-        `route ${i + 1} ("${route.name}"): channel "${route.channel}" ${why}; routes work on telegram, slack, ` +
-          'whatsapp, twilio and web — configure the channel or remove the route.',
+        `route ${i + 1} ("${route.name}"): channel "${route.channel}" ${why}; routes work on the configured channels ` +
+          `that hold conversations (${conversing.sort().join(', ')}) — configure the channel or remove the route.`,
       );
     }
   });
@@ -168,7 +174,8 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   const hub = new EventHub(store);
   const metrics = new Metrics();
   const channels = new ChannelRegistry();
-  const verifiers = options.verifiers ?? defaultVerifiers();
+  // No binding may name a channel's variable (a bot token) as its secret, whichever registry the caller gave.
+  const verifiers = (options.verifiers ?? defaultVerifiers()).reserveVariables(CHANNEL_VARIABLE_PREFIXES);
   const auth = new TokenAuthenticator(config.tokens);
   // The channels' state port: on the deployment's Redis (shared by every process) or in this process.
   const channelState = connections === null ? new MemoryChannelState() : new RedisChannelState(connections);
@@ -186,8 +193,34 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     await connections?.close();
     throw err;
   }
+  // Parked runs' checkpoints in PostgreSQL when ASKGATE_CHECKPOINT_URL is set: migrated before anything can park.
+  let checkpointer: PostgresCheckpointer | null = null;
+  if (config.checkpointPostgres !== null) {
+    try {
+      checkpointer = await openPostgresCheckpointer(
+        config.checkpointPostgres,
+        config.retentionWaitingMinutes * 60_000,
+        metrics,
+        logger,
+        options.workers ?? true,
+      );
+    } catch (err) {
+      await stopChannels(plugins, logger);
+      await store.close();
+      await connections?.close();
+      throw err;
+    }
+  }
   // The core takes its ports at construction: the store, the channels, the park side (null on the in-memory store).
-  const parks = await startParks(config, store, logger, options.workers ?? true, plugins, connections);
+  const parks = await startParks(
+    config,
+    store,
+    logger,
+    options.workers ?? true,
+    plugins,
+    connections,
+    checkpointer?.checkpoints ?? null,
+  );
   const followUps = startFollowUps(config, store, logger, options.workers ?? true, plugins, connections);
   const service = new InteractionService({
     store,
@@ -239,7 +272,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   if (config.trustProxy !== null) app.set('trust proxy', config.trustProxy);
   app.use(requestLog(logger));
   app.post(ANSWER_PATH, ...answerDoor(service, auth));
-  app.use(healthRouter(store, metrics));
+  app.use(healthRouter(store, metrics, checkpointer?.readiness ?? null));
   app.use(streamRouter(hub, auth));
   app.use(apiRouter(service, auth));
   app.use(runsRouter(service, parks.service, auth));
@@ -252,6 +285,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   app.use(mcp.router);
   app.use(inboxRouter());
   app.use(landingRouter({ store: store.kind, channels: channels.names() }));
+  app.use(openApiRouter());
   // Every channel's declared webhooks (and, for web, its page and API) verify their own requests; before the 404.
   const conversations = parks.conversations;
   const core = channelCore(
@@ -306,7 +340,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       return new Promise((resolve, reject) => {
         // The plain answer and ask requests are served ahead of express (src/doors/fast-door.ts); express serves the
         // rest, including those doors' refusals of auth.
-        const fast = fastDoors([answerFastDoor(service), askFastDoor(service)], auth, logger);
+        const fast = fastDoors(hotDoors(service), auth, logger);
         const s = createServer((req, res) => {
           if (!fast(req, res)) app(req, res);
         });
@@ -335,6 +369,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       await confirmations.close();
       await followUps.close();
       await parks.close();
+      await checkpointer?.close();
       await store.close();
       await connections?.close();
     },

@@ -8,6 +8,8 @@ import { SlackChannel } from './plugin.js';
 /** Slack, when SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET are set (its config.ts). */
 export const slack: ChannelModule = {
   name: 'slack',
+  place: 'on Slack',
+  variablePrefix: 'SLACK_',
   fromConfig: ({ settings, logger, state }) => {
     const own = slackConfig(settings.env);
     if (own === null) return null;

@@ -5,6 +5,8 @@ import { TelegramChannel } from './plugin.js';
 /** Telegram, when TELEGRAM_BOT_TOKEN and TELEGRAM_WEBHOOK_SECRET are set (its config.ts). */
 export const telegram: ChannelModule = {
   name: 'telegram',
+  place: 'on Telegram',
+  variablePrefix: 'TELEGRAM_',
   fromConfig({ settings, logger, state }) {
     const own = telegramConfig(settings.env);
     if (own === null) return null;

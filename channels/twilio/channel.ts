@@ -7,6 +7,10 @@ import { TwilioChannel } from './plugin.js';
 /** SMS and WhatsApp via Twilio, when TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN are set. */
 export const twilio: ChannelModule = {
   name: 'twilio',
+  place: (answeredBy) =>
+    // Twilio carries WhatsApp too; the verified sender says which.
+    answeredBy.startsWith('twilio:whatsapp:') ? 'on WhatsApp (Twilio)' : 'by SMS',
+  variablePrefix: 'TWILIO_',
   fromConfig: ({ settings, logger, state }) => {
     const own = twilioConfig(settings.env);
     if (own === null) return null;

@@ -5,6 +5,8 @@ import { WebChatChannel } from './plugin.js';
 /** The web chat needs no platform and is always on. */
 export const web: ChannelModule = {
   name: 'web',
+  place: 'in the web chat',
+  variablePrefix: null,
   fromConfig: ({ settings, doors, state }) =>
     new WebChatChannel({
       // The deployment's key for the links: every process derives it alike, and rotating the tokens revokes them.

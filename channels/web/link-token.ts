@@ -9,6 +9,23 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 const mac = (secret: string, recipient: string): Buffer =>
   createHmac('sha256', secret).update(`askgate-web-chat\n${recipient}`).digest();
 
+/** The longest recipient a link is minted for. */
+export const LINK_RECIPIENT_MAX = 200;
+
+/** `POST /api/channels/web/links`'s body as JSON Schema: the rule the door applies to it. */
+export const LINK_BODY_SCHEMA = {
+  type: 'object',
+  required: ['recipient'],
+  properties: {
+    recipient: {
+      type: 'string',
+      minLength: 1,
+      maxLength: LINK_RECIPIENT_MAX,
+      description: 'Who the link signs in as: the recipient web chat asks name.',
+    },
+  },
+} as const;
+
 export function mintLinkToken(secret: string, recipient: string): string {
   return `${Buffer.from(recipient, 'utf8').toString('base64url')}.${mac(secret, recipient).toString('base64url')}`;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { ChatMessage, ConversationLog } from './conversation-log.js';
-import { mintLinkToken, verifyLinkToken } from './link-token.js';
+import { LINK_RECIPIENT_MAX, mintLinkToken, verifyLinkToken } from './link-token.js';
 import { CHAT_PAGE } from './page.js';
 import {
   ChannelError,
@@ -138,10 +138,10 @@ export class WebChatChannel implements ChannelPlugin {
     if (this.options.requireWrite !== undefined) {
       router.post('/api/channels/web/links', this.options.requireWrite, body, (req, res) => {
         const recipient = (req.body as { recipient?: unknown } | undefined)?.recipient;
-        if (typeof recipient !== 'string' || recipient === '' || recipient.length > 200) {
+        if (typeof recipient !== 'string' || recipient === '' || recipient.length > LINK_RECIPIENT_MAX) {
           res.status(400).json({
             error: 'invalid_request',
-            message: 'recipient must be a string of 1..200 characters.',
+            message: `recipient must be a string of 1..${LINK_RECIPIENT_MAX} characters.`,
             field: 'recipient',
           });
           return;

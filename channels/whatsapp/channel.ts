@@ -7,6 +7,8 @@ import { WhatsAppChannel } from './plugin.js';
 /** WhatsApp Cloud API, when its four WHATSAPP_* variables are set (its config.ts). */
 export const whatsapp: ChannelModule = {
   name: 'whatsapp',
+  place: 'on WhatsApp',
+  variablePrefix: 'WHATSAPP_',
   fromConfig: ({ settings, logger, state }) => {
     const own = whatsappConfig(settings.env);
     if (own === null) return null;

@@ -9,7 +9,7 @@ import { flattenFields, formFields } from '../../forms/fields.js';
 import { MESSAGES } from '../../forms/messages.js';
 import { type AskgateError, invalid } from '../core/errors.js';
 import { formatOf, type PostedEntries } from '../core/formats/index.js';
-import type { InteractionRecord } from '../core/types.js';
+import type { InteractionRecord, JsonSchema } from '../core/types.js';
 import type { Refusal } from './pages.js';
 
 type Question = Pick<InteractionRecord, 'answer_format' | 'schema' | 'choices'>;
@@ -32,6 +32,20 @@ function isEnvelope(body: unknown): body is { answer: unknown } {
   const keys = Object.keys(body);
   return keys.length === 1 && keys[0] === 'answer';
 }
+
+/** The answer door's body as JSON Schema: `{"answer": <value>}` and nothing else, as `unwrapAnswer` takes it. */
+export const ANSWER_BODY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['answer'],
+  properties: {
+    answer: {
+      description:
+        "A string for text and select (one of the choices), true/false for confirm, an object matching the form's " +
+        'schema for form, the payload for external.',
+    },
+  },
+} as const satisfies JsonSchema;
 
 /** The value of an `{"answer": <value>}` body (the answer door's and the callback door's); anything else is a 400. */
 export function unwrapAnswer(body: unknown): unknown {

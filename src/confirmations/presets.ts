@@ -29,7 +29,11 @@ export interface PresetBody {
 
 /** The fields a confirmation preset derives itself; a preset's `ask` may not set them either. */
 const DERIVED = ['answer_format', 'verifier', 'schema'] as const;
-const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
+/** A preset's name (the `{name}` of its doors). */
+export const PRESET_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
+const NAME = PRESET_NAME;
+/** The limits `parsePresetBody` applies to a confirmation, shared with the published schema below. */
+const CONFIRMATION_LIMITS = { referenceMax: 200, lineItemsMax: 100 } as const;
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -76,6 +80,43 @@ function returnUrl(raw: unknown): string {
   return raw;
 }
 
+/**
+ * The `PUT /api/presets/{name}` body as JSON Schema, from the rules of `parsePresetBody` below: `ask` holds the ask
+ * fields the preset fixes (`askFields`: the ask body's properties; none required, as callers add the rest), and a
+ * confirmation derives `answer_format`, `verifier` and `schema` itself, which the parser refuses in its `ask`.
+ */
+export function presetBodySchema(askFields: Record<string, JsonSchema>): JsonSchema {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['ask'],
+    properties: {
+      ask: { type: 'object', additionalProperties: false, properties: askFields },
+      confirmation: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['provider', 'reference', 'return_url', 'line_items'],
+        properties: {
+          provider: { type: 'string', description: 'A configured provider: "stripe_checkout".' },
+          reference: { type: 'string', minLength: 1, maxLength: CONFIRMATION_LIMITS.referenceMax },
+          return_url: {
+            type: 'string',
+            format: 'uri',
+            description: 'The https:// page the party lands on (http:// only on a loopback host).',
+          },
+          line_items: {
+            type: 'array',
+            minItems: 1,
+            maxItems: CONFIRMATION_LIMITS.lineItemsMax,
+            items: { type: 'object' },
+            description: 'As the provider takes them (Stripe Checkout line_items).',
+          },
+        },
+      },
+    },
+  };
+}
+
 /** Checks a `PUT` body; `providers` are the names a confirmation may use. */
 export function parsePresetBody(raw: unknown, providers: readonly string[]): PresetBody {
   if (!isObject(raw)) throw invalid('body', 'send {"ask": {<ask fields>}, "confirmation"?: {...}}.');
@@ -98,13 +139,14 @@ export function parsePresetBody(raw: unknown, providers: readonly string[]): Pre
       `confirmation.provider must be one of ${providers.map((p) => `"${p}"`).join(', ')}.`,
     );
   const reference = c['reference'];
-  if (typeof reference !== 'string' || reference.length < 1 || reference.length > 200)
+  if (typeof reference !== 'string' || reference.length < 1 || reference.length > CONFIRMATION_LIMITS.referenceMax)
     throw invalid(
       'confirmation.reference',
       'confirmation.reference is required: the literal (1..200 characters) the answer is pinned to.',
     );
   const items = c['line_items'];
-  if (!Array.isArray(items) || items.length < 1 || items.length > 100 || !items.every(isObject))
+  const most = CONFIRMATION_LIMITS.lineItemsMax;
+  if (!Array.isArray(items) || items.length < 1 || items.length > most || !items.every(isObject))
     throw invalid(
       'confirmation.line_items',
       'confirmation.line_items must be 1..100 objects, as the provider takes them.',

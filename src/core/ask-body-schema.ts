@@ -1,4 +1,4 @@
-import { ASK_TEXT_LIMITS, parseAskRequest, type AskRequest } from './ask-request.js';
+import { ASK_TEXT_LIMITS, type AskField, parseAskRequest, type AskRequest } from './ask-request.js';
 import { invalid } from './errors.js';
 import { CHOICE_LIMITS } from './formats/ask-fields.js';
 import { FOLLOW_UP_LIMITS } from './follow-up-fields.js';
@@ -219,4 +219,90 @@ export function followUpFieldSchemas(): { remind: JsonSchema; escalate: JsonSche
         '`after` seconds from the ask; each step before the deadline, no surface twice.',
     },
   };
+}
+
+/** The run that parks (`run`) as JSON Schema, from the rules `parseRun` applies in `ask-request.ts`. */
+export function runFieldSchema(): JsonSchema {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['run_id', 'resume'],
+    description:
+      'The resumable run that parks on an async ask. `resume` is {"webhook": "<http(s) URL>"} (a webhook whose ' +
+      'host is a literal loopback, private, link-local or metadata address is refused unless the gateway allows ' +
+      'private webhooks) or {"handler": "<name>"} (an SDK worker).',
+    properties: {
+      run_id: { type: 'string', minLength: 1, maxLength: ASK_TEXT_LIMITS.runId },
+      kind: { type: 'string', enum: ['tool', 'agent'], description: 'Default "tool".' },
+      parent_run_id: {
+        type: ['string', 'null'],
+        minLength: 1,
+        description: 'The run that answers an ask to the caller (required with to "caller").',
+      },
+      state: { description: 'Any JSON, handed back on resume.' },
+      resume: {
+        anyOf: [
+          {
+            type: 'object',
+            required: ['webhook'],
+            properties: { webhook: { type: 'string', pattern: '^https?://' } },
+          },
+          { type: 'object', required: ['handler'], properties: { handler: { type: 'string' } } },
+        ],
+      },
+    },
+  };
+}
+
+/**
+ * The whole ask body of `POST /api/interactions` as JSON Schema: the sync fields above, the follow-up fields, and
+ * the fields of async parks, callers and callbacks, from the same limits `parseAskRequest` applies. Its property
+ * names are exactly the fields the parser knows (`ASK_FIELDS`); what JSON Schema cannot say (which fields go with
+ * which mode or format, a deadline inside the retention horizon) is said in the descriptions and enforced by it.
+ */
+export function askBodySchema(): JsonSchema {
+  const sync = syncAskBodySchema();
+  const followUps = followUpFieldSchemas();
+  const properties: Record<AskField, JsonSchema> = {
+    ...(sync['properties'] as Record<SyncAskField, JsonSchema>),
+    group_id: {
+      type: 'string',
+      maxLength: ASK_TEXT_LIMITS.groupId,
+      description: 'Threads related questions; the list filters on it.',
+    },
+    mode: {
+      type: 'string',
+      enum: ['sync', 'async'],
+      description: '"sync" (default: the caller waits) or "async" (the run in `run` parks until the answer).',
+    },
+    expiry_at: {
+      type: 'string',
+      format: 'date-time',
+      description:
+        'Async only, required there: the deadline, an RFC 3339 date-time with an offset, in the future and ' +
+        'within the retention horizon.',
+    },
+    on_expiry: {
+      type: 'string',
+      enum: ['kill', 'resume'],
+      description: 'What a passed deadline does to a parked run; default "kill".',
+    },
+    link: { type: 'boolean', description: 'Also mint a callback URL for this ask; default false.' },
+    verifier: {
+      type: 'object',
+      required: ['name'],
+      properties: { name: { type: 'string' } },
+      description: 'External asks only: who may answer through the callback, e.g. {"name": "shared_secret"}.',
+    },
+    to: {
+      type: 'string',
+      enum: ['person', 'caller'],
+      description: '"person" (default) or "caller": the parent run answers (always async).',
+    },
+    payload: { description: 'Any JSON handed to the caller; with to "caller" only.' },
+    run: runFieldSchema(),
+    remind: followUps.remind,
+    escalate: followUps.escalate,
+  };
+  return { ...sync, properties };
 }

@@ -78,9 +78,10 @@ export interface AskContext {
 }
 
 /** The ask body's string limits, shared by the rules below and the published schema (`ask-body-schema.ts`). */
-export const ASK_TEXT_LIMITS = { question: 4096, groupId: 200, recipient: 200, channel: 100 } as const;
+export const ASK_TEXT_LIMITS = { question: 4096, groupId: 200, recipient: 200, channel: 100, runId: 200 } as const;
 
-const KNOWN_FIELDS = new Set([
+/** Every field of the ask body; any other is refused by name. The published schema (`ask-body-schema.ts`) has these. */
+export const ASK_FIELDS = [
   'question',
   'answer_format',
   'choices',
@@ -103,7 +104,9 @@ const KNOWN_FIELDS = new Set([
   'deliver',
   'approvers',
   'quorum',
-]);
+] as const;
+export type AskField = (typeof ASK_FIELDS)[number];
+const KNOWN_FIELDS: ReadonlySet<string> = new Set(ASK_FIELDS);
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
@@ -147,8 +150,8 @@ function parseRun(raw: unknown, allowPrivateWebhooks: boolean): RunSpec {
       `run.${extra}`,
       `run.${extra} is not a run field; use run_id, kind, parent_run_id, state and resume.`,
     );
-  if (typeof r['run_id'] !== 'string' || r['run_id'] === '' || r['run_id'].length > 200)
-    throw invalid('run.run_id', 'run.run_id must be a string of 1..200 characters.');
+  if (typeof r['run_id'] !== 'string' || r['run_id'] === '' || r['run_id'].length > ASK_TEXT_LIMITS.runId)
+    throw invalid('run.run_id', `run.run_id must be a string of 1..${ASK_TEXT_LIMITS.runId} characters.`);
   const kind = r['kind'] ?? 'tool';
   if (kind !== 'tool' && kind !== 'agent') throw invalid('run.kind', 'run.kind must be "tool" or "agent".');
   const parent = r['parent_run_id'] ?? null;

@@ -2,10 +2,27 @@ import { jsonBody } from './json-body.js';
 import { Router } from 'express';
 import type { Confirmations } from '../confirmations/wiring.js';
 import { invalid } from '../core/errors.js';
+import type { JsonSchema } from '../core/types.js';
 import type { TokenAuthenticator } from './auth.js';
 
 /** At most a little over a year back: Stripe lists sessions for far longer, but a run that long is a mistake. */
 const MAX_LOOKBACK_HOURS = 24 * 400;
+
+/** The reconcile door's body as JSON Schema, from the limit `lookbackOf` applies: `{"lookback_hours"?: N}` or none. */
+export function reconcileBodySchema(): JsonSchema {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      lookback_hours: {
+        type: 'number',
+        exclusiveMinimum: 0,
+        maximum: MAX_LOOKBACK_HOURS,
+        description: 'How far back to look for completed confirmations; default the configured lookback.',
+      },
+    },
+  };
+}
 
 function lookbackOf(body: unknown): number | undefined {
   if (body === undefined || body === null || (typeof body === 'object' && Object.keys(body).length === 0))

@@ -21,7 +21,8 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function version(root: string): string {
+/** The version in askgate's package.json under `root`; empty when it cannot be read. */
+export function packageVersion(root: string): string {
   try {
     return (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version?: string }).version ?? '';
   } catch {
@@ -61,7 +62,7 @@ export function landingPage(facts: LandingFacts, root: string): string {
 <link rel="stylesheet" href="/assets/web/inbox.css">
 </head>
 <body>
-<header class="topbar"><h1>askgate ${escapeHtml(version(root))}</h1></header>
+<header class="topbar"><h1>askgate ${escapeHtml(packageVersion(root))}</h1></header>
 <main class="landing">
   <p>This askgate gateway is running on ${store}. Channels: ${channels}.</p>
   <p><a class="btn btn-primary" href="/inbox">Open the inbox</a></p>
@@ -70,6 +71,10 @@ export function landingPage(facts: LandingFacts, root: string): string {
     <li><a href="/healthz">/healthz</a> — alive</li>
     <li><a href="/readyz">/readyz</a> — the store answers</li>
     <li><a href="/metrics">/metrics</a> — Prometheus metrics</li>
+  </ul>
+  <h2>The API</h2>
+  <ul>
+    <li><a href="/openapi.json">/openapi.json</a> — the OpenAPI 3.1 document of every <code>/api</code> door</li>
   </ul>
   <h2>Documentation</h2>
   <ul>${docs}</ul>
@@ -107,7 +112,7 @@ export function landingRouter(facts: LandingFacts, root = packageRoot()): Router
       return;
     }
     res.setHeader('Content-Security-Policy', LANDING_CSP);
-    res.type('html').send(docPage(name, markdown, version(root)));
+    res.type('html').send(docPage(name, markdown, packageVersion(root)));
   });
   return router;
 }

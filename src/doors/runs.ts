@@ -1,8 +1,10 @@
-import { jsonBody } from './json-body.js';
 import { Router } from 'express';
+import { askBodySchema, runFieldSchema } from '../core/ask-body-schema.js';
+import { jsonBody } from './json-body.js';
 import type { AskRequest } from '../core/ask-request.js';
 import { AskgateError, invalid } from '../core/errors.js';
 import type { InteractionService } from '../core/interaction-service.js';
+import type { JsonSchema } from '../core/types.js';
 import type { ParkService } from '../runs/park-service.js';
 import { identityOf, type TokenAuthenticator } from './auth.js';
 
@@ -39,6 +41,29 @@ export function runsRouter(service: InteractionService, parks: ParkService | nul
   });
 
   return router;
+}
+
+/**
+ * The `POST /api/runs` body as JSON Schema, from the ask body's schema and the rules of `parseRunsBody`: each ask is
+ * an ask body without `run` (the one beside them parks) and without `timeout`, its `mode` "async" or omitted.
+ */
+export function runsBodySchema(): JsonSchema {
+  const ask = askBodySchema();
+  const { run: _run, timeout: _timeout, ...fields } = ask['properties'] as Record<string, JsonSchema>;
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['run', 'asks'],
+    properties: {
+      run: runFieldSchema(),
+      asks: {
+        type: 'array',
+        minItems: 1,
+        maxItems: MAX_ASKS,
+        items: { ...ask, properties: { ...fields, mode: { type: 'string', enum: ['async'] } } },
+      },
+    },
+  };
 }
 
 /** `{"run": {...}, "asks": [...]}` → validated async asks, each carrying the run; a refusal names `asks[i].<field>`. */

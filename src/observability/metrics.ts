@@ -8,6 +8,9 @@ export class Metrics {
   readonly expiries: Counter<'format'>;
   readonly cancels: Counter<'format'>;
   readonly timeToAnswer: Histogram<'format' | 'surface'>;
+  /** PostgreSQL checkpoints (ASKGATE_CHECKPOINT_URL): how long each read and write took, and what sweeps removed. */
+  readonly checkpointSeconds: Histogram<'op'>;
+  readonly checkpointsSwept: Counter;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'askgate_process_' });
@@ -40,6 +43,18 @@ export class Metrics {
       help: 'From the ask to the winning answer.',
       labelNames: ['format', 'surface'],
       buckets: [1, 5, 15, 30, 60, 300, 900, 3600, 4 * 3600, 24 * 3600],
+      registers: [this.registry],
+    });
+    this.checkpointSeconds = new Histogram({
+      name: 'askgate_checkpoint_seconds',
+      help: 'PostgreSQL checkpoint statements, by op (read, write), failed ones included.',
+      labelNames: ['op'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [this.registry],
+    });
+    this.checkpointsSwept = new Counter({
+      name: 'askgate_checkpoints_swept_total',
+      help: 'PostgreSQL checkpoints deleted by the retention sweep (past LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES).',
       registers: [this.registry],
     });
   }

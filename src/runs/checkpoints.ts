@@ -49,6 +49,33 @@ export interface Checkpoints {
   bindThread(runId: string, owner: string, thread: ChatThread): Promise<boolean>;
 }
 
+/**
+ * Checkpoints kept apart from the run records (PostgreSQL: src/store/postgres/checkpoints.ts), one per park: a park
+ * writes its checkpoint under a reference of its own before the run store parks the run (which then keeps only the
+ * reference), and a park the run store refuses drops exactly its own, so a refused second park of a parked run
+ * never touches the checkpoint that run resumes from. A crash between the two leaves a checkpoint nothing refers
+ * to, which its retention removes.
+ */
+export interface ParkCheckpoints extends Checkpoints {
+  /** What `GET /api/runs/{id}` names as the checkpoint's home of a run parked here. */
+  readonly home: 'postgres';
+  /**
+   * Keeps the checkpoint of one park under `ref`. A null thread takes the thread bound to the run (`bindThread`).
+   * Throws AskgateError `conflict` (field run.run_id) when another identity owns the run, `store_unavailable` when
+   * the checkpointer cannot be reached (nothing kept).
+   */
+  savePark(runId: string, ref: string, checkpoint: Checkpoint): Promise<void>;
+  /**
+   * The checkpoint of the park `ref`, or null once its retention passed. A resume reads with `refresh`, which
+   * restarts the retention: a long chain of retries never outlives the checkpoint it resumes from.
+   */
+  loadPark(runId: string, ref: string, options?: { refresh?: boolean }): Promise<Checkpoint | null>;
+  /** Drops the checkpoint of the park `ref` (a park the run store refused). */
+  dropPark(runId: string, ref: string): Promise<void>;
+  /** Drops the checkpoints of the run's parks other than `ref`: a new park of a run means the earlier ones are done. */
+  dropEarlierParks(runId: string, ref: string): Promise<void>;
+}
+
 /** The refusal of a park or a checkpoint write under a run id another identity owns. */
 export function ownedByAnother(runId: string): AskgateError {
   return new AskgateError('conflict', `run ${runId} belongs to another identity; run ids are per identity.`, {

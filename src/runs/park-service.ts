@@ -144,6 +144,8 @@ function publicRun(run: RunView, outcomes: AttemptOutcome[]): Record<string, unk
     // The last few webhook attempts of this park, oldest first: how each ended, never the URL, headers or body.
     resume_attempt_outcomes: outcomes.map(({ park: _park, ...shown }) => shown),
     parks: run.generation,
+    // Where this park's checkpoint is kept: a run parked before the checkpointer changed still says where it was.
+    checkpoint: run.checkpointRef === null ? 'redis' : 'postgres',
     parked_at: run.parkedAt,
     completed_at: run.completedAt,
   };

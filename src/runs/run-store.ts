@@ -30,6 +30,11 @@ export interface RunView extends Checkpoint {
   attempts: number;
   parkedAt: string | null;
   completedAt: string | null;
+  /**
+   * Where the checkpoint of this park is: null when the run store holds it (its `state` and `thread` above are the
+   * checkpoint's), else the reference a ParkCheckpoints store keeps it under (the run store then holds no state).
+   */
+  checkpointRef: string | null;
 }
 
 /**
@@ -58,6 +63,11 @@ export interface ParkInput {
   records: StoredInteraction[];
   /** Ids of records that stay out of the pending list (asks to the caller). */
   unlisted: ReadonlySet<string>;
+  /**
+   * Set when the checkpoint was kept elsewhere (ParkCheckpoints) under this reference: the run store keeps the
+   * reference instead of `run.state`, and never sees the state.
+   */
+  checkpointRef?: string;
 }
 
 /** Where parks live: written in one step with their asks, settled by the answer's claim, completed once. */

@@ -6,9 +6,13 @@ import { headerValue, type Verifier } from './types.js';
 /** Stripe's own default freshness window. */
 export const DEFAULT_TOLERANCE_SECONDS = STRIPE_TOLERANCE_SECONDS;
 
-/** Variables a binding may never name: askgate's own configuration is not a webhook signing secret. */
+/**
+ * Variables a binding may never name: askgate's own configuration is not a webhook signing secret. The channels'
+ * variables are reserved by the gateway on the registry (VerifierRegistry.reserveVariables), from the channels'
+ * registration list, so a new channel's are refused without a line here.
+ */
 const FORBIDDEN_SECRET_ENVS =
-  /^(ASKGATE_|REDIS_URL$|TAI_BRIDGE_CALLBACK_SECRET$|INTERACTIONS_|TELEGRAM_|SLACK_|WHATSAPP_|TWILIO_|PATH$|HOME$|HOST$|PORT$)/;
+  /^(ASKGATE_|REDIS_URL$|TAI_BRIDGE_CALLBACK_SECRET$|INTERACTIONS_|PATH$|HOME$|HOST$|PORT$)/;
 
 interface StripeBinding {
   secretEnv: string;

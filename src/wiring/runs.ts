@@ -5,7 +5,8 @@ import type { Logger } from '../observability/logger.js';
 import { BullJobBus } from '../queue/bull-job-bus.js';
 import { queueShardsOf } from '../queue/queue-shards.js';
 import { ChatJobs } from '../runs/chat-jobs.js';
-import type { ChatThread, Checkpoints } from '../runs/checkpoints.js';
+import type { ChatThread, Checkpoints, ParkCheckpoints } from '../runs/checkpoints.js';
+import { CheckpointedRuns, LayeredCheckpoints } from '../runs/checkpointed-runs.js';
 import { recordCompletion } from '../runs/completion.js';
 import { ConversationService } from '../runs/conversations.js';
 import { ParkService } from '../runs/park-service.js';
@@ -61,13 +62,18 @@ export async function startParks(
   workers: boolean,
   channels: readonly ChannelPlugin[] = [],
   connections: RedisConnections | null = null,
+  /** The PostgreSQL checkpointer (ASKGATE_CHECKPOINT_URL), or null to keep checkpoints in the run hashes. */
+  parkCheckpoints: ParkCheckpoints | null = null,
 ): Promise<Parks> {
   if (!store.durable || connections === null)
     return { service: null, conversations: null, startWorkers: () => undefined, close: async () => undefined };
   // Where a run lives: the run store routes by it, and the producer queues a run's jobs in the same shard.
   const locator =
     connections.shardKeys.length === 1 ? null : new RunLocator(connections.command(), connections.shardKeys);
-  const runs = runStoreOf(config, connections, locator);
+  const records = runStoreOf(config, connections, locator);
+  // Every park goes through CheckpointedRuns: with PostgreSQL it keeps the checkpoint there first; without, it still
+  // refuses to resume a run parked there (rather than resume it without its state).
+  const runs = new CheckpointedRuns(records, parkCheckpoints, logger);
   // Every worker works the queues of every shard (queue-shards.ts); a job goes to its run's shard.
   const jobs = new BullJobBus({
     connection: connections.queue(),
@@ -77,8 +83,10 @@ export async function startParks(
     logger,
     completions: { command: connections.command(), reader: (shard) => connections.streamReader(shard) },
   });
-  // The checkpoints live in the run hashes (the Redis run store's own), so a park writes both in one step.
-  const { checkpoints } = runs;
+  // Without PostgreSQL the checkpoints live in the run hashes (the Redis run store's own), so a park writes both in
+  // one step; with it, they are looked up there first, then in the run hashes (runs parked before the switch).
+  const checkpoints: Checkpoints =
+    parkCheckpoints === null ? records.checkpoints : new LayeredCheckpoints(parkCheckpoints, records.checkpoints);
   const parks = new ParkService({ runs, checkpoints, jobs, logger, holdBeforeEnqueue: config.testHoldBeforeEnqueue });
   const routed = config.routes.length > 0;
   const conversations = routed ? new ConversationService({ routes: config.routes, checkpoints, jobs, logger }) : null;

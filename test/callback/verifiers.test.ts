@@ -152,3 +152,58 @@ describe('a verifier that returns no verdict', () => {
     }
   });
 });
+
+describe("the channels' variables", () => {
+  it('may not be a binding’s secret on a gateway, whichever registry it was given: every installed channel’s', async () => {
+    const config = loadConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      INTERACTIONS_PUBLIC_BASE_URL: 'http://127.0.0.1:9',
+    });
+    // A caller's own registry, built without knowing the channels: the gateway reserves their variables on it.
+    const gateway = await createGateway(config, { verifiers: defaultVerifiers() });
+    try {
+      const url = await gateway.listen();
+      const http = api(url, config.devToken as string);
+      const ask = (secretEnv: string) =>
+        http.post('/api/interactions', {
+          question: 'Pay',
+          answer_format: 'external',
+          verifier: { name: 'stripe', secret_env: secretEnv },
+          timeout: 60,
+        });
+      for (const variable of [
+        'TELEGRAM_BOT_TOKEN',
+        'DISCORD_PUBLIC_KEY',
+        'SLACK_SIGNING_SECRET',
+        'TWILIO_AUTH_TOKEN',
+      ]) {
+        const refusedAsk = await ask(variable);
+        expect(refusedAsk.status, variable).toBe(400);
+        expect(refusedAsk.json['field']).toBe('verifier');
+        expect(refusedAsk.json['message']).toContain(`secret_env "${variable}" names one of askgate's own variables`);
+      }
+      expect((await ask('STRIPE_WEBHOOK_SECRET')).status).toBe(201);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('are refused by a registry that reserves them, for every verifier naming a secret_env', async () => {
+    const reserving = defaultVerifiers().reserveVariables(['ACME_']);
+    expect(reserving.explain({ name: 'stripe', secret_env: 'ACME_TOKEN' })).toBe(
+      'secret_env "ACME_TOKEN" names one of askgate\'s own variables (ACME_…); name the variable that holds the signing secret.',
+    );
+    expect(reserving.explain({ name: 'stripe', secret_env: 'STRIPE_WEBHOOK_SECRET' })).toBeNull();
+    await expect(
+      reserving.verify({
+        binding: { name: 'stripe', secret_env: 'ACME_TOKEN' },
+        rawBody: Buffer.alloc(0),
+        headers: {},
+        now,
+        env,
+      }),
+    ).rejects.toThrow(/ACME_TOKEN" names one of askgate's own variables/);
+  });
+});

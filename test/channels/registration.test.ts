@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { envGroup, optionalEnv } from '../../channels/env.js';
+import { outcomeLine } from '../../channels/outcome.js';
 import { CHANNEL_MODULES, channelsFromConfig } from '../../channels/registration/from-config.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { channelSettings } from '../../src/gateway.js';
@@ -38,6 +39,25 @@ describe('channel registration', () => {
     expect(withDiscord.map((p) => p.name).sort()).toEqual(['discord', 'web']);
     await Promise.all(withDiscord.map((p) => p.stop?.()));
     expect(() => build({ TELEGRAM_BOT_TOKEN: '1:abc' })).toThrow(/^TELEGRAM_WEBHOOK_SECRET: is required/);
+  });
+
+  it('names where an answer came from with the words of the channel it came on, and of the doors', () => {
+    const answered = (surface: string, answeredBy: string) =>
+      outcomeLine({
+        status: 'answered',
+        answer_format: 'confirm',
+        result: { answer: true, answered_by: answeredBy, answered_at: '2026-01-01T00:00:00Z', surface },
+      } as Parameters<typeof outcomeLine>[0]);
+    expect(answered('telegram', 'telegram:42')).toBe('✅ Approved by telegram:42 on Telegram');
+    expect(answered('web', 'web:ada')).toBe('✅ Approved by web:ada in the web chat');
+    expect(answered('twilio', 'twilio:+15550001111')).toBe('✅ Approved by twilio:+15550001111 by SMS');
+    expect(answered('twilio', 'twilio:whatsapp:+15550001111')).toBe(
+      '✅ Approved by twilio:whatsapp:+15550001111 on WhatsApp (Twilio)',
+    );
+    expect(answered('inbox', 'ada')).toBe('✅ Approved by ada in the inbox');
+    expect(answered('acme', 'acme:1')).toBe('✅ Approved by acme:1 on acme');
+    // Every installed channel's own words, as its module declares them: none falls back to "on <name>".
+    for (const module of CHANNEL_MODULES) expect(answered(module.name, `${module.name}:1`)).not.toMatch(/ on [a-z]+$/);
   });
 
   it('reads a channel’s own variables all or nothing, naming the missing one', () => {

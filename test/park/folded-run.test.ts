@@ -84,6 +84,7 @@ describe('a folded park', () => {
       attempts: 0,
       parkedAt: record.created_at,
       completedAt: null,
+      checkpointRef: null,
     });
   });
 

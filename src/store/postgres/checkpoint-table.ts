@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { postgresCall } from './pool.js';
 
-/** One run's row as askgate writes it: the checkpoint of its latest park. JSON values travel as JSON text. */
+/** One park's checkpoint as askgate writes it. JSON values travel as JSON text. */
 export interface CheckpointRowInput {
   owner: string;
   kind: 'tool' | 'agent';
@@ -10,11 +10,11 @@ export interface CheckpointRowInput {
   resume: string;
   /** The checkpoint state as JSON text, kept and given back byte for byte; null when none was handed in. */
   state: string | null;
-  /** The chat thread as JSON text; null keeps the thread bound before (if any). */
+  /** The chat thread as JSON text; null takes the thread bound to the run (if any). */
   thread: string | null;
 }
 
-/** One run's row as read back: JSON columns parsed, the state still its JSON text. */
+/** One park's checkpoint as read back: JSON columns parsed, the state still its JSON text. */
 export interface CheckpointRow {
   owner: string;
   kind: 'tool' | 'agent';
@@ -42,11 +42,15 @@ interface RowRecord {
 
 const COLUMNS = 'owner, kind, parent_run_id, resume, state, thread';
 
+/** The park of the row the Checkpoints port itself writes (save) and binds a thread to (bindThread). */
+export const RUN_ROW = '';
+
 /**
- * The checkpoints table (migrations.ts) and every statement askgate runs on it. Expiry is the database's clock:
- * each write sets `expires_at = now() + retention`, a read ignores a row past it (as if it were gone), and a row
- * past it is another owner's to take. {@link sweep} deletes expired rows in batches. Every call is bounded by the
- * pool's timeouts and fails as `store_unavailable`.
+ * The checkpoints table (migrations.ts) and every statement askgate runs on it. A row is one park of one run (`park`
+ * is its reference; {@link RUN_ROW} the run's own row). Expiry is the database's clock: each write sets
+ * `expires_at = now() + retention`, a read ignores a row past it (as if it were gone), and a row past it is another
+ * owner's to take. {@link sweep} deletes expired rows in batches. Every call is bounded by the pool's timeouts and
+ * fails as `store_unavailable`.
  */
 export class CheckpointTable {
   private readonly table: string;
@@ -61,48 +65,62 @@ export class CheckpointTable {
     this.table = `${pg.escapeIdentifier(schema)}.checkpoints`;
   }
 
-  /**
-   * The run's checkpoint, or null when it has none that is still kept (never parked, only bound to a thread, or past
-   * its retention). With `refresh`, reading it also restarts its retention: a resume attempt is a write of the run,
-   * so a long chain of retries never outlives the checkpoint it resumes from.
-   */
-  async read(runId: string, options: { refresh?: boolean } = {}): Promise<CheckpointRow | null> {
-    const sql = options.refresh
-      ? `UPDATE ${this.table} SET expires_at = now() + $2 * interval '1 millisecond'
-           WHERE run_id = $1 AND kind IS NOT NULL AND expires_at > now() RETURNING ${COLUMNS}`
-      : `SELECT ${COLUMNS} FROM ${this.table} WHERE run_id = $1 AND kind IS NOT NULL AND expires_at > now()`;
-    const params = options.refresh ? [runId, this.retentionMs] : [runId];
-    const result = await this.timed('read', () => this.pool.query<RowRecord>(sql, params));
-    const row = result.rows[0];
-    if (row === undefined) return null;
-    return {
-      owner: row.owner,
-      kind: row.kind,
-      parentRunId: row.parent_run_id,
-      resume: row.resume,
-      state: row.state === null ? null : row.state.toString('utf8'),
-      thread: row.thread,
-    };
+  /** The run's latest kept checkpoint of any park, or null (never parked, only bound to a thread, or expired). */
+  async latest(runId: string): Promise<CheckpointRow | null> {
+    const result = await this.timed('read', () =>
+      this.pool.query<RowRecord>(
+        `SELECT ${COLUMNS} FROM ${this.table} WHERE run_id = $1 AND kind IS NOT NULL AND expires_at > now()
+         ORDER BY written_at DESC, park DESC LIMIT 1`,
+        [runId],
+      ),
+    );
+    return rowOf(result.rows[0]);
   }
 
   /**
-   * Keeps `row` as the run's checkpoint, replacing an earlier park's, and restarts its retention. A null thread keeps
-   * the thread still kept for the run. False (nothing written) when a kept row belongs to another owner.
+   * The checkpoint of park `park` of the run, or null when it is not kept (never written, or past its retention).
+   * With `refresh`, reading it also restarts its retention: a resume attempt is a write of the run, so a long chain
+   * of retries never outlives the checkpoint it resumes from.
    */
-  async write(runId: string, row: CheckpointRowInput): Promise<boolean> {
+  async read(runId: string, park: string, options: { refresh?: boolean } = {}): Promise<CheckpointRow | null> {
+    const where = 'run_id = $1 AND park = $2 AND kind IS NOT NULL AND expires_at > now()';
+    const result = await this.timed('read', () =>
+      options.refresh
+        ? this.pool.query<RowRecord>(
+            `UPDATE ${this.table} SET expires_at = now() + $3 * interval '1 millisecond' WHERE ${where}
+             RETURNING ${COLUMNS}`,
+            [runId, park, this.retentionMs],
+          )
+        : this.pool.query<RowRecord>(`SELECT ${COLUMNS} FROM ${this.table} WHERE ${where}`, [runId, park]),
+    );
+    return rowOf(result.rows[0]);
+  }
+
+  /**
+   * Keeps `row` as the checkpoint of park `park`, replacing what that park held, and restarts its retention. A null
+   * thread keeps the park's own kept thread, else takes the one bound to the run. False (nothing written) when any
+   * kept row of the run belongs to another owner.
+   */
+  async write(runId: string, park: string, row: CheckpointRowInput): Promise<boolean> {
+    const t = this.table;
     const result = await this.timed('write', () =>
       this.pool.query(
-        `INSERT INTO ${this.table} AS c (run_id, ${COLUMNS}, written_at, expires_at)
-           VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, now(), now() + $8 * interval '1 millisecond')
-         ON CONFLICT (run_id) DO UPDATE SET
+        `INSERT INTO ${t} AS c (run_id, park, ${COLUMNS}, written_at, expires_at)
+         SELECT $1, $2, $3, $4, $5, $6::jsonb, $7,
+                coalesce($8::jsonb, (SELECT b.thread FROM ${t} b WHERE b.run_id = $1 AND b.park = '' AND b.expires_at > now())),
+                now(), now() + $9 * interval '1 millisecond'
+         WHERE NOT EXISTS (
+           SELECT 1 FROM ${t} o WHERE o.run_id = $1 AND o.park <> $2 AND o.owner <> $3 AND o.expires_at > now())
+         ON CONFLICT (run_id, park) DO UPDATE SET
            owner = EXCLUDED.owner, kind = EXCLUDED.kind, parent_run_id = EXCLUDED.parent_run_id,
            resume = EXCLUDED.resume, state = EXCLUDED.state,
-           thread = CASE WHEN c.expires_at > now() THEN coalesce(EXCLUDED.thread, c.thread) ELSE EXCLUDED.thread END,
+           thread = CASE WHEN c.expires_at > now() THEN coalesce($8::jsonb, c.thread) ELSE EXCLUDED.thread END,
            written_at = now(), expires_at = EXCLUDED.expires_at
          WHERE c.owner = EXCLUDED.owner OR c.expires_at <= now()
          RETURNING 1`,
         [
           runId,
+          park,
           row.owner,
           row.kind,
           row.parentRunId,
@@ -117,15 +135,19 @@ export class CheckpointTable {
   }
 
   /**
-   * Binds the run to `owner` and a chat thread before it parks: a new row holds only them; a kept row of the same
-   * owner gets the new thread and keeps its checkpoint. False (nothing written) when a kept row has another owner.
+   * Binds the run to `owner` and a chat thread before it parks (its {@link RUN_ROW}): a new row holds only them; a
+   * kept row of the same owner gets the new thread and keeps its checkpoint. False (nothing written) when any kept
+   * row of the run has another owner.
    */
   async bindThread(runId: string, owner: string, thread: string): Promise<boolean> {
+    const t = this.table;
     const result = await this.timed('write', () =>
       this.pool.query(
-        `INSERT INTO ${this.table} AS c (run_id, owner, thread, written_at, expires_at)
-           VALUES ($1, $2, $3::jsonb, now(), now() + $4 * interval '1 millisecond')
-         ON CONFLICT (run_id) DO UPDATE SET
+        `INSERT INTO ${t} AS c (run_id, park, owner, thread, written_at, expires_at)
+         SELECT $1, '', $2, $3::jsonb, now(), now() + $4 * interval '1 millisecond'
+         WHERE NOT EXISTS (
+           SELECT 1 FROM ${t} o WHERE o.run_id = $1 AND o.park <> '' AND o.owner <> $2 AND o.expires_at > now())
+         ON CONFLICT (run_id, park) DO UPDATE SET
            owner = EXCLUDED.owner, thread = EXCLUDED.thread, written_at = now(), expires_at = EXCLUDED.expires_at,
            kind = CASE WHEN c.expires_at > now() THEN c.kind END,
            parent_run_id = CASE WHEN c.expires_at > now() THEN c.parent_run_id END,
@@ -139,10 +161,17 @@ export class CheckpointTable {
     return result.rowCount === 1;
   }
 
-  /** Deletes the run's row if `owner` owns it: the undoing of a park the run store then refused. */
-  async remove(runId: string, owner: string): Promise<void> {
+  /** Deletes the row of park `park` of the run: the undoing of a park the run store then refused. */
+  async remove(runId: string, park: string): Promise<void> {
     await this.timed('write', () =>
-      this.pool.query(`DELETE FROM ${this.table} WHERE run_id = $1 AND owner = $2`, [runId, owner]),
+      this.pool.query(`DELETE FROM ${this.table} WHERE run_id = $1 AND park = $2`, [runId, park]),
+    );
+  }
+
+  /** Deletes the rows of the run's parks other than `park` (its own row, {@link RUN_ROW}, stays). */
+  async removeOthers(runId: string, park: string): Promise<void> {
+    await this.timed('write', () =>
+      this.pool.query(`DELETE FROM ${this.table} WHERE run_id = $1 AND park <> $2 AND park <> ''`, [runId, park]),
     );
   }
 
@@ -156,8 +185,8 @@ export class CheckpointTable {
     for (;;) {
       const result = await postgresCall(() =>
         this.pool.query(
-          `DELETE FROM ${this.table} WHERE run_id IN (
-             SELECT run_id FROM ${this.table} WHERE expires_at <= now()
+          `DELETE FROM ${this.table} WHERE (run_id, park) IN (
+             SELECT run_id, park FROM ${this.table} WHERE expires_at <= now()
              ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)`,
           [batch],
         ),
@@ -183,4 +212,16 @@ export class CheckpointTable {
       this.observer?.[kind](Number(process.hrtime.bigint() - started) / 1e9);
     }
   }
+}
+
+function rowOf(row: RowRecord | undefined): CheckpointRow | null {
+  if (row === undefined) return null;
+  return {
+    owner: row.owner,
+    kind: row.kind,
+    parentRunId: row.parent_run_id,
+    resume: row.resume,
+    state: row.state === null ? null : row.state.toString('utf8'),
+    thread: row.thread,
+  };
 }

@@ -10,12 +10,15 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: (s: stri
   {
     version: 1,
     name: 'checkpoints',
-    // state is the JSON text of the checkpoint state as handed in, kept as bytes so it comes back byte for byte
-    // (jsonb would reorder keys and drop duplicates; text would depend on the database's encoding). A row whose
-    // kind is null holds only a chat thread bound before its run parked. expires_at is set by the database's clock.
+    // One row per park (park: the reference the run store keeps; '' for the row the Checkpoints port itself writes
+    // and binds threads to), so a refused second park of a parked run never touches the checkpoint that run resumes
+    // from. state is the JSON text of the checkpoint state as handed in, kept as bytes so it comes back byte for byte
+    // (jsonb would reorder keys and drop duplicates; text would depend on the database's encoding). A row whose kind
+    // is null holds only a chat thread bound before its run parked. expires_at is set by the database's clock.
     sql: (s) => `
       CREATE TABLE ${s}.checkpoints (
-        run_id text PRIMARY KEY,
+        run_id text NOT NULL,
+        park text NOT NULL,
         owner text NOT NULL,
         kind text CHECK (kind IN ('tool', 'agent')),
         parent_run_id text,
@@ -23,7 +26,8 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: (s: stri
         state bytea,
         thread jsonb,
         written_at timestamptz NOT NULL DEFAULT now(),
-        expires_at timestamptz NOT NULL
+        expires_at timestamptz NOT NULL,
+        PRIMARY KEY (run_id, park)
       );
       CREATE INDEX checkpoints_expires_at ON ${s}.checkpoints (expires_at);
     `,

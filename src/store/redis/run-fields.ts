@@ -18,6 +18,15 @@ export function fieldsOf(flat: readonly string[]): Record<string, string> {
   return fields;
 }
 
+/** How `st` marks a checkpoint kept elsewhere: `@` and its reference (a JSON text never starts with `@`). */
+export const CHECKPOINT_REF_MARK = '@';
+
+/** The reference of a checkpoint kept elsewhere, from a run hash's fields; null when the hash holds the state. */
+function checkpointRefOf(h: Record<string, string>): string | null {
+  const st = h['st'];
+  return st?.startsWith(CHECKPOINT_REF_MARK) ? st.slice(CHECKPOINT_REF_MARK.length) : null;
+}
+
 /** The checkpoint part of a run hash; null when it holds none (never parked, or only bound to a thread). */
 export function checkpointOf(h: Record<string, string>): Checkpoint | null {
   const rs = h['rs'];
@@ -27,7 +36,7 @@ export function checkpointOf(h: Record<string, string>): Checkpoint | null {
     kind: h['k'] === 'agent' ? 'agent' : 'tool',
     parentRunId: h['p'] ? h['p'] : null,
     resume: rs.startsWith('=') ? { handler: rs.slice(1) } : (JSON.parse(rs) as RunSpec['resume']),
-    state: h['st'] ? (JSON.parse(h['st']) as unknown) : null,
+    state: h['st'] && checkpointRefOf(h) === null ? (JSON.parse(h['st']) as unknown) : null,
     thread: h['th'] ? (JSON.parse(h['th']) as ChatThread) : null,
   };
 }
@@ -64,6 +73,7 @@ export function runView(runId: string, h: Record<string, string>): RunView | nul
     attempts: Number(h['at'] ?? 0),
     parkedAt: h['ca'] ? new Date(Number(h['ca'])).toISOString() : null,
     completedAt: h['ra'] ? new Date(Number(h['ra'])).toISOString() : null,
+    checkpointRef: checkpointRefOf(h),
   };
 }
 

@@ -9,7 +9,7 @@ import { encodeRecord, timeMs } from '../record-codec.js';
 import { ownedByAnother } from '../../runs/checkpoints.js';
 import { RedisCheckpoints, redisCall } from './checkpoints.js';
 import { RedisConnections } from './connections.js';
-import { fieldsOf, resumeArg, runView } from './run-fields.js';
+import { CHECKPOINT_REF_MARK, fieldsOf, resumeArg, runView } from './run-fields.js';
 import type { ScriptClient } from './scripts/index.js';
 
 /**
@@ -25,7 +25,7 @@ import type { ScriptClient } from './scripts/index.js';
  * | `o`       | owner: the identity that parked it (the resume runs under it)              |
  * | `k`, `p`  | kind (absent: tool; else agent) and parent run id (absent when none)       |
  * | `rs`      | the resume target: JSON {"webhook": url}, or `=` + name for {"handler": name} |
- * | `st`      | the opaque checkpoint state JSON the caller handed in (absent when none)   |
+ * | `st`      | the opaque checkpoint state JSON the caller handed in (absent when none), or `@<ref>` when the checkpoint is kept in PostgreSQL (ParkCheckpoints) |
  * | `th`      | the chat thread JSON of a run reached over chat (absent when none)         |
  * | `n`       | asks still outstanding                                                     |
  * | `a:<id>`  | one slot per ask: '' while pending, else status letter + result JSON (in pieces) |
@@ -104,7 +104,7 @@ export class RedisRunStore implements RunStore {
       input.run.kind,
       input.run.parent_run_id ?? '',
       resumeArg(input.run.resume),
-      input.run.state === null || input.run.state === undefined ? '' : JSON.stringify(input.run.state),
+      stateArg(input),
       this.retentionMs,
       now,
       this.keys.events,
@@ -272,6 +272,15 @@ export class RedisRunStore implements RunStore {
   }
 }
 
+/**
+ * What the `st` field keeps: the state's JSON, '' for none, or — when the checkpoint is kept elsewhere — `@` and its
+ * reference, which no JSON text starts with, so the two can never be mistaken (run-fields.ts reads it back).
+ */
+function stateArg(input: ParkInput): string {
+  if (input.checkpointRef !== undefined) return `${CHECKPOINT_REF_MARK}${input.checkpointRef}`;
+  return input.run.state === null || input.run.state === undefined ? '' : JSON.stringify(input.run.state);
+}
+
 /** The longest folded value, and run id, a folded-runs bucket takes and stays listpack-encoded. */
 const FOLD_MAX_BYTES = 64;
 
@@ -286,7 +295,7 @@ function foldedValue(input: ParkInput): string {
   if (input.records.length !== 1 || record === undefined || input.thread !== null) return '';
   if (record.asked_by !== input.owner) return '';
   const { run } = input;
-  const state = run.state === null || run.state === undefined ? '' : JSON.stringify(run.state);
+  const state = stateArg(input);
   const parts = [record.id, resumeArg(run.resume), run.kind === 'tool' ? '' : run.kind, run.parent_run_id ?? '', state];
   while (parts.length > 2 && parts[parts.length - 1] === '') parts.pop();
   if (parts.some((p) => p.includes('\n'))) return '';

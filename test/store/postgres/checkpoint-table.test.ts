@@ -51,8 +51,8 @@ describe('the PostgreSQL checkpoints table', () => {
   it('gives a checkpoint back as written, the state byte for byte, and nothing for an unknown run', async () => {
     // Key order, spacing, escapes and astral characters that jsonb would normalise.
     const state = '{"z":1,"a":[1.50,"\\u0000",{"b":null,"a":"héllo 🐙"}],"z":2}';
-    expect(await table.write('run-1', row({ state, parentRunId: 'parent-1' }))).toBe(true);
-    expect(await table.read('run-1')).toEqual({
+    expect(await table.write('run-1', '', row({ state, parentRunId: 'parent-1' }))).toBe(true);
+    expect(await table.read('run-1', '')).toEqual({
       owner: 'alice',
       kind: 'agent',
       parentRunId: 'parent-1',
@@ -60,50 +60,50 @@ describe('the PostgreSQL checkpoints table', () => {
       state,
       thread: null,
     });
-    expect(await table.read('no-such-run')).toBeNull();
+    expect(await table.read('no-such-run', '')).toBeNull();
   });
 
   it('keeps a 900 KiB state whole', async () => {
     const state = JSON.stringify({ blob: 'x'.repeat(900 * 1024) });
-    await table.write('run-big', row({ state }));
-    expect((await table.read('run-big'))?.state).toBe(state);
+    await table.write('run-big', '', row({ state }));
+    expect((await table.read('run-big', ''))?.state).toBe(state);
   });
 
   it('keeps a run to its owner: another identity can neither write nor bind it', async () => {
-    await table.write('run-owned', row());
-    expect(await table.write('run-owned', row({ owner: 'mallory', state: '"taken"' }))).toBe(false);
+    await table.write('run-owned', '', row());
+    expect(await table.write('run-owned', '', row({ owner: 'mallory', state: '"taken"' }))).toBe(false);
     expect(await table.bindThread('run-owned', 'mallory', '{"channel":"telegram"}')).toBe(false);
-    expect(await table.read('run-owned')).toMatchObject({ owner: 'alice', state: '{"step":1}', thread: null });
+    expect(await table.read('run-owned', '')).toMatchObject({ owner: 'alice', state: '{"step":1}', thread: null });
   });
 
   it('binds a thread before the park: the bound row is no checkpoint, and the park keeps its thread', async () => {
     const thread = '{"channel":"telegram","recipient":"42","replyToMessageId":null,"route":"support"}';
     expect(await table.bindThread('run-chat', 'alice', thread)).toBe(true);
-    expect(await table.read('run-chat')).toBeNull();
-    await table.write('run-chat', row({ thread: null }));
-    expect((await table.read('run-chat'))?.thread).toEqual({
+    expect(await table.read('run-chat', '')).toBeNull();
+    await table.write('run-chat', '', row({ thread: null }));
+    expect((await table.read('run-chat', ''))?.thread).toEqual({
       channel: 'telegram',
       recipient: '42',
       replyToMessageId: null,
       route: 'support',
     });
     // A later park of the same run replaces its checkpoint; a second bind replaces the thread and keeps the state.
-    await table.write('run-chat', row({ state: '{"step":2}' }));
+    await table.write('run-chat', '', row({ state: '{"step":2}' }));
     await table.bindThread('run-chat', 'alice', '{"channel":"slack"}');
-    expect(await table.read('run-chat')).toMatchObject({ state: '{"step":2}', thread: { channel: 'slack' } });
+    expect(await table.read('run-chat', '')).toMatchObject({ state: '{"step":2}', thread: { channel: 'slack' } });
   });
 
   it('treats an expired row as gone: unread, and free for another owner without its old thread', async () => {
     const expiring = new CheckpointTable(pool, 'askgate', 0);
     await expiring.bindThread('run-old', 'alice', '{"channel":"telegram"}');
-    await expiring.write('run-old', row());
-    expect(await table.read('run-old')).toBeNull();
-    expect(await table.write('run-old', row({ owner: 'bob' }))).toBe(true);
-    expect(await table.read('run-old')).toMatchObject({ owner: 'bob', thread: null });
+    await expiring.write('run-old', '', row());
+    expect(await table.read('run-old', '')).toBeNull();
+    expect(await table.write('run-old', '', row({ owner: 'bob' }))).toBe(true);
+    expect(await table.read('run-old', '')).toMatchObject({ owner: 'bob', thread: null });
   });
 
   it('restarts the retention from a resume read, by the database clock, and not from a plain read', async () => {
-    await table.write('run-retry', row());
+    await table.write('run-retry', '', row());
     await pool.query(
       `UPDATE askgate.checkpoints SET expires_at = now() + interval '1 minute' WHERE run_id = 'run-retry'`,
     );
@@ -113,33 +113,44 @@ describe('the PostgreSQL checkpoints table', () => {
           `SELECT expires_at > now() + interval '59 minutes' AS long FROM askgate.checkpoints WHERE run_id = 'run-retry'`,
         )
       ).rows[0]?.long === true;
-    await table.read('run-retry');
+    await table.read('run-retry', '');
     expect(await left()).toBe(false);
-    expect((await table.read('run-retry', { refresh: true }))?.state).toBe('{"step":1}');
+    expect((await table.read('run-retry', '', { refresh: true }))?.state).toBe('{"step":1}');
     expect(await left()).toBe(true);
     await pool.query(
       `UPDATE askgate.checkpoints SET expires_at = now() - interval '1 second' WHERE run_id = 'run-retry'`,
     );
-    expect(await table.read('run-retry', { refresh: true })).toBeNull();
+    expect(await table.read('run-retry', '', { refresh: true })).toBeNull();
   });
 
-  it('removes a row only for its owner', async () => {
-    await table.write('run-undo', row());
-    await table.remove('run-undo', 'mallory');
-    expect(await table.read('run-undo')).not.toBeNull();
-    await table.remove('run-undo', 'alice');
-    expect(await table.read('run-undo')).toBeNull();
+  it('keeps one row per park: a refused park drops only its own, and a new park drops the earlier ones', async () => {
+    expect(await table.write('run-parks', 'park-a', row({ state: '"a"' }))).toBe(true);
+    expect(await table.write('run-parks', 'park-b', row({ state: '"b"' }))).toBe(true);
+    expect((await table.read('run-parks', 'park-a'))?.state).toBe('"a"');
+    expect((await table.latest('run-parks'))?.state).toBe('"b"');
+    await table.remove('run-parks', 'park-b');
+    expect(await table.read('run-parks', 'park-b')).toBeNull();
+    expect((await table.read('run-parks', 'park-a'))?.state).toBe('"a"');
+    expect(await table.write('run-parks', 'park-c', row({ owner: 'mallory' }))).toBe(false);
+    await table.bindThread('run-parks', 'alice', '{"channel":"web"}');
+    await table.write('run-parks', 'park-c', row({ state: '"c"' }));
+    expect((await table.read('run-parks', 'park-c'))?.thread).toEqual({ channel: 'web' });
+    await table.removeOthers('run-parks', 'park-c');
+    const left = await pool.query<{ park: string }>(
+      `SELECT park FROM askgate.checkpoints WHERE run_id = 'run-parks' ORDER BY park`,
+    );
+    expect(left.rows.map((r) => r.park)).toEqual(['', 'park-c']);
   });
 
   it('sweeps expired rows in batches, leaves live ones, and skips a row another transaction holds', async () => {
     await pool.query('DELETE FROM askgate.checkpoints');
     await pool.query(
-      `INSERT INTO askgate.checkpoints (run_id, owner, kind, resume, expires_at)
-       SELECT 'expired-' || i, 'alice', 'tool', '{}', now() - interval '1 minute' FROM generate_series(1, 1203) i`,
+      `INSERT INTO askgate.checkpoints (run_id, park, owner, kind, resume, expires_at)
+       SELECT 'expired-' || i, '', 'alice', 'tool', '{}', now() - interval '1 minute' FROM generate_series(1, 1203) i`,
     );
     await pool.query(
-      `INSERT INTO askgate.checkpoints (run_id, owner, kind, resume, expires_at)
-       SELECT 'live-' || i, 'alice', 'tool', '{}', now() + interval '1 hour' FROM generate_series(1, 5) i`,
+      `INSERT INTO askgate.checkpoints (run_id, park, owner, kind, resume, expires_at)
+       SELECT 'live-' || i, '', 'alice', 'tool', '{}', now() + interval '1 hour' FROM generate_series(1, 5) i`,
     );
     const holder = await pool.connect();
     try {
@@ -165,13 +176,13 @@ describe('the PostgreSQL checkpoints table', () => {
 
   it('fails as store_unavailable naming the variable while the server is down, and serves again once it is up', async () => {
     await server.down();
-    const refusal = await table.write('run-down', row()).catch((error: unknown) => error);
+    const refusal = await table.write('run-down', '', row()).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(AskgateError);
     expect((refusal as AskgateError).code).toBe('store_unavailable');
     expect((refusal as AskgateError).message).toMatch(/ASKGATE_CHECKPOINT_URL/);
     await expect(table.ping()).rejects.toMatchObject({ code: 'store_unavailable' });
     await server.up();
-    expect(await table.write('run-down', row())).toBe(true);
+    expect(await table.write('run-down', '', row())).toBe(true);
     await table.ping();
   });
 
@@ -190,6 +201,6 @@ describe('the PostgreSQL checkpoints table', () => {
     await server.restart({ crash: true });
     await told;
     expect(idleErrors.length).toBe(idle);
-    expect((await table.read('run-down'))?.owner).toBe('alice');
+    expect((await table.read('run-down', ''))?.owner).toBe('alice');
   });
 });

@@ -38,6 +38,7 @@ describe('checkpoint schema migrations', () => {
       ),
     ).toEqual([
       { column_name: 'run_id', data_type: 'text' },
+      { column_name: 'park', data_type: 'text' },
       { column_name: 'owner', data_type: 'text' },
       { column_name: 'kind', data_type: 'text' },
       { column_name: 'parent_run_id', data_type: 'text' },
