@@ -221,7 +221,8 @@ function parseRedisUrl(raw: string | null): string | null {
   if (!/^rediss?:\/\//.test(raw))
     throw new ConfigError(
       'REDIS_URL',
-      'must start with redis://, rediss:// or redis+cluster://, e.g. redis://127.0.0.1:6379 or redis+cluster://10.0.0.1:6379,10.0.0.2:6379.',
+      'must start with redis://, rediss:// or redis+cluster://, ' +
+        'e.g. redis://127.0.0.1:6379 or redis+cluster://10.0.0.1:6379,10.0.0.2:6379.',
     );
   return raw;
 }
@@ -235,7 +236,8 @@ function parseRedisPrefix(raw: string | null, redisUrl: string | null): string {
   if (redisUrl !== null && isClusterUrl(redisUrl) && !/\{[^{}]+\}/.test(prefix)) {
     throw new ConfigError(
       'ASKGATE_REDIS_PREFIX',
-      `"${prefix}" has no hash tag, which a Redis Cluster needs (every key of one step in one slot); wrap a name in braces, e.g. {askgate}:.`,
+      `"${prefix}" has no hash tag, which a Redis Cluster needs (every key of one step in one slot); ` +
+        'wrap a name in braces, e.g. {askgate}:.',
     );
   }
   return prefix;
