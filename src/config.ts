@@ -269,7 +269,8 @@ function parseShards(raw: string | null, prefix: string, redisUrl: string | null
   if (!isShardablePrefix(prefix))
     throw new ConfigError(
       name,
-      `is ${shards}, which needs ASKGATE_REDIS_PREFIX of the form {name}: (shard k gets {name:k}:), and it is "${prefix}"; use e.g. {askgate}: or set ASKGATE_SHARDS=1.`,
+      `is ${shards}, which needs ASKGATE_REDIS_PREFIX of the form {name}: (shard k gets {name:k}:), ` +
+        `and it is "${prefix}"; use e.g. {askgate}: or set ASKGATE_SHARDS=1.`,
     );
   return shards;
 }
@@ -320,7 +321,8 @@ export function loadConfig(env: Env = process.env): Config {
     if (!isLoopbackHost(host)) {
       throw new ConfigError(
         'ASKGATE_TOKENS',
-        `is unset, so askgate would start in dev mode (one all-scopes token) listening on ${host}, which is not a loopback address; set ASKGATE_TOKENS, or HOST=127.0.0.1.`,
+        `is unset, so askgate would start in dev mode (one all-scopes token) listening on ${host}, ` +
+          `which is not a loopback address; set ASKGATE_TOKENS, or HOST=127.0.0.1.`,
       );
     }
     devToken = optional(env, 'ASKGATE_DEV_TOKEN') ?? randomBytes(24).toString('base64url');
