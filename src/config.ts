@@ -38,7 +38,10 @@ export interface Config {
   tokens: Map<string, Identity>;
   /** Set when no ASKGATE_TOKENS was given: the one random all-scopes token printed at start. */
   devToken: string | null;
+  /** INTERACTIONS_PUBLIC_BASE_URL, or on a loopback HOST (and a fixed PORT) the gateway's own origin. */
   publicBaseUrl: string | null;
+  /** The base URL is the gateway's own loopback origin, not one an operator set (the start banner says so). */
+  publicBaseUrlIsOwn: boolean;
   defaultTimeoutSeconds: number;
   idleTtlSeconds: number;
   retentionWaitingMinutes: number;
@@ -196,6 +199,18 @@ function parsePublicBaseUrl(raw: string | null): string | null {
     );
   }
   return url.origin + url.pathname.replace(/\/+$/, '');
+}
+
+/**
+ * A gateway listening on a loopback address is reached on that address, and only from this machine: unset, its
+ * public base URL is its own origin, so channel, external and link asks work on `npm start` (the web chat's links,
+ * a callback page) without setting anything. Elsewhere (0.0.0.0, a LAN address) the public origin is not ours to
+ * guess — a proxy or a name in front — and stays unset. PORT=0 (any free port) is known only after listening.
+ */
+function loopbackOrigin(host: string, port: number): string | null {
+  if (port === 0 || !isLoopbackHost(host)) return null;
+  const name = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  return `http://${name}:${port}`;
 }
 
 function parseRate(raw: string | null): { limit: number; windowSeconds: number } {
@@ -357,7 +372,8 @@ export function loadConfig(env: Env = process.env): Config {
     redisWaitTimeoutMs: positiveInt(env, 'ASKGATE_REDIS_WAIT_TIMEOUT_MS', 1000),
     tokens,
     devToken,
-    publicBaseUrl: parsePublicBaseUrl(optional(env, 'INTERACTIONS_PUBLIC_BASE_URL')),
+    publicBaseUrl: parsePublicBaseUrl(optional(env, 'INTERACTIONS_PUBLIC_BASE_URL')) ?? loopbackOrigin(host, port),
+    publicBaseUrlIsOwn: optional(env, 'INTERACTIONS_PUBLIC_BASE_URL') === null && loopbackOrigin(host, port) !== null,
     defaultTimeoutSeconds: positiveInt(env, 'INTERACTIONS_DEFAULT_TIMEOUT_SECONDS', 300),
     idleTtlSeconds: positiveInt(env, 'INTERACTIONS_IDLE_TTL_SECONDS', 86_400),
     retentionWaitingMinutes: positiveInt(env, 'LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES', 10_080),
