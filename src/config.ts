@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { checkpointConfig, type PostgresCheckpointConfig } from './checkpoint-config.js';
 import { ConfigError, type Env, optional } from './config-env.js';
+import { MIN_LINK_SECRET_LENGTH } from './core/action-links.js';
 import type { Identity, Scope } from './core/types.js';
 import { confirmationsConfig, type ConfirmationsConfig } from './confirmations/config.js';
 import { RouteConfigError, parseRoutes, type Route } from './runs/routes.js';
@@ -42,6 +43,12 @@ export interface Config {
   publicBaseUrl: string | null;
   /** The base URL is the gateway's own loopback origin, not one an operator set (the start banner says so). */
   publicBaseUrlIsOwn: boolean;
+  /**
+   * `ASKGATE_LINK_SECRET`: the key signed action links (`/a/{token}`) are made and checked with, at least 32
+   * characters, the same on every process. Unset: channels get no link maker and the door shows every link as not
+   * available (docs/action-links.md).
+   */
+  linkSecret: string | null;
   defaultTimeoutSeconds: number;
   idleTtlSeconds: number;
   retentionWaitingMinutes: number;
@@ -113,6 +120,22 @@ function progressSeconds(env: Env, name: string): number {
   const seconds = positiveInt(env, name, 10);
   if (seconds > 60) throw new ConfigError(name, `"${env[name]}" is over 60; set it to a whole number from 1 to 60.`);
   return seconds;
+}
+
+/** The action links' key: long enough that guessing it is hopeless; never echoed in the refusal. */
+function parseLinkSecret(raw: string | null, publicBaseUrl: string | null): string | null {
+  if (raw === null) return null;
+  if (publicBaseUrl === null)
+    throw new ConfigError(
+      'INTERACTIONS_PUBLIC_BASE_URL',
+      'is unset, but ASKGATE_LINK_SECRET is set: action links are URLs on the public origin; set it too.',
+    );
+  if (raw.length < MIN_LINK_SECRET_LENGTH)
+    throw new ConfigError(
+      'ASKGATE_LINK_SECRET',
+      `is ${raw.length} characters; use at least ${MIN_LINK_SECRET_LENGTH} random ones (e.g. \`openssl rand -hex 32\`).`,
+    );
+  return raw;
 }
 
 /** A switch: unset, empty, "0" or "false" is off; "1" or "true" is on; anything else is refused by name. */
@@ -362,6 +385,7 @@ export function loadConfig(env: Env = process.env): Config {
       'ASKGATE_TEST_FOLLOW_UP_SECOND_MS',
       "is the test suite's clock for reminders and escalations (it shortens every second); unset it in production.",
     );
+  const publicBaseUrl = parsePublicBaseUrl(optional(env, 'INTERACTIONS_PUBLIC_BASE_URL')) ?? loopbackOrigin(host, port);
   return {
     port,
     host,
@@ -372,8 +396,9 @@ export function loadConfig(env: Env = process.env): Config {
     redisWaitTimeoutMs: positiveInt(env, 'ASKGATE_REDIS_WAIT_TIMEOUT_MS', 1000),
     tokens,
     devToken,
-    publicBaseUrl: parsePublicBaseUrl(optional(env, 'INTERACTIONS_PUBLIC_BASE_URL')) ?? loopbackOrigin(host, port),
-    publicBaseUrlIsOwn: optional(env, 'INTERACTIONS_PUBLIC_BASE_URL') === null && loopbackOrigin(host, port) !== null,
+    publicBaseUrl,
+    publicBaseUrlIsOwn: optional(env, 'INTERACTIONS_PUBLIC_BASE_URL') === null && publicBaseUrl !== null,
+    linkSecret: parseLinkSecret(optional(env, 'ASKGATE_LINK_SECRET'), publicBaseUrl),
     defaultTimeoutSeconds: positiveInt(env, 'INTERACTIONS_DEFAULT_TIMEOUT_SECONDS', 300),
     idleTtlSeconds: positiveInt(env, 'INTERACTIONS_IDLE_TTL_SECONDS', 86_400),
     retentionWaitingMinutes: positiveInt(env, 'LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES', 10_080),

@@ -68,7 +68,7 @@ describe('the dispatcher on a real store', () => {
 
   const ask = async (body: Record<string, unknown>): Promise<string> => {
     const res = await api(gw.url, gw.token).post('/api/interactions', { channel: 'web', ...body });
-    expect(res.status).toBe(201);
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
     return res.json['id'] as string;
   };
   const status = async (id: string): Promise<unknown> => (await gw.gateway.store.get(id))?.status;
