@@ -58,7 +58,8 @@ async function main(): Promise<void> {
   for (const [waitReplicas, list] of timings) {
     const sorted = [...list].sort((a, b) => a - b);
     console.log(
-      `WAIT ${waitReplicas}: ${sorted.length} claims, median ${quantile(sorted, 0.5).toFixed(3)} ms, p99 ${quantile(sorted, 0.99).toFixed(3)} ms`,
+      `WAIT ${waitReplicas}: ${sorted.length} claims, median ${quantile(sorted, 0.5).toFixed(3)} ms, ` +
+        `p99 ${quantile(sorted, 0.99).toFixed(3)} ms`,
     );
   }
   for (const { store, connections } of stores) {

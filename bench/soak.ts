@@ -191,7 +191,8 @@ async function main(): Promise<void> {
     };
     samples.push(s);
     console.log(
-      `t=${s.second}s serve ${s.serveRssMb} MB, worker ${s.workerRssMb} MB, redis ${s.redisMb} MB (queues ${s.queuesMb} MB), ${s.keys} keys`,
+      `t=${s.second}s serve ${s.serveRssMb} MB, worker ${s.workerRssMb} MB, redis ${s.redisMb} MB ` +
+        `(queues ${s.queuesMb} MB), ${s.keys} keys`,
     );
   };
 

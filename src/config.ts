@@ -221,7 +221,8 @@ function parseRedisUrl(raw: string | null): string | null {
   if (!/^rediss?:\/\//.test(raw))
     throw new ConfigError(
       'REDIS_URL',
-      'must start with redis://, rediss:// or redis+cluster://, e.g. redis://127.0.0.1:6379 or redis+cluster://10.0.0.1:6379,10.0.0.2:6379.',
+      'must start with redis://, rediss:// or redis+cluster://, ' +
+        'e.g. redis://127.0.0.1:6379 or redis+cluster://10.0.0.1:6379,10.0.0.2:6379.',
     );
   return raw;
 }
@@ -235,7 +236,8 @@ function parseRedisPrefix(raw: string | null, redisUrl: string | null): string {
   if (redisUrl !== null && isClusterUrl(redisUrl) && !/\{[^{}]+\}/.test(prefix)) {
     throw new ConfigError(
       'ASKGATE_REDIS_PREFIX',
-      `"${prefix}" has no hash tag, which a Redis Cluster needs (every key of one step in one slot); wrap a name in braces, e.g. {askgate}:.`,
+      `"${prefix}" has no hash tag, which a Redis Cluster needs (every key of one step in one slot); ` +
+        'wrap a name in braces, e.g. {askgate}:.',
     );
   }
   return prefix;
@@ -267,7 +269,8 @@ function parseShards(raw: string | null, prefix: string, redisUrl: string | null
   if (!isShardablePrefix(prefix))
     throw new ConfigError(
       name,
-      `is ${shards}, which needs ASKGATE_REDIS_PREFIX of the form {name}: (shard k gets {name:k}:), and it is "${prefix}"; use e.g. {askgate}: or set ASKGATE_SHARDS=1.`,
+      `is ${shards}, which needs ASKGATE_REDIS_PREFIX of the form {name}: (shard k gets {name:k}:), ` +
+        `and it is "${prefix}"; use e.g. {askgate}: or set ASKGATE_SHARDS=1.`,
     );
   return shards;
 }
@@ -318,7 +321,8 @@ export function loadConfig(env: Env = process.env): Config {
     if (!isLoopbackHost(host)) {
       throw new ConfigError(
         'ASKGATE_TOKENS',
-        `is unset, so askgate would start in dev mode (one all-scopes token) listening on ${host}, which is not a loopback address; set ASKGATE_TOKENS, or HOST=127.0.0.1.`,
+        `is unset, so askgate would start in dev mode (one all-scopes token) listening on ${host}, ` +
+          `which is not a loopback address; set ASKGATE_TOKENS, or HOST=127.0.0.1.`,
       );
     }
     devToken = optional(env, 'ASKGATE_DEV_TOKEN') ?? randomBytes(24).toString('base64url');

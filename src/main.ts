@@ -53,7 +53,8 @@ async function run(role: Role, env: Env): Promise<Gateway> {
   }
   if (role === 'worker' && config.redisUrl === null) {
     process.stderr.write(
-      'askgate: bad configuration: REDIS_URL: askgate worker shares work through Redis; set REDIS_URL (or run `npm start` for one process).\n',
+      'askgate: bad configuration: REDIS_URL: askgate worker shares work through Redis; set ' +
+        'REDIS_URL (or run `npm start` for one process).\n',
     );
     process.exit(1);
   }

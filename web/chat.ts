@@ -154,7 +154,8 @@ class Chat {
     line.className = 'chat-outcome';
     line.setAttribute('role', 'status');
     line.textContent = item.outcome;
-    entry.card.append(line);
+    // Above the history, where the inbox shows its note: what happened first, the record of it after.
+    entry.card.insertBefore(line, entry.card.querySelector('.card-history'));
     entry.card.dataset['status'] = item.status;
   }
 

@@ -15,8 +15,8 @@ import { TokenBucket } from '../token-bucket.js';
  * instead of being retried inside the client for up to thirty minutes.
  *
  * views.open is never paced: its trigger_id dies 3 s after the tap, so queueing it would only waste it.
- * On the in-memory store the buckets live in this process. On Redis every budget is one for every process posting
- * as the bot, reserved by one Lua script (channels/shared-pacing.ts): the per-channel budget and the workspace's cap
+ * On the in-memory store the buckets live in this process. On a shared store every budget is one for every process posting
+ * as the bot, reserved in one step of the channel state (channels/shared-pacing.ts): the per-channel budget and the workspace's cap
  * on chat.postMessage (`shared`), and each other method's tier (`sharedMethod`: one call per 60 000 / tier ms for
  * the workspace, no burst). A 429 pushes back every shared budget the call counted against, so each process's next
  * reservation lands after its Retry-After.
@@ -33,10 +33,10 @@ export interface SlackPacingOptions {
   maxRetryAfterSeconds?: number;
   /** 429 retries per call. Default 3. */
   max429Retries?: number;
-  /** The per-channel budget shared by every process on one Redis; absent: per-process buckets. */
+  /** The per-channel budget shared by every process; absent: per-process buckets. */
   shared?: SharedPacer;
   /**
-   * A method's tier shared by every process on one Redis (its scope is {@link METHOD_SCOPE}); undefined for a method
+   * A method's tier shared by every process (its scope is {@link METHOD_SCOPE}); undefined for a method
    * without one there (then its tier, if any, is this process's bucket).
    */
   sharedMethod?: (method: string) => SharedPacer | undefined;

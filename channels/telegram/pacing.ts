@@ -134,7 +134,7 @@ async function awaitTurn(pacer: Pacer, chatId: string | null): Promise<void> {
     const asked = Date.now();
     const wait = await pacer.reserve(chatId);
     if (wait > 0) await sleep(wait);
-    // The turn was at least `wait` after `asked` (Redis decided after the call left): later than that is lateness.
+    // The turn was at least `wait` after `asked` (the shared state decided after the call left): later than that is lateness.
     if (Date.now() - (asked + wait) <= LATE_TURN_MS || missed >= MAX_MISSED_TURNS) return;
   }
 }
@@ -146,7 +146,7 @@ export function pacingTransformer(pacer: Pacer, options: PacingOptions = {}): Tr
    * In-process pacing only: per chat, the call in flight. The next one takes its turn only after it came back, so
    * its turn is measured from that answer (`settled`) and not only from a bucket reservation made while the earlier
    * call was still on its way — which a late arrival would bring within the second Telegram counts. (The shared
-   * pacer reserves each call's slot in Redis at once, spread a second apart per chat, as every process must.)
+   * pacer reserves each call's slot in the shared state at once, spread a second apart per chat, as every process must.)
    */
   const serialize = pacer instanceof LocalPacer;
   const inFlight = new Map<string, Promise<unknown>>();
@@ -160,7 +160,7 @@ export function pacingTransformer(pacer: Pacer, options: PacingOptions = {}): Tr
       const retryAfter = response.parameters?.retry_after ?? 1;
       // Telegram's 429 does not name its scope: one on a call to a chat is read as that chat's (a chat over 1/s, a
       // group over 20/min), one on any other call as the bot's. Pushed back before giving up, so the calls after
-      // this one (in every process, on Redis) wait it out as well.
+      // this one (in every process sharing the state) wait it out as well.
       await pacer.pushBack(chatId, retryAfter * 1000);
       if (attempt >= maxRetries || retryAfter > maxRetryAfter) return response;
     }

@@ -244,12 +244,14 @@ export class TelegramChannel implements ChannelPlugin {
         }
         await this.ack(event, undefined);
         return;
-      case 'answered':
-        await this.ack(
-          event,
-          `Answer recorded: ${summarize({ answer_format: outcome.question.answer_format, result: { ...RESULT_STUB, answer: outcome.answer } })}`,
-        );
+      case 'answered': {
+        const said = summarize({
+          answer_format: outcome.question.answer_format,
+          result: { ...RESULT_STUB, answer: outcome.answer },
+        });
+        await this.ack(event, `Answer recorded: ${said}`);
         return;
+      }
       case 'not_found':
       case 'wrong_surface':
         await this.ack(event, NOT_OURS);

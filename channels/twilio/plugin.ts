@@ -26,7 +26,7 @@ export interface TwilioChannelOptions {
   apiUrl: string;
   /** INTERACTIONS_PUBLIC_BASE_URL: Twilio signs the public URL of each webhook, and status callbacks go there. */
   publicBaseUrl: string | null;
-  /** The senders' budget shared on Redis (channels/shared-pacing.ts), one per sender number; absent: none. */
+  /** The senders' budget shared by every process (channels/shared-pacing.ts), one per sender number; absent: none. */
   pacer?: (sender: string) => SharedPacer;
   logger?: Logger;
 }

@@ -12,7 +12,7 @@ export const CHAT_PAGE = appPage({
   <form id="compose" class="chat compose" autocomplete="off">
     <label for="message" class="visually-hidden">Message</label>
     <input id="message" name="message" maxlength="4000" placeholder="Write a message" required>
-    <button type="submit">Send</button>
+    <button type="submit" class="btn btn-primary">Send</button>
   </form>
   <p id="compose-error" class="control-error" role="alert" hidden></p>`,
   noscript: 'The chat needs JavaScript.',

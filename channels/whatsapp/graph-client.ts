@@ -19,7 +19,7 @@ export interface GraphClientOptions {
   /** Retries of a throttled send. Default 2. */
   throttleRetries?: number;
   /**
-   * The number's send budget shared by every process on one Redis (channels/shared-pacing.ts): each send reserves
+   * The number's send budget shared by every process (channels/shared-pacing.ts): each send reserves
    * its turn (the number's throughput, a gap per recipient), and a throttle refusal pushes the budget back for all.
    */
   pacer?: SharedPacer;

@@ -67,7 +67,7 @@ export interface WhatsAppChannelOptions {
   templateLanguage?: string;
   /** Wait before retrying a throttled send (130429, 131056). Default 1000 ms. */
   throttleDelayMs?: number;
-  /** The number's send budget shared on Redis (channels/shared-pacing.ts); absent: no pacing across processes. */
+  /** The number's send budget shared by every process (channels/shared-pacing.ts); absent: no pacing across processes. */
   pacer?: SharedPacer;
   logger?: Logger;
 }

@@ -18,7 +18,8 @@ import { renderHints } from '../../src/core/formats/index.js';
 
 /**
  * Question → Cloud API message object, as data (no API calls here). Every button and list row carries an action code
- * as its id (`<interaction id>:<pick>`, src/core/action-code.ts), so a tap finds its question and its whole choice (by index) whatever its clipped title.
+ * as its id (`<interaction id>:<pick>`, src/core/action-code.ts), so a tap finds its question and its whole choice
+ * (by index) whatever its clipped title.
  */
 
 export type Json = Record<string, unknown>;

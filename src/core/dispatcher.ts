@@ -118,7 +118,8 @@ export class InboundDispatcher {
     const located = await this.locate(action);
     if (located.kind !== 'found') return located;
     const question = located.question;
-    // Before any state is reported: a verifier-bound question is answered only through its signed callback.
+    // Before any state is reported: a verifier-bound question is answered only through its signed callback. A second
+    // lock: the ask already refuses a verifier with a channel, so no channel surface should carry one.
     if (question.verifier_binding !== null) return refusedBy(question, callbackOnly(question));
     if (question.status !== 'pending') return { kind: 'closed', status: question.status, question };
     const picked = await pickAnswer(action.pick, question);

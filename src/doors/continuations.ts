@@ -1,5 +1,6 @@
 import { type Request, type Response, Router } from 'express';
 import { AskgateError, invalid } from '../core/errors.js';
+import type { JsonSchema } from '../core/types.js';
 import {
   type ClaimedContinuation,
   HANDLER_NAME,
@@ -21,6 +22,42 @@ const MIN_RETRY_BASE_MS = 10;
 const MAX_RETRY_BASE_MS = 3_600_000;
 /** The longest `error` a fail keeps. */
 const MAX_ERROR_LENGTH = 2000;
+
+/** The continuation doors' bodies as JSON Schema, from the limits the parsers below apply (openapi-document.ts). */
+export function continuationBodySchemas(): Record<'claim' | 'complete' | 'fail' | 'extend', JsonSchema> {
+  const leaseId = { type: 'string', minLength: 1, maxLength: 200, description: 'The lease_id the claim returned.' };
+  const leaseMs = { type: 'integer', minimum: MIN_LEASE_MS, maximum: MAX_LEASE_MS };
+  const closed = (required: string[], properties: Record<string, JsonSchema>): JsonSchema => ({
+    type: 'object',
+    additionalProperties: false,
+    required,
+    properties,
+  });
+  return {
+    claim: closed(['handlers'], {
+      handlers: {
+        type: 'array',
+        minItems: 1,
+        maxItems: MAX_CLAIM_HANDLERS,
+        items: { type: 'string', pattern: HANDLER_NAME.source },
+        description: 'The handler names this worker runs (as in run.resume.handler).',
+      },
+      wait: { type: 'number', minimum: 1, maximum: MAX_WAIT_SECONDS, description: `Default ${DEFAULT_WAIT_SECONDS}.` },
+      lease_ms: { ...leaseMs, description: 'Default ASKGATE_RESUME_LOCK_MS.' },
+    }),
+    complete: closed(['lease_id'], { lease_id: leaseId, output: { description: "Any JSON: the run's output." } }),
+    fail: closed(['lease_id', 'error'], {
+      lease_id: leaseId,
+      error: {
+        type: 'string',
+        minLength: 1,
+        description: `Why it failed; the first ${MAX_ERROR_LENGTH} characters are kept.`,
+      },
+      retry_base_ms: { type: 'integer', minimum: MIN_RETRY_BASE_MS, maximum: MAX_RETRY_BASE_MS },
+    }),
+    extend: closed(['lease_id', 'lease_ms'], { lease_id: leaseId, lease_ms: leaseMs }),
+  };
+}
 
 /**
  * The continuation doors (docs/doors.md, "Continuations"): how a handler worker (the SDK's `startWorker`, or any

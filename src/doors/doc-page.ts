@@ -58,7 +58,9 @@ export function docPage(name: string, markdown: string, version: string): string
 <link rel="stylesheet" href="/assets/web/inbox.css">
 </head>
 <body>
-<header class="topbar"><h1><a href="/">askgate ${escapeHtml(version)}</a></h1><span class="doc-name">docs/${escapeHtml(name)}</span></header>
+<header class="topbar">
+<h1><a href="/">askgate ${escapeHtml(version)}</a></h1><span class="doc-name">docs/${escapeHtml(name)}</span>
+</header>
 <main class="doc">
 ${renderMarkdown(markdown)}
 </main>

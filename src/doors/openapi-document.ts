@@ -5,6 +5,7 @@ import { askBodySchema } from '../core/ask-body-schema.js';
 import type { ErrorCode } from '../core/errors.js';
 import type { JsonSchema, Scope } from '../core/types.js';
 import { reconcileBodySchema } from './confirmations.js';
+import { continuationBodySchemas } from './continuations.js';
 import { STATUS_OF } from './error-status.js';
 import { responseSchemas } from './openapi-schemas.js';
 import { runsBodySchema } from './runs.js';
@@ -70,11 +71,13 @@ const queryParam = (name: string, description: string, schema: JsonSchema): Json
 
 const ID = pathParam('id', 'The interaction id.');
 const PRESET = pathParam('name', 'The preset name.', { type: 'string', pattern: PRESET_NAME.source });
+const RESUME_ID = pathParam('resume_id', 'The resume_id of the claimed continuation.');
 const HTML_PAGE = { 'text/html': { schema: { type: 'string' } } };
 
 function doors(): Door[] {
   const ask = askBodySchema();
   const askFields = ask['properties'] as Record<string, JsonSchema>;
+  const continuations = continuationBodySchemas();
   return [
     {
       method: 'post',
@@ -243,6 +246,58 @@ function doors(): Door[] {
       errors: [...AUTHED, 'not_found'],
     },
     {
+      method: 'post',
+      path: '/api/continuations/claim',
+      scope: 'write',
+      tag: 'continuations',
+      summary: 'Claim a continuation (handler workers)',
+      description:
+        "A long-poll for the next due continuation of the caller's identity for one of `handlers`, held under a " +
+        'lease; 204 when none fell due within `wait`. Needs the Redis store (409 on the in-memory store).',
+      body: { schema: continuations.claim, required: true },
+      ok: {
+        200: json('The continuation, under a lease.', 'ClaimedContinuation'),
+        204: { description: 'Nothing fell due within `wait`; claim again.' },
+      },
+      errors: [...AUTHED, ...JSON_BODY, 'conflict'],
+    },
+    {
+      method: 'post',
+      path: '/api/continuations/{resume_id}/complete',
+      scope: 'write',
+      tag: 'continuations',
+      summary: 'Complete a claimed continuation',
+      description: 'Exactly once: a second complete is 409 `already_completed`, a lapsed lease 409 `lease_expired`.',
+      params: [RESUME_ID],
+      body: { schema: continuations.complete, required: true },
+      ok: { 200: json('Completed.', 'ContinuationCompleted') },
+      errors: [...AUTHED, ...JSON_BODY, 'not_found', 'conflict', 'lease_expired', 'already_completed'],
+    },
+    {
+      method: 'post',
+      path: '/api/continuations/{resume_id}/fail',
+      scope: 'write',
+      tag: 'continuations',
+      summary: 'Fail a claimed continuation',
+      description: 'Retried later (`retry_at`), or failed for good once its attempts are spent.',
+      params: [RESUME_ID],
+      body: { schema: continuations.fail, required: true },
+      ok: { 200: json('Retrying, or failed.', 'ContinuationFailed') },
+      errors: [...AUTHED, ...JSON_BODY, 'not_found', 'conflict', 'lease_expired', 'already_completed'],
+    },
+    {
+      method: 'post',
+      path: '/api/continuations/{resume_id}/extend',
+      scope: 'write',
+      tag: 'continuations',
+      summary: 'Lengthen a lease',
+      description: 'The lease now ends `lease_ms` from now.',
+      params: [RESUME_ID],
+      body: { schema: continuations.extend, required: true },
+      ok: { 200: json('The new end of the lease.', 'LeaseExtended') },
+      errors: [...AUTHED, ...JSON_BODY, 'not_found', 'conflict', 'lease_expired', 'already_completed'],
+    },
+    {
       method: 'put',
       path: '/api/presets/{name}',
       scope: 'admin',
@@ -356,7 +411,9 @@ function operation(door: Door): Record<string, unknown> {
   for (const [status, reply] of Object.entries(door.ok))
     responses[status] = {
       description: reply.description,
-      content: reply.media ?? { 'application/json': { schema: reply.schema }, ...(pages ? HTML_PAGE : {}) },
+      ...(reply.schema === undefined && reply.media === undefined
+        ? {}
+        : { content: reply.media ?? { 'application/json': { schema: reply.schema }, ...(pages ? HTML_PAGE : {}) } }),
     };
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set(door.errors)) {
@@ -391,8 +448,8 @@ function operationId(door: Door): string {
   return door.method + words.map((w) => (w[0] ?? '').toUpperCase() + w.slice(1)).join('');
 }
 
-/** The document. `version` is the gateway's (package.json); `serverUrl`, when known, is where it is served. */
-export function openApiDocument(version: string, serverUrl?: string): Record<string, unknown> {
+/** The document; `version` is the gateway's (package.json). */
+export function openApiDocument(version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const door of doors()) {
     const item = paths[door.path] ?? {};
@@ -427,7 +484,8 @@ export function openApiDocument(version: string, serverUrl?: string): Record<str
         '`admin`); the scope a door needs is named in its security requirement.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    ...(serverUrl === undefined ? {} : { servers: [{ url: serverUrl }] }),
+    // Relative to where the document is read from: the gateway that serves it (a viewer calls that one).
+    servers: [{ url: '/', description: 'The gateway serving this document.' }],
     security: [{ bearer: [] }],
     paths,
     components: {

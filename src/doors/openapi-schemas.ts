@@ -271,10 +271,72 @@ export function responseSchemas(): Record<string, JsonSchema> {
     }),
     FailedJobs: closed({ items: { type: 'array', items: failedJob } }),
     Retrying: closed({ status: { const: 'retrying' }, job: str }),
+    ClaimedContinuation: closed({
+      resume_id: str,
+      handler: str,
+      lease_id: str,
+      lease_expires_at: moment,
+      attempt: { type: 'integer', minimum: 1 },
+      continuation: {
+        description: 'What the handler receives (docs/parks.md), with `attempt`.',
+        anyOf: [continuationOfRun(), continuationOfTurn()],
+      },
+    }),
+    ContinuationCompleted: closed({ status: { const: 'completed' } }),
+    ContinuationFailed: {
+      anyOf: [closed({ status: { const: 'retrying' }, retry_at: moment }), closed({ status: { const: 'failed' } })],
+    },
+    LeaseExtended: closed({ lease_expires_at: moment }),
     WebChatLink: closed({
       recipient: str,
       token: str,
       url: { type: 'string', description: 'The chat page with the token in its fragment: <base>/chat#token=<token>.' },
     }),
   };
+}
+
+const askResultOfRun = closed({
+  answer: {},
+  reply_to: nullable(closed({ message_id: str, status: str, text: str })),
+  params: nullable({ type: 'object', additionalProperties: str }),
+});
+
+/** `run.resumed` / `run.killed`: a park's continuation. */
+function continuationOfRun(): JsonSchema {
+  return closed(
+    {
+      type: { type: 'string', enum: ['run.resumed', 'run.killed'] },
+      run_id: str,
+      identity: str,
+      kind: { type: 'string', enum: ['tool', 'agent'] },
+      state: {},
+      resume_id: str,
+      interaction_id: str,
+      ask_result: askResultOfRun,
+      results: { type: 'object', additionalProperties: askResultOfRun },
+      killed_by: nullable(str),
+      attempt: { type: 'integer', minimum: 1 },
+    },
+    ['interaction_id', 'ask_result', 'results', 'killed_by'],
+  );
+}
+
+/** `conversation.turn`: a chat message for a route whose target is a handler. */
+function continuationOfTurn(): JsonSchema {
+  return closed({
+    type: { const: 'conversation.turn' },
+    run_id: str,
+    identity: str,
+    route: str,
+    resume_id: str,
+    turn: closed({
+      channel: str,
+      thread: closed({ recipient: str, message_id: str, thread_id: str }, ['thread_id']),
+      text: nullable(str),
+      reply_to: nullable(closed({ message_id: str, status: str, text: str })),
+      params: { type: 'object', additionalProperties: str },
+      from: str,
+    }),
+    attempt: { type: 'integer', minimum: 1 },
+  });
 }

@@ -7,10 +7,11 @@ import { type QueueShards, shardKeys } from './queue-shards.js';
 
 /**
  * The follow-ups of a pending question as BullMQ delayed jobs on the `follow-up` queue of the question's shard
- * (queue-shards.ts), consumed by the askgate worker (follow-up-worker.ts), which works every shard's. Every step of a question is scheduled when it is asked, each under an id fixed by the
- * question and the step (`remind-<id>-<n>`, `escalate-<id>-<i>`): a second schedule, from a retried request or
- * another gateway, adds nothing, and two workers cannot both hold one job. The record keeps only the schedule spec
- * (`remind`, `escalate`); the queue holds the per-step state.
+ * (queue-shards.ts), consumed by the askgate worker (follow-up-worker.ts), which works every shard's. Every step
+ * of a question is scheduled when it is asked, each under an id fixed by the question and the step
+ * (`remind-<id>-<n>`, `escalate-<id>-<i>`): a second schedule, from a retried request or another gateway, adds
+ * nothing, and two workers cannot both hold one job. The record keeps only the schedule spec (`remind`,
+ * `escalate`); the queue holds the per-step state.
  */
 export const FOLLOW_UP_QUEUE = 'follow-up';
 

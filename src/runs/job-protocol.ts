@@ -89,5 +89,9 @@ export function continuationOf(job: HandlerJob): ContinuationPayload | Conversat
 /** Why a job of another protocol version cannot be read here, or null when it can. */
 export function unsupportedVersion(data: { v?: unknown }, reader: string): string | null {
   if (typeof data.v === 'number' && READ_VERSIONS.includes(data.v)) return null;
-  return `job protocol version ${JSON.stringify(data.v ?? null)} is not one ${reader} reads (it reads v${READ_VERSIONS.join(' and v')}); run an askgate gateway and SDK of the same protocol version.`;
+  const read = `v${READ_VERSIONS.join(' and v')}`;
+  return (
+    `job protocol version ${JSON.stringify(data.v ?? null)} is not one ${reader} reads (it reads ${read}); ` +
+    'run an askgate gateway and SDK of the same protocol version.'
+  );
 }

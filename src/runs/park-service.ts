@@ -4,7 +4,7 @@ import type { Identity, RunSpec, StoredInteraction } from '../core/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { Checkpoints } from './checkpoints.js';
 import { HANDLER_NAME, type JobBus, resumeJobId } from './job-bus.js';
-import { handlerJob } from './job-protocol.js';
+import { dispatchContinuation } from './dispatch.js';
 import type { AttemptOutcome, RunStore, RunView } from './run-store.js';
 import { freezeBeforeEnqueue } from './test-hold.js';
 
@@ -38,7 +38,8 @@ export class ParkService implements ParkPort {
     if ('webhook' in run.resume && identity.webhookSecret === null) {
       throw invalid(
         'run.resume.webhook',
-        `run.resume.webhook needs a signing secret, and identity "${identity.name}" has none; give its token a "webhook_secret" in ASKGATE_TOKENS, or resume with a handler.`,
+        `run.resume.webhook needs a signing secret, and identity "${identity.name}" has none; ` +
+          'give its token a "webhook_secret" in ASKGATE_TOKENS, or resume with a handler.',
       );
     }
     if ('handler' in run.resume && !HANDLER_NAME.test(run.resume.handler)) {
@@ -52,7 +53,8 @@ export class ParkService implements ParkPort {
       if ((await this.deps.checkpoints.load(parentId)) === null) {
         throw invalid(
           'run.parent_run_id',
-          `run.parent_run_id "${parentId}" names no run askgate knows; the parent run must have parked here (its identity is the one that answers).`,
+          `run.parent_run_id "${parentId}" names no run askgate knows; ` +
+            'the parent run must have parked here (its identity is the one that answers).',
         );
       }
     }
@@ -88,8 +90,8 @@ export class ParkService implements ParkPort {
     // Gone, re-parked or completed already: nothing to hand on (the sweep and the resume job re-check the same way).
     if (run === null || run.generation !== settled.generation || run.status !== 'ready') return;
     const resumeId = resumeJobId(settled.runId, settled.generation);
-    if ('handler' in run.resume) await jobs.enqueueHandler(run.resume.handler, resumeId, handlerJob(run, resumeId));
-    else await jobs.enqueueResume(settled.runId, settled.generation);
+    if ((await dispatchContinuation(run, resumeId, jobs)).to === 'webhook')
+      await jobs.enqueueResume(settled.runId, settled.generation);
   }
 
   async mayAnswer(stored: StoredInteraction, answeredBy: string): Promise<void> {

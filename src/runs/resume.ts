@@ -2,7 +2,7 @@ import type { Identity } from '../core/types.js';
 import type { Logger } from '../observability/logger.js';
 import { continuationPayload, type ContinuationPayload } from './continuation.js';
 import type { JobBus, ResumeJob } from './job-bus.js';
-import { handlerJob } from './job-protocol.js';
+import { dispatchContinuation } from './dispatch.js';
 import type { OutboundPolicy, PostResult } from './outbound.js';
 import type { RunStore, RunView } from './run-store.js';
 import { type DeliveryResult, parseOutput, postWebhook, WebhookDeliveryError } from './webhook.js';
@@ -35,9 +35,9 @@ export interface RunResumerDeps {
  * completed recorded so atomically (RunStore.complete) before its job completed, so a rerun or a duplicate never
  * runs it again. A dying run is torn down (its other asks withdrawn, its parked parent killed and enqueued) before
  * its resume target is told `run.killed`; every step of the teardown is idempotent, so a rerun after a crash
- * repeats it harmlessly. Handler or webhook is decided here and in ParkService.settled, from the run's checkpoint: a
- * handler target is handed to the SDK workers under the same deterministic id (job-protocol.ts), whose reported
- * completion completion.ts records; a webhook target is POSTed here.
+ * repeats it harmlessly. Handler or webhook is decided by dispatch.ts: a handler target is handed to the SDK workers
+ * under the same deterministic id (job-protocol.ts), whose reported completion completion.ts records; a webhook
+ * target is POSTed here.
  */
 export class RunResumer {
   private sweeper: NodeJS.Timeout | null = null;
@@ -51,11 +51,9 @@ export class RunResumer {
     const run = await runs.get(runId);
     if (run === null || run.generation !== generation || (run.status !== 'ready' && run.status !== 'dying')) return;
     if (run.status === 'dying') await this.teardown(run);
+    const target = await dispatchContinuation(run, jobId, jobs);
+    if (target.to === 'handler') return;
     const payload = continuationPayload(run, jobId);
-    if ('handler' in run.resume) {
-      await jobs.enqueueHandler(run.resume.handler, jobId, handlerJob(run, jobId));
-      return;
-    }
     await runs.recordAttempt(runId);
     const secret = [...this.deps.tokens.values()].find(
       (i) => i.name === run.owner && i.webhookSecret !== null,
@@ -66,13 +64,7 @@ export class RunResumer {
       );
     let response: PostResult;
     try {
-      response = await postWebhook(
-        run.resume.webhook,
-        secret,
-        `msg_${jobId}`,
-        JSON.stringify(payload),
-        this.deps.outbound,
-      );
+      response = await postWebhook(target.url, secret, `msg_${jobId}`, JSON.stringify(payload), this.deps.outbound);
     } catch (error) {
       const result: DeliveryResult =
         error instanceof WebhookDeliveryError ? error.result : { outcome: 'network_error', error: 'unknown' };

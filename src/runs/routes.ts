@@ -125,10 +125,9 @@ export function parseRoutes(raw: string, tokens: ReadonlyMap<string, Identity>, 
     if (routes.some((r) => r.name === route.name))
       fail(where, `the name "${route.name}" is used by another route; names must be unique.`);
     if (routes.some((r) => r.channel === route.channel && r.chat === route.chat)) {
-      fail(
-        where,
-        `another route already takes ${route.chat === null ? `every chat of "${route.channel}"` : `chat "${route.chat}" of "${route.channel}"`}.`,
-      );
+      const taken =
+        route.chat === null ? `every chat of "${route.channel}"` : `chat "${route.chat}" of "${route.channel}"`;
+      fail(where, `another route already takes ${taken}.`);
     }
     routes.push(route);
   }

@@ -57,7 +57,10 @@ export class VerifierRegistry implements VerifierPort {
     if (typeof secretEnv !== 'string') return null;
     for (const prefix of this.reserved)
       if (secretEnv.startsWith(prefix))
-        return `secret_env "${secretEnv}" names one of askgate's own variables (${prefix}…); name the variable that holds the signing secret.`;
+        return (
+          `secret_env "${secretEnv}" names one of askgate's own variables (${prefix}…); ` +
+          'name the variable that holds the signing secret.'
+        );
     return null;
   }
 

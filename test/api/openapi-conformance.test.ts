@@ -145,6 +145,10 @@ describe('the document', () => {
       'post /api/channels/web/links',
       'post /api/confirmations/failed/:job/retry',
       'post /api/confirmations/reconcile',
+      'post /api/continuations/:id/complete',
+      'post /api/continuations/:id/extend',
+      'post /api/continuations/:id/fail',
+      'post /api/continuations/claim',
       'post /api/interactions',
       'post /api/interactions/:id/answer',
       'post /api/interactions/callback/:ticket',
@@ -375,6 +379,7 @@ describe('every door, driven on the in-memory store', () => {
 
   it('keeps no runs in memory', async () => {
     await call(memory, 'GET', '/api/runs/r1', 404);
+    await call(memory, 'POST', '/api/continuations/claim', 409, { json: { handlers: ['h'], wait: 1 } });
     await call(memory, 'POST', '/api/runs', 400, {
       json: { run: { run_id: 'r1', resume: { handler: 'h' } }, asks: [] },
     });
@@ -451,6 +456,36 @@ describe('the doors that need Redis', () => {
         run: { run_id: 'child-1', parent_run_id: 'fan-1', resume: { handler: 'h' } },
       },
     });
+    // A handler worker's continuation: claimed, extended, failed (retried), claimed again, completed once.
+    const parked = asJson(
+      await call(redisGw, 'POST', '/api/interactions', 201, {
+        json: {
+          question: 'Resume me?',
+          answer_format: 'confirm',
+          mode: 'async',
+          expiry_at: inAnHour(),
+          run: { run_id: 'cont-1', resume: { handler: 'cw' } },
+        },
+      }),
+    );
+    await call(redisGw, 'POST', '/api/continuations/claim', 204, { json: { handlers: ['cw'], wait: 1 } });
+    await call(redisGw, 'POST', `/api/interactions/${parked['id']}/answer`, 200, { json: { answer: true } });
+    const claim = { handlers: ['cw'], wait: 10, lease_ms: 60_000 };
+    const lease1 = asJson(await call(redisGw, 'POST', '/api/continuations/claim', 200, { json: claim }));
+    const at = `/api/continuations/${lease1['resume_id']}`;
+    await call(redisGw, 'POST', `${at}/extend`, 200, { json: { lease_id: lease1['lease_id'], lease_ms: 60_000 } });
+    await call(redisGw, 'POST', `${at}/extend`, 400, { json: { lease_id: lease1['lease_id'], lease_ms: 5 } });
+    await call(redisGw, 'POST', `${at}/fail`, 200, {
+      json: { lease_id: lease1['lease_id'], error: 'flaky', retry_base_ms: 10 },
+    });
+    const lease2 = asJson(await call(redisGw, 'POST', '/api/continuations/claim', 200, { json: claim }));
+    await call(redisGw, 'POST', `${at}/complete`, 409, { json: { lease_id: lease1['lease_id'] } });
+    await call(redisGw, 'POST', `${at}/complete`, 200, {
+      json: { lease_id: lease2['lease_id'], output: { ok: true } },
+    });
+    await call(redisGw, 'POST', `${at}/complete`, 409, { json: { lease_id: lease2['lease_id'] } });
+    await call(redisGw, 'POST', '/api/continuations/nope/extend', 409, { json: { lease_id: 'x', lease_ms: 1000 } });
+
     await call(redisGw, 'GET', '/api/confirmations/failed', 200, { token: ADMIN });
     await call(redisGw, 'POST', '/api/confirmations/failed/nope/retry', 404, { token: ADMIN });
     // A failed bridge job: a session completed after its question was cancelled (the callback's 404, a verdict).

@@ -115,30 +115,34 @@ describe('a plain (unbound) ticket', () => {
 });
 
 describe('a verifier-bound ticket', () => {
-  it('stripe: a signed delivery answers; wrong secret, stale timestamp and no signature are 401; a replay is already_answered', async () => {
-    const { id, path } = await askFor(gw, {
-      question: 'Pay',
-      answer_format: 'external',
-      schema: pin,
-      verifier: stripeBinding,
-    });
-    const payload = JSON.stringify({ reference: 'ord_42', decision: 'confirmed' });
-    expect((await postJson(gw, path, payload, signed(payload, 'whsec_wrong'))).status).toBe(401);
-    const stale = Math.floor(Date.now() / 1000) - 400;
-    expect((await postJson(gw, path, payload, signed(payload, STRIPE_SECRET, stale))).status).toBe(401);
-    expect((await postJson(gw, path, payload)).json()['error']).toBe('verifier_refused');
-    expect((await recordOf(gw, id))['status']).toBe('pending');
-    const headers = signed(payload);
-    expect((await postJson(gw, path, payload, headers)).json()).toEqual({ status: 'answered' });
-    expect((await recordOf(gw, id))['result']).toMatchObject({ answered_by: 'verifier:stripe', surface: 'callback' });
-    // The captured delivery, replayed: absorbed by ticket state.
-    const replay = await postJson(gw, path, payload, headers);
-    expect(replay.status).toBe(200);
-    expect(replay.json()).toEqual({ status: 'already_answered' });
-    // Without the secret, an answered ticket reads exactly like a live one: 401, verified before state is revealed.
-    const unsigned = await postJson(gw, path, payload);
-    expect(unsigned.status).toBe(401);
-  });
+  it(
+    'stripe: a signed delivery answers; wrong secret, stale timestamp and no signature are 401; a ' +
+      'replay is already_answered',
+    async () => {
+      const { id, path } = await askFor(gw, {
+        question: 'Pay',
+        answer_format: 'external',
+        schema: pin,
+        verifier: stripeBinding,
+      });
+      const payload = JSON.stringify({ reference: 'ord_42', decision: 'confirmed' });
+      expect((await postJson(gw, path, payload, signed(payload, 'whsec_wrong'))).status).toBe(401);
+      const stale = Math.floor(Date.now() / 1000) - 400;
+      expect((await postJson(gw, path, payload, signed(payload, STRIPE_SECRET, stale))).status).toBe(401);
+      expect((await postJson(gw, path, payload)).json()['error']).toBe('verifier_refused');
+      expect((await recordOf(gw, id))['status']).toBe('pending');
+      const headers = signed(payload);
+      expect((await postJson(gw, path, payload, headers)).json()).toEqual({ status: 'answered' });
+      expect((await recordOf(gw, id))['result']).toMatchObject({ answered_by: 'verifier:stripe', surface: 'callback' });
+      // The captured delivery, replayed: absorbed by ticket state.
+      const replay = await postJson(gw, path, payload, headers);
+      expect(replay.status).toBe(200);
+      expect(replay.json()).toEqual({ status: 'already_answered' });
+      // Without the secret, an answered ticket reads exactly like a live one: 401, verified before state is revealed.
+      const unsigned = await postJson(gw, path, payload);
+      expect(unsigned.status).toBe(401);
+    },
+  );
 
   it('stripe: a signed const-pin mismatch is 400 and leaves the ticket live; the correct answer then wins', async () => {
     const { id, path } = await askFor(gw, {

@@ -173,31 +173,35 @@ describe('the bridge', () => {
     expect(await statusOf(id)).toBe('pending');
   });
 
-  it('takes the door 400 (invalid_answer) on a reference the pin refuses: recorded, the ticket stays live, and an operator retry later finds it answered', async () => {
-    const { id, session, callbackUrl } = await askDeposit();
-    const wrong = stripe.addSession({
-      client_reference_id: 'order-8',
-      metadata: { askgate_callback_url: callbackUrl, reference: 'order-8' },
-    });
-    expect((await stripe.deliver(stripe.complete(wrong.id))).json).toEqual({ status: 'accepted' });
-    const job = await failedFor(wrong.id);
-    expect(job.reason).toContain(`session ${wrong.id}: invalid_answer — answer does not match schema at reference`);
-    expect(await statusOf(id)).toBe('pending');
-    // The ticket was not consumed: the genuine confirmation answers it.
-    expect((await stripe.deliver(stripe.complete(session))).json).toEqual({ status: 'accepted' });
-    await until(async () => ((await statusOf(id)) === 'answered' ? true : null), 'the answer');
-    const answered = await agent().get(`/api/interactions/${id}`);
-    expect((answered.json['result'] as { answer: unknown }).answer).toEqual({ decision: 'confirmed', reference });
-    // Retried by an operator, the refused job now meets an answered question: already_answered, no longer failed.
-    const retry = await runCli(gw.url, ADMIN, ['confirmations', 'retry', job.job]);
-    expect(retry.code, retry.stderr).toBe(0);
-    await until(async () => {
-      const items = (await admin().get('/api/confirmations/failed')).json['items'] as FailedJob[];
-      return items.some((j) => j.job === job.job) ? null : true;
-    }, 'the retried job to leave the failed list');
-    const again = await admin().post('/api/confirmations/failed/nope/retry', {});
-    expect(again.status).toBe(404);
-  });
+  it(
+    'takes the door 400 (invalid_answer) on a reference the pin refuses: recorded, the ticket stays ' +
+      'live, and an operator retry later finds it answered',
+    async () => {
+      const { id, session, callbackUrl } = await askDeposit();
+      const wrong = stripe.addSession({
+        client_reference_id: 'order-8',
+        metadata: { askgate_callback_url: callbackUrl, reference: 'order-8' },
+      });
+      expect((await stripe.deliver(stripe.complete(wrong.id))).json).toEqual({ status: 'accepted' });
+      const job = await failedFor(wrong.id);
+      expect(job.reason).toContain(`session ${wrong.id}: invalid_answer — answer does not match schema at reference`);
+      expect(await statusOf(id)).toBe('pending');
+      // The ticket was not consumed: the genuine confirmation answers it.
+      expect((await stripe.deliver(stripe.complete(session))).json).toEqual({ status: 'accepted' });
+      await until(async () => ((await statusOf(id)) === 'answered' ? true : null), 'the answer');
+      const answered = await agent().get(`/api/interactions/${id}`);
+      expect((answered.json['result'] as { answer: unknown }).answer).toEqual({ decision: 'confirmed', reference });
+      // Retried by an operator, the refused job now meets an answered question: already_answered, no longer failed.
+      const retry = await runCli(gw.url, ADMIN, ['confirmations', 'retry', job.job]);
+      expect(retry.code, retry.stderr).toBe(0);
+      await until(async () => {
+        const items = (await admin().get('/api/confirmations/failed')).json['items'] as FailedJob[];
+        return items.some((j) => j.job === job.job) ? null : true;
+      }, 'the retried job to leave the failed list');
+      const again = await admin().post('/api/confirmations/failed/nope/retry', {});
+      expect(again.status).toBe(404);
+    },
+  );
 });
 
 describe('reconcile', () => {

@@ -115,7 +115,10 @@ export interface FakeTelegramOptions {
 }
 
 const isPrivate = (chatId: string): boolean => /^\d+$/.test(chatId);
-/** Groups and supergroups have negative ids (https://core.telegram.org/bots/api#chat: "id ... may have more than 32 significant bits"; groups are negative). */
+/**
+ * Groups and supergroups have negative ids (https://core.telegram.org/bots/api#chat: "id ... may have more than 32
+ * significant bits"; groups are negative).
+ */
 const isGroup = (chatId: string): boolean => /^-\d+$/.test(chatId);
 
 class ApiRefusal extends Error {
@@ -304,7 +307,8 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       if (text === m.text && JSON.stringify(markup) === JSON.stringify(m.reply_markup)) {
         throw new ApiRefusal(
           400,
-          'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
+          'Bad Request: message is not modified: specified new message content and reply markup are ' +
+            'exactly the same as a current content and reply markup of the message',
         );
       }
       // Like Telegram: an edit without reply_markup removes the inline keyboard.

@@ -285,7 +285,9 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
       const noSuchObject = (): void =>
         reply(res, 400, {
           error: {
-            message: `Unsupported ${req.method} request. Object with ID '${parts[0]}' does not exist, cannot be loaded due to missing permissions, or does not support this operation`,
+            message:
+              `Unsupported ${req.method} request. Object with ID '${parts[0]}' does not exist, cannot be loaded ` +
+              'due to missing permissions, or does not support this operation',
             type: 'GraphMethodException',
             code: 100,
             error_subcode: 33,

@@ -18,8 +18,8 @@ import {
  * A Redis Cluster of three masters with one replica each; two `askgate serve` and one `askgate worker` process with
  * ASKGATE_REDIS_WAIT_REPLICAS=1. While answers to parked runs are in flight, the master of askgate's slot is
  * SIGKILLed; its replica takes over. Every answer is sent until the gateway acknowledges it (200 `answered`) or
- * says an earlier attempt took it (200 `already_answered`); afterwards every answer acknowledged with 200 is stored with its value, every run resumed, and no run
- * resumed twice — all without restarting askgate.
+ * says an earlier attempt took it (200 `already_answered`); afterwards every answer acknowledged with 200 is stored
+ * with its value, every run resumed, and no run resumed twice — all without restarting askgate.
  */
 
 const who = faultIdentity('failover');

@@ -145,7 +145,8 @@ describe('the Discord interactions webhook with valid signatures over random bod
       // How deep the cases went, for the log: a 200 is an interaction askgate parsed and answered.
       const answered = (await Promise.all(questions.map(readRecord))).filter((r) => r['status'] === 'answered');
       console.log(
-        `fuzz discord statuses: ${JSON.stringify(Object.fromEntries(statuses))}; questions answered: ${answered.length}/${questions.length}`,
+        `fuzz discord statuses: ${JSON.stringify(Object.fromEntries(statuses))}; questions answered: ` +
+          `${answered.length}/${questions.length}`,
       );
     },
     fuzzTimeout(),

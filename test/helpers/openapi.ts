@@ -72,6 +72,11 @@ export class OpenApiChecker {
     if (response === undefined) return [`${name}: status ${status} is not documented`];
     const media = contentType.split(';')[0]?.trim() ?? '';
     const content = response['content'] as Record<string, { schema: Json }> | undefined;
+    if (content === undefined) {
+      // A response documented without a body (a 204): none may come.
+      this.seen.push({ operation: name, status });
+      return body === '' ? [] : [`${name} ${status}: a body came where none is documented`];
+    }
     const entry = content?.[media];
     if (entry === undefined) return [`${name} ${status}: media type ${media} is not documented`];
     this.seen.push({ operation: name, status });

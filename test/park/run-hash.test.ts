@@ -89,28 +89,32 @@ describe('the run hash stays compact', () => {
     await expectCompact('typical');
   });
 
-  it('keeps a park with a long webhook URL, identity, parent and multi-byte state listpack-encoded, and reads them back exactly', async () => {
-    await park('long', {
-      resume: { webhook: LONG_WEBHOOK },
-      kind: 'agent',
-      parent_run_id: LONG_PARENT,
-      state: LONG_STATE,
-    });
-    await expectCompact('long');
-    expect(await raw.hexists(runKey('long'), 'st.3')).toBe(1); // the state really is in pieces
-    const view = await runs.get('long');
-    expect(view).toMatchObject({
-      owner: LONG_IDENTITY,
-      kind: 'agent',
-      parentRunId: LONG_PARENT,
-      resume: { webhook: LONG_WEBHOOK },
-      state: LONG_STATE,
-    });
-    // Retention from the park, as before.
-    const ttl = await raw.pttl(runKey('long'));
-    expect(ttl).toBeGreaterThan(RETENTION_MINUTES * 60_000 - 60_000);
-    expect(ttl).toBeLessThanOrEqual(RETENTION_MINUTES * 60_000);
-  });
+  it(
+    'keeps a park with a long webhook URL, identity, parent and multi-byte state listpack-encoded, ' +
+      'and reads them back exactly',
+    async () => {
+      await park('long', {
+        resume: { webhook: LONG_WEBHOOK },
+        kind: 'agent',
+        parent_run_id: LONG_PARENT,
+        state: LONG_STATE,
+      });
+      await expectCompact('long');
+      expect(await raw.hexists(runKey('long'), 'st.3')).toBe(1); // the state really is in pieces
+      const view = await runs.get('long');
+      expect(view).toMatchObject({
+        owner: LONG_IDENTITY,
+        kind: 'agent',
+        parentRunId: LONG_PARENT,
+        resume: { webhook: LONG_WEBHOOK },
+        state: LONG_STATE,
+      });
+      // Retention from the park, as before.
+      const ttl = await raw.pttl(runKey('long'));
+      expect(ttl).toBeGreaterThan(RETENTION_MINUTES * 60_000 - 60_000);
+      expect(ttl).toBeLessThanOrEqual(RETENTION_MINUTES * 60_000);
+    },
+  );
 
   it("drops the previous park's pieces and defaults when the run parks again with shorter values", async () => {
     const first = await park('again', {

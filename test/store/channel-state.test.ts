@@ -99,3 +99,34 @@ describe('RedisChannelState: what it leaves in Redis', () => {
     }
   });
 });
+
+describe('RedisChannelState: round trips of a paced send', () => {
+  it('costs one script call to reserve a turn, one to depart, one to settle, one to push back', async () => {
+    const connections = new RedisConnections({ url: redis.url, prefix: `{chtrips${Date.now()}}:` });
+    const probe = new Redis(redis.url);
+    /** Script calls (EVAL, EVALSHA) since the reset: each is one round trip of the state's. */
+    const clientCalls = async (): Promise<number> => {
+      let total = 0;
+      for (const line of (await probe.info('commandstats')).split('\n')) {
+        const m = /^cmdstat_(?:eval|evalsha):calls=(\d+)/.exec(line.trim());
+        if (m !== null) total += Number(m[1]);
+      }
+      return total;
+    };
+    try {
+      const { pacing } = new RedisChannelState(connections);
+      const account = { platform: 'slack', account: 'trips' };
+      await probe.config('RESETSTAT');
+      await pacing.reserve(account, 'C1', 1, 1000);
+      // One script call (EVAL the first time on a connection, EVALSHA after): one round trip.
+      expect(await clientCalls()).toBe(1);
+      await pacing.depart(account, 'C1', 1000, false);
+      await pacing.depart(account, 'C1', 1000, true);
+      await pacing.pushBack(account, null, 1000);
+      expect(await clientCalls()).toBe(4);
+    } finally {
+      probe.disconnect();
+      await connections.close();
+    }
+  });
+});

@@ -6,7 +6,8 @@ describe('SseParser', () => {
     const got: Array<[string, string]> = [];
     const parser = new SseParser((type, data) => got.push([type, data]));
     const wire =
-      ': connected\n\nevent: interaction.created\nid: a1\ndata: {"id":"a1"}\n\n: ping\n\r\nevent: interaction.answered\r\ndata: line1\r\ndata:line2\r\n\r\ndata: plain\n\n';
+      ': connected\n\nevent: interaction.created\nid: a1\ndata: {"id":"a1"}\n\n: ping\n\r\nevent: ' +
+      'interaction.answered\r\ndata: line1\r\ndata:line2\r\n\r\ndata: plain\n\n';
     for (const ch of wire) parser.feed(ch);
     expect(got).toEqual([
       ['interaction.created', '{"id":"a1"}'],
