@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import type { WebhookRoute } from './http.js';
 import type { DeliveringChannel } from './registry.js';
+import type { ActionLinkMaker } from '../src/core/action-links.js';
 import type { DispatchOutcome, InboundAction } from '../src/core/dispatcher.js';
 import type {
   DeliveryReceipt,
@@ -176,6 +177,13 @@ export interface ChannelCore {
   converse?(turn: ConversationTurn): Promise<boolean>;
   /** Watches every event; returns the unsubscribe function (the web chat's live updates). */
   watch(listener: (record: InteractionRecord) => void): () => void;
+  /**
+   * Signed action links (docs/action-links.md): `actionLinks.link(record, {channel, recipient, answer})` is a URL that
+   * answers `record` with `answer` as `<channel>:<recipient>` once the person presses the one button its page shows.
+   * Null when the gateway makes no links (ASKGATE_LINK_SECRET unset): a channel that needs them refuses to start,
+   * naming that variable.
+   */
+  readonly actionLinks: ActionLinkMaker | null;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ChannelCore, ConversationTurn } from './contract.js';
+import type { ActionLinkMaker } from '../src/core/action-links.js';
 import type { EventDedupe } from '../src/core/channel-state.js';
 import { InboundDispatcher } from '../src/core/dispatcher.js';
 import type { EventHub } from '../src/core/event-hub.js';
@@ -21,6 +22,8 @@ export function channelCore(
   dedupe: EventDedupe,
   /** The routes' turn taker (src/runs/conversations.ts); absent when no route is configured. */
   converse?: (turn: ConversationTurn) => Promise<boolean>,
+  /** The link maker (null: the gateway makes no action links). */
+  actionLinks: ActionLinkMaker | null = null,
 ): ChannelCore {
   const dispatcher = new InboundDispatcher({
     get: (id) => store.get(id),
@@ -29,6 +32,7 @@ export function channelCore(
     offer: (offer) => service.offerAnswer(offer),
   });
   return {
+    actionLinks,
     ...(converse === undefined ? {} : { converse }),
     // Taps, replies and submitted forms of every channel: one dispatcher, one set of checks (src/core/dispatcher.ts).
     dispatch: (action) => dispatcher.dispatch(action),

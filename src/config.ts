@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { checkpointConfig, type PostgresCheckpointConfig } from './checkpoint-config.js';
 import { ConfigError, type Env, optional } from './config-env.js';
+import { MIN_LINK_SECRET_LENGTH } from './core/action-links.js';
 import type { Identity, Scope } from './core/types.js';
 import { confirmationsConfig, type ConfirmationsConfig } from './confirmations/config.js';
 import { RouteConfigError, parseRoutes, type Route } from './runs/routes.js';
@@ -39,6 +40,12 @@ export interface Config {
   /** Set when no ASKGATE_TOKENS was given: the one random all-scopes token printed at start. */
   devToken: string | null;
   publicBaseUrl: string | null;
+  /**
+   * `ASKGATE_LINK_SECRET`: the key signed action links (`/a/{token}`) are made and checked with, at least 32
+   * characters, the same on every process. Unset: channels get no link maker and the door shows every link as not
+   * available (docs/action-links.md).
+   */
+  linkSecret: string | null;
   defaultTimeoutSeconds: number;
   idleTtlSeconds: number;
   retentionWaitingMinutes: number;
@@ -110,6 +117,22 @@ function progressSeconds(env: Env, name: string): number {
   const seconds = positiveInt(env, name, 10);
   if (seconds > 60) throw new ConfigError(name, `"${env[name]}" is over 60; set it to a whole number from 1 to 60.`);
   return seconds;
+}
+
+/** The action links' key: long enough that guessing it is hopeless; never echoed in the refusal. */
+function parseLinkSecret(raw: string | null, publicBaseUrl: string | null): string | null {
+  if (raw === null) return null;
+  if (publicBaseUrl === null)
+    throw new ConfigError(
+      'INTERACTIONS_PUBLIC_BASE_URL',
+      'is unset, but ASKGATE_LINK_SECRET is set: action links are URLs on the public origin; set it too.',
+    );
+  if (raw.length < MIN_LINK_SECRET_LENGTH)
+    throw new ConfigError(
+      'ASKGATE_LINK_SECRET',
+      `is ${raw.length} characters; use at least ${MIN_LINK_SECRET_LENGTH} random ones (e.g. \`openssl rand -hex 32\`).`,
+    );
+  return raw;
 }
 
 /** A switch: unset, empty, "0" or "false" is off; "1" or "true" is on; anything else is refused by name. */
@@ -358,6 +381,7 @@ export function loadConfig(env: Env = process.env): Config {
     tokens,
     devToken,
     publicBaseUrl: parsePublicBaseUrl(optional(env, 'INTERACTIONS_PUBLIC_BASE_URL')),
+    linkSecret: parseLinkSecret(optional(env, 'ASKGATE_LINK_SECRET'), optional(env, 'INTERACTIONS_PUBLIC_BASE_URL')),
     defaultTimeoutSeconds: positiveInt(env, 'INTERACTIONS_DEFAULT_TIMEOUT_SECONDS', 300),
     idleTtlSeconds: positiveInt(env, 'INTERACTIONS_IDLE_TTL_SECONDS', 86_400),
     retentionWaitingMinutes: positiveInt(env, 'LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES', 10_080),

@@ -21,6 +21,8 @@ import { ANSWER_PATH, answerDoor, apiRouter } from './doors/api.js';
 import { fastDoors } from './doors/fast-door.js';
 import { hotDoors } from './doors/hot-doors.js';
 import { callbackRouter } from './doors/callback.js';
+import { actionLinkRouter } from './doors/action-link.js';
+import { ActionLinks } from './core/action-links.js';
 import { confirmationsRouter } from './doors/confirmations.js';
 import { continuationsRouter } from './doors/continuations.js';
 import { presetsRouter } from './doors/presets.js';
@@ -288,14 +290,29 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   app.use(openApiRouter());
   // Every channel's declared webhooks (and, for web, its page and API) verify their own requests; before the 404.
   const conversations = parks.conversations;
+  // Signed action links, made by channels through the core port and answered at /a/{token}; none without a secret.
+  const links =
+    config.linkSecret === null || config.publicBaseUrl === null
+      ? null
+      : new ActionLinks(config.linkSecret, config.publicBaseUrl);
   const core = channelCore(
     service,
     store,
     hub,
     channelState.dedupe,
     conversations === null ? undefined : (turn) => conversations.converse(turn),
+    links,
   );
   app.use(channelDoors(plugins, core));
+  app.use(
+    actionLinkRouter({
+      links,
+      store,
+      offer: (offer) => service.offerAnswer(offer),
+      rate: config.callbackRate,
+      publicBaseUrl: config.publicBaseUrl,
+    }),
+  );
   app.use(callbackRouter({ callbacks, store, rate: config.callbackRate }));
   app.use((_req, res) => {
     res.status(404).json({

@@ -43,9 +43,18 @@ main{max-width:36rem;margin:0 auto;padding:1rem 1rem 2rem}
 .cb-asker{margin:0 0 1rem;font-size:.9rem}
 .cb-choices{display:flex;flex-wrap:wrap;gap:.75rem}
 .cb-choices button{min-height:44px;min-width:6rem}
+.al-card{margin:1.25rem 0 1rem;padding:1rem 1rem 1.1rem;border:1px solid var(--ag-border,#cfd5dc);
+border-radius:var(--ag-radius,10px);background:var(--ag-surface,#f6f7f9)}
+.al-card p{margin:0 0 .5rem}
+.al-choice{font-size:1.35rem;font-weight:600;margin:0 0 1rem;overflow-wrap:anywhere}
+.al-card form{margin:0}
+.al-card .ag-submit{width:100%;min-height:44px}
+@media (min-width:600px){.al-card .ag-submit{width:auto}}
+.cb-outcome~.cb-note+.cb-note{margin-top:.5rem}
 `;
 
-function layout(title: string, body: string, withScript: boolean): string {
+/** The page around a body: this door's stylesheets, and this origin's enhancement script when asked for. */
+export function layout(title: string, body: string, withScript: boolean): string {
   return (
     '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">\n' +
@@ -70,7 +79,7 @@ function outcomePage(title: string, heading: string, note: string, question: str
  * Who asks and by when, under the question: a person deciding whether to answer a link should know both. The time is
  * UTC, written out, since the page runs no script to show it in the reader's zone.
  */
-function whoAndWhen(record: Pick<InteractionRecord, 'asked_by' | 'deadline_at'>): string {
+export function whoAndWhen(record: Pick<InteractionRecord, 'asked_by' | 'deadline_at'>): string {
   const deadline = new Date(record.deadline_at);
   const when = Number.isNaN(deadline.getTime())
     ? ''

@@ -26,7 +26,7 @@ export function createLogger(level: string): Logger {
   });
 }
 
-/** A path fit for logs: a callback ticket in it is replaced, since the ticket is a bearer capability. */
+/** A path fit for logs: a callback ticket or an action link's token in it is replaced; each is a bearer capability. */
 export function loggablePath(path: string): string {
-  return path.replace(/(\/api\/interactions\/callback\/)[^/?#]+/, '$1[ticket]');
+  return path.replace(/(\/api\/interactions\/callback\/)[^/?#]+/, '$1[ticket]').replace(/^(\/a\/)[^/?#]+/, '$1[token]');
 }

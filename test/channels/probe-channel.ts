@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { ChannelCore, ChannelPlugin, ChannelStartContext } from '../../channels/contract.js';
 import { headerOf, MalformedWebhook, refused, type VerifyInput, type VerifyResult } from '../../channels/http.js';
 import { webhookRoutes } from '../../channels/pipeline.js';
+import type { ActionLinkMaker } from '../../src/core/action-links.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 
 /**
@@ -82,19 +83,48 @@ export interface ProbeOptions {
   keysUrl?: string;
   /** Makes start throw (a channel refusing the gateway's start). */
   failStart?: boolean;
+  /**
+   * Puts signed action links in every question it delivers, as an email channel would: one per choice (`yes`/`no`
+   * for confirm, the choice's text for select) for the question's recipient, and `expired`, a `yes` link made to
+   * expire a second before its delivery. Start refuses without the core's link maker, naming ASKGATE_LINK_SECRET.
+   */
+  links?: boolean;
 }
 
+/** The links a probe put in one delivered question, by choice. */
+export type ProbeLinks = Record<string, string>;
+
 /** Builds one probe channel; `sent` collects the questions it delivered. */
-export function probeChannel(options: ProbeOptions): ChannelPlugin & { sent: StoredInteraction[] } {
+export function probeChannel(
+  options: ProbeOptions,
+): ChannelPlugin & { sent: StoredInteraction[]; links: Map<string, ProbeLinks> } {
   const { name, log } = options;
   const sent: StoredInteraction[] = [];
+  const links = new Map<string, ProbeLinks>();
+  let maker: ActionLinkMaker | null = null;
+  const linksFor = (interaction: StoredInteraction, linkMaker: ActionLinkMaker): ProbeLinks => {
+    const recipient = interaction.recipient ?? '';
+    const make = (answer: boolean | string, expiresAt?: Date) =>
+      linkMaker.link(interaction, { channel: name, recipient, answer, ...(expiresAt ? { expiresAt } : {}) });
+    const made: ProbeLinks =
+      interaction.answer_format === 'select'
+        ? Object.fromEntries((interaction.choices ?? []).map((choice) => [choice, make(choice)]))
+        : { yes: make(true), no: make(false) };
+    made['expired'] = make(
+      interaction.answer_format === 'select' ? (interaction.choices?.[0] ?? '') : true,
+      new Date(Date.now() - 1000),
+    );
+    return made;
+  };
   return {
     name,
     surface: name,
     capabilities: { supportsFormDelivery: false },
     sent,
+    links,
     async deliver(interaction) {
       sent.push(interaction);
+      if (maker !== null) links.set(interaction.id, linksFor(interaction, maker));
       return { ref: `${name}-${interaction.id}` };
     },
     async showOutcome() {},
@@ -134,6 +164,10 @@ export function probeChannel(options: ProbeOptions): ChannelPlugin & { sent: Sto
           ),
     async start(context: ChannelStartContext) {
       log.push(`start ${name} workers=${context.workers}`);
+      if (options.links === true) {
+        if (context.core.actionLinks === null) throw new Error(`${name} needs action links: set ASKGATE_LINK_SECRET`);
+        maker = context.core.actionLinks;
+      }
       // A hop through the event loop, so a gateway that did not await this start would run the next one first.
       await new Promise((resolve) => setImmediate(resolve));
       if (options.failStart === true) throw new Error(`${name} could not reach its platform`);

@@ -128,7 +128,7 @@ describe('connections a process opens', () => {
     await settlesAt(0);
   });
 
-  it('worker: those three, plus a blocking connection for each of the resume and follow-up workers, and one for the completions stream', async () => {
+  it('worker: those three, a blocking connection each for the resume and follow-up workers, one for completions', async () => {
     const gateway = await createGateway(env(), { workers: true });
     try {
       await settlesAt(6);

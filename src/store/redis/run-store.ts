@@ -25,7 +25,8 @@ import type { ScriptClient } from './scripts/index.js';
  * | `o`       | owner: the identity that parked it (the resume runs under it)              |
  * | `k`, `p`  | kind (absent: tool; else agent) and parent run id (absent when none)       |
  * | `rs`      | the resume target: JSON {"webhook": url}, or `=` + name for {"handler": name} |
- * | `st`      | the opaque checkpoint state JSON the caller handed in (absent when none), or `@<ref>` when the checkpoint is kept in PostgreSQL (ParkCheckpoints) |
+ * | `st`      | the opaque checkpoint state JSON the caller handed in (absent when none), or `@<ref>` when  |
+ * |           | the checkpoint is kept in PostgreSQL (ParkCheckpoints)                                      |
  * | `th`      | the chat thread JSON of a run reached over chat (absent when none)         |
  * | `n`       | asks still outstanding                                                     |
  * | `a:<id>`  | one slot per ask: '' while pending, else status letter + result JSON (in pieces) |
