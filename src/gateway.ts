@@ -379,8 +379,8 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
         s.closeAllConnections();
         await new Promise<void>((resolve) => s.close(() => resolve()));
       }
-      // Every channel, the never-started ones too (their constructors may hold timers), the last started first.
       await claims?.close();
+      // Every channel, the never-started ones too (their constructors may hold timers), the last started first.
       await stopChannels([...started, ...plugins.filter((p) => !started.includes(p))], logger);
       hub.close();
       await confirmations.close();

@@ -244,6 +244,11 @@ export function responseSchemas(): Record<string, JsonSchema> {
       resume_attempts: { type: 'integer' },
       resume_attempt_outcomes: { type: 'array', items: attemptOutcome },
       parks: { type: 'integer' },
+      checkpoint: {
+        type: 'string',
+        enum: ['redis', 'postgres'],
+        description: "Where the park's checkpoint (state, resume target) is kept.",
+      },
       parked_at: nullable(moment),
       completed_at: nullable(moment),
     }),
