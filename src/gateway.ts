@@ -308,7 +308,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     actionLinkRouter({
       links,
       store,
-      offer: (offer) => service.offerAnswer(offer),
+      dispatch: (action) => core.dispatch(action),
       rate: config.callbackRate,
       publicBaseUrl: config.publicBaseUrl,
     }),

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
@@ -16,11 +16,14 @@ function* sources(dir: string): Generator<string> {
   }
 }
 
-/** Every environment variable the gateway's code reads: `env['X']`, `process.env['X']`, or a reader `(env, 'X')`. */
-function variablesRead(): Set<string> {
+/**
+ * Every environment variable the code under `roots` reads: `env['X']`, `process.env['X']`, a reader `(env, 'X')`, or
+ * a channel's group `envGroup(env, ['X', …]` and its `get('X')`.
+ */
+function variablesRead(roots: readonly string[]): Set<string> {
   const read = new Set<string>();
-  const pattern = /(?:env\[['"]|\((?:env|e), ['"])([A-Z][A-Z0-9_]{3,})['"]/g;
-  for (const root of ['src', 'channels', 'forms']) {
+  const pattern = /(?:env\[['"]|\((?:env|e), ['"]|\bget\(['"])([A-Z][A-Z0-9_]{3,})['"]/g;
+  for (const root of roots) {
     for (const file of sources(root)) {
       for (const match of readFileSync(file, 'utf8').matchAll(pattern)) read.add(match[1] as string);
     }
@@ -28,14 +31,35 @@ function variablesRead(): Set<string> {
   return read;
 }
 
+/** The channel folders: each documents its own variables in its README (a new channel touches no file outside it). */
+const CHANNEL_FOLDERS = readdirSync('channels').filter((name) => existsSync(join('channels', name, 'channel.ts')));
+
 describe('askgate.env.example', () => {
-  it('names every variable askgate reads (test-only ones aside)', () => {
-    const read = [...variablesRead()].filter((name) => !NOT_SETTINGS.has(name) && !name.startsWith('ASKGATE_TEST_'));
+  it('names every variable askgate reads outside the channel folders (test-only ones aside)', () => {
+    const read = [...variablesRead(['src', 'forms'])].filter(
+      (name) => !NOT_SETTINGS.has(name) && !name.startsWith('ASKGATE_TEST_'),
+    );
     // A floor, so a scan that silently stopped matching cannot pass: the README's table alone names more than 30.
     expect(read.length).toBeGreaterThan(30);
     const missing = read.filter((name) => !new RegExp(`^#? ?${name}=`, 'm').test(EXAMPLE));
     expect(missing).toEqual([]);
   });
+
+  it('finds the channels’ variables, the required ones of a group included', () => {
+    // A floor, so a scan that silently stopped matching cannot pass the per-channel checks below.
+    const read = variablesRead(['channels']);
+    expect(read).toContain('TELEGRAM_BOT_TOKEN');
+    expect(read).toContain('TELEGRAM_API_ROOT');
+    expect(read.size).toBeGreaterThan(15);
+  });
+
+  for (const channel of CHANNEL_FOLDERS) {
+    it(`channels/${channel}: its README names every variable the channel reads`, () => {
+      const readme = readFileSync(join('channels', channel, 'README.md'), 'utf8');
+      const missing = [...variablesRead([join('channels', channel)])].filter((name) => !readme.includes(name));
+      expect(missing).toEqual([]);
+    });
+  }
 
   it('names every variable of the README configuration table', () => {
     const readme = readFileSync('README.md', 'utf8');

@@ -14,7 +14,7 @@ import {
   votedPage,
 } from '../callback/action-link-pages.js';
 import { type ActionLinkClaim, type ActionLinks, ACTION_LINK_PATH_PREFIX } from '../core/action-links.js';
-import type { AnswerOffer, AnswerVerdict } from '../core/answer-path.js';
+import type { DispatchOutcome, InboundAction } from '../core/dispatcher.js';
 import { AskgateError } from '../core/errors.js';
 import type { Store } from '../core/store-port.js';
 import type { StoredInteraction } from '../core/types.js';
@@ -27,7 +27,8 @@ import { floodControl, type FloodBudget } from './flood.js';
  *   and one button; a resolved one shows how it ended. A bad token is 400, an expired one 410, a question that no
  *   longer exists 404 — each a page.
  * - POST, from that button only (same-origin: `Sec-Fetch-Site`, else `Origin`, and the token repeated in the form),
- *   offers the link's one answer through the one answer path, as `<channel>:<recipient>` on the channel's surface.
+ *   dispatches the link's one answer as a tap would be (the core's dispatcher: surface and status checks, then the
+ *   one answer path), as `<channel>:<recipient>` on the channel's surface.
  * Flood control as on the callback door. The token is never logged (observability/logger.ts masks the path).
  */
 
@@ -35,8 +36,11 @@ export interface ActionLinkDoorDeps {
   /** Null when the gateway makes no links (ASKGATE_LINK_SECRET unset): every link is "not available". */
   links: ActionLinks | null;
   store: Store;
-  /** The one answer path (InteractionService.offerAnswer). */
-  offer(offer: AnswerOffer): Promise<AnswerVerdict>;
+  /**
+   * The core's inbound dispatcher (the one channels' taps go through): locate, surface check, status check, then
+   * the one answer path.
+   */
+  dispatch(action: InboundAction): Promise<DispatchOutcome>;
   rate: FloodBudget;
   /** INTERACTIONS_PUBLIC_BASE_URL: the origin a browser's POST must come from when it names one. */
   publicBaseUrl: string | null;
@@ -63,7 +67,7 @@ async function open(deps: ActionLinkDoorDeps, token: string): Promise<Opened> {
 }
 
 /** How a question that takes no more answers ended, as a page. */
-function outcome(record: StoredInteraction): { status: number; html: string } {
+function endedPage(record: StoredInteraction): { status: number; html: string } {
   return record.status === 'answered'
     ? { status: 200, html: answeredOutcomePage(record) }
     : { status: 410, html: closedPage(record) };
@@ -101,7 +105,7 @@ export function actionLinkRouter(deps: ActionLinkDoorDeps): Router {
     if (opened.kind === 'refused') return sendPage(res, opened.status, opened.html);
     const { record, claim } = opened;
     if (record.status !== 'pending') {
-      const ended = outcome(record);
+      const ended = endedPage(record);
       return sendPage(res, ended.status, ended.html);
     }
     if (opened.expired) return sendPage(res, 410, EXPIRED_LINK_PAGE);
@@ -115,34 +119,39 @@ export function actionLinkRouter(deps: ActionLinkDoorDeps): Router {
     if (opened.kind === 'refused') return sendPage(res, opened.status, opened.html);
     const { record, claim } = opened;
     if (record.status !== 'pending') {
-      const ended = outcome(record);
+      const ended = endedPage(record);
       return sendPage(res, ended.status, ended.html);
     }
     if (opened.expired) return sendPage(res, 410, EXPIRED_LINK_PAGE);
-    let verdict: AnswerVerdict;
-    try {
-      verdict = await deps.offer({
-        interactionId: record.id,
-        answer: claim.answer,
-        replyTo: null,
-        params: null,
-        surface: claim.channel,
-        answeredBy: `${claim.channel}:${claim.recipient}`,
-        record,
-      });
-    } catch (err) {
-      if (!(err instanceof AskgateError)) throw err;
-      if (err.code === 'not_an_approver') return sendPage(res, 403, notAnApproverPage(record, claim));
-      if (err.code === 'gone') return sendPage(res, 410, closedPage({ ...record, status: goneStatus(err) }));
-      if (err.code === 'not_found') return sendPage(res, 404, LINK_NOT_AVAILABLE_PAGE);
-      throw err;
+    // The same way a tap on a chat button goes; the link's channel is the surface it must be on.
+    const outcome = await deps.dispatch({
+      question: { by: 'id', id: record.id },
+      surface: { channel: claim.channel },
+      pick: { kind: 'answer', answer: claim.answer },
+      answeredBy: `${claim.channel}:${claim.recipient}`,
+      params: null,
+      replyTo: null,
+    });
+    switch (outcome.kind) {
+      case 'answered':
+        return sendPage(res, 200, sentPage(record, claim));
+      case 'voted':
+        return sendPage(res, 200, votedPage(record, claim));
+      case 'closed': {
+        // Someone else's answer won first (show theirs, read back with its result), or the question ended.
+        const ended = outcome.status === 'answered' ? ((await deps.store.get(record.id)) ?? record) : outcome.question;
+        const page = endedPage(ended.status === 'pending' ? { ...ended, status: outcome.status } : ended);
+        return sendPage(res, page.status, page.html);
+      }
+      case 'refused':
+        if (outcome.refusal.code === 'not_an_approver') return sendPage(res, 403, notAnApproverPage(record, claim));
+        return sendPage(res, 400, INVALID_LINK_PAGE);
+      case 'ready':
+      case 'wrong_surface':
+        return sendPage(res, 400, INVALID_LINK_PAGE);
+      case 'not_found':
+        return sendPage(res, 404, LINK_NOT_AVAILABLE_PAGE);
     }
-    if (verdict === 'answered') return sendPage(res, 200, sentPage(record, claim));
-    if (verdict === 'voted') return sendPage(res, 200, votedPage(record, claim));
-    // Someone else's answer won first: show theirs.
-    const now = (await deps.store.get(record.id)) ?? record;
-    const ended = outcome(now);
-    sendPage(res, ended.status, ended.html);
   });
 
   // A person sees a page, not JSON, when the door refuses (too many requests, a failure).
@@ -153,6 +162,3 @@ export function actionLinkRouter(deps: ActionLinkDoorDeps): Router {
   });
   return router;
 }
-
-const goneStatus = (err: AskgateError): 'cancelled' | 'expired' =>
-  err.extra['status'] === 'cancelled' ? 'cancelled' : 'expired';
