@@ -39,7 +39,10 @@ export interface Config {
   tokens: Map<string, Identity>;
   /** Set when no ASKGATE_TOKENS was given: the one random all-scopes token printed at start. */
   devToken: string | null;
+  /** INTERACTIONS_PUBLIC_BASE_URL, or on a loopback HOST (and a fixed PORT) the gateway's own origin. */
   publicBaseUrl: string | null;
+  /** The base URL is the gateway's own loopback origin, not one an operator set (the start banner says so). */
+  publicBaseUrlIsOwn: boolean;
   /**
    * `ASKGATE_LINK_SECRET`: the key signed action links (`/a/{token}`) are made and checked with, at least 32
    * characters, the same on every process. Unset: channels get no link maker and the door shows every link as not
@@ -221,6 +224,18 @@ function parsePublicBaseUrl(raw: string | null): string | null {
   return url.origin + url.pathname.replace(/\/+$/, '');
 }
 
+/**
+ * A gateway listening on a loopback address is reached on that address, and only from this machine: unset, its
+ * public base URL is its own origin, so channel, external and link asks work on `npm start` (the web chat's links,
+ * a callback page) without setting anything. Elsewhere (0.0.0.0, a LAN address) the public origin is not ours to
+ * guess — a proxy or a name in front — and stays unset. PORT=0 (any free port) is known only after listening.
+ */
+function loopbackOrigin(host: string, port: number): string | null {
+  if (port === 0 || !isLoopbackHost(host)) return null;
+  const name = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  return `http://${name}:${port}`;
+}
+
 function parseRate(raw: string | null): { limit: number; windowSeconds: number } {
   const name = 'INTERACTIONS_CALLBACK_RATE';
   if (raw === null) return { limit: 60, windowSeconds: 60 };
@@ -370,6 +385,7 @@ export function loadConfig(env: Env = process.env): Config {
       'ASKGATE_TEST_FOLLOW_UP_SECOND_MS',
       "is the test suite's clock for reminders and escalations (it shortens every second); unset it in production.",
     );
+  const publicBaseUrl = parsePublicBaseUrl(optional(env, 'INTERACTIONS_PUBLIC_BASE_URL')) ?? loopbackOrigin(host, port);
   return {
     port,
     host,
@@ -380,8 +396,9 @@ export function loadConfig(env: Env = process.env): Config {
     redisWaitTimeoutMs: positiveInt(env, 'ASKGATE_REDIS_WAIT_TIMEOUT_MS', 1000),
     tokens,
     devToken,
-    publicBaseUrl: parsePublicBaseUrl(optional(env, 'INTERACTIONS_PUBLIC_BASE_URL')),
-    linkSecret: parseLinkSecret(optional(env, 'ASKGATE_LINK_SECRET'), optional(env, 'INTERACTIONS_PUBLIC_BASE_URL')),
+    publicBaseUrl,
+    publicBaseUrlIsOwn: optional(env, 'INTERACTIONS_PUBLIC_BASE_URL') === null && publicBaseUrl !== null,
+    linkSecret: parseLinkSecret(optional(env, 'ASKGATE_LINK_SECRET'), publicBaseUrl),
     defaultTimeoutSeconds: positiveInt(env, 'INTERACTIONS_DEFAULT_TIMEOUT_SECONDS', 300),
     idleTtlSeconds: positiveInt(env, 'INTERACTIONS_IDLE_TTL_SECONDS', 86_400),
     retentionWaitingMinutes: positiveInt(env, 'LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES', 10_080),

@@ -28,6 +28,11 @@ function printBanner(config: Config, baseUrl: string | null, role: Role, devToke
     if (devTokenNote !== null) lines.push(devTokenNote);
     if (baseUrl !== null) lines.push(`  inbox: ${baseUrl}/inbox#token=${config.devToken}`);
   }
+  if (config.publicBaseUrlIsOwn)
+    lines.push(
+      `links (callback pages, web chat) use ${config.publicBaseUrl}, reachable from this machine only; ` +
+        'set INTERACTIONS_PUBLIC_BASE_URL to the origin people reach askgate on',
+    );
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

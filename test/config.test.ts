@@ -133,3 +133,23 @@ describe('configuration from the environment', () => {
     );
   });
 });
+
+describe('the public base URL', () => {
+  const tokens = JSON.stringify({ 'a-long-enough-token-1234': { identity: 'ops', scopes: ['read'] } });
+  it.each([
+    [{ HOST: '127.0.0.1', PORT: '8080' }, 'http://127.0.0.1:8080', true],
+    [{ HOST: 'localhost', PORT: '9000' }, 'http://localhost:9000', true],
+    [{ HOST: '::1', PORT: '8080' }, 'http://[::1]:8080', true],
+    [{ HOST: '127.0.0.1', PORT: '0' }, null, false],
+    [{ HOST: '0.0.0.0', PORT: '8080', ASKGATE_TOKENS: tokens }, null, false],
+    [
+      { HOST: '127.0.0.1', PORT: '8080', INTERACTIONS_PUBLIC_BASE_URL: 'https://ask.example.com/' },
+      'https://ask.example.com',
+      false,
+    ],
+  ])('with %j is %s', (env, url, own) => {
+    const config = loadConfig(env);
+    expect(config.publicBaseUrl).toBe(url);
+    expect(config.publicBaseUrlIsOwn).toBe(own);
+  });
+});

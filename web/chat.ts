@@ -44,9 +44,11 @@ class Chat {
   }
 
   async start(): Promise<void> {
-    const me = await this.api.request<{ recipient: string }>('GET', '/chat/api/me');
+    const me = await this.api.request<{ recipient: string; takes_messages: boolean }>('GET', '/chat/api/me');
     if (!me.ok) return;
     byId('who').textContent = `as ${me.body.recipient}`;
+    // Without a route a message could only be refused: the box shows only where messages go somewhere.
+    byId<HTMLFormElement>('compose').hidden = !me.body.takes_messages;
     byId<HTMLFormElement>('compose').addEventListener('submit', (event) => {
       event.preventDefault();
       void this.say();

@@ -9,7 +9,7 @@ export const CHAT_PAGE = appPage({
   main: `  <p id="notice" class="notice" role="alert" hidden></p>
   <p id="empty" class="empty" hidden>No questions for you right now.</p>
   <ol id="thread" class="cards chat" aria-label="Conversation"></ol>
-  <form id="compose" class="chat compose" autocomplete="off">
+  <form id="compose" class="chat compose" autocomplete="off" hidden>
     <label for="message" class="visually-hidden">Message</label>
     <input id="message" name="message" maxlength="4000" placeholder="Write a message" required>
     <button type="submit" class="btn btn-primary">Send</button>

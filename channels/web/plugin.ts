@@ -176,8 +176,10 @@ export class WebChatChannel implements ChannelPlugin {
       return stored;
     };
 
+    // takes_messages: whether a message that answers no question can go anywhere (a route is configured); the page
+    // shows its composer only then.
     router.get('/chat/api/me', (req, res) => {
-      res.json({ recipient: req.chatRecipient });
+      res.json({ recipient: req.chatRecipient, takes_messages: core.converse !== undefined });
     });
 
     // The page's live feed (Server-Sent Events, tail only): `question` — one of this recipient's web questions was
@@ -247,7 +249,7 @@ export class WebChatChannel implements ChannelPlugin {
         // Nobody takes messages here: the person is told, and nothing is kept.
         res.status(422).json({
           error: 'no_conversation',
-          message: 'There is no open question to answer, and this chat takes no other messages.',
+          message: 'This chat takes no messages of its own: answer each question above with its own controls.',
           field: 'text',
         });
         return;

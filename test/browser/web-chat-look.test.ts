@@ -137,4 +137,40 @@ describe('the web chat page', () => {
       }
     }
   });
+
+  it('shows no message box where no route takes messages, only the questions', async () => {
+    const plain = await startTestGateway({ INTERACTIONS_PUBLIC_BASE_URL: 'http://127.0.0.1:1' });
+    const page = await world.browser.newPage();
+    page.setDefaultTimeout(5_000);
+    try {
+      const http = api(plain.url, plain.token);
+      const link = await http.post('/api/channels/web/links', { recipient: 'bo' });
+      await http.post('/api/interactions', {
+        question: 'Ship it?',
+        answer_format: 'confirm',
+        channel: 'web',
+        recipient: 'bo',
+        timeout: 600,
+      });
+      await page.goto(`${plain.url}/chat#token=${link.json['token'] as string}`);
+      await page.locator('li.card').waitFor();
+      await page.locator('#who').filter({ hasText: 'as bo' }).waitFor();
+      expect(await page.locator('#compose').isVisible()).toBe(false);
+    } finally {
+      await page.close();
+      await plain.close();
+    }
+  });
+
+  it('shows the message box where a route takes messages', async () => {
+    const page = await world.browser.newPage();
+    page.setDefaultTimeout(5_000);
+    try {
+      await page.goto(await chatLink('cy'));
+      await page.locator('#who').filter({ hasText: 'as cy' }).waitFor();
+      await page.locator('#compose').waitFor({ state: 'visible' });
+    } finally {
+      await page.close();
+    }
+  });
 });

@@ -28,7 +28,7 @@ describe('web chat doors', () => {
     expect(res.status).toBe(201);
     expect(res.json['url']).toMatch(/^http:\/\/127\.0\.0\.1:1\/chat#token=/);
     const me = await w.chatAs('ada', res.json['token'] as string).get('/chat/api/me');
-    expect(me.json).toEqual({ recipient: 'ada' });
+    expect(me.json).toEqual({ recipient: 'ada', takes_messages: false });
     const anonymous = await fetch(`${w.gw.url}/api/channels/web/links`, { method: 'POST' });
     expect(anonymous.status).toBe(401);
   });
@@ -37,7 +37,11 @@ describe('web chat doors', () => {
     const ada = freshRecipient();
     const said = await w.chatAs(ada).post('/chat/api/messages', { text: 'hello?' });
     expect(said.status).toBe(422);
-    expect(said.json).toMatchObject({ error: 'no_conversation', field: 'text' });
+    expect(said.json).toEqual({
+      error: 'no_conversation',
+      field: 'text',
+      message: 'This chat takes no messages of its own: answer each question above with its own controls.',
+    });
     expect((await w.chatAs(ada).get('/chat/api/messages')).json).toEqual({ items: [] });
   });
 

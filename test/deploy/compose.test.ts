@@ -32,6 +32,16 @@ function envFile(path: string): Record<string, string> {
   return Object.fromEntries(entries);
 }
 
+/** askgate.env.example as a user leaves it after its one required edit: the placeholder token replaced. */
+function editedExample(): Record<string, string> {
+  const example = envFile(join(ROOT, 'askgate.env.example'));
+  const tokens = (example['ASKGATE_TOKENS'] ?? '').replace(
+    'change-me-to-a-long-random-token',
+    'ops-token-0123456789abcdef',
+  );
+  return { ...example, ASKGATE_TOKENS: tokens };
+}
+
 describe('docker-compose.yml', () => {
   it('builds one image once and runs the gateway and the worker from it, without installing at start', () => {
     expect(gateway.build).toBeDefined();
@@ -43,10 +53,14 @@ describe('docker-compose.yml', () => {
       expect(JSON.stringify(service)).not.toMatch(/npm (ci|install)/);
   });
 
-  it('gives both processes the same env file, and the example file yields a configuration askgate accepts', () => {
+  it('gives both processes the same env file, and the example file, its token replaced, yields a configuration askgate accepts', () => {
     expect(gateway.env_file).toBe('askgate.env');
     expect(worker.env_file).toBe('askgate.env');
-    const example = envFile(join(ROOT, 'askgate.env.example'));
+    // Unedited, it is refused: its placeholder token is publicly known.
+    expect(() => loadConfig({ ...envFile(join(ROOT, 'askgate.env.example')), ...gateway.environment })).toThrow(
+      /ASKGATE_TOKENS: entry 1: is the placeholder of askgate\.env\.example/,
+    );
+    const example = editedExample();
     for (const service of [gateway, worker]) {
       const config = loadConfig({ ...example, ...service.environment, PORT: '0' });
       expect(config.devToken).toBeNull();
