@@ -36,6 +36,7 @@ import { openApiRouter } from './doors/openapi.js';
 import { requestLog } from './doors/request-log.js';
 import { runsRouter } from './doors/runs.js';
 import { startParks } from './wiring/runs.js';
+import { CheckpointClaims } from './runs/checkpointed-runs.js';
 import { openPostgresCheckpointer, type PostgresCheckpointer } from './wiring/checkpoints.js';
 import { BullConfirmationJobs } from './queue/confirmation-jobs.js';
 import { BullHandlerClaims } from './queue/handler-claims.js';
@@ -239,13 +240,16 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   // Handler workers claim continuations over HTTP (the continuation doors); the claims run on the BullMQ connection.
   const claims =
     parks.service !== null && connections !== null
-      ? new BullHandlerClaims({
-          connection: connections.queue(),
-          shardKeys: connections.shardKeys,
-          lockMs: config.resumeLockMs,
-          backoffMs: config.resumeBackoffMs,
-          logger,
-        })
+      ? new CheckpointClaims(
+          new BullHandlerClaims({
+            connection: connections.queue(),
+            shardKeys: connections.shardKeys,
+            lockMs: config.resumeLockMs,
+            backoffMs: config.resumeBackoffMs,
+            logger,
+          }),
+          checkpointer?.checkpoints ?? null,
+        )
       : null;
   followUps.startWorker({ deliverToSurface: (record, target) => service.deliverToSurface(record, target) });
   const callbacks = new CallbackService({ store, service, verifiers, env: config.env, logger });

@@ -1,5 +1,5 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { Cluster, Redis } from 'ioredis';
+import type { RedisClient } from '../store/redis/connections.js';
 import type { BridgeJob, ConfirmationHandlers, ConfirmationJobs, FailedBridgeJob } from '../confirmations/jobs.js';
 import type { RetryLadder } from '../confirmations/ladder.js';
 import type { Logger } from '../observability/logger.js';
@@ -35,7 +35,7 @@ class RetryLater extends Error {
 }
 
 export interface BullConfirmationJobsOptions {
-  connection: Redis | Cluster;
+  connection: RedisClient;
   prefix: string;
   logger: Logger;
   /** The bridge's retry ladder (`BRIDGE_LADDER`; a test passes a shorter base). */

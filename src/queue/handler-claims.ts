@@ -175,6 +175,7 @@ class Tap {
         leaseExpiresAt: Date.now() + leaseMs,
         attempt: attemptOf(job),
         body: continuationOf(job.data),
+        ...(job.data.checkpoint_ref === undefined ? {} : { checkpointRef: job.data.checkpoint_ref }),
       });
     } catch (error) {
       // The job stays active under a lease nobody holds: the stalled check offers it again once the lease lapses.

@@ -3,6 +3,7 @@ import type { SettledRun } from '../core/ports.js';
 import { AskgateError } from '../core/errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { ChatThread, Checkpoint, Checkpoints, ParkCheckpoints } from './checkpoints.js';
+import type { ClaimedContinuation, ClaimRequest, FailOutcome, HandlerClaims, LeaseResult } from './handler-claims.js';
 import type { AttemptOutcome, ParkInput, RunStore, RunView } from './run-store.js';
 
 /**
@@ -131,5 +132,55 @@ export class LayeredCheckpoints implements Checkpoints {
 
   bindThread(runId: string, owner: string, thread: ChatThread): Promise<boolean> {
     return this.primary.bindThread(runId, owner, thread);
+  }
+}
+
+/**
+ * The continuation doors' claims with the state of a run whose checkpoint is kept in PostgreSQL filled in: its
+ * handler job carried only the reference, so the claim reads the checkpoint (restarting its retention: a claim is a
+ * resume attempt) before the worker sees the continuation. While the checkpoint cannot be read the claim fails
+ * (`store_unavailable`); the continuation stays leased until its lease lapses and is then offered again.
+ */
+export class CheckpointClaims implements HandlerClaims {
+  constructor(
+    private readonly inner: HandlerClaims,
+    private readonly parks: ParkCheckpoints | null,
+  ) {}
+
+  async claim(request: ClaimRequest): Promise<ClaimedContinuation | null> {
+    const claimed = await this.inner.claim(request);
+    if (claimed?.checkpointRef === undefined) return claimed;
+    const { checkpointRef, ...rest } = claimed;
+    const runId = claimed.body.run_id;
+    if (this.parks === null)
+      throw new AskgateError(
+        'store_unavailable',
+        `run ${runId} was parked with its checkpoint in PostgreSQL, and ASKGATE_CHECKPOINT_URL is unset; set it ` +
+          'again until the runs parked there have resumed.',
+      );
+    const checkpoint = await this.parks.loadPark(runId, checkpointRef, { refresh: true });
+    return { ...rest, body: { ...claimed.body, state: checkpoint?.state ?? null } as ClaimedContinuation['body'] };
+  }
+
+  complete(identity: string, resumeId: string, leaseId: string, output: unknown): Promise<LeaseResult<null>> {
+    return this.inner.complete(identity, resumeId, leaseId, output);
+  }
+
+  fail(
+    identity: string,
+    resumeId: string,
+    leaseId: string,
+    reason: string,
+    retryBaseMs?: number,
+  ): Promise<LeaseResult<FailOutcome>> {
+    return this.inner.fail(identity, resumeId, leaseId, reason, retryBaseMs);
+  }
+
+  extend(identity: string, resumeId: string, leaseId: string, leaseMs: number): Promise<LeaseResult<number>> {
+    return this.inner.extend(identity, resumeId, leaseId, leaseMs);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
   }
 }

@@ -36,6 +36,8 @@ export interface ClaimedContinuation {
   attempt: number;
   /** What the handler receives (without `attempt`). */
   body: ContinuationPayload | ConversationTurnPayload;
+  /** Set when the body's state is kept elsewhere under this reference (the job carried it, not the state). */
+  checkpointRef?: string;
 }
 
 /** Why a lease operation was refused. */

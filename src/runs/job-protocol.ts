@@ -53,8 +53,12 @@ interface Versioned {
   thread: ChatThread | null;
 }
 
-/** A handler job's data: the continuation body (what the handler receives, without `attempt`) and the envelope. */
-export type HandlerJob = Versioned & (ContinuationPayload | ConversationTurnPayload);
+/**
+ * A handler job's data: the continuation body (what the handler receives, without `attempt`) and the envelope. A run
+ * whose checkpoint is kept in PostgreSQL carries `checkpoint_ref` instead of its state (`state` is null in the job):
+ * the state never passes through Redis, and the claim fills it in (CheckpointClaims) before a worker sees it.
+ */
+export type HandlerJob = Versioned & { checkpoint_ref?: string } & (ContinuationPayload | ConversationTurnPayload);
 
 /** A completion report's data: a version-2 stream entry's `r` field (JSON), or a version-1 `completed` job. */
 export interface CompletionJob extends Versioned {
@@ -67,12 +71,17 @@ export interface CompletionJob extends Versioned {
 
 /** The handler job of the park `run` is in (ready or dying), under `resumeId`. */
 export function handlerJob(run: RunView, resumeId: string): HandlerJob {
-  return {
-    v: JOB_PROTOCOL_VERSION,
-    generation: run.generation,
-    thread: run.thread,
-    ...continuationPayload(run, resumeId),
-  };
+  const payload = continuationPayload(run, resumeId);
+  if (run.checkpointRef !== null)
+    return {
+      v: JOB_PROTOCOL_VERSION,
+      generation: run.generation,
+      thread: run.thread,
+      checkpoint_ref: run.checkpointRef,
+      ...payload,
+      state: null,
+    };
+  return { v: JOB_PROTOCOL_VERSION, generation: run.generation, thread: run.thread, ...payload };
 }
 
 /** The handler job of a conversation turn. */
@@ -82,7 +91,7 @@ export function turnHandlerJob(payload: ConversationTurnPayload): HandlerJob {
 
 /** The continuation body a handler receives from its job: the envelope fields stripped. */
 export function continuationOf(job: HandlerJob): ContinuationPayload | ConversationTurnPayload {
-  const { v: _v, generation: _g, thread: _t, ...payload } = job;
+  const { v: _v, generation: _g, thread: _t, checkpoint_ref: _c, ...payload } = job;
   return payload;
 }
 

@@ -111,6 +111,37 @@ describe('checkpoints in PostgreSQL', () => {
     expect(deliveriesFor('run-pg')[0]?.body).toMatchObject({ type: 'run.resumed', run_id: 'run-pg', state });
   });
 
+  it('hands a handler job a reference, never the state; the claim fills the state in', async () => {
+    const state = { marker: 'state-only-in-postgres', list: [1, 2, 3] };
+    const res = await gw.post('/api/interactions', {
+      ...parkBody('run-handler-pg', state),
+      run: { run_id: 'run-handler-pg', resume: { handler: 'pgnote' }, state },
+    });
+    expect(res.status).toBe(201);
+    await gw.post(`/api/interactions/${res.json['id'] as string}/answer`, { answer: true });
+    const jobId = `resume-${Buffer.from('run-handler-pg').toString('base64url')}-1`;
+    await until(async () => (await raw.keys(`*${jobId}`)).length > 0, 'the handler job');
+    const [jobKey] = await raw.keys(`*${jobId}`);
+    const data = JSON.parse((await raw.hget(jobKey as string, 'data')) as string) as Record<string, unknown>;
+    expect(data).toMatchObject({ run_id: 'run-handler-pg', state: null, checkpoint_ref: expect.any(String) });
+    for (const key of await raw.keys('*')) {
+      const type = await raw.type(key);
+      const dump =
+        type === 'hash' ? JSON.stringify(await raw.hgetall(key)) : type === 'string' ? await raw.get(key) : '';
+      expect(dump, key).not.toContain('state-only-in-postgres');
+    }
+    const claimed = await gw.post('/api/continuations/claim', { handlers: ['pgnote'], wait: 5 });
+    expect(claimed.status).toBe(200);
+    expect(claimed.json['continuation']).toMatchObject({ type: 'run.resumed', run_id: 'run-handler-pg', state });
+    expect(claimed.json['continuation']).not.toHaveProperty('checkpoint_ref');
+    const done = await gw.post(`/api/continuations/${claimed.json['resume_id'] as string}/complete`, {
+      lease_id: claimed.json['lease_id'],
+      output: null,
+    });
+    expect(done.status).toBe(200);
+    await until(async () => (await gw.get('/api/runs/run-handler-pg')).json['status'] === 'resumed', 'resumed');
+  });
+
   it('costs Redis the same for a 900 KiB state as for an empty one (within 200 bytes)', async () => {
     const before = await redisBytes();
     await park(gw, 'run-empty', null);
