@@ -33,7 +33,7 @@ function recordProperties(): Record<string, JsonSchema> {
     question: str,
     answer_format: { type: 'string', enum: [...ANSWER_FORMATS] },
     choices: nullable({ type: 'array', items: str }),
-    schema: nullable({ type: 'object' }),
+    schema: nullable({ type: 'object', additionalProperties: true }),
     group_id: nullable(str),
     channel: nullable(str),
     recipient: nullable(str),
@@ -146,7 +146,7 @@ const presetBodyShown: JsonSchema = {
   additionalProperties: false,
   required: ['ask'],
   properties: {
-    ask: { type: 'object' },
+    ask: { type: 'object', additionalProperties: true },
     confirmation: closed({ provider: str, reference: str, return_url: str, line_items: { type: 'array' } }),
   },
 };
@@ -211,7 +211,7 @@ export function responseSchemas(): Record<string, JsonSchema> {
             type: { type: 'string', enum: [...AUDIT_EVENT_TYPES] },
             surface: str,
             by: str,
-            detail: { type: 'object' },
+            detail: { type: 'object', additionalProperties: true },
             hash: str,
           },
           ['surface', 'by', 'detail'],
