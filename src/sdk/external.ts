@@ -7,11 +7,13 @@ export interface AskExternalOptions {
   /** 1..4096 characters: what the person (or the outside system) is asked to do. Required. */
   question: string;
   /**
-   * Builds the outside resource from the minted callback URL and returns the URL a person visits (a payment
-   * link, a document to sign…). The callback URL is a bearer capability: hand it to the outside system only.
-   * Required. When it throws, the ask is cancelled and the error is rethrown.
+   * The URL a person visits (a payment link, a document to sign…), made from the minted callback URL: either a
+   * link template — a URL with `{callback_url}` in it, replaced by the callback URL encoded as a query component,
+   * e.g. `https://pay.example/checkout?return={callback_url}` — or a function that builds the outside resource and
+   * returns the URL. The callback URL is a bearer capability: hand it to the outside system only. Required. When the
+   * function throws, the ask is cancelled and the error is rethrown.
    */
-  build: (callbackUrl: string) => string | Promise<string>;
+  build: string | ((callbackUrl: string) => string | Promise<string>);
   /** Called once with the URL `build` returned, before the call blocks: show it to the person. Default: none. */
   present?: (urlToVisit: string) => void | Promise<void>;
   /** Optional pin: the delivered payload must match it (pin reference and decision with `const`). */
@@ -47,8 +49,7 @@ export async function askExternal<T = unknown>(
   driver: ExternalAskDriver,
   options: AskExternalOptions,
 ): Promise<ExternalAnswer<T>> {
-  if (typeof options.build !== 'function')
-    throw new AskgateSdkError('build is required: (callbackUrl) => the URL to visit.');
+  const build = linkBuilder(options.build);
   const body: Record<string, unknown> = { question: options.question, answer_format: 'external' };
   if (options.schema !== undefined) body['schema'] = options.schema;
   if (options.verifier !== undefined) body['verifier'] = options.verifier;
@@ -63,7 +64,7 @@ export async function askExternal<T = unknown>(
   }
   let url: string;
   try {
-    url = await options.build(callbackUrl);
+    url = await build(callbackUrl);
     await options.present?.(url);
   } catch (error) {
     // Nobody can act on a resource that was never built: withdraw the question instead of waiting out its timeout.
@@ -73,4 +74,22 @@ export async function askExternal<T = unknown>(
   const answer = (await driver.wait(record.id, signal)) as AskAnswer<T>;
   // The record above was read before the answer; callers that want the answered record can `get` it.
   return { ...answer, url, interaction: record };
+}
+
+const PLACEHOLDER = '{callback_url}';
+
+/** `build` as a function: a template's placeholder filled in, or the caller's own function. Checked before asking. */
+function linkBuilder(
+  build: AskExternalOptions['build'] | undefined,
+): (callbackUrl: string) => string | Promise<string> {
+  if (typeof build === 'function') return build;
+  if (typeof build !== 'string')
+    throw new AskgateSdkError(
+      'build is required: a link template with {callback_url}, or (callbackUrl) => the URL to visit.',
+    );
+  if (!build.includes(PLACEHOLDER))
+    throw new AskgateSdkError(
+      `build "${build}" has no ${PLACEHOLDER}: the outside system could never answer; put it in the link.`,
+    );
+  return (callbackUrl) => build.split(PLACEHOLDER).join(encodeURIComponent(callbackUrl));
 }

@@ -287,6 +287,41 @@ describe('an external question end to end', () => {
     expect(answer.url).toBe(shown);
   });
 
+  it('takes a link template: {callback_url} filled in, encoded, and the outside system answers through it', async () => {
+    const client = new AskgateClient({ url: gw.url, token: gw.token });
+    let shown = '';
+    const answer = await client.askExternal<{ reference: string; decision: string }>({
+      question: 'Pay the deposit for order 43',
+      schema: pin,
+      verifier: stripeBinding,
+      timeout: 20,
+      build: 'https://pay.example/checkout?order=43&return={callback_url}',
+      present: (url) => {
+        shown = url;
+        // The outside system reads its return URL from the link it was given, and POSTs its signed event there.
+        const callback = new URL(new URL(url).searchParams.get('return') as string);
+        const payload = JSON.stringify({ reference: 'ord_42', decision: 'confirmed' });
+        setTimeout(() => void postJson(gw, callback.pathname, payload, signed(payload)), 100);
+      },
+    });
+    expect(shown).toMatch(
+      /^https:\/\/pay\.example\/checkout\?order=43&return=http%3A%2F%2F127\.0\.0\.1%3A\d+%2Fapi%2Finteractions%2Fcallback%2F/,
+    );
+    expect(answer.answer).toEqual({ reference: 'ord_42', decision: 'confirmed' });
+    expect(answer.url).toBe(shown);
+  });
+
+  it('refuses a link template without {callback_url} before asking anything', async () => {
+    const client = new AskgateClient({ url: gw.url, token: gw.token });
+    const before = (await client.list()).items.length;
+    await expect(
+      client.askExternal({ question: 'no placeholder', build: 'https://pay.example/checkout' }),
+    ).rejects.toThrow(
+      'build "https://pay.example/checkout" has no {callback_url}: the outside system could never answer; put it in the link.',
+    );
+    expect((await client.list()).items.length).toBe(before);
+  });
+
   it('cancels the ask when building the outside resource fails', async () => {
     const client = new AskgateClient({ url: gw.url, token: gw.token });
     let id = '';
