@@ -7,7 +7,6 @@ import type {
   DeliveryReceipt,
   InteractionRecord,
   ReceiptOutcome,
-  ReplyTo,
   StoredInteraction,
   Surface,
 } from '../src/core/types.js';
@@ -96,28 +95,8 @@ export interface ThreadRef {
   replyToMessageId?: string;
 }
 
-/** A chat message that answers no question, as the channel saw it (docs/parks.md, "Routes"). */
-export interface ConversationTurn {
-  channel: string;
-  /** The conversation (chat id) the message was written in. */
-  recipient: string;
-  /** The message itself: unique in its conversation; the reply quotes it. */
-  messageId: string;
-  /**
-   * Where the reply goes when not under `messageId` itself: a Slack message written inside a thread is answered in
-   * that thread (its root `thread_ts`). Absent: the reply quotes `messageId`.
-   */
-  threadId?: string;
-  text: string | null;
-  /**
-   * The message it quotes, if any (never a pending question: quoting one answers it instead), in the shape of an
-   * answer's `reply_to`; null when it quoted nothing.
-   */
-  replyTo: ReplyTo | null;
-  params: Record<string, string>;
-  /** Who wrote it, as the channel names people (`telegram:@ada`). */
-  from: string;
-}
+import type { ConversationTurn } from '../src/core/conversation-turn.js';
+export type { ConversationTurn };
 
 /**
  * What a channel hands the core for a tap, a reply or a submitted form, and the one outcome it words: the core's

@@ -1,4 +1,4 @@
-import type { ReplyTo } from '../core/types.js';
+import type { ConversationTurn } from '../core/conversation-turn.js';
 import type { Logger } from '../observability/logger.js';
 import type { ChatThread, Checkpoints } from './checkpoints.js';
 import { type JobBus, turnJobId } from './job-bus.js';
@@ -6,25 +6,8 @@ import { turnHandlerJob } from './job-protocol.js';
 import type { ConversationTurnPayload } from './continuation.js';
 import { matchRoute, type Route } from './routes.js';
 
-/**
- * A chat message that answered no question, as a channel hands it over (the fields of the channel contract's
- * ConversationTurn, which a channel passes as is: the run lifecycle imports no channel module).
- */
-export interface ChatTurn {
-  channel: string;
-  /** The conversation (chat id) the message was written in. */
-  recipient: string;
-  /** The message itself: unique in its conversation; the reply quotes it. */
-  messageId: string;
-  /** Where the reply goes when not under `messageId` itself (a Slack thread's root). */
-  threadId?: string;
-  text: string | null;
-  /** The message it quotes, in the shape of an answer's `reply_to`; null when it quoted nothing. */
-  replyTo: ReplyTo | null;
-  params: Record<string, string>;
-  /** Who wrote it, as the channel names people (`telegram:@ada`). */
-  from: string;
-}
+/** A chat message that answered no question, as a channel hands it over. */
+export type ChatTurn = ConversationTurn;
 
 /**
  * Takes chat messages that answer no question and, when a route matches, hands them to the route's target as a

@@ -132,7 +132,12 @@ describe('ASKGATE_LINK_SECRET', () => {
     expect(() =>
       loadConfig({ ASKGATE_LINK_SECRET: 'short', INTERACTIONS_PUBLIC_BASE_URL: 'http://127.0.0.1:9' }),
     ).toThrow('ASKGATE_LINK_SECRET: is 5 characters; use at least 32 random ones (e.g. `openssl rand -hex 32`).');
-    expect(() => loadConfig({ ASKGATE_LINK_SECRET: SECRET })).toThrow(/^INTERACTIONS_PUBLIC_BASE_URL: is unset, but/);
+    // No public origin: PORT=0 (any free port) leaves the loopback gateway without one of its own.
+    expect(() => loadConfig({ ASKGATE_LINK_SECRET: SECRET, PORT: '0' })).toThrow(
+      /^INTERACTIONS_PUBLIC_BASE_URL: is unset, but/,
+    );
+    // A loopback gateway on a fixed port is its own public origin, so its links need nothing more.
+    expect(loadConfig({ ASKGATE_LINK_SECRET: SECRET, PORT: '8080' }).linkSecret).toBe(SECRET);
     expect(
       loadConfig({ ASKGATE_LINK_SECRET: SECRET, INTERACTIONS_PUBLIC_BASE_URL: 'http://127.0.0.1:9' }).linkSecret,
     ).toBe(SECRET);
