@@ -97,4 +97,56 @@ describe('PostgreSQL killed under parks and answers', () => {
     expect(delivered).toEqual(Array.from({ length: RUNS }, () => 1));
     expect(receiver.unverified).toBe(0);
   });
+
+  it('refuses a park while PostgreSQL is down with 503 and keeps nothing of it; /readyz is 503 meanwhile', async () => {
+    const gw = client(processes[0] as GatewayProcess, who.token);
+    const pending = async (): Promise<number> =>
+      ((await gw.get('/api/interactions?status=pending&limit=100')).json['items'] as unknown[]).length;
+    const before = await pending();
+    await postgres.down({ crash: true });
+    try {
+      const res = await gw.post('/api/interactions', {
+        question: 'Down?',
+        answer_format: 'confirm',
+        mode: 'async',
+        expiry_at: inMs(3_600_000),
+        run: { run_id: 'pg-down-park', resume: { webhook: `${receiver.url}/ok/down` }, state: { down: true } },
+      });
+      expect([res.status, res.json['error'], res.headers.get('retry-after')]).toEqual([503, 'store_unavailable', '2']);
+      const ready = await fetch(`${(processes[0] as GatewayProcess).url as string}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await pending()).toBe(before);
+      expect((await gw.get('/api/runs/pg-down-park')).status).toBe(404);
+    } finally {
+      await postgres.up();
+    }
+    expect((await gw.get('/api/runs/pg-down-park')).status).toBe(404);
+  });
+
+  it('resumes, once, a run answered while PostgreSQL is down, after it is back', async () => {
+    const gw = client(processes[0] as GatewayProcess, who.token);
+    const res = await gw.post('/api/interactions', {
+      question: 'Later?',
+      answer_format: 'confirm',
+      mode: 'async',
+      expiry_at: inMs(3_600_000),
+      run: { run_id: 'pg-answered-down', resume: { webhook: `${receiver.url}/ok/later` }, state: { later: true } },
+    });
+    expect(res.status).toBe(201);
+    await postgres.down({ crash: true });
+    try {
+      expect((await gw.post(`/api/interactions/${res.json['id'] as string}/answer`, { answer: true })).status).toBe(
+        200,
+      );
+      // Long enough for several resume attempts (200 ms backoff, doubling) to fail on the missing checkpoint.
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect(receiver.completed('pg-answered-down')).toHaveLength(0);
+    } finally {
+      await postgres.up();
+    }
+    await until(() => receiver.completed('pg-answered-down').length === 1, 'the run to resume', 60_000);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(receiver.completed('pg-answered-down')).toHaveLength(1);
+    figure('postgres down at answer', { resumed: receiver.completed('pg-answered-down').length });
+  });
 });
