@@ -10,6 +10,7 @@ import type {
   PacingSlot,
   PacingSlots,
 } from '../../core/channel-state.js';
+import { redisCall } from './checkpoints.js';
 import type { RedisConnections } from './connections.js';
 
 /** The seen-set claims of channels' events live beside the other seen claims, under their own name. */
@@ -31,28 +32,34 @@ class RedisPacingSlots implements PacingSlots {
   ): Promise<PacingSlot> {
     const keys = this.connections.keys;
     const pause = keys.pacePause(platform, account);
-    const [slotAt, wait] = await this.connections
-      .command()
-      .askgatePaceReserve(
-        keys.paceSlots(platform, account),
-        pause,
-        chat === null ? pause : keys.paceChat(platform, account, chat),
-        Math.max(1, Math.floor(perSecond)),
-        perChatIntervalMs,
-        chat === null ? '' : '1',
-      );
+    const [slotAt, wait] = await redisCall(() =>
+      this.connections
+        .command()
+        .askgatePaceReserve(
+          keys.paceSlots(platform, account),
+          pause,
+          chat === null ? pause : keys.paceChat(platform, account, chat),
+          Math.max(1, Math.floor(perSecond)),
+          perChatIntervalMs,
+          chat === null ? '' : '1',
+        ),
+    );
     return { slotAt: Number(slotAt), wait: Number(wait) };
   }
 
   async depart({ platform, account }: PacingAccount, chat: string, intervalMs: number, returned: boolean) {
     const key = this.connections.keys.paceDeparture(platform, account, chat);
-    return Number(await this.connections.command().askgatePaceGap(key, intervalMs, returned ? '1' : ''));
+    return Number(
+      await redisCall(() => this.connections.command().askgatePaceGap(key, intervalMs, returned ? '1' : '')),
+    );
   }
 
   async pushBack({ platform, account }: PacingAccount, chat: string | null, ms: number): Promise<number> {
     const keys = this.connections.keys;
     const scope = chat === null ? keys.pacePause(platform, account) : keys.paceChat(platform, account, chat);
-    return Number(await this.connections.command().askgatePacePushBack(scope, Math.max(1, Math.ceil(ms))));
+    return Number(
+      await redisCall(() => this.connections.command().askgatePacePushBack(scope, Math.max(1, Math.ceil(ms)))),
+    );
   }
 }
 
@@ -71,21 +78,24 @@ class RedisChatLogs implements ChatLogs {
 
   async append(log: ChatLogName, entry: string, limits: ChatLogLimits): Promise<void> {
     const keys = this.connections.keys;
-    await this.connections
-      .command()
-      .askgateChatLogAppend(
-        keys.chatLog(log.channel, log.conversation),
-        entry,
-        limits.keep,
-        limits.retentionMs,
-        keys.chatEvents,
-        log.channel,
-        log.conversation,
-      );
+    await redisCall(() =>
+      this.connections
+        .command()
+        .askgateChatLogAppend(
+          keys.chatLog(log.channel, log.conversation),
+          entry,
+          limits.keep,
+          limits.retentionMs,
+          keys.chatEvents,
+          log.channel,
+          log.conversation,
+        ),
+    );
   }
 
   read(log: ChatLogName): Promise<string[]> {
-    return this.connections.command().lrange(this.connections.keys.chatLog(log.channel, log.conversation), 0, -1);
+    const key = this.connections.keys.chatLog(log.channel, log.conversation);
+    return redisCall(() => this.connections.command().lrange(key, 0, -1));
   }
 
   subscribe(channel: string, listener: ChatListener): () => void {
@@ -125,15 +135,17 @@ class RedisConversationRefs implements ConversationRefs {
 
   async remember(channel: string, recipient: string, reference: string, ttlMs: number): Promise<void> {
     const key = this.connections.keys.conversationRef(channel, recipient);
-    await this.connections.command().set(key, reference, 'PX', Math.max(1, Math.ceil(ttlMs)));
+    await redisCall(() => this.connections.command().set(key, reference, 'PX', Math.max(1, Math.ceil(ttlMs))));
   }
 
   recall(channel: string, recipient: string): Promise<string | null> {
-    return this.connections.command().get(this.connections.keys.conversationRef(channel, recipient));
+    const key = this.connections.keys.conversationRef(channel, recipient);
+    return redisCall(() => this.connections.command().get(key));
   }
 
   async forget(channel: string, recipient: string): Promise<void> {
-    await this.connections.command().del(this.connections.keys.conversationRef(channel, recipient));
+    const key = this.connections.keys.conversationRef(channel, recipient);
+    await redisCall(() => this.connections.command().del(key));
   }
 }
 
@@ -143,16 +155,21 @@ class RedisEventDedupe implements EventDedupe {
 
   async firstSeen(key: string, windowMs: number): Promise<boolean> {
     const name = this.connections.keys.seen(`${SEEN_NAMESPACE}${key}`);
-    return (await this.connections.command().set(name, '1', 'PX', Math.max(1, Math.ceil(windowMs)), 'NX')) === 'OK';
+    const claimed = await redisCall(() =>
+      this.connections.command().set(name, '1', 'PX', Math.max(1, Math.ceil(windowMs)), 'NX'),
+    );
+    return claimed === 'OK';
   }
 
   async forget(key: string): Promise<void> {
-    await this.connections.command().del(this.connections.keys.seen(`${SEEN_NAMESPACE}${key}`));
+    const name = this.connections.keys.seen(`${SEEN_NAMESPACE}${key}`);
+    await redisCall(() => this.connections.command().del(name));
   }
 }
 
 /**
- * ChannelState on the deployment's Redis, through the process's connection factory: every process of the
+ * ChannelState on the deployment's Redis (a Redis that does not answer is `store_unavailable`, so a channel's webhook
+ * answers 503 and the platform delivers the event again later), through the process's connection factory: every process of the
  * deployment shares it. Opens no connection of its own (the command connection and, for a subscriber, the pub/sub
  * one), so the factory's owner closes them.
  */
