@@ -1,7 +1,7 @@
 import type { AuditEvent } from './audit.js';
 import { AnswerPath, type AnswerOffer, type AnswerVerdict, notFound } from './answer-path.js';
 import { parseAskRequest, type AskContext, type AskRequest } from './ask-request.js';
-import { presetProbe, presetRefusal } from './preset-ask.js';
+import { checkPresetAsk } from './preset-ask.js';
 import { AskgateError, invalid } from './errors.js';
 import type { EventHub } from './event-hub.js';
 import { newTicketSecret, ticketOf } from './ids.js';
@@ -113,15 +113,7 @@ export class InteractionService {
    * ask through the preset would get, its field named under `ask.` (core/preset-ask.ts).
    */
   validatePresetAsk(fixed: Readonly<Record<string, unknown>>): void {
-    // Whether this process can run a fixed verifier is asked at each ask (validate), as for any ask: a confirmation
-    // preset's derived binding may be written before the bridge secret is set.
-    const ctx = this.askContext();
-    try {
-      parseAskRequest(presetProbe(fixed, ctx.nowMs), ctx);
-    } catch (err) {
-      const refusal = presetRefusal(err, fixed);
-      if (refusal !== null) throw refusal;
-    }
+    checkPresetAsk(fixed, this.askContext());
   }
 
   /**

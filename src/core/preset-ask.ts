@@ -1,3 +1,4 @@
+import { type AskContext, parseAskRequest } from './ask-request.js';
 import { AskgateError } from './errors.js';
 
 /**
@@ -39,4 +40,19 @@ export function presetRefusal(err: unknown, fixed: Readonly<Record<string, unkno
     field: `ask.${err.field}`,
     ...(err.reason === undefined ? {} : { reason: err.reason }),
   });
+}
+
+/**
+ * Runs the ask rules on the preset's probe: a refusal of one of the preset's own fields is thrown as the preset's
+ * (under `ask.`); a refusal of a stand-in is not the preset's concern. Whether this process can run a fixed verifier
+ * is asked at each ask, as for any ask: a confirmation preset's derived binding may be written before the bridge
+ * secret is set.
+ */
+export function checkPresetAsk(fixed: Readonly<Record<string, unknown>>, ctx: AskContext): void {
+  try {
+    parseAskRequest(presetProbe(fixed, ctx.nowMs), ctx);
+  } catch (err) {
+    const refusal = presetRefusal(err, fixed);
+    if (refusal !== null) throw refusal;
+  }
 }
