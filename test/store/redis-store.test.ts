@@ -337,8 +337,11 @@ describe('RedisStore on a real redis-server', () => {
     await store.create(record);
     // The safety net: a pending record expires at deadline + idle TTL even if nothing ever resolves it.
     const pendingTtl = await raw.pttl(keys.interaction(record.id));
-    expect(pendingTtl).toBeGreaterThan(299_000);
-    expect(pendingTtl).toBeLessThanOrEqual(301_000);
+    // Against the record's own deadline: fixtures made in a burst by earlier tests get creation times ahead of the
+    // clock (strictly increasing), so "now + 5 minutes" would not be this record's deadline.
+    const untilDeadlinePlusIdle = Date.parse(record.deadline_at) + 1_000 - Date.now();
+    expect(pendingTtl).toBeGreaterThan(untilDeadlinePlusIdle - 1_000);
+    expect(pendingTtl).toBeLessThanOrEqual(untilDeadlinePlusIdle + 1_000);
     await store.resolve(record.id, { status: 'expired', result: null, resolvedAt: new Date().toISOString() });
     expect(await raw.pttl(keys.interaction(record.id))).toBeLessThanOrEqual(1000);
     await sleep(1300);
