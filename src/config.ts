@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { checkpointConfig, type PostgresCheckpointConfig } from './checkpoint-config.js';
 import { ConfigError, type Env, optional } from './config-env.js';
-import { MIN_LINK_SECRET_LENGTH } from './core/action-links.js';
+import { isLoopbackHost, loopbackOrigin, parseLinkSecret, parsePublicBaseUrl } from './config-origin.js';
 import type { Identity, Scope } from './core/types.js';
 import { confirmationsConfig, type ConfirmationsConfig } from './confirmations/config.js';
 import { RouteConfigError, parseRoutes, type Route } from './runs/routes.js';
@@ -122,22 +122,6 @@ function progressSeconds(env: Env, name: string): number {
   return seconds;
 }
 
-/** The action links' key: long enough that guessing it is hopeless; never echoed in the refusal. */
-function parseLinkSecret(raw: string | null, publicBaseUrl: string | null): string | null {
-  if (raw === null) return null;
-  if (publicBaseUrl === null)
-    throw new ConfigError(
-      'INTERACTIONS_PUBLIC_BASE_URL',
-      'is unset, but ASKGATE_LINK_SECRET is set: action links are URLs on the public origin; set it too.',
-    );
-  if (raw.length < MIN_LINK_SECRET_LENGTH)
-    throw new ConfigError(
-      'ASKGATE_LINK_SECRET',
-      `is ${raw.length} characters; use at least ${MIN_LINK_SECRET_LENGTH} random ones (e.g. \`openssl rand -hex 32\`).`,
-    );
-  return raw;
-}
-
 /** A switch: unset, empty, "0" or "false" is off; "1" or "true" is on; anything else is refused by name. */
 function flag(env: Env, name: string): boolean {
   const raw = (env[name] ?? '').trim().toLowerCase();
@@ -196,44 +180,6 @@ function parseTokens(raw: string): Map<string, Identity> {
   }
   if (tokens.size === 0) throw new ConfigError(name, 'names no token; give at least one, or unset it for dev mode.');
   return tokens;
-}
-
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** A listen address only this machine reaches: localhost, 127.0.0.0/8 or ::1 (with or without brackets). */
-function isLoopbackHost(host: string): boolean {
-  return LOOPBACK_HOSTS.has(host) || LOOPBACK_HOSTS.has(`[${host}]`) || /^127(\.\d{1,3}){3}$/.test(host);
-}
-
-function parsePublicBaseUrl(raw: string | null): string | null {
-  const name = 'INTERACTIONS_PUBLIC_BASE_URL';
-  if (raw === null) return null;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(name, `"${raw}" is not a URL; set it to the https:// origin people reach askgate on.`);
-  }
-  const loopback = LOOPBACK_HOSTS.has(url.hostname);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
-    throw new ConfigError(
-      name,
-      'must be https:// (http:// only on localhost, 127.0.0.1 or [::1]) because callback URLs are bearer capabilities.',
-    );
-  }
-  return url.origin + url.pathname.replace(/\/+$/, '');
-}
-
-/**
- * A gateway listening on a loopback address is reached on that address, and only from this machine: unset, its
- * public base URL is its own origin, so channel, external and link asks work on `npm start` (the web chat's links,
- * a callback page) without setting anything. Elsewhere (0.0.0.0, a LAN address) the public origin is not ours to
- * guess — a proxy or a name in front — and stays unset. PORT=0 (any free port) is known only after listening.
- */
-function loopbackOrigin(host: string, port: number): string | null {
-  if (port === 0 || !isLoopbackHost(host)) return null;
-  const name = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-  return `http://${name}:${port}`;
 }
 
 function parseRate(raw: string | null): { limit: number; windowSeconds: number } {
