@@ -287,7 +287,12 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   app.use(confirmationsRouter(confirmations, auth));
   app.use(providerIngressRouter(confirmations));
   // The MCP server over Streamable HTTP: each session asks through the service as its token's identity.
-  const mcp = mcpRouter({ auth, service, progressSeconds: config.mcpProgressSeconds });
+  const mcp = mcpRouter({
+    auth,
+    service,
+    progressSeconds: config.mcpProgressSeconds,
+    presets: { names: config.mcpPresets, service: confirmations.presets, logger },
+  });
   app.use(mcp.router);
   app.use(inboxRouter());
   app.use(landingRouter({ store: store.kind, channels: channels.names() }));

@@ -57,7 +57,7 @@ export interface AskToolOptions {
   inFlight?: Set<Promise<unknown>>;
 }
 
-function toolError(text: string): CallToolResult {
+export function toolError(text: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
 }
 
@@ -72,16 +72,27 @@ export function registerAskHuman(server: McpServer, client: Asker, options: AskT
       outputSchema: askHumanOutputSchema,
       annotations: { readOnlyHint: false, openWorldHint: true, idempotentHint: false },
     },
-    (args, extra): Promise<CallToolResult> => {
-      const call = askHuman(client, args, extra, options);
-      options.inFlight?.add(call);
-      return call.finally(() => options.inFlight?.delete(call));
-    },
+    (args, extra): Promise<CallToolResult> => runAskTool(client, args, extra, options),
   );
 }
 
 /** What the SDK hands a tool call beside its arguments: the abort signal, `_meta`, the notification sender. */
-type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/**
+ * One asking tool call (`ask_human`, or a preset's tool with its own asker): asks, waits with progress, and returns
+ * the structured result or a tool error; kept in `options.inFlight` while it runs.
+ */
+export function runAskTool(
+  client: Asker,
+  args: Record<string, unknown>,
+  extra: ToolExtra,
+  options: AskToolOptions,
+): Promise<CallToolResult> {
+  const call = askHuman(client, args, extra, options);
+  options.inFlight?.add(call);
+  return call.finally(() => options.inFlight?.delete(call));
+}
 
 async function askHuman(
   client: Asker,
