@@ -4,9 +4,7 @@ import type { CallToolResult, ServerNotification, ServerRequest } from '@modelco
 import { z } from 'zod';
 import { checkSyncAskBody, syncAskBodySchema } from '../core/ask-body-schema.js';
 import { AskgateError } from '../core/errors.js';
-import { AskgateHttpError } from '../sdk/errors.js';
-import type { AskBody } from '../sdk/types.js';
-import { type Asker, askAndWait } from '../sdk/ask-and-wait.js';
+import { type AskBody, type Asker, AskgateHttpError, askAndWait } from 'askgate-sdk';
 
 /**
  * The `ask_human` tool: one tool call asks a person through the gateway and returns their answer. Its input schema

@@ -3,9 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { SYNC_ASK_FIELDS, syncAskBodySchema } from '../core/ask-body-schema.js';
 import type { JsonSchema } from '../core/types.js';
-import type { Asker } from '../sdk/ask-and-wait.js';
-import type { AskgateClient } from '../sdk/client.js';
-import type { AskBody, InteractionRecord } from '../sdk/types.js';
+import type { AskBody, Asker, AskgateClient, InteractionRecord } from 'askgate-sdk';
 import { askHumanOutputSchema, type AskToolOptions, runAskTool, toolError } from './ask-tool.js';
 
 /**

@@ -1,7 +1,7 @@
 import { AskgateError } from '../core/errors.js';
 import type { InteractionService } from '../core/interaction-service.js';
 import type { Identity } from '../core/types.js';
-import type { Asker } from '../sdk/ask-and-wait.js';
+import type { Asker } from 'askgate-sdk';
 import type { PresetService } from '../confirmations/presets.js';
 import type { PresetDoor } from './preset-tools.js';
 

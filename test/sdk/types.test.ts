@@ -1,5 +1,5 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { AskAnswer, AskgateClient, SuspendedAsk } from '../../src/sdk/index.js';
+import type { AskAnswer, AskgateClient, SuspendedAsk } from 'askgate-sdk';
 
 /**
  * Type-level tests of `ask`'s inference: the answer type follows the body. They run as no-ops under vitest; the
