@@ -76,6 +76,12 @@ function parseLeaseId(leaseId: string): { shard: number; handler: string } | nul
  */
 class Tap {
   readonly worker: Worker<HandlerJob>;
+  /**
+   * The jobs this tap handed out, by lease id, until reported, failed or long lapsed: a complete, fail or extend
+   * reaching the gateway that took the job needs no read of the job, its mark or its lock first (the report, fail
+   * and extend scripts check the lease themselves). A lease taken through another gateway is read from Redis.
+   */
+  readonly handedOut = new Map<string, { job: Job<HandlerJob>; until: number }>();
   private readonly waiters: Waiter[] = [];
   private looping = false;
   private closed = false;
@@ -112,7 +118,7 @@ class Tap {
   }
 
   get idle(): boolean {
-    return this.waiters.length === 0;
+    return this.waiters.length === 0 && this.handedOut.size === 0;
   }
 
   add(waiter: Waiter): void {
@@ -168,6 +174,7 @@ class Tap {
       waiter.settled = true;
       const leaseMs = waiter.request.leaseMs ?? this.options.lockMs;
       if (leaseMs !== this.options.lockMs) await job.extendLock(leaseId, leaseMs);
+      this.handedOut.set(leaseId, { job, until: Date.now() + leaseMs });
       waiter.settle({
         resumeId: job.id ?? job.data.resume_id,
         handler: this.handler,
@@ -184,6 +191,12 @@ class Tap {
         'offering a handler job failed; it is offered again when its lease lapses',
       );
     }
+  }
+
+  /** Forgets handed-out jobs whose lease lapsed `graceMs` ago: a report under such a lease is refused anyway. */
+  forgetLapsed(graceMs: number): void {
+    const before = Date.now() - graceMs;
+    for (const [leaseId, held] of this.handedOut) if (held.until < before) this.handedOut.delete(leaseId);
   }
 
   async reported(job: Job<HandlerJob>): Promise<boolean> {
@@ -254,6 +267,7 @@ export class BullHandlerClaims implements HandlerClaims {
   private closeIdle(idleMs: number): void {
     const before = Date.now() - idleMs;
     for (const [key, tap] of this.taps) {
+      tap.forgetLapsed(this.options.lockMs);
       if (tap.idle && tap.lastUsed < before) {
         this.taps.delete(key);
         void tap.close();
@@ -296,6 +310,8 @@ export class BullHandlerClaims implements HandlerClaims {
     const lease = parseLeaseId(leaseId);
     if (lease === null || lease.shard >= this.options.shardKeys.length) return 'lease_expired';
     const tap = this.tap(identity, lease.handler, lease.shard);
+    const mine = tap.handedOut.get(leaseId);
+    if (mine !== undefined && mine.job.id === resumeId) return { tap, job: mine.job };
     const job = await Job.fromId<HandlerJob>(tap.worker, resumeId);
     if (job === undefined) return 'not_found';
     if (await tap.reported(job)) return 'already_completed';
@@ -326,6 +342,7 @@ export class BullHandlerClaims implements HandlerClaims {
       JSON.stringify(report),
       leaseId,
     );
+    if (code !== -1) tap.handedOut.delete(leaseId);
     if (code === -2) return { ok: false, refusal: 'not_found' };
     if (code === 0) return { ok: false, refusal: 'already_completed' };
     if (code === -1) return { ok: false, refusal: 'lease_expired' };
@@ -351,12 +368,13 @@ export class BullHandlerClaims implements HandlerClaims {
   ): Promise<LeaseResult<FailOutcome>> {
     const held = await this.held(identity, resumeId, leaseId);
     if (typeof held === 'string') return { ok: false, refusal: held };
-    const { job } = held;
+    const { tap, job } = held;
     try {
       await job.moveToFailed(new HandlerFailure(reason, retryBaseMs), leaseId, false);
     } catch {
       return { ok: false, refusal: 'lease_expired' };
     }
+    tap.handedOut.delete(leaseId);
     if (job.finishedOn !== undefined) return { ok: true, value: { status: 'failed' } };
     return { ok: true, value: { status: 'retrying', retryAt: Date.now() + (job.delay ?? 0) } };
   }
@@ -366,6 +384,8 @@ export class BullHandlerClaims implements HandlerClaims {
     if (typeof held === 'string') return { ok: false, refusal: held };
     const extended = await held.job.extendLock(leaseId, leaseMs);
     if (Number(extended) !== 1) return { ok: false, refusal: 'lease_expired' };
+    const mine = held.tap.handedOut.get(leaseId);
+    if (mine !== undefined) mine.until = Date.now() + leaseMs;
     return { ok: true, value: Date.now() + leaseMs };
   }
 

@@ -239,6 +239,79 @@ describe('continuation doors', () => {
   });
 });
 
+describe('continuation doors on two gateways, ahead of express and through it', () => {
+  /** A POST the fast doors leave to express: a content-type parameter they do not take. */
+  const viaExpress = async (
+    path: string,
+    body: unknown,
+  ): Promise<{ status: number; json: Record<string, unknown> }> => {
+    const res = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ALICE}`, 'content-type': 'application/json; profile=express' },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
+  };
+
+  it('a lease taken through one gateway is completed through another; the first then refuses it as completed', async () => {
+    const second = await createGateway(
+      loadConfig({
+        REDIS_URL: redis.url,
+        ASKGATE_REDIS_PREFIX: PREFIX,
+        LOG_LEVEL: 'silent',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        ASKGATE_TOKENS: JSON.stringify({ [ALICE]: { identity: 'alice', scopes: ['read', 'write', 'answer'] } }),
+      }),
+      { workers: false },
+    );
+    try {
+      const there = api(await second.listen(), ALICE);
+      await readyRun(alice, 'run-cd-two', 'two');
+      const claimed = await claim(alice, 'two');
+      expect(claimed.status).toBe(200);
+      const resumeId = claimed.json['resume_id'] as string;
+      const lease = { lease_id: claimed.json['lease_id'] };
+      const extended = await there.post(`/api/continuations/${resumeId}/extend`, { ...lease, lease_ms: 60_000 });
+      expect(extended.status).toBe(200);
+      expect((await there.post(`/api/continuations/${resumeId}/complete`, lease)).status).toBe(200);
+      // The gateway that handed the lease out still remembers it: its record of the report must win over that.
+      const again = await alice.post(`/api/continuations/${resumeId}/complete`, lease);
+      expect(again.status).toBe(409);
+      expect(again.json['error']).toBe('already_completed');
+      await until(async () => (await runStatus('run-cd-two')) === 'resumed', 'the completion to be recorded');
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('the express doors answer claim, extend, fail and complete as the doors ahead of it do', async () => {
+    await readyRun(alice, 'run-cd-express', 'express');
+    const first = await viaExpress('/api/continuations/claim', { handlers: ['express'], wait: 5 });
+    expect(first.status).toBe(200);
+    expect(first.json).toMatchObject({ handler: 'express', attempt: 1 });
+    expect(first.json['continuation']).toMatchObject({ run_id: 'run-cd-express', attempt: 1 });
+    const resumeId = first.json['resume_id'] as string;
+    const path = `/api/continuations/${resumeId}`;
+    const lease = { lease_id: first.json['lease_id'] };
+    expect((await viaExpress(`${path}/extend`, { ...lease, lease_ms: 60_000 })).status).toBe(200);
+    const failed = await viaExpress(`${path}/fail`, { ...lease, error: 'try again', retry_base_ms: 20 });
+    expect(failed.json['status']).toBe('retrying');
+    const stale = await viaExpress(`${path}/complete`, lease);
+    expect(stale).toMatchObject({ status: 409, json: { error: 'lease_expired' } });
+    const second = await viaExpress('/api/continuations/claim', { handlers: ['express'], wait: 5 });
+    expect(second.json).toMatchObject({ resume_id: resumeId, attempt: 2 });
+    const done = await viaExpress(`${path}/complete`, { lease_id: second.json['lease_id'], output: { ok: 1 } });
+    expect(done).toMatchObject({ status: 200, json: { status: 'completed' } });
+    expect((await viaExpress('/api/continuations/claim', { handlers: ['express'], wait: 1 })).status).toBe(204);
+    expect((await viaExpress('/api/continuations/claim', { handlers: ['no spaces'] })).json).toMatchObject({
+      error: 'invalid_request',
+      field: 'handlers[0]',
+    });
+  });
+});
+
 describe('continuation doors on the in-memory store', () => {
   it('answer 409 naming REDIS_URL: no run parks there', async () => {
     const memory = await createGateway(
