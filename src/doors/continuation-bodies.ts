@@ -30,19 +30,29 @@ export function continuationBodySchemas(): Record<'claim' | 'complete' | 'fail' 
     required,
     properties,
   });
+  const claim = closed(['handlers'], {
+    handlers: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_CLAIM_HANDLERS,
+      items: { type: 'string', pattern: HANDLER_NAME.source },
+      description: 'The handler names this worker runs (as in run.resume.handler).',
+    },
+    wait: { type: 'number', minimum: 1, maximum: MAX_WAIT_SECONDS, description: `Default ${DEFAULT_WAIT_SECONDS}.` },
+    lease_ms: { ...leaseMs, description: 'Default ASKGATE_RESUME_LOCK_MS.' },
+  });
   return {
-    claim: closed(['handlers'], {
-      handlers: {
-        type: 'array',
-        minItems: 1,
-        maxItems: MAX_CLAIM_HANDLERS,
-        items: { type: 'string', pattern: HANDLER_NAME.source },
-        description: 'The handler names this worker runs (as in run.resume.handler).',
+    claim,
+    complete: closed(['lease_id'], {
+      lease_id: leaseId,
+      output: { description: "Any JSON: the run's output." },
+      claim: {
+        ...claim,
+        description:
+          'Claim the next continuation in the same request, once this one is recorded: the response carries it ' +
+          'as `next` (null when none fell due within `wait`).',
       },
-      wait: { type: 'number', minimum: 1, maximum: MAX_WAIT_SECONDS, description: `Default ${DEFAULT_WAIT_SECONDS}.` },
-      lease_ms: { ...leaseMs, description: 'Default ASKGATE_RESUME_LOCK_MS.' },
     }),
-    complete: closed(['lease_id'], { lease_id: leaseId, output: { description: "Any JSON: the run's output." } }),
     fail: closed(['lease_id', 'error'], {
       lease_id: leaseId,
       error: {
@@ -73,11 +83,23 @@ export const continuationDoors = {
     return claimed === null ? { status: 204 } : { status: 200, body: claimBody(claimed) };
   },
 
-  async complete(port: HandlerClaims, identity: Identity, resumeId: string, payload: unknown): Promise<DoorReply> {
-    const b = objectBody(payload, ['lease_id', 'output']);
-    const result = await port.complete(identity.name, resumeId, leaseIdOf(b), b['output'] ?? null);
+  /** With `claim`, the next continuation is claimed once this one is recorded (`signal`: the asker went away). */
+  async complete(
+    port: HandlerClaims,
+    identity: Identity,
+    resumeId: string,
+    payload: unknown,
+    signal: AbortSignal,
+  ): Promise<DoorReply> {
+    const b = objectBody(payload, ['lease_id', 'output', 'claim']);
+    const leaseId = leaseIdOf(b);
+    // Checked before anything is recorded: a bad claim refuses the whole request and changes nothing.
+    const next = b['claim'] === undefined ? null : parseClaim(b['claim'], 'claim.');
+    const result = await port.complete(identity.name, resumeId, leaseId, b['output'] ?? null);
     if (!result.ok) throw refusalError(result.refusal, resumeId);
-    return { status: 200, body: { status: 'completed' } };
+    if (next === null) return { status: 200, body: { status: 'completed' } };
+    const claimed = await port.claim({ identity: identity.name, ...next, signal });
+    return { status: 200, body: { status: 'completed', next: claimed === null ? null : claimBody(claimed) } };
   },
 
   async fail(port: HandlerClaims, identity: Identity, resumeId: string, payload: unknown): Promise<DoorReply> {
@@ -124,33 +146,37 @@ function claimBody(claimed: ClaimedContinuation): Record<string, unknown> {
   };
 }
 
-function objectBody(raw: unknown, fields: readonly string[]): Record<string, unknown> {
+/** A JSON object holding only `fields`; `at` (`claim.`) names a nested one in errors. */
+function objectBody(raw: unknown, fields: readonly string[], at = ''): Record<string, unknown> {
+  const list = fields.map((f) => `"${f}"`).join(', ');
+  const self = at === '' ? 'body' : at.slice(0, -1);
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
-    throw invalid('body', `the body must be a JSON object with ${fields.map((f) => `"${f}"`).join(', ')}.`);
+    throw invalid(self, `${at === '' ? 'the body' : self} must be a JSON object with ${list}.`);
   const b = raw as Record<string, unknown>;
   const extra = Object.keys(b).find((k) => !fields.includes(k));
   if (extra !== undefined)
-    throw invalid(extra, `${extra} is not a field of this door; send ${fields.map((f) => `"${f}"`).join(', ')}.`);
+    throw invalid(`${at}${extra}`, `${at}${extra} is not a field of ${at === '' ? 'this door' : self}; send ${list}.`);
   return b;
 }
 
-function parseClaim(raw: unknown): { handlers: string[]; waitMs: number; leaseMs: number | null } {
-  const b = objectBody(raw, ['handlers', 'wait', 'lease_ms']);
+/** A claim's fields; `at` prefixes the field names an error gives (`claim.` inside a complete). */
+function parseClaim(raw: unknown, at = ''): { handlers: string[]; waitMs: number; leaseMs: number | null } {
+  const b = objectBody(raw, ['handlers', 'wait', 'lease_ms'], at);
   const handlers = b['handlers'];
   if (!Array.isArray(handlers) || handlers.length < 1 || handlers.length > MAX_CLAIM_HANDLERS)
-    throw invalid('handlers', `handlers must be a list of 1..${MAX_CLAIM_HANDLERS} handler names.`);
+    throw invalid(`${at}handlers`, `${at}handlers must be a list of 1..${MAX_CLAIM_HANDLERS} handler names.`);
   handlers.forEach((name: unknown, i) => {
     if (typeof name !== 'string' || !HANDLER_NAME.test(name))
       throw invalid(
-        `handlers[${i}]`,
-        `handlers[${i}] must be 1..100 letters, digits, "_", "." or "-" (as in run.resume.handler).`,
+        `${at}handlers[${i}]`,
+        `${at}handlers[${i}] must be 1..100 letters, digits, "_", "." or "-" (as in run.resume.handler).`,
       );
   });
   const wait = b['wait'] === undefined ? DEFAULT_WAIT_SECONDS : b['wait'];
   if (typeof wait !== 'number' || !Number.isFinite(wait) || wait < 1 || wait > MAX_WAIT_SECONDS)
-    throw invalid('wait', `wait must be a number of seconds from 1 to ${MAX_WAIT_SECONDS}.`);
+    throw invalid(`${at}wait`, `${at}wait must be a number of seconds from 1 to ${MAX_WAIT_SECONDS}.`);
   const leaseMs =
-    b['lease_ms'] === undefined ? null : wholeNumber(b['lease_ms'], 'lease_ms', MIN_LEASE_MS, MAX_LEASE_MS);
+    b['lease_ms'] === undefined ? null : wholeNumber(b['lease_ms'], `${at}lease_ms`, MIN_LEASE_MS, MAX_LEASE_MS);
   return { handlers: [...new Set(handlers as string[])], waitMs: Math.round(wait * 1000), leaseMs };
 }
 

@@ -2,6 +2,9 @@ import type { HandlerClaims } from '../runs/handler-claims.js';
 import { continuationDoors } from './continuation-bodies.js';
 import type { FastDoor } from './fast-door.js';
 
+/** For a door declared abortable the signal is always given; this stands in for the type only. */
+const NEVER = new AbortController().signal;
+
 /** A resume id as the gateway makes them (`resume-<base64url>-<n>`, `turn-<base64url>`): no decoding needed. */
 const RESUME_ID = '([A-Za-z0-9_-]{1,400})';
 
@@ -19,12 +22,14 @@ export function continuationFastDoors(claims: HandlerClaims | null): FastDoor[] 
       scope: 'write',
       abortable: true,
       serve: (_params, payload, identity, signal) =>
-        continuationDoors.claim(claims, identity, payload, signal ?? new AbortController().signal),
+        continuationDoors.claim(claims, identity, payload, signal ?? NEVER),
     },
     {
       path: new RegExp(`^/api/continuations/${RESUME_ID}/complete$`),
       scope: 'write',
-      serve: (params, payload, identity) => continuationDoors.complete(claims, identity, params[1] as string, payload),
+      abortable: true,
+      serve: (params, payload, identity, signal) =>
+        continuationDoors.complete(claims, identity, params[1] as string, payload, signal ?? NEVER),
     },
     {
       path: new RegExp(`^/api/continuations/${RESUME_ID}/extend$`),

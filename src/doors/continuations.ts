@@ -15,7 +15,8 @@ export { continuationBodySchemas } from './continuation-bodies.js';
  *
  * - `POST /api/continuations/claim` `{"handlers", "wait"?, "lease_ms"?}` → 200 the next due continuation under a
  *   lease, or 204 when none fell due within `wait` seconds. The claim ends when the asker disconnects.
- * - `POST /api/continuations/{resume_id}/complete` `{"lease_id", "output"?}` → 200 `{"status": "completed"}`.
+ * - `POST /api/continuations/{resume_id}/complete` `{"lease_id", "output"?, "claim"?}` → 200 `{"status":
+ *   "completed"}`, with `claim` (a claim's body) also `"next"`: the next continuation, or null.
  * - `POST /api/continuations/{resume_id}/fail` `{"lease_id", "error", "retry_base_ms"?}` → 200 `{"status":
  *   "retrying", "retry_at"}` or `{"status": "failed"}`.
  * - `POST /api/continuations/{resume_id}/extend` `{"lease_id", "lease_ms"}` → 200 `{"lease_expires_at"}`.
@@ -52,7 +53,19 @@ export function continuationsRouter(claims: HandlerClaims | null, auth: TokenAut
   });
 
   router.post('/api/continuations/:id/complete', auth.require('write'), body, async (req, res) => {
-    send(res, await continuationDoors.complete(need(), identityOf(req), resumeIdOf(req), req.body));
+    const aborted = abortedWith(req, res);
+    try {
+      const reply = await continuationDoors.complete(
+        need(),
+        identityOf(req),
+        resumeIdOf(req),
+        req.body,
+        aborted.signal,
+      );
+      if (!res.headersSent && !res.destroyed) send(res, reply);
+    } finally {
+      aborted.done();
+    }
   });
 
   router.post('/api/continuations/:id/fail', auth.require('write'), body, async (req, res) => {

@@ -32,6 +32,9 @@ export interface BullHandlerClaimsOptions {
   idleMs?: number;
 }
 
+/** The most takes a tap runs beside its blocking one (one per other waiting claimer, up to this). */
+const MAX_PARALLEL_TAKES = 16;
+
 /** A claimer waiting for a continuation: settled once, by the first tap with a job, its timeout, or its abort. */
 interface Waiter {
   readonly request: ClaimRequest;
@@ -150,10 +153,37 @@ class Tap {
           await new Promise((resolve) => setTimeout(resolve, 1000));
           continue;
         }
-        if (job !== undefined) await this.offer(job, leaseId);
+        if (job === undefined) continue;
+        // Every other claimer still waiting gets a take of its own at once, beside this offer, so that jobs due
+        // together reach their claimers together instead of one take (a Redis round trip) after another.
+        const others = Math.min(this.unsettled() - 1, MAX_PARALLEL_TAKES);
+        const offered = this.offer(job, leaseId);
+        if (others <= 0) await offered;
+        else await Promise.all([offered, ...Array.from({ length: others }, () => this.takeWaiting())]);
       }
     } finally {
       this.looping = false;
+    }
+  }
+
+  private unsettled(): number {
+    let count = 0;
+    for (const waiter of this.waiters) if (!waiter.settled) count++;
+    return count;
+  }
+
+  /** One take that does not block: a job already due is offered; none, and the blocking loop waits for the next. */
+  private async takeWaiting(): Promise<void> {
+    const leaseId = newLeaseId(this.shard, this.handler);
+    try {
+      const job = await this.worker.getNextJob(leaseId, { block: false });
+      if (job !== undefined) await this.offer(job, leaseId);
+    } catch (error) {
+      if (!this.closed)
+        this.options.logger.warn(
+          { err: error instanceof Error ? error.message : String(error) },
+          'taking a handler job failed; the next take tries again',
+        );
     }
   }
 
@@ -335,26 +365,31 @@ export class BullHandlerClaims implements HandlerClaims {
       output: output ?? null,
     };
     const completions = (this.options.shardKeys[tap.shard] as Keys).completions;
-    const code = await runReport(
+    const reported = runReport(
       this.options.connection,
       tap.worker.toKey(resumeId),
       completions,
       JSON.stringify(report),
       leaseId,
     );
+    // Sent in the same turn, so both leave in one write, and run after the report (one connection, in order): a
+    // report refused for its lease leaves the finish refused too (the lock is not this lease's); a report recorded,
+    // now or by an earlier try of this lease, lets the job finish. Should the finish fail, the mark keeps the
+    // continuation from running again: the next take finds it reported and finishes it.
+    const finished = job.moveToCompleted(null, leaseId, false).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    const code = await reported;
+    const finishError = await finished;
     if (code !== -1) tap.handedOut.delete(leaseId);
     if (code === -2) return { ok: false, refusal: 'not_found' };
     if (code === 0) return { ok: false, refusal: 'already_completed' };
     if (code === -1) return { ok: false, refusal: 'lease_expired' };
-    // Recorded: the job may finish now. Should this fail (the lease lapsed in between), the mark keeps the
-    // continuation from running again: the next take finds it reported and finishes it.
-    await job
-      .moveToCompleted(null, leaseId, false)
-      .catch((error: unknown) =>
-        this.options.logger.warn(
-          { err: error instanceof Error ? error.message : String(error), job: resumeId },
-          'a reported handler job did not finish; it is finished when next taken',
-        ),
+    if (finishError !== null)
+      this.options.logger.warn(
+        { err: finishError instanceof Error ? finishError.message : String(finishError), job: resumeId },
+        'a reported handler job did not finish; it is finished when next taken',
       );
     return { ok: true, value: null };
   }

@@ -216,6 +216,59 @@ describe('continuation doors', () => {
     await until(async () => (await runStatus('run-cd-fail')) === 'resumed', 'the completion to be recorded');
   });
 
+  it('complete with a claim records the completion, then hands on the next continuation (or null)', async () => {
+    await readyRun(alice, 'run-cd-next-1', 'next');
+    const first = await claim(alice, 'next');
+    const resumeId = first.json['resume_id'] as string;
+    const lease = first.json['lease_id'];
+    // A bad claim refuses the whole request, naming the field inside it, and records nothing.
+    const bad = await alice.post(`/api/continuations/${resumeId}/complete`, {
+      lease_id: lease,
+      claim: { handlers: ['no spaces'] },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.json['field']).toBe('claim.handlers[0]');
+    expect(await runStatus('run-cd-next-1')).not.toBe('resumed');
+    // The next continuation falls due while the complete waits for it.
+    const completing = alice.post(`/api/continuations/${resumeId}/complete`, {
+      lease_id: lease,
+      output: 'one',
+      claim: { handlers: ['next'], wait: 20 },
+    });
+    await until(async () => (await runStatus('run-cd-next-1')) === 'resumed', 'the first completion');
+    await readyRun(alice, 'run-cd-next-2', 'next');
+    const done = await completing;
+    expect(done.status).toBe(200);
+    expect(done.json['status']).toBe('completed');
+    const next = done.json['next'] as Record<string, unknown>;
+    expect(next).toMatchObject({ handler: 'next', attempt: 1 });
+    expect(next['continuation']).toMatchObject({ run_id: 'run-cd-next-2' });
+    const last = await alice.post(`/api/continuations/${next['resume_id'] as string}/complete`, {
+      lease_id: next['lease_id'],
+      claim: { handlers: ['next'], wait: 1 },
+    });
+    expect(last.json).toEqual({ status: 'completed', next: null });
+    await until(async () => (await runStatus('run-cd-next-2')) === 'resumed', 'the second completion');
+  });
+
+  it('claims waiting together each receive one of the continuations that fall due together', async () => {
+    const waiting = [1, 2, 3, 4].map(() => claim(alice, 'many', { wait: 20 }));
+    await alice.get('/api/runs/run-cd-none');
+    await Promise.all([1, 2, 3, 4].map((n) => readyRun(alice, `run-cd-many-${n}`, 'many')));
+    const claimed = await Promise.all(waiting);
+    expect(claimed.map((c) => c.status)).toEqual([200, 200, 200, 200]);
+    const runs = claimed.map((c) => (c.json['continuation'] as Record<string, unknown>)['run_id']).sort();
+    expect(runs).toEqual(['run-cd-many-1', 'run-cd-many-2', 'run-cd-many-3', 'run-cd-many-4']);
+    for (const c of claimed)
+      expect(
+        (
+          await alice.post(`/api/continuations/${c.json['resume_id'] as string}/complete`, {
+            lease_id: c.json['lease_id'],
+          })
+        ).status,
+      ).toBe(200);
+  });
+
   it('refuses bad bodies naming the field, and a token without write', async () => {
     const cases: Array<[unknown, string]> = [
       [{}, 'handlers'],
