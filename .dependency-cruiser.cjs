@@ -28,10 +28,21 @@ module.exports = {
     },
     {
       name: "sdk-imports-only-itself",
-      comment: "The published SDK speaks HTTP only and imports nothing of the gateway.",
+      comment:
+        "The askgate-sdk package speaks HTTP only: it imports its own modules and Node's built-ins, nothing of the " +
+        "gateway and no npm package (it has no dependency).",
       severity: "error",
-      from: { path: "^src/sdk/" },
-      to: { path: "^(?!src/sdk/)", dependencyTypesNot: ["core"] },
+      from: { path: "^packages/askgate-sdk/src/" },
+      to: { path: "^(?!packages/askgate-sdk/src/)", dependencyTypesNot: ["core"] },
+    },
+    {
+      name: "gateway-uses-the-sdk-as-a-package",
+      comment:
+        "The gateway imports the SDK by its package name (askgate-sdk, its built declarations), never its sources: " +
+        "a relative import would compile the SDK a second time into the gateway's dist.",
+      severity: "error",
+      from: { path: "^(src|channels|forms)/" },
+      to: { path: "^packages/askgate-sdk/src/" },
     },
     {
       name: "redis-and-postgres-only-in-the-store",

@@ -3,8 +3,11 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The SDK is an npm workspace: npm ci links it into node_modules only when its package.json is there.
+COPY packages/askgate-sdk/package.json ./packages/askgate-sdk/
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.web.json ./
+COPY packages/askgate-sdk ./packages/askgate-sdk
 COPY src ./src
 COPY channels ./channels
 COPY forms ./forms
@@ -20,6 +23,9 @@ ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
+# node_modules/askgate-sdk links to the workspace: its manifest and build, which the gateway imports.
+COPY --from=build /app/packages/askgate-sdk/package.json ./packages/askgate-sdk/
+COPY --from=build /app/packages/askgate-sdk/dist ./packages/askgate-sdk/dist
 COPY --from=build /app/dist/src ./dist/src
 COPY --from=build /app/dist/channels ./dist/channels
 COPY --from=build /app/dist/forms ./dist/forms

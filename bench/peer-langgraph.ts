@@ -1,6 +1,6 @@
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { Redis } from 'ioredis';
-import { startWorker } from '../src/sdk/worker.js';
+import { startWorker } from 'askgate-sdk';
 import {
   ROUNDS,
   figure,

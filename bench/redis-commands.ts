@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { startWorker } from '../src/sdk/worker.js';
+import { startWorker } from 'askgate-sdk';
 import { Keys } from '../src/store/keys.js';
 import { figure, sleep, until, type BenchResult, type Size } from './harness.js';
 import { HttpClient } from './http.js';

@@ -1,6 +1,6 @@
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { startWorker } from '../src/sdk/worker.js';
+import { startWorker } from 'askgate-sdk';
 import { ROUNDS, figure, medianRound, percentile, roundRatios, until, type BenchResult, type Size } from './harness.js';
 import { HttpClient } from './http.js';
 import { BENCH_TOKEN, spawnGateway, startRedis } from './processes.js';

@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import type { WebhookRoute } from './http.js';
 import type { DeliveringChannel } from './registry.js';
+import { isTransientNetworkFailure } from './transient.js';
 import type { ActionLinkMaker } from '../src/core/action-links.js';
 import type { DispatchOutcome, InboundAction } from '../src/core/dispatcher.js';
 import type {
@@ -170,6 +171,13 @@ export interface ChannelCore {
  * a token. `retryAfter` (seconds) is set when the platform said when to come back.
  */
 export class ChannelError extends Error {
+  /**
+   * A network failure on the way (a reset or refused connection, a timeout; see channels/transient.ts): the core
+   * sends a question again a few times before the ask is refused (src/core/delivery-retry.ts). Derived from the
+   * cause, so every channel that keeps the SDK's error as `cause` gets it alike.
+   */
+  readonly transient: boolean;
+
   constructor(
     readonly channel: string,
     readonly kind: 'refused' | 'network' | 'invalid',
@@ -179,5 +187,6 @@ export class ChannelError extends Error {
   ) {
     super(message, options);
     this.name = 'ChannelError';
+    this.transient = kind === 'network' && isTransientNetworkFailure(options?.cause);
   }
 }

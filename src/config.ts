@@ -4,6 +4,7 @@ import { ConfigError, type Env, optional } from './config-env.js';
 import { isLoopbackHost, loopbackOrigin, parseLinkSecret, parsePublicBaseUrl } from './config-origin.js';
 import type { Identity, Scope } from './core/types.js';
 import { confirmationsConfig, type ConfirmationsConfig } from './confirmations/config.js';
+import { PRESET_NAME } from './confirmations/presets.js';
 import { RouteConfigError, parseRoutes, type Route } from './runs/routes.js';
 import { DEFAULT_KEY_PREFIX, isShardablePrefix } from './store/keys.js';
 import { isClusterUrl, parseClusterUrl } from './store/redis/cluster-url.js';
@@ -59,6 +60,8 @@ export interface Config {
   trustProxy: string | null;
   /** The longest gap between two progress notifications of `ask_human` on `/mcp`, seconds (1..60). */
   mcpProgressSeconds: number;
+  /** `ASKGATE_MCP_PRESETS`: the presets each `/mcp` session offers as tools (docs/mcp.md, "Presets as tools"). */
+  mcpPresets: string[];
   logLevel: string;
   /**
    * BullMQ lock of an active continuation (ms): a worker that stops renewing it this long (SIGKILLed) is taken for
@@ -120,6 +123,21 @@ function progressSeconds(env: Env, name: string): number {
   const seconds = positiveInt(env, name, 10);
   if (seconds > 60) throw new ConfigError(name, `"${env[name]}" is over 60; set it to a whole number from 1 to 60.`);
   return seconds;
+}
+
+/** Comma-separated preset names, each checked as the preset doors check a name; unset or empty is none. */
+function presetNames(env: Env, name: string): string[] {
+  const names = (env[name] ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
+  const bad = names.find((n) => !PRESET_NAME.test(n));
+  if (bad !== undefined)
+    throw new ConfigError(
+      name,
+      `"${bad}" is not a preset name (1..100 letters, digits, ".", "_" or "-", starting with a letter or digit); list names separated by commas.`,
+    );
+  return [...new Set(names)];
 }
 
 /** A switch: unset, empty, "0" or "false" is off; "1" or "true" is on; anything else is refused by name. */
@@ -352,6 +370,7 @@ export function loadConfig(env: Env = process.env): Config {
     callbackRate: parseRate(optional(env, 'INTERACTIONS_CALLBACK_RATE')),
     trustProxy: optional(env, 'ASKGATE_TRUST_PROXY'),
     mcpProgressSeconds: progressSeconds(env, 'ASKGATE_MCP_PROGRESS_SECONDS'),
+    mcpPresets: presetNames(env, 'ASKGATE_MCP_PRESETS'),
     logLevel: parseLogLevel(optional(env, 'LOG_LEVEL')),
     resumeLockMs: positiveInt(env, 'ASKGATE_RESUME_LOCK_MS', 30_000),
     resumeBackoffMs: positiveInt(env, 'ASKGATE_RESUME_BACKOFF_MS', 1_000),

@@ -45,9 +45,11 @@ import { streamRouter } from './doors/stream.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
 import { MemoryChannelState } from './store/memory-channel-state.js';
+import { MemoryOperatorSignals } from './store/memory-operator-signals.js';
 import { MemoryStore } from './store/memory-store.js';
 import { RedisChannelState } from './store/redis/channel-state.js';
 import { RedisConnections } from './store/redis/connections.js';
+import { RedisOperatorSignals } from './store/redis/operator-signals.js';
 import { mcpRouter } from './mcp/http-mount.js';
 import { RedisStore } from './store/redis/redis-store.js';
 import { ShardedStore } from './store/redis/sharded-store.js';
@@ -176,6 +178,9 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     });
   const hub = new EventHub(store);
   const metrics = new Metrics();
+  // What operators must hear of beside the log (an unserved reconcile run, a failed bridge job): stream and /metrics.
+  const signals = connections === null ? new MemoryOperatorSignals() : new RedisOperatorSignals(connections);
+  metrics.exposeSignals(() => signals.totals());
   const channels = new ChannelRegistry();
   // No binding may name a channel's variable (a bot token) as its secret, whichever registry the caller gave.
   const verifiers = (options.verifiers ?? defaultVerifiers()).reserveVariables(CHANNEL_VARIABLE_PREFIXES);
@@ -271,6 +276,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     logger,
     workers: options.workers ?? true,
     jobs: confirmationJobs,
+    signals,
   });
 
   const app = express();
@@ -279,7 +285,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   app.use(requestLog(logger));
   app.post(ANSWER_PATH, ...answerDoor(service, auth));
   app.use(healthRouter(store, metrics, checkpointer?.readiness ?? null));
-  app.use(streamRouter(hub, auth));
+  app.use(streamRouter(hub, auth, signals));
   app.use(apiRouter(service, auth));
   app.use(runsRouter(service, parks.service, auth));
   app.use(continuationsRouter(claims, auth));
@@ -287,7 +293,12 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   app.use(confirmationsRouter(confirmations, auth));
   app.use(providerIngressRouter(confirmations));
   // The MCP server over Streamable HTTP: each session asks through the service as its token's identity.
-  const mcp = mcpRouter({ auth, service, progressSeconds: config.mcpProgressSeconds });
+  const mcp = mcpRouter({
+    auth,
+    service,
+    progressSeconds: config.mcpProgressSeconds,
+    presets: { names: config.mcpPresets, service: confirmations.presets, logger },
+  });
   app.use(mcp.router);
   app.use(inboxRouter());
   app.use(landingRouter({ store: store.kind, channels: channels.names() }));
@@ -387,6 +398,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       // Every channel, the never-started ones too (their constructors may hold timers), the last started first.
       await stopChannels([...started, ...plugins.filter((p) => !started.includes(p))], logger);
       hub.close();
+      signals.close();
       await confirmations.close();
       await followUps.close();
       await parks.close();

@@ -1,5 +1,6 @@
-// Writes src/sdk/wire/openapi.ts: the TypeScript types of askgate's OpenAPI document (GET /openapi.json), made by
-// openapi-typescript from the document the gateway builds (dist/, so run after `npm run build`).
+// Writes packages/askgate-sdk/src/wire/openapi.ts, the SDK package's wire types: the TypeScript types of askgate's
+// OpenAPI document (GET /openapi.json), made by openapi-typescript from the document the gateway builds (dist/, so run
+// after `npm run build`).
 // `node tools/generate-sdk-types.mjs --check` writes nothing and exits 1 when the checked-in file is stale.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -7,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const target = join(root, 'src/sdk/wire/openapi.ts');
+const target = join(root, 'packages/askgate-sdk/src/wire/openapi.ts');
 
 /** The generated file's text for the document the built gateway serves. */
 export async function generatedTypes() {
@@ -40,7 +41,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (process.argv.includes('--check')) {
     const current = readFileSync(target, 'utf8');
     if (current !== text) {
-      console.error('src/sdk/wire/openapi.ts is stale: the OpenAPI document changed; run npm run generate:sdk-types.');
+      console.error(
+        'packages/askgate-sdk/src/wire/openapi.ts is stale: the OpenAPI document changed; run npm run generate:sdk-types.',
+      );
       process.exit(1);
     }
   } else writeFileSync(target, text);

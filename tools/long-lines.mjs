@@ -6,7 +6,7 @@ import { join } from "node:path";
 
 const LIMIT = 140;
 const ALLOWANCE = 20;
-const ROOTS = ["src", "channels", "forms", "web", "bench", "test", "tools"];
+const ROOTS = ["src", "channels", "forms", "web", "bench", "test", "tools", "packages"];
 const EXTENSIONS = /\.(ts|mts|mjs|cjs|js|lua|css|html)$/;
 
 function* files(dir) {

@@ -73,11 +73,8 @@ class Chat {
     if (type === 'message') this.addMessage(JSON.parse(data) as ChatMessage);
     if (type !== 'question') return;
     const item = JSON.parse(data) as ChatItem;
-    if (item.status === 'pending') {
-      if (!this.shown.has(item.id)) this.add(item);
-    } else {
-      this.end(item);
-    }
+    if (!this.shown.has(item.id)) this.add(item);
+    if (item.status !== 'pending') this.end(item);
     this.empty.hidden = this.shown.size > 0 || this.messages.size > 0;
   }
 
@@ -88,14 +85,20 @@ class Chat {
     this.live.textContent = 'Signed out';
   }
 
-  /** Reads the pending questions and the conversation, and makes the page match. */
+  /**
+   * Reads the questions (the pending ones and those this chat showed that have ended since, each with its outcome)
+   * and the conversation, and makes the page match: after a reload it shows what it showed before.
+   */
   private async sync(): Promise<void> {
     const page = await this.api.request<{ items: ChatItem[] }>('GET', '/chat/api/questions');
     if (!page.ok) return;
-    const pending = new Set(page.body.items.map((i) => i.id));
-    for (const item of page.body.items) if (!this.shown.has(item.id)) this.add(item);
-    // A question that left the pending list while the stream was down ended somewhere: show how.
-    for (const [id, entry] of this.shown) if (!entry.ended && !pending.has(id)) await this.refresh(id);
+    const listed = new Set(page.body.items.map((i) => i.id));
+    for (const item of page.body.items) {
+      if (!this.shown.has(item.id)) this.add(item);
+      if (item.status !== 'pending') this.end(item);
+    }
+    // A question on screen the list no longer holds (forgotten by now) may have ended somewhere: show how.
+    for (const [id, entry] of this.shown) if (!entry.ended && !listed.has(id)) await this.refresh(id);
     const conversation = await this.api.request<{ items: ChatMessage[] }>('GET', '/chat/api/messages');
     if (conversation.ok) for (const m of conversation.body.items) this.addMessage(m);
     this.empty.hidden = this.shown.size > 0 || this.messages.size > 0;
@@ -124,7 +127,7 @@ class Chat {
     li.className = `chat-message from-${message.from}`;
     li.dataset['id'] = message.id;
     li.textContent = message.text;
-    this.thread.append(li);
+    this.place(li, message.at);
     li.scrollIntoView({ block: 'nearest' });
   }
 
@@ -136,8 +139,25 @@ class Chat {
     });
     card.classList.add('chat-question');
     this.shown.set(item.id, { card, ended: false });
-    this.thread.append(card);
+    this.place(card, item.created_at);
     card.scrollIntoView({ block: 'nearest' });
+  }
+
+  /**
+   * Puts a question or a message into the thread in time order (`at`, ISO 8601): live ones land at the end, and a
+   * reload, which reads the questions before the conversation, interleaves them as they were.
+   */
+  private place(node: HTMLLIElement, at: string): void {
+    node.dataset['at'] = at;
+    let after: Element | null = this.thread.lastElementChild;
+    while (
+      after !== null &&
+      (after as HTMLElement).dataset['at'] !== undefined &&
+      (after as HTMLElement).dataset['at']! > at
+    )
+      after = after.previousElementSibling;
+    if (after === null) this.thread.prepend(node);
+    else after.after(node);
   }
 
   private async refresh(id: string): Promise<void> {

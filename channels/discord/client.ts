@@ -62,8 +62,8 @@ export class DiscordClient {
       api: options.apiUrl.replace(/\/+$/, ''),
       version: '10',
       timeout: REQUEST_TIMEOUT_MS,
-      // No blind retry: a timeout after Discord accepted a message would post the question twice. A failed send
-      // reaches the asker as a 502 (or a reply job's retry), which decides with the whole picture.
+      // No retry here: a question's send that failed on the way is repeated by the core, within a bound and for
+      // every channel alike (src/core/delivery-retry.ts); a retry here too would multiply the sends.
       retries: 0,
       rejectOnRateLimit: (limit) => limit.timeToReset > MAX_RATE_LIMIT_WAIT_MS,
     }).setToken(options.botToken);

@@ -1,5 +1,6 @@
 import type { ChannelModule } from '../module.js';
 import { ChatLogConversations } from './conversation-log.js';
+import { ChatLogQuestions } from './question-log.js';
 import { WebChatChannel } from './plugin.js';
 
 /** The web chat needs no platform and is always on. */
@@ -14,6 +15,8 @@ export const web: ChannelModule = {
       publicBaseUrl: settings.publicBaseUrl,
       // Replies are posted by the worker and read by whichever process serves the page: one log in the shared state.
       conversations: new ChatLogConversations(state.chatLogs),
+      // Which questions each recipient was shown, so a reload shows the ended ones too.
+      questions: new ChatLogQuestions(state.chatLogs),
       ...doors,
     }),
 };

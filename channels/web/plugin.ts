@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { askedOn, byAsked, chatItem } from './chat-items.js';
 import type { ChatMessage, ConversationLog } from './conversation-log.js';
 import { LINK_RECIPIENT_MAX, mintLinkToken, verifyLinkToken } from './link-token.js';
 import { CHAT_PAGE } from './page.js';
+import type { QuestionLog } from './question-log.js';
 import {
   ChannelError,
   DELIVERY_REF,
@@ -15,10 +17,8 @@ import {
   type ThreadRef,
 } from '../contract.js';
 import type { WebhookRoute } from '../http.js';
-import { outcomeLine } from '../outcome.js';
 import { answerFromText, tellNotTaken } from '../replies.js';
-import { toPublicRecord } from '../../src/core/record.js';
-import type { InteractionRecord, StoredInteraction } from '../../src/core/types.js';
+import type { StoredInteraction } from '../../src/core/types.js';
 import { sendAppPage } from '../../src/pages/app-page.js';
 
 export interface WebChatOptions {
@@ -33,18 +33,14 @@ export interface WebChatOptions {
    * logs (ChatLogConversations), shared by every process when the state is.
    */
   conversations: ConversationLog;
+  /** Which questions each recipient was shown (ChatLogQuestions), so a reload shows the ended ones too. */
+  questions: QuestionLog;
 }
 
 /** The longest message a person may type into the chat. */
 const MESSAGE_MAX = 4000;
 
-/** A question as the chat shows it: the record and, once it has ended, the outcome line. */
-export type ChatItem = InteractionRecord & { outcome: string | null };
-
-const item = (record: StoredInteraction | InteractionRecord): ChatItem => ({
-  ...toPublicRecord(record),
-  outcome: outcomeLine(record),
-});
+export type { ChatItem } from './chat-items.js';
 
 /** Comment lines keep idle proxies from closing the chat's event stream. */
 const HEARTBEAT_MS = 15_000;
@@ -88,6 +84,7 @@ export class WebChatChannel implements ChannelPlugin {
         'invalid',
         'recipient is required: the web chat recipient to show the question to.',
       );
+    await this.options.questions.shown(interaction.recipient, interaction.id);
     return { recipient: interaction.recipient, [DELIVERY_REF]: interaction.id };
   }
 
@@ -197,7 +194,7 @@ export class WebChatChannel implements ChannelPlugin {
         res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
       };
       const unwatch = core.watch((record) => {
-        if (askedOn(record, this.name, recipient)) send('question', item(record));
+        if (askedOn(record, this.name, recipient)) send('question', chatItem(record, recipient));
       });
       const unsubscribe = this.conversations.subscribe((to, message) => {
         if (to === recipient) send('message', message);
@@ -258,14 +255,23 @@ export class WebChatChannel implements ChannelPlugin {
       res.status(202).json(message);
     });
 
+    // The pending questions and the ended ones this chat showed (its question log), oldest first: a reload shows
+    // what the page showed before it, each ended question with its outcome line.
     router.get('/chat/api/questions', async (req, res) => {
-      const pending = await core.pendingFor(this.name, req.chatRecipient as string);
-      res.json({ items: pending.map(item) });
+      const recipient = req.chatRecipient as string;
+      const [pending, shown] = await Promise.all([
+        core.pendingFor(this.name, recipient),
+        this.options.questions.read(recipient),
+      ]);
+      const found = new Map(pending.map((r) => [r.id, r]));
+      const ended = await Promise.all(shown.filter((id) => !found.has(id)).map((id) => core.get(id)));
+      for (const r of ended) if (r !== null && askedOn(r, this.name, recipient)) found.set(r.id, r);
+      res.json({ items: [...found.values()].sort(byAsked).map((r) => chatItem(r, recipient)) });
     });
 
     router.get('/chat/api/questions/:id', async (req, res) => {
       const stored = await mine(req, res);
-      if (stored !== null) res.json(item(stored));
+      if (stored !== null) res.json(chatItem(stored, req.chatRecipient as string));
     });
 
     // An answer from the page: the question must be this recipient's on the web chat, and still open.
@@ -366,16 +372,4 @@ export class WebChatChannel implements ChannelPlugin {
 /** A request body the page should not have sent: a 400 naming the field. */
 function malformed(field: string, message: string): ReadAnswer {
   return { ok: false, refusal: { code: 'invalid_request', field, reason: message }, message };
-}
-
-/**
- * Whether a question was asked of `recipient` on this channel, on any of its surfaces: a stored record lists its
- * further surfaces in `extra_surfaces`, a public one (an event's) in `deliver`.
- */
-function askedOn(record: InteractionRecord | StoredInteraction, channel: string, recipient: string): boolean {
-  const further = 'extra_surfaces' in record ? record.extra_surfaces : record.deliver;
-  return (
-    (record.channel === channel && record.recipient === recipient) ||
-    (further ?? []).some((s) => s.channel === channel && s.recipient === recipient)
-  );
 }

@@ -43,15 +43,30 @@ const component = (i: number): string => `f${i}`;
 const errorKey = (i: number): string => `e${i}`;
 const optionId = (i: number): string => `o${i}`;
 
-function label(field: Field, max: number): { label: string; helper?: string } {
+/** A field's label within `max`; a longer one keeps its start, and its whole words are returned to go below it. */
+function label(field: Field, max: number): { label: string; overflow?: string } {
   const text = field.rule.required ? field.label : `${field.label} (optional)`;
-  if ([...text].length <= max)
-    return field.hint === undefined ? { label: text } : { label: text, helper: clip(field.hint, FLOW_HELPER_TEXT_MAX) };
-  // A label longer than the component allows keeps its start, and its whole words move to the helper text below.
-  return {
-    label: clip(text, max),
-    helper: clip(field.hint === undefined ? text : `${text} — ${field.hint}`, FLOW_HELPER_TEXT_MAX),
-  };
+  if ([...text].length <= max) return { label: text };
+  return { label: clip(text, max), overflow: text };
+}
+
+/** Joins sentences: a part that ends without a stop gets one before the next. */
+const sentences = (parts: string[]): string =>
+  parts.map((p, i) => (i < parts.length - 1 && !/[.!?…:]$/.test(p) ? `${p}.` : p)).join(' ');
+
+/**
+ * The helper text under an input (TextInput, TextArea and DatePicker take one; WhatsApp's choices and OptIn do
+ * not), shown from the first open of the form: a clipped label's whole words, then the sender's own words for the
+ * field (`errorMessages.invalid`, and `.required` on a required field), then its description — so a person reads
+ * the rule before breaking it, not only in the error line after a refused submit. Clipped to WhatsApp's 80
+ * characters; `fallback` (a format's example) only when there is nothing else.
+ */
+function helperOf(field: Field, overflow: string | undefined, fallback?: string): string | undefined {
+  const { errorInvalid, errorRequired, required } = field.rule;
+  const own = [errorInvalid, required && errorRequired !== errorInvalid ? errorRequired : undefined];
+  const parts = [overflow, ...own, field.hint].filter((p): p is string => p !== undefined && p.trim() !== '');
+  if (parts.length === 0) return fallback;
+  return clip(sentences(parts.map((p) => p.trim())), FLOW_HELPER_TEXT_MAX);
 }
 
 function options(field: Field, max: number): Json[] {
@@ -111,7 +126,8 @@ function componentOf(field: Field, i: number, vis: string | boolean | undefined)
       if (rule.format === 'date') {
         const l = label(field, FLOW_LABEL_MAX);
         const c: Json = { type: 'DatePicker', ...base, label: l.label };
-        if (l.helper !== undefined) c['helper-text'] = l.helper;
+        const helper = helperOf(field, l.overflow);
+        if (helper !== undefined) c['helper-text'] = helper;
         if (rule.min !== undefined) c['min-date'] = rule.min;
         if (rule.max !== undefined) c['max-date'] = rule.max;
         return withError(c);
@@ -121,13 +137,15 @@ function componentOf(field: Field, i: number, vis: string | boolean | undefined)
       const c: Json = { type, ...base, label: l.label };
       if (type === 'TextInput')
         c['input-type'] = rule.kind === 'number' ? 'number' : rule.format === 'email' ? 'email' : 'text';
-      const helper =
-        l.helper ??
-        (rule.format === 'date-time'
+      const helper = helperOf(
+        field,
+        l.overflow,
+        rule.format === 'date-time'
           ? 'e.g. 2025-03-31T14:00+02:00'
           : rule.format === 'uri'
             ? 'e.g. https://example.com'
-            : undefined);
+            : undefined,
+      );
       if (helper !== undefined) c['helper-text'] = helper;
       if (rule.minLength !== undefined && type === 'TextInput') c['min-chars'] = rule.minLength;
       if (rule.maxLength !== undefined) c[type === 'TextInput' ? 'max-chars' : 'max-length'] = rule.maxLength;

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { type AuditEvent, verifyChain } from '../sdk/index.js';
+import { type AuditEvent, verifyChain } from 'askgate-sdk';
 import { CliError, clientFrom, type GlobalOptions } from './context.js';
 import { table, truncate } from './format.js';
 

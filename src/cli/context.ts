@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { AskgateClient, AskgateHttpError } from '../sdk/index.js';
+import { AskgateClient, AskgateHttpError } from 'askgate-sdk';
 
 /**
  * What every interactions subcommand shares: the client built from the global options and the environment,

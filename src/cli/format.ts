@@ -1,4 +1,4 @@
-import type { InteractionRecord, TailEvent } from '../sdk/index.js';
+import type { InteractionRecord, TailEvent } from 'askgate-sdk';
 
 /**
  * Human output of the CLI: aligned tables, short ages, one-line events and a detail view. Pure functions of

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { ANSWER_FORMATS, STATUSES } from '../core/types.js';
-import { AskCancelledError, AskTimeoutError } from '../sdk/index.js';
-import type { AskBody, InteractionRecord, InteractionStatus, JsonSchema } from '../sdk/index.js';
+import { AskCancelledError, AskTimeoutError } from 'askgate-sdk';
+import type { AskBody, InteractionRecord, InteractionStatus, JsonSchema } from 'askgate-sdk';
 import { auditCommand } from './audit.js';
 import { CliError, clientFrom, EXIT, parseAnswerValue, parseInteger, parseSeconds } from './context.js';
 import type { GlobalOptions } from './context.js';

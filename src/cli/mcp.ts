@@ -13,20 +13,30 @@ export function mcpCommand(): Command {
   return new Command('mcp')
     .description('run the MCP server on stdio: the ask_human tool, asking through the gateway at ASKGATE_URL')
     .option('--progress-seconds <s>', 'the longest gap between two progress notifications (default 10)', parseSeconds)
+    .option('--preset <name...>', 'also offer this preset as the tool preset_<name>; repeatable')
     .addHelpText(
       'after',
-      '\nIn an MCP client config:\n  {"command": "askgate", "args": ["mcp"], ' +
+      '\nIn an MCP client config:\n  {"command": "askgate", "args": ["mcp", "--preset", "refund"], ' +
         '"env": {"ASKGATE_URL": "http://127.0.0.1:8080", "ASKGATE_TOKEN": "..."}}\n',
     )
-    .action(async (options: { progressSeconds?: number }, command: Command) => {
+    .action(async (options: { progressSeconds?: number; preset?: string[] }, command: Command) => {
       const client = clientFrom(globals(command));
       const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
       const { createAskgateMcpServer } = await import('../mcp/server.js');
+      const { clientPresetDoor, planPresetTools, registerPresetTools } = await import('../mcp/preset-tools.js');
       const inFlight = new Set<Promise<unknown>>();
-      const server = createAskgateMcpServer(client, {
+      const toolOptions = {
         inFlight,
         ...(options.progressSeconds === undefined ? {} : { progressSeconds: options.progressSeconds }),
-      });
+      };
+      const server = createAskgateMcpServer(client, toolOptions);
+      // Each named preset is read before the server speaks: one that cannot be offered stops the start, named.
+      const door = clientPresetDoor(client);
+      const plans = await planPresetTools(door, [...new Set(options.preset ?? [])]);
+      const refused = plans.find((plan) => !plan.offered);
+      if (refused !== undefined && !refused.offered)
+        throw new CliError(`--preset ${refused.name} cannot be offered as a tool: ${refused.reason}`);
+      registerPresetTools(server, client, door, plans, toolOptions);
       const closed = new Promise<void>((resolve) => {
         server.server.onclose = () => resolve();
       });

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
-import { AskCancelledError, AskTimeoutError, type InteractionRecord } from '../sdk/index.js';
+import { AskCancelledError, AskTimeoutError, type InteractionRecord } from 'askgate-sdk';
 import { CliError, clientFrom, EXIT, parseSeconds, type GlobalOptions } from './context.js';
 
 /** `askgate presets put|get|ask`: write (admin), read and ask through presets on a running gateway. */

@@ -37,6 +37,8 @@ export interface ConfirmationHandlers {
   bridge(job: BridgeJob): Promise<BridgeStep>;
   /** One scheduled reconcile run; rejects when it ended with failures (the job is then marked failed). */
   reconcile(): Promise<unknown>;
+  /** A bridge job ended failed (a verdict, or the ladder exhausted): kept for an operator, who must hear of it. */
+  bridgeFailed(job: FailedBridgeJob): Promise<void>;
 }
 
 export interface ConfirmationJobs {

@@ -1,4 +1,5 @@
 import type { CallbackService } from '../core/callback-service.js';
+import type { OperatorSignals } from '../core/operator-signals.js';
 import type { Logger } from '../observability/logger.js';
 import { type BridgeSettings, deliverNow } from './bridge.js';
 import type { CompletedConfirmation, ConfirmationProvider } from './providers/types.js';
@@ -33,6 +34,8 @@ export interface ReconcileOptions {
   lookbackHours: number;
   intervalMs: number;
   logger: Logger;
+  /** Where a run that found every confirmation expired is raised (the stream's event and `/metrics`' counter). */
+  signals: OperatorSignals;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -64,6 +67,19 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileSum
       'every selected confirmation came back expired: this process may read another store than the one that asked ' +
         '(check REDIS_URL and ASKGATE_REDIS_PREFIX against the processes that serve asks)',
     );
+    const data = {
+      provider: options.provider.name,
+      lookback_hours: options.lookbackHours,
+      selected: summary.selected,
+      expired: summary.expired,
+      at: new Date().toISOString(),
+    };
+    // The run's summary stands whether or not the signal could be raised; the log line above says it either way.
+    await options.signals
+      .raise({ type: 'confirmation.reconcile_unserved', provider: options.provider.name, data })
+      .catch((err: unknown) =>
+        options.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'could not raise a signal'),
+      );
   } else if (summary.failed.length > 0) {
     options.logger.error(log, 'reconcile run finished with failures');
   } else {

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { CallbackService } from '../core/callback-service.js';
 import { AskgateError } from '../core/errors.js';
 import type { InteractionService } from '../core/interaction-service.js';
+import type { OperatorSignals } from '../core/operator-signals.js';
 import type { Store } from '../core/store-port.js';
 import type { Logger } from '../observability/logger.js';
 import { answerConfirmation, type BridgeOutcome, type BridgeSettings } from './bridge.js';
@@ -37,6 +38,8 @@ export interface ConfirmationsDeps {
   workers: boolean;
   /** The job port (`src/queue/confirmation-jobs.ts` on Redis); null on the in-memory store. */
   jobs: ConfirmationJobs | null;
+  /** Where unserved reconcile runs and failed bridge jobs are raised for operators (stream and `/metrics`). */
+  signals: OperatorSignals;
 }
 
 function needsJobs(): AskgateError {
@@ -59,7 +62,7 @@ export function stepOf(outcome: BridgeOutcome): BridgeStep {
  * in-memory store: presets and reconcile work, the ingress and the failed-job doors answer 503.
  */
 export async function startConfirmations(deps: ConfirmationsDeps): Promise<Confirmations> {
-  const { config, store, service, callbacks, logger, jobs } = deps;
+  const { config, store, service, callbacks, logger, jobs, signals } = deps;
   const providers = confirmationProviders(config.confirmations);
   const presets = new PresetService({ store, service, providers, logger });
   const settings: BridgeSettings = {
@@ -86,6 +89,7 @@ export async function startConfirmations(deps: ConfirmationsDeps): Promise<Confi
           lookbackHours,
           intervalMs: config.confirmations.reconcile.intervalMs,
           logger,
+          signals,
         });
       } catch (err) {
         if (err instanceof ProviderNotConfigured) continue;
@@ -114,6 +118,12 @@ export async function startConfirmations(deps: ConfirmationsDeps): Promise<Confi
           throw new Error(`reconcile: ${summary.failed.length} confirmation(s) failed; see the run's log line.`);
         return summary;
       },
+      bridgeFailed: (failed) =>
+        signals.raise({
+          type: 'confirmation.bridge_failed',
+          provider: failed.provider,
+          data: failed as unknown as Record<string, unknown>,
+        }),
     });
     await jobs.schedule(config.confirmations.reconcile.everySeconds);
   }

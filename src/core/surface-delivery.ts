@@ -1,3 +1,4 @@
+import { retryTransient } from './delivery-retry.js';
 import { AskgateError, invalid } from './errors.js';
 import type { ChannelDirectory, Clock, CoreLogger, Store } from './ports.js';
 import { MessageEdits } from './surface-edits.js';
@@ -16,6 +17,7 @@ export type SurfaceSend = { surface: StoredSurface; ok: true } | { surface: Stor
 
 /**
  * Sending a question to its surfaces and showing each of them the outcome (see core/surfaces.ts for the model).
+ * A send that failed on the way (a reset connection, a timeout) is repeated a few times first (core/delivery-retry.ts).
  * A single-surface ask keeps its old rule: a failed send cancels the question and reaches the asker as a 502. With
  * several surfaces, a failed send is recorded on that surface (`deliveries`: failed, with the platform's code) and
  * only every surface failing cancels the question with a 502.
@@ -115,7 +117,14 @@ export class SurfaceDelivery {
     if (channel === undefined)
       return { surface, ok: false, error: new Error(`channel "${surface.channel}" is not registered`) };
     try {
-      const refs = await channel.deliver(surfaceView(stored, surface), callbackUrl);
+      const refs = await retryTransient(() => channel.deliver(surfaceView(stored, surface), callbackUrl), {
+        now: this.deps.now,
+        onRetry: (err, nextTry) =>
+          this.deps.logger.warn(
+            { interaction: stored.id, channel: surface.channel, err: reasonOf(err), try: nextTry },
+            'delivery failed on the way; sending again',
+          ),
+      });
       await this.deps.store.setDelivery(stored.id, refs, surface);
       const own = findSurface(stored, surface);
       if (own !== undefined && sameSurface(own, surface)) own.delivery = refs;

@@ -118,8 +118,11 @@ function doors(): Door[] {
       description:
         'Tail only, no replay. Events `interaction.created`, `interaction.answered`, `interaction.expired`, ' +
         '`interaction.cancelled`, `interaction.delivery_failed`; each `data` is the record as JSON ' +
-        '(`#/components/schemas/Interaction`) and each `id` its id. The first line is the comment `: connected`; ' +
-        'a comment every 15 s keeps proxies from closing the stream.',
+        '(`#/components/schemas/Interaction`) and each `id` its id. A token with the `admin` scope also gets the ' +
+        'operator signals `confirmation.reconcile_unserved` (data `{provider, lookback_hours, selected, expired, at}`) ' +
+        'and `confirmation.bridge_failed` (data a failed bridge job as `GET /api/confirmations/failed` lists it), ' +
+        'without an `id`. The first line is the comment `: connected`; a comment every 15 s keeps proxies from ' +
+        'closing the stream.',
       ok: { 200: { description: 'The event stream.', media: { 'text/event-stream': { schema: { type: 'string' } } } } },
       errors: AUTHED,
     },

@@ -4,9 +4,7 @@ import type { CallToolResult, ServerNotification, ServerRequest } from '@modelco
 import { z } from 'zod';
 import { checkSyncAskBody, syncAskBodySchema } from '../core/ask-body-schema.js';
 import { AskgateError } from '../core/errors.js';
-import { AskgateHttpError } from '../sdk/errors.js';
-import type { AskBody } from '../sdk/types.js';
-import { type Asker, askAndWait } from '../sdk/ask-and-wait.js';
+import { type AskBody, type Asker, AskgateHttpError, askAndWait } from 'askgate-sdk';
 
 /**
  * The `ask_human` tool: one tool call asks a person through the gateway and returns their answer. Its input schema
@@ -59,7 +57,7 @@ export interface AskToolOptions {
   inFlight?: Set<Promise<unknown>>;
 }
 
-function toolError(text: string): CallToolResult {
+export function toolError(text: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
 }
 
@@ -74,16 +72,27 @@ export function registerAskHuman(server: McpServer, client: Asker, options: AskT
       outputSchema: askHumanOutputSchema,
       annotations: { readOnlyHint: false, openWorldHint: true, idempotentHint: false },
     },
-    (args, extra): Promise<CallToolResult> => {
-      const call = askHuman(client, args, extra, options);
-      options.inFlight?.add(call);
-      return call.finally(() => options.inFlight?.delete(call));
-    },
+    (args, extra): Promise<CallToolResult> => runAskTool(client, args, extra, options),
   );
 }
 
 /** What the SDK hands a tool call beside its arguments: the abort signal, `_meta`, the notification sender. */
-type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/**
+ * One asking tool call (`ask_human`, or a preset's tool with its own asker): asks, waits with progress, and returns
+ * the structured result or a tool error; kept in `options.inFlight` while it runs.
+ */
+export function runAskTool(
+  client: Asker,
+  args: Record<string, unknown>,
+  extra: ToolExtra,
+  options: AskToolOptions,
+): Promise<CallToolResult> {
+  const call = askHuman(client, args, extra, options);
+  options.inFlight?.add(call);
+  return call.finally(() => options.inFlight?.delete(call));
+}
 
 async function askHuman(
   client: Asker,

@@ -5,10 +5,13 @@ import express, { type Request, type RequestHandler, type Response, Router } fro
 import { AskgateError } from '../core/errors.js';
 import type { InteractionService } from '../core/interaction-service.js';
 import { identityOf, type TokenAuthenticator } from '../doors/auth.js';
+import type { PresetService } from '../confirmations/presets.js';
+import type { Logger } from '../observability/logger.js';
 import type { AskToolOptions } from './ask-tool.js';
 import { BoundedEventStore } from './event-store.js';
+import { planPresetTools, registerPresetTools } from './preset-tools.js';
 import { createAskgateMcpServer } from './server.js';
-import { serviceAsker } from './service-asker.js';
+import { serviceAsker, servicePresetDoor } from './service-asker.js';
 
 /**
  * The `/mcp` door: askgate's MCP server over Streamable HTTP. A bearer token with the `write` and `answer` scopes
@@ -25,6 +28,11 @@ export interface McpMountOptions extends AskToolOptions {
   service: InteractionService;
   /** How long a session with no open response lives on. Default {@link MCP_SESSION_IDLE_MS}. */
   sessionIdleMs?: number;
+  /**
+   * The presets each session offers as tools (`ASKGATE_MCP_PRESETS`), read when the session opens: one that does
+   * not exist or cannot be a tool is left out, logged with the reason.
+   */
+  presets?: { names: readonly string[]; service: PresetService; logger: Logger };
 }
 
 interface Session {
@@ -86,7 +94,18 @@ export function mcpRouter(options: McpMountOptions): { router: Router; close(): 
           { field: 'Mcp-Session-Id' },
         );
       }
-      const server = createAskgateMcpServer(serviceAsker(options.service, identityOf(req)), options);
+      const identity = identityOf(req);
+      const asker = serviceAsker(options.service, identity);
+      const server = createAskgateMcpServer(asker, options);
+      const presets = options.presets;
+      if (presets !== undefined && presets.names.length > 0) {
+        const door = servicePresetDoor(presets.service, identity);
+        const plans = await planPresetTools(door, presets.names);
+        for (const plan of plans)
+          if (!plan.offered)
+            presets.logger.warn({ preset: plan.name, reason: plan.reason }, 'preset not offered as an MCP tool');
+        registerPresetTools(server, asker, door, plans, options);
+      }
       const hash = tokenHash(req);
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),

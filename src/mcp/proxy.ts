@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import type { ElicitRequestParams } from '@modelcontextprotocol/sdk/types.js';
-import type { AskgateClient } from '../sdk/client.js';
-import { type ElicitationRoute, ElicitationRefusedError, elicitThroughAsk } from '../sdk/elicitation.js';
+import { type AskgateClient, type ElicitationRoute, ElicitationRefusedError, elicitThroughAsk } from 'askgate-sdk';
 
 /**
  * `askgate mcp-proxy`: stands between an MCP client and a stdio MCP server it starts. Every message passes both

@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { type AskToolOptions, registerAskHuman } from './ask-tool.js';
-import type { Asker } from '../sdk/ask-and-wait.js';
+import type { Asker } from 'askgate-sdk';
 
 /** The name and version the server announces to MCP clients. */
 export const SERVER_INFO = { name: 'askgate', version: '0.1.0' } as const;

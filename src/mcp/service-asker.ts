@@ -1,7 +1,9 @@
 import { AskgateError } from '../core/errors.js';
 import type { InteractionService } from '../core/interaction-service.js';
 import type { Identity } from '../core/types.js';
-import type { Asker } from '../sdk/ask-and-wait.js';
+import type { Asker } from 'askgate-sdk';
+import type { PresetService } from '../confirmations/presets.js';
+import type { PresetDoor } from './preset-tools.js';
 
 /**
  * Asking inside the gateway's own process (the `/mcp` door): the same rules, the same record and the same identity
@@ -24,4 +26,16 @@ function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promis
     signal.addEventListener('abort', onAbort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
+}
+
+/** The preset door inside the gateway's process: the preset service, asking as the session's identity. */
+export function servicePresetDoor(presets: PresetService, identity: Identity): PresetDoor {
+  return {
+    read: async (name) => {
+      const preset = await presets.get(name);
+      const { ask, confirmation } = preset.body;
+      return { version: preset.version, ask, ...(confirmation === undefined ? {} : { confirmation }) };
+    },
+    ask: (name, fields) => presets.ask(name, fields, identity),
+  };
 }

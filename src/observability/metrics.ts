@@ -1,5 +1,24 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+/** One operator signal's deployment-wide count (core/operator-signals.ts), as `/metrics` reads it at each scrape. */
+export interface SignalCount {
+  type: string;
+  provider: string;
+  count: number;
+}
+
+/** The counter each operator signal is exposed as. */
+export const SIGNAL_METRICS: Readonly<Record<string, { name: string; help: string }>> = {
+  'confirmation.reconcile_unserved': {
+    name: 'askgate_confirmation_reconcile_unserved_total',
+    help: 'Reconcile runs whose every selected confirmation came back expired: the callback route may be unserved.',
+  },
+  'confirmation.bridge_failed': {
+    name: 'askgate_confirmation_bridge_failed_total',
+    help: 'Confirmation bridge jobs that ended failed (kept for an operator: GET /api/confirmations/failed).',
+  },
+};
+
 /** The gateway's Prometheus metrics, in one registry per gateway (so tests can run several gateways in one process). */
 export class Metrics {
   readonly registry = new Registry();
@@ -57,5 +76,31 @@ export class Metrics {
       help: 'PostgreSQL checkpoints deleted by the retention sweep (past LLM_PROVIDER_CHECKPOINT_RETENTION_WAITING_MINUTES).',
       registers: [this.registry],
     });
+  }
+
+  /**
+   * Exposes the operator signals' counters, read from `read` at each scrape: the counts are the deployment's (a
+   * signal raised on a worker shows on every serving process), so they are set, not incremented here. A scrape
+   * while the shared store is unreachable shows the last counts read.
+   */
+  exposeSignals(read: () => Promise<SignalCount[]>): void {
+    for (const [type, { name, help }] of Object.entries(SIGNAL_METRICS)) {
+      new Counter({
+        name,
+        help,
+        labelNames: ['provider'],
+        registers: [this.registry],
+        async collect() {
+          let counts: SignalCount[];
+          try {
+            counts = await read();
+          } catch {
+            return;
+          }
+          this.reset();
+          for (const count of counts) if (count.type === type) this.inc({ provider: count.provider }, count.count);
+        },
+      });
+    }
   }
 }

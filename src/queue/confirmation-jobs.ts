@@ -42,6 +42,21 @@ export interface BullConfirmationJobsOptions {
   ladder: RetryLadder;
 }
 
+/** A failed bridge job as an operator sees it; the callback URL (a live ticket) is not shown. */
+function failedView(job: Job<BridgeJob>): FailedBridgeJob {
+  return {
+    job: job.id ?? '',
+    provider: job.data.provider,
+    event: job.data.eventId,
+    session: job.data.confirmation.session,
+    reference: job.data.confirmation.reference,
+    reason: job.failedReason,
+    attempts: job.attemptsMade,
+    received_at: job.data.receivedAt,
+    failed_at: job.finishedOn === undefined ? null : new Date(job.finishedOn).toISOString(),
+  };
+}
+
 export class BullConfirmationJobs implements ConfirmationJobs {
   private readonly confirm: Queue<BridgeJob>;
   private readonly reconcile: Queue;
@@ -65,17 +80,7 @@ export class BullConfirmationJobs implements ConfirmationJobs {
 
   async listFailed(limit = 100): Promise<FailedBridgeJob[]> {
     const jobs = (await this.confirm.getFailed(0, limit - 1)) as Job<BridgeJob>[];
-    return jobs.map((job) => ({
-      job: job.id ?? '',
-      provider: job.data.provider,
-      event: job.data.eventId,
-      session: job.data.confirmation.session,
-      reference: job.data.confirmation.reference,
-      reason: job.failedReason,
-      attempts: job.attemptsMade,
-      received_at: job.data.receivedAt,
-      failed_at: job.finishedOn === undefined ? null : new Date(job.finishedOn).toISOString(),
-    }));
+    return jobs.map(failedView);
   }
 
   async retry(jobId: string): Promise<boolean> {
@@ -124,6 +129,15 @@ export class BullConfirmationJobs implements ConfirmationJobs {
         { job: job?.id, session: job?.data.confirmation.session, err: err.message },
         final ? 'confirmation bridge failed; kept as a failed job for an operator' : 'confirmation bridge retrying',
       );
+      if (final && job !== undefined)
+        void handlers
+          .bridgeFailed(failedView(job))
+          .catch((raise: unknown) =>
+            logger.error(
+              { job: job.id, err: raise instanceof Error ? raise.message : String(raise) },
+              'could not raise a signal',
+            ),
+          );
     });
     // One run at a time per worker, and one in all (the queue's global concurrency, set with the schedule); the
     // scheduler makes one job per tick however many workers there are.

@@ -72,6 +72,9 @@
  *   (200 for the web chat). Lifetime: PEXPIRE the channel's retention from its last entry (7 days for the web chat).
  * - `cref:<channel>:<recipient>` (string): a conversation reference a channel keeps to write to a person later.
  *   Lifetime: PX the channel's choice, from its last write.
+ * - `ops:signals` (hash): operator signals raised by the deployment (src/core/operator-signals.ts), field
+ *   `<signal>|<provider>` → count, read by every process's `/metrics`; shard 0 only. Lifetime: permanent. Its
+ *   channel `ops:signal-events` carries each signal to the admin listeners of the event stream.
  * - `p:<name>` (list): every version of preset `<name>`, oldest first: JSON `{body, written_by, written_at}`; the
  *   version is the position + 1. Lifetime: permanent.
  * - `seen:<key>` (string): a seen-set claim, e.g. `stripe_checkout:<event id>` (src/confirmations/ingress.ts), or
@@ -249,6 +252,16 @@ export class Keys {
   /** One window of recently resolved questions' delivered messages. */
   recentlyResolved(window: number): string {
     return `${this.recentlyResolvedPrefix}${window}`;
+  }
+
+  /** Operator signals' totals (redis/operator-signals.ts): field `<signal>|<provider>` → count. */
+  get operatorSignals(): string {
+    return `${this.prefix}ops:signals`;
+  }
+
+  /** The pub/sub channel of operator signals: every process's admin stream listeners hear each one. */
+  get operatorSignalEvents(): string {
+    return `${this.prefix}ops:signal-events`;
   }
 
   /** The pub/sub channel of chat log appends: every process serving a chat page hears every append. */

@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resumeJobId } from '../../src/runs/job-bus.js';
-import { startWorker, type Continuation } from '../../src/sdk/worker.js';
+import { startWorker, type Continuation } from 'askgate-sdk';
 import type { TestGateway } from '../helpers/gateway.js';
 import { startWriterReaderGateway } from '../helpers/redis-gateway.js';
 import type { RedisServerHandle } from '../helpers/redis-server.js';

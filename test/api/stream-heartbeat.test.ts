@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventHub } from '../../src/core/event-hub.js';
 import { TokenAuthenticator } from '../../src/doors/auth.js';
 import { streamRouter } from '../../src/doors/stream.js';
+import { MemoryOperatorSignals } from '../../src/store/memory-operator-signals.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 
 /**
@@ -23,7 +24,7 @@ beforeAll(async () => {
     new Map([[TOKEN, { name: 'watcher', scopes: new Set(['read'] as const), webhookSecret: null }]]),
   );
   const app = express();
-  app.use(streamRouter(new EventHub(store), auth, HEARTBEAT_MS));
+  app.use(streamRouter(new EventHub(store), auth, new MemoryOperatorSignals(), HEARTBEAT_MS));
   const server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/interactions/stream`;

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type AuditEvent, verifyChain } from '../../src/sdk/index.js';
+import { type AuditEvent, verifyChain } from 'askgate-sdk';
 import { launchBrowser } from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { api, type Api } from '../helpers/http.js';

@@ -173,4 +173,59 @@ describe('the web chat page', () => {
       await page.close();
     }
   });
+
+  it('after a reload keeps questions and messages in the order they came, the answered one with its outcome', async () => {
+    const http = api(world.gw.url, TOKEN);
+    const recipient = 'dee';
+    const page = await world.browser.newPage();
+    page.setDefaultTimeout(10_000);
+    const order = (): Promise<string[]> =>
+      page
+        .locator('#thread > li')
+        .evaluateAll((items) =>
+          items.map((li) =>
+            li.classList.contains('card')
+              ? `question ${li.querySelector('.question')?.textContent ?? ''} ${li.querySelector('.chat-outcome')?.textContent ?? '(open)'}`
+              : `${li.classList.contains('from-person') ? 'person' : 'askgate'} ${li.textContent ?? ''}`,
+          ),
+        );
+    try {
+      const first = await http.post('/api/interactions', {
+        question: 'Deploy today?',
+        answer_format: 'confirm',
+        channel: 'web',
+        recipient,
+        timeout: 600,
+      });
+      expect(first.status).toBe(201);
+      await page.goto(await chatLink(recipient));
+      await page.locator('li.card').getByRole('button', { name: 'Yes' }).click();
+      await page.locator('li.card .chat-outcome').waitFor();
+      await page.locator('#message').fill('Thanks, ping me for the next one.');
+      await page.locator('#compose button').click();
+      await page.locator('.chat-message.from-askgate').waitFor();
+      const second = await http.post('/api/interactions', {
+        question: 'And tomorrow?',
+        answer_format: 'confirm',
+        channel: 'web',
+        recipient,
+        timeout: 600,
+      });
+      expect(second.status).toBe(201);
+      await page.locator('li.card').nth(1).waitFor();
+      const expected = [
+        'question Deploy today? ✅ Approved by you in the web chat',
+        'person Thanks, ping me for the next one.',
+        'askgate Noted.',
+        'question And tomorrow? (open)',
+      ];
+      expect(await order()).toEqual(expected);
+      await page.reload();
+      await page.locator('li.card').nth(1).waitFor();
+      await page.locator('.chat-message.from-askgate').waitFor();
+      expect(await order()).toEqual(expected);
+    } finally {
+      await page.close();
+    }
+  });
 });

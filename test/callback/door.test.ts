@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AskgateClient } from '../../src/sdk/index.js';
+import { AskgateClient } from 'askgate-sdk';
 import { api } from '../helpers/http.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import {

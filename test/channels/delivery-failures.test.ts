@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AskgateClient, AskUndeliverableError } from '../../src/sdk/index.js';
+import { AskgateClient, AskUndeliverableError } from 'askgate-sdk';
 import { GRAPH_TOKEN, startFakeGraph, type FakeGraph, type SentMessage } from '../fakes/whatsapp-graph.js';
 import {
   APP_SECRET,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AskgateClient } from '../../src/sdk/index.js';
+import { AskgateClient } from 'askgate-sdk';
 import { PERSON, replyUpdate, tapUpdate } from '../fakes/telegram-updates.js';
 import { freshChat, startTelegramWorld, type TelegramWorld } from './telegram-harness.js';
 

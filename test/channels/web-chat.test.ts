@@ -110,7 +110,7 @@ describe('web chat in Chromium', () => {
       await form.getByRole('button', { name: 'Send' }).click();
       await card.locator('.chat-outcome').waitFor();
       expect(await card.locator('.chat-outcome').textContent()).toMatch(
-        /✅ Answered by web:\S+ in the web chat: form submitted/,
+        /^✅ Answered by you in the web chat: form submitted$/,
       );
       expect((await w.http.get(`/api/interactions/${id}`)).json['result']).toMatchObject({
         answer: { name: 'Ada Lovelace', email: 'ada@example.com' },

@@ -144,4 +144,67 @@ describe('whatsapp form as a Flow', () => {
     });
     expect(fieldOfRefusal(schema, { reason: 'something else' }).field).toBeNull();
   });
+
+  it("shows each input's own words (errorMessages) as helper text from the first open, within WhatsApp's 80", async () => {
+    const worded = {
+      type: 'object',
+      required: ['email', 'start', 'note', 'kind'],
+      properties: {
+        email: {
+          type: 'string',
+          format: 'email',
+          title: 'Email',
+          errorMessages: { invalid: 'Use your work email, e.g. ada@example.com.', required: 'We need your email' },
+        },
+        start: {
+          type: 'string',
+          format: 'date',
+          title: 'First day',
+          description: 'A working day',
+          errorMessages: { invalid: 'Pick a date in 2026' },
+        },
+        note: {
+          type: 'string',
+          maxLength: 1000,
+          title: 'Note',
+          errorMessages: {
+            required:
+              'Tell us in a sentence or two what the leave is for, so your manager can plan the weeks around it.',
+          },
+        },
+        kind: {
+          type: 'string',
+          enum: ['holiday', 'sick'],
+          title: 'Kind',
+          errorMessages: { required: 'Pick one' },
+        },
+        plain: { type: 'string', title: 'Plain' },
+      },
+    };
+    const q = await w.ask({ question: 'Worded leave', answer_format: 'form', schema: worded });
+    const flow = w.fake.flows.get(flowParams(q.message)['flow_id'] as string);
+    // The fake refuses an upload whose helper-text is too long or sits on a component without one.
+    expect(flow?.status).toBe('PUBLISHED');
+    const children = ((flow?.json?.['screens'] as Rec[])[0]!['layout'] as Rec)['children'] as Rec[];
+    expect(children.map((c) => [c['type'], c['helper-text']])).toEqual([
+      ['TextInput', 'Use your work email, e.g. ada@example.com. We need your email'],
+      ['DatePicker', 'Pick a date in 2026. A working day'],
+      [
+        'TextArea',
+        // 79 characters of the sender's words and an ellipsis: WhatsApp's 80.
+        'Tell us in a sentence or two what the leave is for, so your manager can plan th…',
+      ],
+      ['RadioButtonsGroup', undefined],
+      ['TextInput', undefined],
+      ['Footer', undefined],
+    ]);
+    // The error lines stay empty until a submit is refused: the words are there before it, as helper text.
+    expect((flowParams(q.message)['flow_action_payload'] as Rec)['data']).toEqual({
+      e0: '',
+      e1: '',
+      e2: '',
+      e3: '',
+      e4: '',
+    });
+  });
 });

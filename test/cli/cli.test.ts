@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AskgateClient, type InteractionRecord } from '../../src/sdk/index.js';
+import { AskgateClient, type InteractionRecord } from 'askgate-sdk';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 /**

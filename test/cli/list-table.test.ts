@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { interactionTable } from '../../src/cli/format.js';
-import type { InteractionRecord } from '../../src/sdk/index.js';
+import type { InteractionRecord } from 'askgate-sdk';
 
 const NOW = Date.parse('2026-12-01T12:00:00Z');
 

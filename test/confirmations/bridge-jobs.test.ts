@@ -135,12 +135,16 @@ describe('bridge jobs on the queue', () => {
     };
     const jobs = new BullConfirmationJobs({ connection, prefix, logger: createLogger('silent'), ladder });
     const tries: BridgeJob[] = [];
+    const ended: string[] = [];
     const handlers: ConfirmationHandlers = {
       bridge: async (job) => {
         tries.push(job);
         return stepOf(await answerConfirmation(job.confirmation, settings(), gw.gateway.callbacks));
       },
       reconcile: async () => ({}),
+      bridgeFailed: async (job) => {
+        ended.push(job.session);
+      },
     };
     jobs.consume(handlers);
     try {
@@ -163,6 +167,9 @@ describe('bridge jobs on the queue', () => {
       });
       expect(tries).toHaveLength(6);
       expect(ladderCalls).toEqual([1, 2, 3, 4, 5]);
+      // Told once, when it ended failed: not on each of the five retries before.
+      await until(() => (ended.length > 0 ? true : null), 'the bridgeFailed call');
+      expect(ended).toEqual(['cs_jobs_1']);
       expect(JSON.stringify(await jobs.listFailed())).not.toContain(url.split('/').pop() as string);
       expect(await statusOf(id)).toBe('pending');
     } finally {
@@ -186,6 +193,7 @@ describe('bridge jobs on the queue', () => {
         return stepOf(await answerConfirmation(job.confirmation, settings(), gw.gateway.callbacks));
       },
       reconcile: async () => ({}),
+      bridgeFailed: async () => undefined,
     });
     try {
       const receivedAt = new Date().toISOString();

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../../src/confirmations/reconcile.js';
 import type { CompletedConfirmation, ConfirmationProvider } from '../../src/confirmations/providers/types.js';
 import type { Logger } from '../../src/observability/logger.js';
+import { MemoryOperatorSignals } from '../../src/store/memory-operator-signals.js';
 import { startFakeStripe, STRIPE_KEY, STRIPE_WHSEC, type FakeStripe } from '../fakes/stripe-server.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { api } from '../helpers/http.js';
@@ -122,6 +123,9 @@ describe('a reconcile run', () => {
       decision: 'confirmed',
     });
     const provider = { name: 'fake', listCompleted: async () => [dead(1), dead(2)] } as unknown as ConfirmationProvider;
+    const signals = new MemoryOperatorSignals();
+    const raised: unknown[] = [];
+    signals.listen((signal) => raised.push(signal));
     try {
       const summary = await reconcile({
         provider,
@@ -130,12 +134,22 @@ describe('a reconcile run', () => {
         lookbackHours: 26,
         intervalMs: 0,
         logger,
+        signals,
       });
       expect(summary).toEqual({ selected: 2, answered: 0, already_answered: 0, expired: 2, rejected: 0, failed: [] });
       expect(warnings).toEqual([
         'every selected confirmation came back expired: this process may read another store than the one that asked ' +
           '(check REDIS_URL and ASKGATE_REDIS_PREFIX against the processes that serve asks)',
       ]);
+      // Beside the log line, the signal an operator alerts on (the stream's event, the /metrics counter).
+      expect(raised).toEqual([
+        {
+          type: 'confirmation.reconcile_unserved',
+          provider: 'fake',
+          data: { provider: 'fake', lookback_hours: 26, selected: 2, expired: 2, at: expect.any(String) },
+        },
+      ]);
+      expect(await signals.totals()).toEqual([{ type: 'confirmation.reconcile_unserved', provider: 'fake', count: 1 }]);
     } finally {
       await gw.close();
     }

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AskgateClient, type AuditEvent, verifyChain } from '../../src/sdk/index.js';
+import { AskgateClient, type AuditEvent, verifyChain } from 'askgate-sdk';
 import { Keys } from '../../src/store/keys.js';
 import { PERSON as ADA, blockActions, postInteraction } from '../fakes/slack-payloads.js';
 import { FAKE_SLACK_TOKEN, startFakeSlack, type FakeSlack, type FakeSlackMessage } from '../fakes/slack-server.js';

@@ -1,6 +1,7 @@
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { connectionFaults, type ConnectionFaults } from './connection-faults.js';
 
 /**
  * A loopback Discord: the REST API askgate calls through @discordjs/rest (`DISCORD_API_URL`), and the sender of
@@ -75,6 +76,8 @@ export interface SendOptions {
 }
 
 export interface FakeDiscord {
+  /** Connection resets to play (test/fakes/connection-faults.ts). */
+  readonly faults: ConnectionFaults;
   /** The API root to give @discordjs/rest (`DISCORD_API_URL`). */
   readonly apiUrl: string;
   readonly botToken: string;
@@ -365,7 +368,9 @@ export async function startFakeDiscord(options: { now?: () => number } = {}): Pr
     }
   };
 
+  const faults = connectionFaults();
   const server: Server = createServer((req, res) => {
+    if (faults.intercept(req)) return;
     handle(req, res).catch((err: unknown) => reply(res, 500, { message: String(err), code: 0 }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -429,6 +434,7 @@ export async function startFakeDiscord(options: { now?: () => number } = {}): Pr
   });
 
   return {
+    faults,
     apiUrl: `http://127.0.0.1:${port}/api`,
     botToken: DISCORD_BOT_TOKEN,
     applicationId: APPLICATION_ID,

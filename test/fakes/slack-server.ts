@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Refusal, checkBlocks, checkView, type Json } from './slack-blocks.js';
+import { connectionFaults, type ConnectionFaults } from './connection-faults.js';
 
 /**
  * A loopback Slack Web API that the real WebClient talks to (`SLACK_API_URL`). It records every call, keeps the
@@ -43,6 +44,8 @@ export interface FakeView {
 }
 
 export interface FakeSlack {
+  /** Connection resets to play (test/fakes/connection-faults.ts). */
+  readonly faults: ConnectionFaults;
   /** The API URL to give the WebClient, ending in `/`. */
   readonly apiUrl: string;
   readonly calls: SlackCall[];
@@ -228,7 +231,9 @@ export async function startFakeSlack(options: { limits?: FakeSlackLimits; token?
     }
   };
 
+  const faults = connectionFaults();
   const server: Server = createServer((req, res) => {
+    if (faults.intercept(req)) return;
     handle(req, res).catch((err: unknown) => reply(res, 500, { ok: false, error: String(err) }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -244,6 +249,7 @@ export async function startFakeSlack(options: { limits?: FakeSlackLimits; token?
   };
 
   return {
+    faults,
     apiUrl: `http://127.0.0.1:${port}/api/`,
     calls,
     get rateLimited() {

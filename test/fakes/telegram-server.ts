@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { connectionFaults, type ConnectionFaults } from './connection-faults.js';
 
 /**
  * A loopback Telegram Bot API that the real grammY client talks to (`TELEGRAM_API_ROOT`). It records every call,
@@ -67,6 +68,8 @@ export interface InjectedFailure {
 }
 
 export interface FakeTelegram {
+  /** Connection resets to play (test/fakes/connection-faults.ts). */
+  readonly faults: ConnectionFaults;
   /** The API root to give grammY, e.g. `http://127.0.0.1:4321`. */
   readonly apiRoot: string;
   readonly calls: FakeCall[];
@@ -383,7 +386,9 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     }
   };
 
+  const faults = connectionFaults();
   const server: Server = createServer((req, res) => {
+    if (faults.intercept(req)) return;
     handle(req, res).catch((err: unknown) => reply(res, 500, { ok: false, error_code: 500, description: String(err) }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -396,6 +401,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
   };
 
   return {
+    faults,
     apiRoot: `http://127.0.0.1:${port}`,
     calls,
     callsTo: (method) => calls.filter((c) => c.method === method),

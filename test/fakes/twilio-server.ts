@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import twilio from 'twilio';
+import { connectionFaults, type ConnectionFaults } from './connection-faults.js';
 
 /**
  * A loopback Twilio REST API that the real twilio package talks to (`TWILIO_API_URL`): Messages.json with HTTP Basic
@@ -43,6 +44,8 @@ export interface FakeCallback {
 }
 
 export interface FakeTwilio {
+  /** Connection resets to play (test/fakes/connection-faults.ts). */
+  readonly faults: ConnectionFaults;
   readonly apiUrl: string;
   readonly sent: FakeSms[];
   readonly callbacks: FakeCallback[];
@@ -158,7 +161,9 @@ export async function startFakeTwilio(options: { owned?: readonly string[] } = {
   const refuse = (res: ServerResponse, status: number, code: number, message: string): void =>
     reply(res, status, { code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status });
 
+  const faults = connectionFaults();
   const server = createServer((req, res) => {
+    if (faults.intercept(req)) return;
     void (async () => {
       const expected = `Basic ${Buffer.from(`${ACCOUNT_SID}:${AUTH_TOKEN}`).toString('base64')}`;
       if (req.headers.authorization !== expected) return refuse(res, 401, 20003, 'Authenticate');
@@ -222,6 +227,7 @@ export async function startFakeTwilio(options: { owned?: readonly string[] } = {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
+    faults,
     apiUrl: `http://127.0.0.1:${port}`,
     sent,
     callbacks,

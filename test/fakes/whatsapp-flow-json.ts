@@ -27,6 +27,11 @@ const SCREEN_ID = /^[A-Za-z_]+$/;
 const COMPONENTS_PER_SCREEN = 50;
 /** COMPONENTS: helper-text of an input, "Max length: 80". */
 const HELPER_TEXT_MAX = 80;
+/**
+ * COMPONENTS: the components with a `helper-text` property — TextInput, TextArea and DatePicker. Dropdown,
+ * RadioButtonsGroup, CheckboxGroup and OptIn have none; an unknown property fails the upload.
+ */
+const TAKES_HELPER_TEXT = new Set(['TextInput', 'TextArea', 'DatePicker']);
 /** COMPONENTS: a data-source option's title, "Max length: 30". */
 const OPTION_TITLE_MAX = 30;
 /** COMPONENTS: TextInput / TextArea `input-type`. */
@@ -143,7 +148,11 @@ export function validateFlowJson(json: unknown): FlowValidationError[] {
       else names.add(name);
       if (len(c['label']) === 0 || len(c['label']) > spec.label)
         fail('INVALID_PROPERTY_VALUE', `${type} label is 1..${spec.label} characters.`, `${where}/label`);
-      if (len(c['helper-text']) > HELPER_TEXT_MAX)
+      if (c['helper-text'] !== undefined && !TAKES_HELPER_TEXT.has(type))
+        fail('INVALID_PROPERTY_KEY', `${type} has no property helper-text.`, `${where}/helper-text`);
+      else if (c['helper-text'] !== undefined && typeof c['helper-text'] !== 'string')
+        fail('INVALID_PROPERTY_TYPE', 'helper-text is a string.', `${where}/helper-text`);
+      else if (len(c['helper-text']) > HELPER_TEXT_MAX)
         fail('INVALID_PROPERTY_VALUE', `helper-text is at most ${HELPER_TEXT_MAX} characters.`, `${where}/helper-text`);
       if (c['required'] !== undefined && typeof c['required'] !== 'boolean')
         fail('INVALID_PROPERTY_TYPE', 'required is a boolean.', `${where}/required`);

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { screenIds, validateFlowJson } from './whatsapp-flow-json.js';
 import { PHONE_NUMBER_ID, WABA_ID } from './whatsapp-webhooks.js';
+import { connectionFaults, type ConnectionFaults } from './connection-faults.js';
 
 /**
  * A loopback Graph API that askgate's WhatsApp client talks to (`WHATSAPP_API_URL`). It answers with the Cloud API's
@@ -37,6 +38,8 @@ export interface FakeFlow {
 }
 
 export interface FakeGraph {
+  /** Connection resets to play (test/fakes/connection-faults.ts). */
+  readonly faults: ConnectionFaults;
   readonly apiUrl: string;
   readonly sent: SentMessage[];
   readonly flows: Map<string, FakeFlow>;
@@ -264,7 +267,9 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
     });
   };
 
+  const faults = connectionFaults();
   const server = createServer((req, res) => {
+    if (faults.intercept(req)) return;
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://fake');
       const path = url.pathname.replace(/^\/v\d+\.\d+/, '');
@@ -398,6 +403,7 @@ export async function startFakeGraph(options: FakeGraphOptions = {}): Promise<Fa
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
+    faults,
     apiUrl: `http://127.0.0.1:${port}/v21.0`,
     sent,
     flows,

@@ -3,7 +3,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { AskgateClient, ElicitationRefusedError, elicitThroughAsk } from '../../src/sdk/index.js';
+import { AskgateClient, ElicitationRefusedError, elicitThroughAsk } from 'askgate-sdk';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { api, type Api } from '../helpers/http.js';
 

@@ -4,12 +4,14 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The published SDK speaks HTTP only: every module under src/sdk/ imports (types included) only modules under
- * src/sdk/ and Node's built-ins — nothing of the gateway, no npm package.
+ * The askgate-sdk package speaks HTTP only: every module of its sources imports (types included) only its own modules
+ * and Node's built-ins — nothing of the gateway, no npm package — and its package.json declares no dependency a user's
+ * install would fetch. (.dependency-cruiser.cjs holds the same boundary for `npm run lint`.)
  */
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const SDK = join(ROOT, 'src', 'sdk');
+const PACKAGE = join(ROOT, 'packages', 'askgate-sdk');
+const SDK = join(PACKAGE, 'src');
 
 const modules = readdirSync(SDK, { withFileTypes: true, recursive: true })
   .filter((d) => d.isFile() && d.name.endsWith('.ts'))
@@ -39,7 +41,11 @@ function outside(file: string): string[] {
 describe('the SDK boundary', () => {
   it('scans every SDK module, and reads each kind of import', () => {
     expect(modules.map((f) => relative(ROOT, f))).toEqual(
-      expect.arrayContaining(['src/sdk/index.ts', 'src/sdk/worker.ts', 'src/sdk/wire/interactions.ts']),
+      expect.arrayContaining([
+        'packages/askgate-sdk/src/index.ts',
+        'packages/askgate-sdk/src/worker.ts',
+        'packages/askgate-sdk/src/wire/interactions.ts',
+      ]),
     );
     const sample = [
       "import { a } from '../core/types.js';",
@@ -62,5 +68,12 @@ describe('the SDK boundary', () => {
   it('imports only itself and Node built-ins', () => {
     const crossing = modules.flatMap((file) => outside(file).map((spec) => `${relative(ROOT, file)} → ${spec}`));
     expect(crossing).toEqual([]);
+  });
+
+  it('declares no dependency that an install would fetch', () => {
+    const manifest = JSON.parse(readFileSync(join(PACKAGE, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest['name']).toBe('askgate-sdk');
+    for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies', 'bundleDependencies'])
+      expect(manifest[field], field).toBeUndefined();
   });
 });

@@ -9,7 +9,7 @@ import {
   AskTimeoutError,
   type InteractionRecord,
   type TailEvent,
-} from '../../src/sdk/index.js';
+} from 'askgate-sdk';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 /** The SDK against a real in-process gateway (in-memory store): every call crosses real HTTP. */

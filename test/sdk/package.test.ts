@@ -54,8 +54,14 @@ describe('the packed tarball', () => {
   it('holds the SDK, the bin, the browser build and the docs, and no tests, fakes or benchmarks', async () => {
     const listed = await run('tar', ['-tzf', tarball]);
     const files = listed.stdout.split('\n').filter((f) => f !== '');
-    expect(files).toContain('package/dist/src/sdk/index.js');
-    expect(files).toContain('package/dist/src/sdk/index.d.ts');
+    // The package's entry re-exports askgate-sdk, which the tarball carries (bundled: it is fetched from no registry).
+    expect(files).toContain('package/dist/src/sdk.js');
+    expect(files).toContain('package/dist/src/sdk.d.ts');
+    expect(files).toContain('package/node_modules/askgate-sdk/package.json');
+    expect(files).toContain('package/node_modules/askgate-sdk/dist/esm/index.js');
+    expect(files).toContain('package/node_modules/askgate-sdk/dist/esm/index.d.ts');
+    expect(files.filter((f) => f.startsWith('package/node_modules/') && !f.includes('/askgate-sdk/'))).toEqual([]);
+    expect(files.filter((f) => f.includes('askgate-sdk/src/'))).toEqual([]);
     expect(files).toContain('package/dist/src/cli/main.js');
     expect(files).toContain('package/dist/web/web/inbox.js');
     expect(files).toContain('package/web/inbox.css');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSse, type SseMessage } from '../../src/sdk/sse.js';
+import { parseSse, type SseMessage } from '../../packages/askgate-sdk/src/sse.js';
 
 /** The SSE parser on awkward chunkings: the network splits wherever it likes. */
 

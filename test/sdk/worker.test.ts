@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
-import { AskgateSdkError } from '../../src/sdk/errors.js';
-import { startWorker, type Continuation } from '../../src/sdk/worker.js';
+import { AskgateSdkError, type Continuation, startWorker } from 'askgate-sdk';
 import { api, type Api } from '../helpers/http.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 

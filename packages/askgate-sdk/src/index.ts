@@ -2,7 +2,7 @@
  * The askgate TypeScript SDK: ask people questions from running programs through an askgate gateway.
  *
  * ```ts
- * import { AskgateClient, AskTimeoutError } from 'askgate';
+ * import { AskgateClient, AskTimeoutError } from 'askgate-sdk';
  * const askgate = new AskgateClient({ url: 'http://127.0.0.1:8080', token: process.env.ASKGATE_TOKEN! });
  * const { answer } = await askgate.ask({ question: 'Ship it?', answer_format: 'confirm' });
  * ```
@@ -30,10 +30,12 @@ export type {
   AnswerStatus,
   AskAnswer,
   AskBody,
+  AskField,
   AskFormatPart,
   AskOutcome,
   AsyncAskBody,
   AsyncTiming,
+  ExactAskBody,
   InteractionEventType,
   InteractionPage,
   InteractionRecord,
@@ -41,6 +43,7 @@ export type {
   JsonSchema,
   ListOptions,
   MediaItem,
+  PresetAskFields,
   ReplyTo,
   EscalationStepBody,
   RemindBody,
@@ -59,6 +62,9 @@ export {
   elicitThroughAsk,
   REPLY_TO_META,
 } from './elicitation.js';
+
+export { askAndWait } from './ask-and-wait.js';
+export type { AskEnd, Asker, AskAndWaitOptions } from './ask-and-wait.js';
 
 export { startWorker } from './worker.js';
 export type { Continuation, ContinuationHandler, ContinuationWorker, ContinuationWorkerOptions } from './worker.js';

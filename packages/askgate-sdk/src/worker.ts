@@ -85,7 +85,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * should therefore be idempotent on `resume_id`.
  *
  * ```ts
- * import { startWorker } from 'askgate';
+ * import { startWorker } from 'askgate-sdk';
  * const worker = await startWorker({ url: 'http://127.0.0.1:8080', token: process.env.ASKGATE_TOKEN!, handlers: {
  *   deploy: async (c) => { if (c.type === 'run.resumed' && c.ask_result?.answer === true) await deploy(c.state); },
  * } });

@@ -24,7 +24,7 @@ export type AskEnd =
   | { kind: 'answered'; record: InteractionRecord }
   | { kind: 'expired' | 'cancelled' | 'undeliverable'; record: InteractionRecord };
 
-export interface WaitOptions {
+export interface AskAndWaitOptions {
   /** Aborted when the caller went away: the question is cancelled (a late answer is told 410) and this rejects. */
   signal?: AbortSignal;
   /** Called after each slice with the seconds waited so far (always growing) and the seconds the ask may take. */
@@ -41,7 +41,7 @@ function undeliverable(record: InteractionRecord): boolean {
 }
 
 /** Asks and waits for the end. A refused ask rejects with the gateway's `AskgateHttpError` (nothing was asked). */
-export async function askAndWait(client: Asker, body: AskBody, options: WaitOptions = {}): Promise<AskEnd> {
+export async function askAndWait(client: Asker, body: AskBody, options: AskAndWaitOptions = {}): Promise<AskEnd> {
   const { signal } = options;
   signal?.throwIfAborted();
   let record = await client.create(body, signal === undefined ? {} : { signal });
