@@ -10,6 +10,7 @@ import {
 import { askExternal, type AskExternalOptions, type ExternalAnswer } from './external.js';
 import { settle, sleep } from './settle.js';
 import { TailStream } from './tail.js';
+import { defaultFetch } from './node-fetch.js';
 import { GatewayTransport, type RequestOptions } from './transport.js';
 import type {
   AnswerStatus,
@@ -89,7 +90,7 @@ export class AskgateClient {
       );
     }
     this.url = options.url.replace(/\/+$/, '');
-    this.#http = new GatewayTransport(this.url, options.token, options.fetch ?? globalThis.fetch);
+    this.#http = new GatewayTransport(this.url, options.token, options.fetch ?? defaultFetch());
     this.#maxWaitSeconds = maxWait;
     this.#expiryGraceMs = options.expiryGraceMs ?? 5000;
   }
