@@ -17,6 +17,8 @@ const TRANSIENT_CODES = new Set([
   'ETIMEDOUT',
   'ESOCKETTIMEDOUT',
   'EAI_AGAIN',
+  // No local port free for a new connection (a loaded host opening many at once): nothing reached the platform.
+  'EADDRNOTAVAIL',
   'ENETUNREACH',
   'EHOSTUNREACH',
   'UND_ERR_SOCKET',

@@ -372,7 +372,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       return new Promise((resolve, reject) => {
         // The plain answer and ask requests are served ahead of express (src/doors/fast-door.ts); express serves the
         // rest, including those doors' refusals of auth.
-        const fast = fastDoors(hotDoors(service), auth, logger);
+        const fast = fastDoors(hotDoors(service, claims), auth, logger);
         const s = createServer((req, res) => {
           if (!fast(req, res)) app(req, res);
         });

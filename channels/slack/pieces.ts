@@ -25,7 +25,8 @@ export interface SlackChannelOptions {
 
 /**
  * The Web API client's options. 429s surface to the pacer (which honours Retry-After), and a failed call fails at
- * once: the WebClient's own default would retry for half an hour while an asker waits for its 502.
+ * once: the WebClient's own default would retry for half an hour while an asker waits for its 502. A question's send
+ * that failed on the way is repeated by the core instead, within 5 s (src/core/delivery-retry.ts).
  */
 export function webClientOptions(apiUrl: string) {
   return { slackApiUrl: apiUrl, rejectRateLimitedCalls: true, retryConfig: { retries: 0 }, logLevel: LogLevel.ERROR };

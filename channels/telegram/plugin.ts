@@ -8,6 +8,7 @@ import { clip, outcomeText, renderQuestion, selectKeyboard, votesText } from './
 import { webhookRoutes } from '../pipeline.js';
 import type { WebhookRoute } from '../http.js';
 import { summarize } from '../outcome.js';
+import { botApiAgent } from './transport.js';
 import { verify } from './verify.js';
 import {
   parseUpdate,
@@ -102,7 +103,11 @@ export class TelegramChannel implements ChannelPlugin {
 
   constructor(private readonly options: TelegramChannelOptions) {
     // Only the API client is used: updates arrive on askgate's own webhook door, verified before grammY sees them.
-    this.bot = new Bot(options.botToken, { client: { apiRoot: options.apiRoot } });
+    // Its connections are closed when idle before the server closes them (transport.ts).
+    const agent = botApiAgent(options.apiRoot);
+    this.bot = new Bot(options.botToken, {
+      client: { apiRoot: options.apiRoot, ...(agent === undefined ? {} : { baseFetchConfig: { agent } }) },
+    });
     this.pacer =
       options.sharedPacing == null
         ? new LocalPacer(options.pacing)

@@ -1,63 +1,11 @@
 import { type Request, type Response, Router } from 'express';
-import { AskgateError, invalid } from '../core/errors.js';
-import type { JsonSchema } from '../core/types.js';
-import {
-  type ClaimedContinuation,
-  HANDLER_NAME,
-  type HandlerClaims,
-  type LeaseRefusal,
-  MAX_CLAIM_HANDLERS,
-} from '../runs/handler-claims.js';
+import { AskgateError } from '../core/errors.js';
+import type { HandlerClaims } from '../runs/handler-claims.js';
 import { identityOf, type TokenAuthenticator } from './auth.js';
+import { continuationDoors, type DoorReply } from './continuation-bodies.js';
 import { jsonBody } from './json-body.js';
 
-/** `wait` of a claim, seconds: the longest a claim is held open, and its default. */
-const MAX_WAIT_SECONDS = 60;
-const DEFAULT_WAIT_SECONDS = 30;
-/** `lease_ms` of a claim or extend: 1 s .. 10 min. */
-const MIN_LEASE_MS = 1000;
-const MAX_LEASE_MS = 600_000;
-/** `retry_base_ms` of a fail: 10 ms .. 1 h. */
-const MIN_RETRY_BASE_MS = 10;
-const MAX_RETRY_BASE_MS = 3_600_000;
-/** The longest `error` a fail keeps. */
-const MAX_ERROR_LENGTH = 2000;
-
-/** The continuation doors' bodies as JSON Schema, from the limits the parsers below apply (openapi-document.ts). */
-export function continuationBodySchemas(): Record<'claim' | 'complete' | 'fail' | 'extend', JsonSchema> {
-  const leaseId = { type: 'string', minLength: 1, maxLength: 200, description: 'The lease_id the claim returned.' };
-  const leaseMs = { type: 'integer', minimum: MIN_LEASE_MS, maximum: MAX_LEASE_MS };
-  const closed = (required: string[], properties: Record<string, JsonSchema>): JsonSchema => ({
-    type: 'object',
-    additionalProperties: false,
-    required,
-    properties,
-  });
-  return {
-    claim: closed(['handlers'], {
-      handlers: {
-        type: 'array',
-        minItems: 1,
-        maxItems: MAX_CLAIM_HANDLERS,
-        items: { type: 'string', pattern: HANDLER_NAME.source },
-        description: 'The handler names this worker runs (as in run.resume.handler).',
-      },
-      wait: { type: 'number', minimum: 1, maximum: MAX_WAIT_SECONDS, description: `Default ${DEFAULT_WAIT_SECONDS}.` },
-      lease_ms: { ...leaseMs, description: 'Default ASKGATE_RESUME_LOCK_MS.' },
-    }),
-    complete: closed(['lease_id'], { lease_id: leaseId, output: { description: "Any JSON: the run's output." } }),
-    fail: closed(['lease_id', 'error'], {
-      lease_id: leaseId,
-      error: {
-        type: 'string',
-        minLength: 1,
-        description: `Why it failed; the first ${MAX_ERROR_LENGTH} characters are kept.`,
-      },
-      retry_base_ms: { type: 'integer', minimum: MIN_RETRY_BASE_MS, maximum: MAX_RETRY_BASE_MS },
-    }),
-    extend: closed(['lease_id', 'lease_ms'], { lease_id: leaseId, lease_ms: leaseMs }),
-  };
-}
+export { continuationBodySchemas } from './continuation-bodies.js';
 
 /**
  * The continuation doors (docs/doors.md, "Continuations"): how a handler worker (the SDK's `startWorker`, or any
@@ -67,7 +15,8 @@ export function continuationBodySchemas(): Record<'claim' | 'complete' | 'fail' 
  *
  * - `POST /api/continuations/claim` `{"handlers", "wait"?, "lease_ms"?}` → 200 the next due continuation under a
  *   lease, or 204 when none fell due within `wait` seconds. The claim ends when the asker disconnects.
- * - `POST /api/continuations/{resume_id}/complete` `{"lease_id", "output"?}` → 200 `{"status": "completed"}`.
+ * - `POST /api/continuations/{resume_id}/complete` `{"lease_id", "output"?, "claim"?}` → 200 `{"status":
+ *   "completed"}`, with `claim` (a claim's body) also `"next"`: the next continuation, or null.
  * - `POST /api/continuations/{resume_id}/fail` `{"lease_id", "error", "retry_base_ms"?}` → 200 `{"status":
  *   "retrying", "retry_at"}` or `{"status": "failed"}`.
  * - `POST /api/continuations/{resume_id}/extend` `{"lease_id", "lease_ms"}` → 200 `{"lease_expires_at"}`.
@@ -87,76 +36,47 @@ export function continuationsRouter(claims: HandlerClaims | null, auth: TokenAut
     return claims;
   };
 
+  const send = (res: Response, reply: DoorReply): void => {
+    if (reply.body === undefined) res.status(reply.status).end();
+    else res.status(reply.status).json(reply.body);
+  };
+  const resumeIdOf = (req: Request): string => req.params['id'] as string;
+
   router.post('/api/continuations/claim', auth.require('write'), body, async (req, res) => {
-    const parsed = parseClaim(req.body);
-    const port = need();
     const aborted = abortedWith(req, res);
-    const claimed = await port.claim({ identity: identityOf(req).name, ...parsed, signal: aborted.signal });
-    aborted.done();
-    if (claimed === null) {
-      if (!res.headersSent && !res.destroyed) res.status(204).end();
-      return;
+    try {
+      const reply = await continuationDoors.claim(need(), identityOf(req), req.body, aborted.signal);
+      if (!res.headersSent && !res.destroyed) send(res, reply);
+    } finally {
+      aborted.done();
     }
-    res.status(200).json(claimBody(claimed));
   });
 
   router.post('/api/continuations/:id/complete', auth.require('write'), body, async (req, res) => {
-    const b = objectBody(req.body, ['lease_id', 'output']);
-    const result = await need().complete(identityOf(req).name, resumeIdOf(req), leaseIdOf(b), b['output'] ?? null);
-    if (!result.ok) throw refusalError(result.refusal, resumeIdOf(req));
-    res.status(200).json({ status: 'completed' });
+    const aborted = abortedWith(req, res);
+    try {
+      const reply = await continuationDoors.complete(
+        need(),
+        identityOf(req),
+        resumeIdOf(req),
+        req.body,
+        aborted.signal,
+      );
+      if (!res.headersSent && !res.destroyed) send(res, reply);
+    } finally {
+      aborted.done();
+    }
   });
 
   router.post('/api/continuations/:id/fail', auth.require('write'), body, async (req, res) => {
-    const b = objectBody(req.body, ['lease_id', 'error', 'retry_base_ms']);
-    const leaseId = leaseIdOf(b);
-    const error = b['error'];
-    if (typeof error !== 'string' || error.length === 0)
-      throw invalid('error', 'error is required: a non-empty string saying why the handler failed.');
-    const retryBase =
-      b['retry_base_ms'] === undefined
-        ? undefined
-        : wholeNumber(b['retry_base_ms'], 'retry_base_ms', MIN_RETRY_BASE_MS, MAX_RETRY_BASE_MS);
-    const result = await need().fail(
-      identityOf(req).name,
-      resumeIdOf(req),
-      leaseId,
-      error.slice(0, MAX_ERROR_LENGTH),
-      retryBase,
-    );
-    if (!result.ok) throw refusalError(result.refusal, resumeIdOf(req));
-    const outcome = result.value;
-    res
-      .status(200)
-      .json(
-        outcome.status === 'failed'
-          ? { status: 'failed' }
-          : { status: 'retrying', retry_at: new Date(outcome.retryAt).toISOString() },
-      );
+    send(res, await continuationDoors.fail(need(), identityOf(req), resumeIdOf(req), req.body));
   });
 
   router.post('/api/continuations/:id/extend', auth.require('write'), body, async (req, res) => {
-    const b = objectBody(req.body, ['lease_id', 'lease_ms']);
-    const leaseId = leaseIdOf(b);
-    const leaseMs = wholeNumber(b['lease_ms'], 'lease_ms', MIN_LEASE_MS, MAX_LEASE_MS);
-    const result = await need().extend(identityOf(req).name, resumeIdOf(req), leaseId, leaseMs);
-    if (!result.ok) throw refusalError(result.refusal, resumeIdOf(req));
-    res.status(200).json({ lease_expires_at: new Date(result.value).toISOString() });
+    send(res, await continuationDoors.extend(need(), identityOf(req), resumeIdOf(req), req.body));
   });
 
   return router;
-}
-
-/** The 200 body of a claim: the envelope, and the continuation as the handler receives it (with `attempt`). */
-function claimBody(claimed: ClaimedContinuation): Record<string, unknown> {
-  return {
-    resume_id: claimed.resumeId,
-    handler: claimed.handler,
-    lease_id: claimed.leaseId,
-    lease_expires_at: new Date(claimed.leaseExpiresAt).toISOString(),
-    attempt: claimed.attempt,
-    continuation: { ...claimed.body, attempt: claimed.attempt },
-  };
 }
 
 /** An AbortSignal that fires when the asker goes away before the response is written. */
@@ -168,66 +88,4 @@ function abortedWith(req: Request, res: Response): { signal: AbortSignal; done()
   res.on('close', onClose);
   if (req.destroyed) controller.abort(new Error('the claimer went away'));
   return { signal: controller.signal, done: () => res.off('close', onClose) };
-}
-
-function objectBody(raw: unknown, fields: readonly string[]): Record<string, unknown> {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
-    throw invalid('body', `the body must be a JSON object with ${fields.map((f) => `"${f}"`).join(', ')}.`);
-  const b = raw as Record<string, unknown>;
-  const extra = Object.keys(b).find((k) => !fields.includes(k));
-  if (extra !== undefined)
-    throw invalid(extra, `${extra} is not a field of this door; send ${fields.map((f) => `"${f}"`).join(', ')}.`);
-  return b;
-}
-
-function parseClaim(raw: unknown): { handlers: string[]; waitMs: number; leaseMs: number | null } {
-  const b = objectBody(raw, ['handlers', 'wait', 'lease_ms']);
-  const handlers = b['handlers'];
-  if (!Array.isArray(handlers) || handlers.length < 1 || handlers.length > MAX_CLAIM_HANDLERS)
-    throw invalid('handlers', `handlers must be a list of 1..${MAX_CLAIM_HANDLERS} handler names.`);
-  handlers.forEach((name: unknown, i) => {
-    if (typeof name !== 'string' || !HANDLER_NAME.test(name))
-      throw invalid(
-        `handlers[${i}]`,
-        `handlers[${i}] must be 1..100 letters, digits, "_", "." or "-" (as in run.resume.handler).`,
-      );
-  });
-  const wait = b['wait'] === undefined ? DEFAULT_WAIT_SECONDS : b['wait'];
-  if (typeof wait !== 'number' || !Number.isFinite(wait) || wait < 1 || wait > MAX_WAIT_SECONDS)
-    throw invalid('wait', `wait must be a number of seconds from 1 to ${MAX_WAIT_SECONDS}.`);
-  const leaseMs =
-    b['lease_ms'] === undefined ? null : wholeNumber(b['lease_ms'], 'lease_ms', MIN_LEASE_MS, MAX_LEASE_MS);
-  return { handlers: [...new Set(handlers as string[])], waitMs: Math.round(wait * 1000), leaseMs };
-}
-
-function wholeNumber(raw: unknown, field: string, min: number, max: number): number {
-  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < min || raw > max)
-    throw invalid(field, `${field} must be a whole number from ${min} to ${max}.`);
-  return raw;
-}
-
-function leaseIdOf(b: Record<string, unknown>): string {
-  const leaseId = b['lease_id'];
-  if (typeof leaseId !== 'string' || leaseId.length === 0 || leaseId.length > 200)
-    throw invalid('lease_id', 'lease_id is required: the lease_id the claim returned.');
-  return leaseId;
-}
-
-function resumeIdOf(req: Request): string {
-  return req.params['id'] as string;
-}
-
-function refusalError(refusal: LeaseRefusal, resumeId: string): AskgateError {
-  switch (refusal) {
-    case 'not_found':
-      return new AskgateError('not_found', `no continuation ${resumeId} of your runs is held under that lease.`);
-    case 'lease_expired':
-      return new AskgateError(
-        'lease_expired',
-        `the lease on ${resumeId} lapsed or is not this one: the continuation is offered to another claim; ` +
-          'extend a lease before it lapses.',
-      );
-    case 'already_completed':
-      return new AskgateError('already_completed', `${resumeId} completed already; nothing changed.`);
-  }
 }

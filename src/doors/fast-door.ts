@@ -13,8 +13,18 @@ export interface FastDoor {
   /** The exact path (no query string, no trailing slash); a capture group per path parameter. */
   path: RegExp;
   scope: Scope;
-  /** The response's status and JSON body; a throw becomes the error body express's handler would write. */
-  serve(params: RegExpExecArray, payload: unknown, identity: Identity): Promise<{ status: number; body: unknown }>;
+  /** A long-poll: `serve` gets a signal that fires when the asker goes away before the response is written. */
+  abortable?: boolean;
+  /**
+   * The response's status and JSON body (no body: an empty response, as a 204); a throw becomes the error body
+   * express's handler would write.
+   */
+  serve(
+    params: RegExpExecArray,
+    payload: unknown,
+    identity: Identity,
+    signal: AbortSignal | null,
+  ): Promise<{ status: number; body?: unknown }>;
 }
 
 /**
@@ -66,10 +76,18 @@ export function fastDoors(
 
     const serve = door.serve;
     const matched = params;
+    const gone = door.abortable === true ? closedBeforeReply(res) : null;
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const reply = (status: number, body: unknown, extra: Record<string, string> = {}): void => {
+        if (gone !== null) gone.done();
+        if (res.destroyed) return;
+        if (body === undefined) {
+          res.writeHead(status, extra);
+          res.end();
+          return;
+        }
         const json = JSON.stringify(body);
         res.writeHead(status, {
           ...extra,
@@ -91,9 +109,9 @@ export function fastDoors(
         fail({ type: 'entity.parse.failed' });
         return;
       }
-      let served: Promise<{ status: number; body: unknown }>;
+      let served: Promise<{ status: number; body?: unknown }>;
       try {
-        served = serve(matched, payload, identity);
+        served = serve(matched, payload, identity, gone === null ? null : gone.signal);
       } catch (err) {
         fail(err);
         return;
@@ -102,4 +120,14 @@ export function fastDoors(
     });
     return true;
   };
+}
+
+/** A signal that fires when the response closes before it is written (the asker went away mid long-poll). */
+function closedBeforeReply(res: ServerResponse): { signal: AbortSignal; done(): void } {
+  const controller = new AbortController();
+  const onClose = (): void => {
+    if (!res.writableEnded) controller.abort(new Error('the asker went away'));
+  };
+  res.on('close', onClose);
+  return { signal: controller.signal, done: () => res.off('close', onClose) };
 }

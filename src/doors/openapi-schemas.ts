@@ -303,7 +303,16 @@ export function responseSchemas(): Record<string, JsonSchema> {
         anyOf: [continuationOfRun(), continuationOfTurn()],
       },
     }),
-    ContinuationCompleted: closed({ status: { const: 'completed' } }),
+    ContinuationCompleted: closed(
+      {
+        status: { const: 'completed' },
+        next: {
+          ...nullable(ref('ClaimedContinuation')),
+          description: 'With `claim`: the next continuation under a lease, or null when none fell due within `wait`.',
+        },
+      },
+      ['next'],
+    ),
     ContinuationFailed: {
       anyOf: [closed({ status: { const: 'retrying' }, retry_at: moment }), closed({ status: { const: 'failed' } })],
     },

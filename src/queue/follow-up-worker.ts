@@ -6,7 +6,10 @@ import { surfacesOf, surfaceView } from '../core/surfaces.js';
 import type { StoredInteraction, SurfaceTarget } from '../core/types.js';
 import type { Logger } from '../observability/logger.js';
 import { FOLLOW_UP_QUEUE, type FollowUpJobData } from './follow-ups.js';
+import { sendUntilReached } from './unsent-retry.js';
 import { type WorkerBasis, workerOptions, workersPerShard } from './queues.js';
+
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** One surface a question was delivered on: its channel and the references its `deliver` returned. */
 export interface DeliveredSurface {
@@ -46,10 +49,12 @@ export interface FollowUpWorkerOptions extends WorkerBasis {
  * The askgate worker's side of follow-ups: runs each step when it is due, only while its question is pending (a step
  * that fires after the question resolved — its removal lost the race — does nothing).
  *
- * At most once: a step's job id is fixed, so it is scheduled once; it is tried once (`attempts` is only a ceiling,
- * every failure is final), and a job whose worker died while holding it is failed by BullMQ's stall check instead of
- * run again (`maxStalledCount: 0`). The price is the other side of the guarantee: a worker killed in the middle of a
- * send, or a platform that timed out after taking the message, leaves that one step unsent rather than sent twice.
+ * At most once: a step's job id is fixed, so it is scheduled once; the job is run once (`attempts` is only a
+ * ceiling, every failure is final), and a job whose worker died while holding it is failed by BullMQ's stall check
+ * instead of run again (`maxStalledCount: 0`). Within the step, a reminder send that never reached the platform (no
+ * connection could be made) is tried again for about 15 s (unsent-retry.ts): nobody received it, so it cannot be
+ * sent twice. The price is the other side of the guarantee: a worker killed in the middle of a send, or a platform
+ * that timed out after taking the message, leaves that one step unsent rather than sent twice.
  */
 export class FollowUpWorker {
   /** One per shard: every shard's `follow-up` queue is worked by every askgate worker. */
@@ -98,13 +103,22 @@ export class FollowUpWorker {
         );
         continue;
       }
+      let tries: number;
       try {
         // The plugin sees the question as this surface holds it (its channel, recipient and references).
         const view = surfaceView(record, { ...surface, delivery: { ...surface.delivery } });
-        await channel.remind(view, surface.delivery, text);
+        // Tried again only while the platform cannot have received it (no connection was made): never twice.
+        ({ tries } = await sendUntilReached(
+          () => channel.remind(view, surface.delivery, text),
+          (err, failed) =>
+            this.options.logger.warn(
+              { interaction: record.id, channel: surface.channel, tries: failed, err: errorText(err) },
+              'reminder did not reach the platform; trying again',
+            ),
+        ));
       } catch (err) {
         this.options.logger.warn(
-          { interaction: record.id, channel: surface.channel, err: err instanceof Error ? err.message : String(err) },
+          { interaction: record.id, channel: surface.channel, err: errorText(err) },
           'reminder failed on one surface',
         );
         continue;
@@ -113,7 +127,7 @@ export class FollowUpWorker {
       await this.options.store.appendEvent(record.id, {
         type: 'reminded',
         surface: surface.channel,
-        detail: { n: data.n, max, recipient: surface.recipient },
+        detail: { n: data.n, max, recipient: surface.recipient, ...(tries > 1 ? { tries } : {}) },
       });
     }
   }

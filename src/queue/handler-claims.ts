@@ -32,6 +32,9 @@ export interface BullHandlerClaimsOptions {
   idleMs?: number;
 }
 
+/** The most takes a tap runs beside its blocking one (one per other waiting claimer, up to this). */
+const MAX_PARALLEL_TAKES = 16;
+
 /** A claimer waiting for a continuation: settled once, by the first tap with a job, its timeout, or its abort. */
 interface Waiter {
   readonly request: ClaimRequest;
@@ -76,6 +79,12 @@ function parseLeaseId(leaseId: string): { shard: number; handler: string } | nul
  */
 class Tap {
   readonly worker: Worker<HandlerJob>;
+  /**
+   * The jobs this tap handed out, by lease id, until reported, failed or long lapsed: a complete, fail or extend
+   * reaching the gateway that took the job needs no read of the job, its mark or its lock first (the report, fail
+   * and extend scripts check the lease themselves). A lease taken through another gateway is read from Redis.
+   */
+  readonly handedOut = new Map<string, { job: Job<HandlerJob>; until: number }>();
   private readonly waiters: Waiter[] = [];
   private looping = false;
   private closed = false;
@@ -112,7 +121,7 @@ class Tap {
   }
 
   get idle(): boolean {
-    return this.waiters.length === 0;
+    return this.waiters.length === 0 && this.handedOut.size === 0;
   }
 
   add(waiter: Waiter): void {
@@ -144,10 +153,37 @@ class Tap {
           await new Promise((resolve) => setTimeout(resolve, 1000));
           continue;
         }
-        if (job !== undefined) await this.offer(job, leaseId);
+        if (job === undefined) continue;
+        // Every other claimer still waiting gets a take of its own at once, beside this offer, so that jobs due
+        // together reach their claimers together instead of one take (a Redis round trip) after another.
+        const others = Math.min(this.unsettled() - 1, MAX_PARALLEL_TAKES);
+        const offered = this.offer(job, leaseId);
+        if (others <= 0) await offered;
+        else await Promise.all([offered, ...Array.from({ length: others }, () => this.takeWaiting())]);
       }
     } finally {
       this.looping = false;
+    }
+  }
+
+  private unsettled(): number {
+    let count = 0;
+    for (const waiter of this.waiters) if (!waiter.settled) count++;
+    return count;
+  }
+
+  /** One take that does not block: a job already due is offered; none, and the blocking loop waits for the next. */
+  private async takeWaiting(): Promise<void> {
+    const leaseId = newLeaseId(this.shard, this.handler);
+    try {
+      const job = await this.worker.getNextJob(leaseId, { block: false });
+      if (job !== undefined) await this.offer(job, leaseId);
+    } catch (error) {
+      if (!this.closed)
+        this.options.logger.warn(
+          { err: error instanceof Error ? error.message : String(error) },
+          'taking a handler job failed; the next take tries again',
+        );
     }
   }
 
@@ -168,6 +204,7 @@ class Tap {
       waiter.settled = true;
       const leaseMs = waiter.request.leaseMs ?? this.options.lockMs;
       if (leaseMs !== this.options.lockMs) await job.extendLock(leaseId, leaseMs);
+      this.handedOut.set(leaseId, { job, until: Date.now() + leaseMs });
       waiter.settle({
         resumeId: job.id ?? job.data.resume_id,
         handler: this.handler,
@@ -184,6 +221,12 @@ class Tap {
         'offering a handler job failed; it is offered again when its lease lapses',
       );
     }
+  }
+
+  /** Forgets handed-out jobs whose lease lapsed `graceMs` ago: a report under such a lease is refused anyway. */
+  forgetLapsed(graceMs: number): void {
+    const before = Date.now() - graceMs;
+    for (const [leaseId, held] of this.handedOut) if (held.until < before) this.handedOut.delete(leaseId);
   }
 
   async reported(job: Job<HandlerJob>): Promise<boolean> {
@@ -254,6 +297,7 @@ export class BullHandlerClaims implements HandlerClaims {
   private closeIdle(idleMs: number): void {
     const before = Date.now() - idleMs;
     for (const [key, tap] of this.taps) {
+      tap.forgetLapsed(this.options.lockMs);
       if (tap.idle && tap.lastUsed < before) {
         this.taps.delete(key);
         void tap.close();
@@ -296,6 +340,8 @@ export class BullHandlerClaims implements HandlerClaims {
     const lease = parseLeaseId(leaseId);
     if (lease === null || lease.shard >= this.options.shardKeys.length) return 'lease_expired';
     const tap = this.tap(identity, lease.handler, lease.shard);
+    const mine = tap.handedOut.get(leaseId);
+    if (mine !== undefined && mine.job.id === resumeId) return { tap, job: mine.job };
     const job = await Job.fromId<HandlerJob>(tap.worker, resumeId);
     if (job === undefined) return 'not_found';
     if (await tap.reported(job)) return 'already_completed';
@@ -319,25 +365,31 @@ export class BullHandlerClaims implements HandlerClaims {
       output: output ?? null,
     };
     const completions = (this.options.shardKeys[tap.shard] as Keys).completions;
-    const code = await runReport(
+    const reported = runReport(
       this.options.connection,
       tap.worker.toKey(resumeId),
       completions,
       JSON.stringify(report),
       leaseId,
     );
+    // Sent in the same turn, so both leave in one write, and run after the report (one connection, in order): a
+    // report refused for its lease leaves the finish refused too (the lock is not this lease's); a report recorded,
+    // now or by an earlier try of this lease, lets the job finish. Should the finish fail, the mark keeps the
+    // continuation from running again: the next take finds it reported and finishes it.
+    const finished = job.moveToCompleted(null, leaseId, false).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    const code = await reported;
+    const finishError = await finished;
+    if (code !== -1) tap.handedOut.delete(leaseId);
     if (code === -2) return { ok: false, refusal: 'not_found' };
     if (code === 0) return { ok: false, refusal: 'already_completed' };
     if (code === -1) return { ok: false, refusal: 'lease_expired' };
-    // Recorded: the job may finish now. Should this fail (the lease lapsed in between), the mark keeps the
-    // continuation from running again: the next take finds it reported and finishes it.
-    await job
-      .moveToCompleted(null, leaseId, false)
-      .catch((error: unknown) =>
-        this.options.logger.warn(
-          { err: error instanceof Error ? error.message : String(error), job: resumeId },
-          'a reported handler job did not finish; it is finished when next taken',
-        ),
+    if (finishError !== null)
+      this.options.logger.warn(
+        { err: finishError instanceof Error ? finishError.message : String(finishError), job: resumeId },
+        'a reported handler job did not finish; it is finished when next taken',
       );
     return { ok: true, value: null };
   }
@@ -351,12 +403,13 @@ export class BullHandlerClaims implements HandlerClaims {
   ): Promise<LeaseResult<FailOutcome>> {
     const held = await this.held(identity, resumeId, leaseId);
     if (typeof held === 'string') return { ok: false, refusal: held };
-    const { job } = held;
+    const { tap, job } = held;
     try {
       await job.moveToFailed(new HandlerFailure(reason, retryBaseMs), leaseId, false);
     } catch {
       return { ok: false, refusal: 'lease_expired' };
     }
+    tap.handedOut.delete(leaseId);
     if (job.finishedOn !== undefined) return { ok: true, value: { status: 'failed' } };
     return { ok: true, value: { status: 'retrying', retryAt: Date.now() + (job.delay ?? 0) } };
   }
@@ -366,6 +419,8 @@ export class BullHandlerClaims implements HandlerClaims {
     if (typeof held === 'string') return { ok: false, refusal: held };
     const extended = await held.job.extendLock(leaseId, leaseMs);
     if (Number(extended) !== 1) return { ok: false, refusal: 'lease_expired' };
+    const mine = held.tap.handedOut.get(leaseId);
+    if (mine !== undefined) mine.until = Date.now() + leaseMs;
     return { ok: true, value: Date.now() + leaseMs };
   }
 

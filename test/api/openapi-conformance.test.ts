@@ -1,6 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotDoors } from '../../src/doors/hot-doors.js';
+import type { HandlerClaims } from '../../src/runs/handler-claims.js';
 import { startFakeStripe, STRIPE_KEY, STRIPE_WHSEC, type FakeStripe } from '../fakes/stripe-server.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { depositPreset } from '../confirmations/helpers.js';
@@ -156,8 +157,12 @@ describe('the document', () => {
       'post /api/runs',
       'put /api/presets/:name',
     ]);
-    const fast = hotDoors(memory.gateway.service);
-    expect(fast.length).toBe(2);
+    // The continuation doors ahead of express exist on a store with runs; their paths are what is checked here.
+    const noClaims = new Proxy({} as HandlerClaims, {
+      get: () => () => Promise.reject(new Error('only the paths are read here')),
+    });
+    const fast = hotDoors(memory.gateway.service, noClaims);
+    expect(fast.length).toBe(6);
     for (const door of fast) {
       const hits = [...documented].filter(
         (r) => r.startsWith('post ') && door.path.test(r.slice(5).replace('{}', 'a1')),

@@ -128,6 +128,15 @@ describe('isTransientNetworkFailure, on real failures', () => {
     expect(isTransientNetworkFailure(err)).toBe(true);
   });
 
+  it("Node's codes for a connection that failed, however deep an SDK wrapped them, are on the way", () => {
+    const nodeError = (code: string): Error => Object.assign(new Error(code), { code });
+    // grammY's HttpError keeps the fetch error as `error`; fetch keeps undici's as `cause`.
+    expect(isTransientNetworkFailure({ error: nodeError('ECONNRESET') })).toBe(true);
+    expect(isTransientNetworkFailure(new TypeError('fetch failed', { cause: nodeError('UND_ERR_SOCKET') }))).toBe(true);
+    expect(isTransientNetworkFailure(nodeError('EADDRNOTAVAIL'))).toBe(true);
+    expect(isTransientNetworkFailure(nodeError('ENOTFOUND'))).toBe(false);
+  });
+
   it('an answer is not: a plain error, a user abort, and nothing at all', () => {
     const aborted = new AbortController();
     aborted.abort();

@@ -81,6 +81,13 @@ export interface FakeTelegram {
   tooManyRequests(method: string, retryAfter: number, times?: number): void;
   /** A chat that does not exist (sendMessage: "chat not found"). */
   forgetChat(chatId: string): void;
+  /**
+   * Stops listening until acceptConnections: a connection attempt is refused (ECONNREFUSED), as when the Bot API is
+   * unreachable, so a send fails before Telegram could have taken it. Idle kept-alive connections are closed too.
+   */
+  refuseConnections(): Promise<void>;
+  /** Listens again on the same address. */
+  acceptConnections(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -414,10 +421,17 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       );
     },
     forgetChat: (chatId) => unknownChats.add(chatId),
+    refuseConnections: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+    acceptConnections: () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve)),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
-        server.close(() => resolve());
+        if (server.listening) server.close(() => resolve());
+        else resolve();
       }),
   };
 }

@@ -12,10 +12,11 @@ export interface TestGateway {
 /**
  * An in-process gateway on a free loopback port: the in-memory store unless `env.REDIS_URL` is given.
  * Dev mode (one all-scopes token) unless `env.ASKGATE_TOKENS` is given, in which case `token` is its first token.
+ * `options.logger` replaces the silent logger, for a test that reads what the gateway logs.
  */
 export async function startTestGateway(
   env: Record<string, string> = {},
-  options: Omit<GatewayOptions, 'logger'> = {},
+  options: GatewayOptions = {},
 ): Promise<TestGateway> {
   // The suite's webhook receivers listen on 127.0.0.1; test/park/outbound-pin.test.ts turns this off to test the pin.
   const config = loadConfig({

@@ -216,6 +216,59 @@ describe('continuation doors', () => {
     await until(async () => (await runStatus('run-cd-fail')) === 'resumed', 'the completion to be recorded');
   });
 
+  it('complete with a claim records the completion, then hands on the next continuation (or null)', async () => {
+    await readyRun(alice, 'run-cd-next-1', 'next');
+    const first = await claim(alice, 'next');
+    const resumeId = first.json['resume_id'] as string;
+    const lease = first.json['lease_id'];
+    // A bad claim refuses the whole request, naming the field inside it, and records nothing.
+    const bad = await alice.post(`/api/continuations/${resumeId}/complete`, {
+      lease_id: lease,
+      claim: { handlers: ['no spaces'] },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.json['field']).toBe('claim.handlers[0]');
+    expect(await runStatus('run-cd-next-1')).not.toBe('resumed');
+    // The next continuation falls due while the complete waits for it.
+    const completing = alice.post(`/api/continuations/${resumeId}/complete`, {
+      lease_id: lease,
+      output: 'one',
+      claim: { handlers: ['next'], wait: 20 },
+    });
+    await until(async () => (await runStatus('run-cd-next-1')) === 'resumed', 'the first completion');
+    await readyRun(alice, 'run-cd-next-2', 'next');
+    const done = await completing;
+    expect(done.status).toBe(200);
+    expect(done.json['status']).toBe('completed');
+    const next = done.json['next'] as Record<string, unknown>;
+    expect(next).toMatchObject({ handler: 'next', attempt: 1 });
+    expect(next['continuation']).toMatchObject({ run_id: 'run-cd-next-2' });
+    const last = await alice.post(`/api/continuations/${next['resume_id'] as string}/complete`, {
+      lease_id: next['lease_id'],
+      claim: { handlers: ['next'], wait: 1 },
+    });
+    expect(last.json).toEqual({ status: 'completed', next: null });
+    await until(async () => (await runStatus('run-cd-next-2')) === 'resumed', 'the second completion');
+  });
+
+  it('claims waiting together each receive one of the continuations that fall due together', async () => {
+    const waiting = [1, 2, 3, 4].map(() => claim(alice, 'many', { wait: 20 }));
+    await alice.get('/api/runs/run-cd-none');
+    await Promise.all([1, 2, 3, 4].map((n) => readyRun(alice, `run-cd-many-${n}`, 'many')));
+    const claimed = await Promise.all(waiting);
+    expect(claimed.map((c) => c.status)).toEqual([200, 200, 200, 200]);
+    const runs = claimed.map((c) => (c.json['continuation'] as Record<string, unknown>)['run_id']).sort();
+    expect(runs).toEqual(['run-cd-many-1', 'run-cd-many-2', 'run-cd-many-3', 'run-cd-many-4']);
+    for (const c of claimed)
+      expect(
+        (
+          await alice.post(`/api/continuations/${c.json['resume_id'] as string}/complete`, {
+            lease_id: c.json['lease_id'],
+          })
+        ).status,
+      ).toBe(200);
+  });
+
   it('refuses bad bodies naming the field, and a token without write', async () => {
     const cases: Array<[unknown, string]> = [
       [{}, 'handlers'],
@@ -236,6 +289,79 @@ describe('continuation doors', () => {
     const noError = await alice.post('/api/continuations/resume-x/fail', { lease_id: 'x' });
     expect(noError.json).toMatchObject({ error: 'invalid_request', field: 'error' });
     expect((await api(url, READER).post('/api/continuations/claim', { handlers: ['ok'] })).status).toBe(403);
+  });
+});
+
+describe('continuation doors on two gateways, ahead of express and through it', () => {
+  /** A POST the fast doors leave to express: a content-type parameter they do not take. */
+  const viaExpress = async (
+    path: string,
+    body: unknown,
+  ): Promise<{ status: number; json: Record<string, unknown> }> => {
+    const res = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ALICE}`, 'content-type': 'application/json; profile=express' },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
+  };
+
+  it('a lease taken through one gateway is completed through another; the first then refuses it as completed', async () => {
+    const second = await createGateway(
+      loadConfig({
+        REDIS_URL: redis.url,
+        ASKGATE_REDIS_PREFIX: PREFIX,
+        LOG_LEVEL: 'silent',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        ASKGATE_TOKENS: JSON.stringify({ [ALICE]: { identity: 'alice', scopes: ['read', 'write', 'answer'] } }),
+      }),
+      { workers: false },
+    );
+    try {
+      const there = api(await second.listen(), ALICE);
+      await readyRun(alice, 'run-cd-two', 'two');
+      const claimed = await claim(alice, 'two');
+      expect(claimed.status).toBe(200);
+      const resumeId = claimed.json['resume_id'] as string;
+      const lease = { lease_id: claimed.json['lease_id'] };
+      const extended = await there.post(`/api/continuations/${resumeId}/extend`, { ...lease, lease_ms: 60_000 });
+      expect(extended.status).toBe(200);
+      expect((await there.post(`/api/continuations/${resumeId}/complete`, lease)).status).toBe(200);
+      // The gateway that handed the lease out still remembers it: its record of the report must win over that.
+      const again = await alice.post(`/api/continuations/${resumeId}/complete`, lease);
+      expect(again.status).toBe(409);
+      expect(again.json['error']).toBe('already_completed');
+      await until(async () => (await runStatus('run-cd-two')) === 'resumed', 'the completion to be recorded');
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('the express doors answer claim, extend, fail and complete as the doors ahead of it do', async () => {
+    await readyRun(alice, 'run-cd-express', 'express');
+    const first = await viaExpress('/api/continuations/claim', { handlers: ['express'], wait: 5 });
+    expect(first.status).toBe(200);
+    expect(first.json).toMatchObject({ handler: 'express', attempt: 1 });
+    expect(first.json['continuation']).toMatchObject({ run_id: 'run-cd-express', attempt: 1 });
+    const resumeId = first.json['resume_id'] as string;
+    const path = `/api/continuations/${resumeId}`;
+    const lease = { lease_id: first.json['lease_id'] };
+    expect((await viaExpress(`${path}/extend`, { ...lease, lease_ms: 60_000 })).status).toBe(200);
+    const failed = await viaExpress(`${path}/fail`, { ...lease, error: 'try again', retry_base_ms: 20 });
+    expect(failed.json['status']).toBe('retrying');
+    const stale = await viaExpress(`${path}/complete`, lease);
+    expect(stale).toMatchObject({ status: 409, json: { error: 'lease_expired' } });
+    const second = await viaExpress('/api/continuations/claim', { handlers: ['express'], wait: 5 });
+    expect(second.json).toMatchObject({ resume_id: resumeId, attempt: 2 });
+    const done = await viaExpress(`${path}/complete`, { lease_id: second.json['lease_id'], output: { ok: 1 } });
+    expect(done).toMatchObject({ status: 200, json: { status: 'completed' } });
+    expect((await viaExpress('/api/continuations/claim', { handlers: ['express'], wait: 1 })).status).toBe(204);
+    expect((await viaExpress('/api/continuations/claim', { handlers: ['no spaces'] })).json).toMatchObject({
+      error: 'invalid_request',
+      field: 'handlers[0]',
+    });
   });
 });
 

@@ -62,6 +62,77 @@ describe('ask types', () => {
       // @ts-expect-error async needs expiry_at
       void client.ask({ question: 'q', answer_format: 'text', mode: 'async' });
     }));
+
+  it('refuses misspelt fields, at the top and inside the nested objects', () =>
+    typeOnly(() => {
+      // @ts-expect-error answerFormat is answer_format
+      void client.ask({ question: 'q', answer_format: 'text', answerFormat: 'text' });
+      // @ts-expect-error groupId is group_id
+      void client.ask({ question: 'q', answer_format: 'text', groupId: 'g' });
+      // @ts-expect-error expiresAt is expiry_at
+      void client.ask({ question: 'q', answer_format: 'text', mode: 'async', expiry_at: 'x', expiresAt: 'x' });
+      // @ts-expect-error rejct is reject
+      void client.ask({ question: 'q', answer_format: 'confirm', quorum: { approve: 2, rejct: 1 } });
+      void client.ask({
+        question: 'q',
+        answer_format: 'text',
+        // @ts-expect-error recipent is recipient
+        deliver: [{ channel: 'slack', recipient: 'U1', recipent: 'U1' }],
+      });
+      // @ts-expect-error evry is every
+      void client.ask({ question: 'q', answer_format: 'text', remind: { every: 60, max: 2, evry: 60 } });
+      void client.ask({
+        question: 'q',
+        answer_format: 'text',
+        // @ts-expect-error chanel is channel
+        escalate: [{ after: 60, channel: 'slack', chanel: 'x' }],
+      });
+      void client.ask({
+        question: 'q',
+        answer_format: 'text',
+        mode: 'async',
+        expiry_at: '2030-01-01T00:00:00Z',
+        // @ts-expect-error runId is run_id
+        run: { run_id: 'r', runId: 'r', resume: { handler: 'h' } },
+      });
+      // @ts-expect-error questoin is question
+      void client.askPreset('deposit', { questoin: 'q' });
+      // @ts-expect-error a preset ask's timeout is a number of seconds, as an ask's
+      void client.askPreset('deposit', { timeout: '60' });
+    }));
+
+  it('keeps accepting every correctly spelt field, and open JSON where the contract has it', () =>
+    typeOnly(() => {
+      expectTypeOf(
+        client.ask({
+          question: 'q',
+          answer_format: 'select',
+          choices: ['a', 'b'],
+          group_id: 'g',
+          deliver: [{ channel: 'slack', recipient: 'U1' }],
+          approvers: ['slack:U1'],
+          remind: { every: 60, max: 2 },
+          escalate: [{ after: 60, channel: 'telegram', recipient: '42' }],
+          media: [],
+          link: true,
+          timeout: 60,
+        }),
+      ).resolves.toEqualTypeOf<AskAnswer<'a' | 'b'>>();
+      expectTypeOf(
+        client.ask({ question: 'q', answer_format: 'confirm', quorum: { approve: 2, reject: 1 } }),
+      ).resolves.toEqualTypeOf<AskAnswer<boolean>>();
+      // A form's schema, a verifier's options and a run's state are JSON of the caller's choosing.
+      void client.ask({ question: 'q', answer_format: 'form', schema: { type: 'object', 'x-anything': 1 } });
+      void client.ask({ question: 'q', answer_format: 'external', verifier: { name: 'stripe', secret_env: 'S' } });
+      void client.ask({
+        question: 'q',
+        answer_format: 'text',
+        mode: 'async',
+        expiry_at: '2030-01-01T00:00:00Z',
+        run: { run_id: 'r', state: { any: ['json'] }, resume: { webhook: 'https://example.com/resume' } },
+      });
+      void client.askPreset('deposit', { question: 'q', timeout: 60 });
+    }));
 });
 
 describe('the type-level tests are enforced', () => {

@@ -119,6 +119,54 @@ describe('startWorker', () => {
     await until(async () => (await alice.get('/api/runs/run-sw-slow')).json['status'] === 'resumed', 'the run');
   });
 
+  it('claims the next continuation with each complete: one claim request for a run of continuations', async () => {
+    const sent: string[] = [];
+    const counting: typeof fetch = (input, init) => {
+      const path = new URL(String(input)).pathname.replace(/continuations\/[^/]+\//, 'continuations/{id}/');
+      const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as Record<string, unknown>) : {};
+      sent.push(`${path}${body['claim'] === undefined ? '' : ' +claim'}`);
+      return fetch(input, init);
+    };
+    const seen: string[] = [];
+    const worker = await startWorker({
+      url,
+      token: TOKEN,
+      concurrency: 1,
+      fetch: counting,
+      handlers: { chain: (c) => void seen.push(c.run_id) },
+    });
+    try {
+      for (const n of [1, 2, 3, 4]) {
+        await readyRun(`run-sw-chain-${n}`, 'chain');
+        await until(() => seen.length === n, `continuation ${n}`);
+      }
+      await until(
+        async () => (await alice.get('/api/runs/run-sw-chain-4')).json['status'] === 'resumed',
+        'the last completion',
+      );
+    } finally {
+      await worker.close();
+    }
+    expect(seen).toEqual(['run-sw-chain-1', 'run-sw-chain-2', 'run-sw-chain-3', 'run-sw-chain-4']);
+    // The first continuation came through a claim; each complete waited for the next (the fourth's was cut by close).
+    expect(sent.filter((s) => s === '/api/continuations/claim')).toHaveLength(1);
+    expect(sent.filter((s) => s === '/api/continuations/{id}/complete +claim')).toHaveLength(4);
+    for (const n of [1, 2, 3]) expect((await alice.get(`/api/runs/run-sw-chain-${n}`)).json['status']).toBe('resumed');
+  });
+
+  it('closing while a complete waits for the next continuation keeps the completion, and resolves at once', async () => {
+    const worker = await startWorker({ url, token: TOKEN, concurrency: 1, handlers: { once: () => 'ok' } });
+    await readyRun('run-sw-once', 'once');
+    await until(async () => (await alice.get('/api/runs/run-sw-once')).json['status'] === 'resumed', 'the run');
+    // The complete that recorded it is now waiting (up to 30 s) for a next continuation that never comes.
+    const order: string[] = [];
+    const closing = worker.close().then(() => order.push('closed'));
+    const timeout = new Promise<void>((resolve) => setTimeout(() => resolve(void order.push('waited 10 s')), 10_000));
+    await Promise.race([closing, timeout]);
+    expect(order).toEqual(['closed']);
+    expect((await alice.get('/api/runs/run-sw-once')).json['status']).toBe('resumed');
+  });
+
   it('refuses options it cannot work with, saying what to pass', async () => {
     await expect(
       startWorker({ redisUrl: 'redis://127.0.0.1:6379', handlers: { a: () => null } } as never),

@@ -10,8 +10,18 @@ import {
 import { askExternal, type AskExternalOptions, type ExternalAnswer } from './external.js';
 import { settle, sleep } from './settle.js';
 import { TailStream } from './tail.js';
+import { defaultFetch } from './node-fetch.js';
 import { GatewayTransport, type RequestOptions } from './transport.js';
-import type { AnswerStatus, AskAnswer, AskBody, AskOutcome, InteractionPage, ListOptions } from './types.js';
+import type {
+  AnswerStatus,
+  AskAnswer,
+  AskBody,
+  AskOutcome,
+  ExactAskBody,
+  InteractionPage,
+  ListOptions,
+  PresetAskFields,
+} from './types.js';
 
 /** Options of `new AskgateClient(...)`. */
 export interface AskgateClientOptions {
@@ -80,7 +90,7 @@ export class AskgateClient {
       );
     }
     this.url = options.url.replace(/\/+$/, '');
-    this.#http = new GatewayTransport(this.url, options.token, options.fetch ?? globalThis.fetch);
+    this.#http = new GatewayTransport(this.url, options.token, options.fetch ?? defaultFetch());
     this.#maxWaitSeconds = maxWait;
     this.#expiryGraceMs = options.expiryGraceMs ?? 5000;
   }
@@ -91,7 +101,7 @@ export class AskgateClient {
    * `AskTimeoutError` when the deadline passes unanswered and `AskCancelledError` when the ask is cancelled. An
    * async ask (`mode: "async"`, or `to: "caller"`) returns `{suspended: true, interaction}` at once.
    */
-  async ask<const B extends AskBody>(body: B, options: AskOptions = {}): Promise<AskOutcome<B>> {
+  async ask<const B extends AskBody>(body: ExactAskBody<B>, options: AskOptions = {}): Promise<AskOutcome<B>> {
     const created = await this.#create(body, options.signal);
     options.onCreated?.(created.record);
     if (created.suspended || created.record.mode === 'async') {
@@ -134,7 +144,7 @@ export class AskgateClient {
    */
   async askPreset<T = unknown>(
     name: string,
-    fields: Record<string, unknown> = {},
+    fields: PresetAskFields = {},
     options: AskOptions = {},
   ): Promise<AskAnswer<T>> {
     const path = `/api/presets/${encodeURIComponent(name)}/ask`;

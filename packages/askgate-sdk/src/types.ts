@@ -108,6 +108,49 @@ export type AsyncAskBody = AskBase & AskFormatPart & AsyncTiming;
 /** The body of `POST /api/interactions`. */
 export type AskBody = SyncAskBody | AsyncAskBody;
 
+/** Every key of any member of the union `T`. */
+type KeyOfAny<T> = T extends unknown ? keyof T : never;
+
+/** The type of field `K` across the members of the union `T` that have it. */
+type FieldOfAny<T, K extends PropertyKey> = T extends unknown ? (K extends keyof T ? T[K] : never) : never;
+
+/** Every field name an ask body may carry. */
+export type AskField = KeyOfAny<AskBody>;
+
+/** The fields whose value is an object of known keys (for arrays, each item), with those keys. */
+interface NestedAskFields {
+  deliver: 'channel' | 'recipient';
+  quorum: 'approve' | 'reject';
+  remind: 'every' | 'max';
+  escalate: 'after' | 'channel' | 'recipient';
+  run: KeyOfAny<RunBody>;
+}
+
+/** `V` (an object, or an array of objects) with every key outside `Keys` typed `never`. */
+type Closed<V, Keys extends PropertyKey> = V extends readonly (infer Item)[]
+  ? readonly Closed<Item, Keys>[]
+  : V extends object
+    ? V & { [K in Exclude<keyof V, Keys>]: never }
+    : V;
+
+/**
+ * A body `B` as `ask` accepts it: a field no ask body has (`answerFormat`, `groupId`), at the top or inside
+ * `deliver`, `quorum`, `remind`, `escalate` and `run`, is typed `never`, so the compiler refuses it and names it.
+ * `ask` infers its body's type to type the answer, and TypeScript skips its excess property check for an
+ * inferred type: this puts the check back. (`schema`, `payload`, `state` and a verifier's options stay open JSON.)
+ */
+export type ExactAskBody<B> = B & { [K in Exclude<keyof B, AskField>]: never } & {
+  [K in keyof B as K extends keyof NestedAskFields ? K : never]: K extends keyof NestedAskFields
+    ? Closed<B[K], NestedAskFields[K]>
+    : never;
+};
+
+/**
+ * The fields a preset ask may pass (`askPreset`): any ask field, each optional, typed as in an ask body; a field
+ * the preset fixes is refused by the gateway (400 `fixed_by_preset`), one it does not know by the compiler.
+ */
+export type PresetAskFields = { readonly [K in AskField]?: FieldOfAny<AskBody, K> };
+
 /** The typed answer of an ask body: boolean for confirm, the choice union for select, an object for form. */
 export type AnswerOf<B> = B extends { answer_format: 'confirm' }
   ? boolean

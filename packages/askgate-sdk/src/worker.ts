@@ -1,10 +1,12 @@
 import { AskgateClient } from './client.js';
 import { AskgateHttpError, AskgateSdkError } from './errors.js';
+import { defaultFetch } from './node-fetch.js';
 import { GatewayTransport } from './transport.js';
 import type {
   ClaimBody,
   ClaimResponse,
   CompleteBody,
+  CompleteResponse,
   ContinuationPayload,
   ConversationTurnPayload,
   ExtendBody,
@@ -113,29 +115,64 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
   const concurrency = options.concurrency ?? 8;
   if (!Number.isInteger(concurrency) || concurrency < 1)
     throw new AskgateSdkError(`concurrency must be a whole number of at least 1, not ${concurrency}.`);
-  const fetchImpl = options.fetch ?? fetch;
+  const fetchImpl = options.fetch ?? defaultFetch();
   // The client checks url and token (and says how to fix them); the worker shares its transport's rules.
   const client = new AskgateClient({ url: options.url, token: options.token, fetch: fetchImpl });
   const http = new GatewayTransport(client.url, options.token, fetchImpl);
   const onError = options.onError ?? ((error: Error) => process.stderr.write(`askgate worker: ${error.message}\n`));
   const stopping = new AbortController();
 
+  const claimBody = (handler: string): ClaimBody => ({
+    handlers: [handler],
+    wait: CLAIM_WAIT_SECONDS,
+    lease_ms: leaseMs,
+  });
   const claim = async (handler: string): Promise<ClaimResponse | null> => {
-    const body: ClaimBody = { handlers: [handler], wait: CLAIM_WAIT_SECONDS, lease_ms: leaseMs };
-    const response = await http.send('POST', '/api/continuations/claim', { body, signal: stopping.signal });
+    const response = await http.send('POST', '/api/continuations/claim', {
+      body: claimBody(handler),
+      signal: stopping.signal,
+    });
     if (response.status === 204) return null;
     return (await response.json()) as ClaimResponse;
   };
 
-  /** Sends a report; retried while the gateway does not answer; a refusal (409: the lease lapsed) is final. */
-  const report = async (path: string, body: CompleteBody | FailBody): Promise<void> => {
+  /**
+   * Completes and claims the next continuation in one request. Any failure of it (the worker closing mid-wait, the
+   * gateway unreachable, a 5xx) leaves unknown whether the completion was recorded: `undefined` says so, and the
+   * caller reports it again on its own, where `already_completed` then means it was.
+   */
+  const completeAndClaim = async (
+    path: string,
+    body: CompleteBody,
+    handler: string,
+  ): Promise<ClaimResponse | null | undefined> => {
+    try {
+      const done = await http.json<CompleteResponse>('POST', path, {
+        body: { ...body, claim: claimBody(handler) },
+        signal: stopping.signal,
+      });
+      return done.next ?? null;
+    } catch (error) {
+      if (error instanceof AskgateHttpError && error.status < 500) {
+        onError(error);
+        return null;
+      }
+      return undefined;
+    }
+  };
+
+  /**
+   * Sends a report; retried while the gateway does not answer; a refusal (409: the lease lapsed) is final. After an
+   * attempt whose outcome is unknown (`uncertain`), `already_completed` means that attempt was recorded.
+   */
+  const report = async (path: string, body: CompleteBody | FailBody, uncertain = false): Promise<void> => {
     for (let tries = 1; ; tries++) {
       try {
         await http.send('POST', path, { body });
         return;
       } catch (error) {
         if (error instanceof AskgateHttpError && error.status < 500) {
-          onError(error);
+          if (!(uncertain || tries > 1) || error.code !== 'already_completed') onError(error);
           return;
         }
         if (tries >= REPORT_TRIES) {
@@ -147,7 +184,12 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
     }
   };
 
-  const run = async (handler: ContinuationHandler, claimed: ClaimResponse): Promise<void> => {
+  /** Runs one continuation and reports it; resolves with the next one when the report claimed it too. */
+  const run = async (
+    name: string,
+    handler: ContinuationHandler,
+    claimed: ClaimResponse,
+  ): Promise<ClaimResponse | null> => {
     const path = `/api/continuations/${encodeURIComponent(claimed.resume_id)}`;
     // Lengthen the lease while the handler runs, every half lease (as BullMQ renews a lock).
     const extend: ExtendBody = { lease_id: claimed.lease_id, lease_ms: leaseMs };
@@ -163,8 +205,13 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
       clearInterval(renew);
     }
     if (outcome.ok) {
-      await report(`${path}/complete`, { lease_id: claimed.lease_id, output: outcome.output ?? null });
-      return;
+      const complete: CompleteBody = { lease_id: claimed.lease_id, output: outcome.output ?? null };
+      if (!stopping.signal.aborted) {
+        const next = await completeAndClaim(`${path}/complete`, complete, name);
+        if (next !== undefined) return next;
+      }
+      await report(`${path}/complete`, complete, true);
+      return null;
     }
     const error = outcome.error;
     const message = error instanceof Error ? error.message : String(error);
@@ -173,11 +220,17 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
       error: message.length > 0 ? message : 'the handler threw',
       ...(options.backoffMs === undefined ? {} : { retry_base_ms: options.backoffMs }),
     });
+    return null;
   };
 
   const slot = async (name: string, handler: ContinuationHandler): Promise<void> => {
     let failures = 0;
-    while (!stopping.signal.aborted) {
+    let next: ClaimResponse | null = null;
+    while (!stopping.signal.aborted || next !== null) {
+      if (next !== null) {
+        next = await run(name, handler, next);
+        continue;
+      }
       let claimed: ClaimResponse | null;
       try {
         claimed = await claim(name);
@@ -188,7 +241,7 @@ export async function startWorker(options: ContinuationWorkerOptions): Promise<C
         await sleep(CLAIM_RETRY_MS[Math.min(failures++, CLAIM_RETRY_MS.length - 1)] as number);
         continue;
       }
-      if (claimed !== null) await run(handler, claimed);
+      if (claimed !== null) next = await run(name, handler, claimed);
     }
   };
 

@@ -55,7 +55,8 @@ const DEFAULT_REDIS_OPTIONS: RedisOptions = {
  * - `command()`: the interaction store, the run store, Telegram's shared pacing — every script is registered on it,
  *   its writes coalesced per turn;
  * - `subscriber()`: the store's events listener — a subscribed connection runs nothing else;
- * - `queue()`: every BullMQ Queue and Worker of the process — BullMQ needs `maxRetriesPerRequest: null`;
+ * - `queue()`: every BullMQ Queue and Worker of the process — BullMQ needs `maxRetriesPerRequest: null`; its writes
+ *   coalesced per turn too (a Worker's blocking duplicate is not);
  * - `streamReader(k)`: the askgate worker's blocking reads of shard k's completions stream
  *   (src/queue/completion-stream.ts) — a blocked connection runs nothing else; one per shard.
  *
@@ -114,7 +115,13 @@ export class RedisConnections {
   /** The BullMQ connection: Queues and Workers share it (a Worker duplicates it for its blocking reads). */
   queue(): RedisClient {
     // Blocking commands must not give up, so BullMQ refuses a connection with a per-request retry limit.
-    this.queueClient ??= this.open({ maxRetriesPerRequest: null }, { lazy: false });
+    // Writes coalesced per turn as on the command connection: a handler claim's takes for several waiting claimers,
+    // and a complete's report and the finish of its job, leave in one write.
+    if (this.queueClient === null) {
+      const client = this.open({ maxRetriesPerRequest: null }, { lazy: false });
+      if (client instanceof Redis) coalesceWrites(client);
+      this.queueClient = client;
+    }
     return this.queueClient;
   }
 

@@ -83,6 +83,14 @@ export interface CompleteBody {
   lease_id: string;
   /** The handler's return value: the run's output (for a run reached over chat, the reply). Default null. */
   output?: unknown;
+  /** Claim the next continuation in the same request, once this one is recorded: it comes back as `next`. */
+  claim?: ClaimBody;
+}
+
+/** The 200 body of a complete; `next` only when the complete carried a `claim` (null: none fell due in `wait`). */
+export interface CompleteResponse {
+  status: 'completed';
+  next?: ClaimResponse | null;
 }
 
 /** The body of `POST /api/continuations/{resume_id}/fail`. */

@@ -504,6 +504,7 @@ export interface components {
             resume_id: string;
         };
         ContinuationCompleted: {
+            next?: components["schemas"]["ClaimedContinuation"] | null;
             /** @constant */
             status: "completed";
         };
@@ -1190,6 +1191,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    claim?: {
+                        handlers: string[];
+                        lease_ms?: number;
+                        wait?: number;
+                    };
                     lease_id: string;
                     output?: unknown;
                 };
