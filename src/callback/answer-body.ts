@@ -7,7 +7,7 @@ import { checkField, type FieldInput } from '../../forms/check.js';
 import { RESERVED_PREFIX } from '../../forms/decode.js';
 import { flattenFields, formFields } from '../../forms/fields.js';
 import { MESSAGES } from '../../forms/messages.js';
-import { type AskgateError, invalid } from '../core/errors.js';
+import { ANSWER_ROOT, type AnswerViolation, type AskgateError, invalid } from '../core/errors.js';
 import { formatOf, type PostedEntries } from '../core/formats/index.js';
 import type { InteractionRecord, JsonSchema } from '../core/types.js';
 import type { Refusal } from './pages.js';
@@ -84,25 +84,36 @@ function inputOf(entries: Entries, name: string, kind: string): FieldInput {
 }
 
 /**
- * The sentence to show under the field the server refused (the refusal's field and bare reason, as data): the same
- * sentence the page's own checks would have shown (the sender's `errorMessages` first, then the page's defaults),
- * else the server's reason.
+ * The sentences to show under the fields the server refused (each refusal's field and bare reason, as data; an
+ * answer refusal lists every violation in `errors`): the same sentence the page's own checks would have shown (the
+ * sender's `errorMessages` first, then the page's defaults), else the server's reason. A refusal no field of the
+ * page holds is shown at the top.
  */
 export function refusalOf(question: Question, error: AskgateError, entries: Entries): Refusal {
   const values = formValues(entries);
-  const { field: raw, reason } = error.refusal;
   const format = formatOf(question.answer_format);
-  // A wrapped format's value sits in its `answer` field, which the server calls the root.
-  const atRoot = raw === null || raw === '' || raw === '(root)';
-  const path = format.wrapped && atRoot ? 'answer' : atRoot ? '' : raw;
-  const field = flattenFields(formFields(format.pageSchema(question))).find((f) => f.name === path);
-  if (field === undefined) return { values, errors: { '': sentence(reason) } };
-  const message =
-    checkField(field.rule, inputOf(entries, field.name, field.rule.kind)) ??
-    (reason === 'is required'
-      ? (field.rule.errorRequired ?? MESSAGES.required)
-      : (field.rule.errorInvalid ?? sentence(reason)));
-  return { values, errors: { [field.name]: message } };
+  const fields = flattenFields(formFields(format.pageSchema(question)));
+  const listed = error.extra['errors'];
+  const each: Array<{ field: string | null; reason: string }> = Array.isArray(listed)
+    ? (listed as AnswerViolation[])
+    : [error.refusal];
+  const errors: Record<string, string> = {};
+  for (const { field: raw, reason } of each) {
+    // A wrapped format's value sits in its `answer` field, which the server also calls the answer as a whole.
+    const atRoot = raw === null || raw === '' || raw === ANSWER_ROOT;
+    const path = format.wrapped && atRoot ? 'answer' : atRoot ? '' : raw;
+    const field = fields.find((f) => f.name === path);
+    if (field === undefined) {
+      errors[''] ??= sentence(reason);
+      continue;
+    }
+    errors[field.name] ??=
+      checkField(field.rule, inputOf(entries, field.name, field.rule.kind)) ??
+      (reason === 'is required'
+        ? (field.rule.errorRequired ?? MESSAGES.required)
+        : (field.rule.errorInvalid ?? sentence(reason)));
+  }
+  return { values, errors };
 }
 
 function sentence(reason: string): string {

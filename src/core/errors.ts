@@ -31,7 +31,7 @@ export type ErrorCode =
   /** Something askgate did not expect went wrong (it is logged); not the store, not the caller. */
   | 'internal_error';
 
-/** A refusal as data: its code, the field it is about (a JSON path; `(root)` for the whole answer) and the reason. */
+/** A refusal as data: its code, the field it is about (a JSON path; `answer` for the whole answer) and the reason. */
 export interface Refusal {
   code: ErrorCode;
   field: string | null;
@@ -80,11 +80,39 @@ export function invalid(field: string, message: string): AskgateError {
   return new AskgateError('invalid_request', message, { field });
 }
 
+/** The field an answer refusal names: the path inside the answer, or `answer` for the answer as a whole. */
+export const ANSWER_ROOT = 'answer';
+
+/** One thing wrong with an answer: its field (as `invalidAnswer` names it) and the bare reason. */
+export interface AnswerViolation {
+  field: string;
+  reason: string;
+}
+
 /**
- * An answer that does not match the question's format or schema: `field` is the path (`(root)` for the answer
- * itself), `reason` the bare reason; the message is the sentence the HTTP body carries.
+ * An answer that does not match the question's format or schema: `field` is the path inside the answer (`amount`,
+ * `items[2]`), or `answer` when the answer as a whole is wrong (the wrong type, missing); `reason` the bare reason;
+ * the message is the sentence the HTTP body carries. The body also lists it in `errors`.
  */
 export function invalidAnswer(path: string, reason: string): AskgateError {
-  const at = path === '' ? '(root)' : path;
-  return new AskgateError('invalid_answer', `answer does not match schema at ${at}: ${reason}`, { field: at, reason });
+  return invalidAnswers([{ path, reason }]);
+}
+
+/**
+ * Every violation of one answer in one refusal: `field` and `reason` are the first's (what a client that reads one
+ * field shows), the message names each (`... at amount: must be >= 1; at name: is required`), and the body's
+ * `errors` lists them all as `{field, reason}`.
+ */
+export function invalidAnswers(found: ReadonlyArray<{ path: string; reason: string }>): AskgateError {
+  const errors: AnswerViolation[] = found.map(({ path, reason }) => ({
+    field: path === '' ? ANSWER_ROOT : path,
+    reason,
+  }));
+  const first = errors[0] ?? { field: ANSWER_ROOT, reason: 'does not match' };
+  const each = errors.map((e) => `at ${e.field}: ${e.reason}`).join('; ');
+  return new AskgateError('invalid_answer', `answer does not match schema ${each}`, {
+    field: first.field,
+    reason: first.reason,
+    extra: { errors: errors.length > 0 ? errors : [first] },
+  });
 }

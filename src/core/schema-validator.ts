@@ -12,7 +12,8 @@ const addFormats = ajvFormats.default;
  * of its JSON) and kept in a bounded cache, because compiling costs far more than validating.
  */
 
-const ajv = new Ajv({ allErrors: false, strict: false, allowUnionTypes: true });
+// Every error, not the first: a person filling a form is told all that is wrong with it at once.
+const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true });
 addFormats(ajv, { keywords: true });
 // The page's rule (forms/email.ts) replaces ajv-formats' own, so both sides accept exactly the same addresses.
 ajv.addFormat('email', EMAIL);
@@ -90,10 +91,30 @@ function describe(error: ErrorObject): SchemaViolation {
   return { path: base, reason: error.message ?? `fails ${error.keyword}` };
 }
 
+/** The most violations one refusal lists: enough for any form a person fills, bounded for a hostile answer. */
+export const MAX_VIOLATIONS = 20;
+
+/**
+ * Every violation of `value` against `schema` (in ajv's order, each path and reason once, at most
+ * {@link MAX_VIOLATIONS}); empty when it matches.
+ */
+export function violations(schema: JsonSchema, value: unknown): SchemaViolation[] {
+  const validate = compiled(schema);
+  if (validate(value)) return [];
+  const seen = new Set<string>();
+  const found: SchemaViolation[] = [];
+  for (const error of validate.errors ?? []) {
+    const violation = describe(error);
+    const key = `${violation.path}\u0000${violation.reason}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    found.push(violation);
+    if (found.length === MAX_VIOLATIONS) break;
+  }
+  return found.length > 0 ? found : [{ path: '', reason: 'does not match' }];
+}
+
 /** The first violation of `value` against `schema`, or null when it matches. */
 export function firstViolation(schema: JsonSchema, value: unknown): SchemaViolation | null {
-  const validate = compiled(schema);
-  if (validate(value)) return null;
-  const error = validate.errors?.[0];
-  return error ? describe(error) : { path: '', reason: 'does not match' };
+  return violations(schema, value)[0] ?? null;
 }

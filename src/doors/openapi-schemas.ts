@@ -171,7 +171,23 @@ export function responseSchemas(): Record<string, JsonSchema> {
       properties: {
         error: { type: 'string', description: 'The code (the response lists which codes this door answers).' },
         message: str,
-        field: { type: 'string', description: 'The JSON path of the field the refusal is about, e.g. media[2].url.' },
+        field: {
+          type: 'string',
+          description:
+            'The JSON path of the field the refusal is about, e.g. media[2].url; for `invalid_answer` the path inside ' +
+            'the answer (amount, items[2]), or `answer` for the answer as a whole.',
+        },
+        errors: {
+          type: 'array',
+          description:
+            '`invalid_answer`: every violation of the answer (at most 20), the first being `field`; the message names each.',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['field', 'reason'],
+            properties: { field: str, reason: str },
+          },
+        },
         status: { type: 'string', description: '`gone` and a cancel `conflict`: the status the question has.' },
         retry_after: { type: 'integer', description: '`rate_limited`: seconds until the window ends.' },
         channel: { type: 'string', description: '`channel_delivery_failed`: the channel that refused.' },

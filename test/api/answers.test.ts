@@ -86,6 +86,46 @@ for (const storeKind of ['memory', 'redis'] as const) {
       });
     });
 
+    it('reports every violation of a form answer at once, the first as its field, and names a wrong type answer', async () => {
+      const schema = {
+        type: 'object',
+        properties: {
+          amount: { type: 'integer', minimum: 1 },
+          name: { type: 'string' },
+          email: { type: 'string', format: 'email' },
+        },
+        required: ['amount', 'name'],
+      };
+      const id = await ask({ question: 'Refund?', answer_format: 'form', schema });
+      const three = await http.post(`/api/interactions/${id}/answer`, { answer: { amount: 0, email: 'nope' } });
+      expect(three.status).toBe(400);
+      expect(three.json).toEqual({
+        error: 'invalid_answer',
+        field: 'name',
+        message:
+          'answer does not match schema at name: is required; at amount: must be >= 1; at email: must match format "email"',
+        errors: [
+          { field: 'name', reason: 'is required' },
+          { field: 'amount', reason: 'must be >= 1' },
+          { field: 'email', reason: 'must match format "email"' },
+        ],
+      });
+      // An answer of the wrong type is about the answer itself, and says so.
+      const wrongType = await http.post(`/api/interactions/${id}/answer`, { answer: 'refund it' });
+      expect(wrongType.json).toEqual({
+        error: 'invalid_answer',
+        field: 'answer',
+        message: 'answer does not match schema at answer: must be object',
+        errors: [{ field: 'answer', reason: 'must be object' }],
+      });
+      const confirm = await ask({ question: 'OK?', answer_format: 'confirm' });
+      expect((await http.post(`/api/interactions/${confirm}/answer`, { answer: 'yes' })).json).toMatchObject({
+        field: 'answer',
+        message: 'answer does not match schema at answer: must be boolean',
+      });
+      expect((await http.get(`/api/interactions/${id}`)).json['status']).toBe('pending');
+    });
+
     it('checks each format: text is a non-empty string, select one of the choices, confirm a boolean', async () => {
       const text = await ask({ question: 'Why?', answer_format: 'text' });
       expect((await http.post(`/api/interactions/${text}/answer`, { answer: 3 })).status).toBe(400);

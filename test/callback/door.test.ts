@@ -94,6 +94,25 @@ describe('a plain (unbound) ticket', () => {
     ).toBe(400);
   });
 
+  it('a form post the server refuses shows every refused field its own message, and answers nothing', async () => {
+    const schema = {
+      type: 'object',
+      properties: { amount: { type: 'integer', minimum: 1 }, name: { type: 'string' } },
+      required: ['amount', 'name'],
+    };
+    const { id, path } = await askFor(gw, { question: 'Refund?', answer_format: 'form', schema, link: true });
+    const posted = await door(gw, path, {
+      method: 'POST',
+      body: 'amount=0',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(posted.status).toBe(400);
+    const shown = [...posted.body.matchAll(/class="field-error"[^>]*>([^<]+)</g)].map((m) => m[1]);
+    // The page's own words for each field (forms/messages.ts), the two at once: not only the first the server found.
+    expect(shown).toEqual(['Enter a number of at least 1.', 'This field is required.']);
+    expect((await recordOf(gw, id))['status']).toBe('pending');
+  });
+
   it('the confirm page of an external question answers {"confirmed": true} with a form post', async () => {
     const { id, path } = await askFor(gw, { question: 'Did you <b>sign</b>?', answer_format: 'external' });
     const page = await door(gw, path);

@@ -35,7 +35,7 @@ describe('a core refusal on the Slack modal', () => {
   it("puts a refusal of no field of ours on the fallback block with the core's sentence, or nowhere", () => {
     expect(refusalOnModal(schema, outcome('', 'must be object'), 'f:email')).toEqual({
       block: 'f:email',
-      words: 'answer does not match schema at (root): must be object',
+      words: 'answer does not match schema at answer: must be object',
     });
     expect(refusalOnModal(schema, outcome('', 'must be object'), null)).toBeNull();
   });

@@ -92,8 +92,8 @@ describe('the answer path', () => {
   it('refuses a misfit answer the claim turned down with the format check, as field and reason, and changes nothing', async () => {
     const id = await ask({ question: 'Pick', answer_format: 'select', choices: ['red', 'blue'] });
     const err = await refusalOf(gw.gateway.service.offerAnswer(offer(id, 'green')));
-    expect(err.refusal).toEqual({ code: 'invalid_answer', field: '(root)', reason: 'must be one of "red", "blue"' });
-    expect(err.message).toBe('answer does not match schema at (root): must be one of "red", "blue"');
+    expect(err.refusal).toEqual({ code: 'invalid_answer', field: 'answer', reason: 'must be one of "red", "blue"' });
+    expect(err.message).toBe('answer does not match schema at answer: must be one of "red", "blue"');
     expect((await gw.gateway.service.get(id)).status).toBe('pending');
   });
 

@@ -78,20 +78,20 @@ describe('the answer format specs', () => {
   it('refuse as data: the field and the bare reason, beside the sentence of the HTTP body', () => {
     expect(refusal(() => checkAnswer(q('confirm'), 'yes'))).toEqual({
       code: 'invalid_answer',
-      field: '(root)',
+      field: 'answer',
       reason: 'must be boolean',
-      message: 'answer does not match schema at (root): must be boolean',
+      message: 'answer does not match schema at answer: must be boolean',
     });
     const form = q('form', {
       schema: { type: 'object', properties: { email: { type: 'string' } }, required: ['email'] },
     });
     expect(refusal(() => checkAnswer(form, {}))).toMatchObject({ field: 'email', reason: 'is required' });
-    expect(refusal(() => checkAnswer(q('text'), undefined)).field).toBe('(root)');
+    expect(refusal(() => checkAnswer(q('text'), undefined)).field).toBe('answer');
   });
 
   it('check each format against its rule', () => {
     expect(checkAnswer(q('text'), 'fine')).toBe('fine');
-    expect(refusal(() => checkAnswer(q('text'), 'x'.repeat(16_385))).field).toBe('(root)');
+    expect(refusal(() => checkAnswer(q('text'), 'x'.repeat(16_385))).field).toBe('answer');
     expect(checkAnswer(q('select', { choices: ['a', 'b'] }), 'b')).toBe('b');
     expect(refusal(() => checkAnswer(q('select', { choices: ['a', 'b'] }), 'c')).reason).toMatch(/must be one of/);
     expect(checkAnswer(q('confirm'), true)).toBe(true);

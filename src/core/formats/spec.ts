@@ -1,6 +1,6 @@
 import { decodeFormFields } from '../../../forms/decode.js';
-import { invalidAnswer } from '../errors.js';
-import { firstViolation } from '../schema-validator.js';
+import { invalidAnswer, invalidAnswers } from '../errors.js';
+import { violations } from '../schema-validator.js';
 import type { AnswerFacts } from '../store-port.js';
 import type { AskFields, AskFieldsInput } from './ask-fields.js';
 import type { AnswerFormat, InteractionRecord, JsonSchema } from '../types.js';
@@ -60,10 +60,10 @@ export interface AnswerFormatSpec {
   readonly fastClaim: ((answer: string | boolean) => Partial<AnswerFacts>) | null;
 }
 
-/** Checks an answer against a schema: the first violation becomes `invalid_answer` naming its path and reason. */
+/** Checks an answer against a schema: every violation is named in one `invalid_answer` (the first as its field). */
 export function checkAgainst(schema: JsonSchema, answer: unknown): unknown {
-  const violation = firstViolation(schema, answer);
-  if (violation) throw invalidAnswer(violation.path, violation.reason);
+  const found = violations(schema, answer);
+  if (found.length > 0) throw invalidAnswers(found);
   return answer;
 }
 
