@@ -42,12 +42,15 @@ afterAll(async () => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-/** The README's SDK snippet, exactly as the README shows it. */
+/**
+ * The README's SDK snippet, importing from `askgate` instead of `askgate-sdk` as the README says the gateway's
+ * package allows (it re-exports the SDK it carries); test/sdk/sdk-package.test.ts runs it as written.
+ */
 function readmeSnippet(): string {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const block = /```ts\n(import \{ AskgateClient \} from 'askgate';[\s\S]*?)```/.exec(readme);
-  if (block === null) throw new Error('README.md has no ```ts block importing AskgateClient from askgate');
-  return block[1] as string;
+  const block = /```ts\n(import \{ AskgateClient \} from 'askgate-sdk';[\s\S]*?)```/.exec(readme);
+  if (block === null) throw new Error('README.md has no ```ts block importing AskgateClient from askgate-sdk');
+  return (block[1] as string).replace("from 'askgate-sdk';", "from 'askgate';");
 }
 
 describe('the packed tarball', () => {
@@ -72,6 +75,7 @@ describe('the packed tarball', () => {
   it("runs the README's SDK snippet from an empty project: the ask blocks until answered and returns the answer", async () => {
     const snippet = readmeSnippet().replace("'http://127.0.0.1:8080'", JSON.stringify(gw.url));
     expect(snippet).toContain(JSON.stringify(gw.url));
+    expect(snippet).toContain("from 'askgate';");
     // The snippet is TypeScript: compiled by the project's own tsc against the installed package's types, as a
     // user's project would, which also checks that the published declarations type the README's code.
     writeFileSync(join(app, 'snippet.ts'), `${snippet}\nconsole.log(JSON.stringify({ answer }));\n`);

@@ -9,11 +9,12 @@ import { api } from '../helpers/http.js';
 
 /**
  * The askgate-sdk package as a user gets it: `npm pack` of packages/askgate-sdk (from the build `npm test` made
- * first) installs into a new project made the way docs/sdk.md says — `npm init -y`, `npm install <tarball>`,
- * `tsc --init` — installing nothing but itself, and its types and code work there: in an ES module project
- * (`"type": "module"`, the README's `import` with top-level await) and in the CommonJS project `npm init` makes
- * (`import … = require`, which a `tsc --init` project's verbatimModuleSyntax asks of CommonJS). Each program is
- * compiled by `tsc` against the installed declarations and run against a gateway, where this test answers it.
+ * first) installs into new projects made the way docs/sdk.md says — `npm init -y`, `npm install <tarball>`,
+ * `tsc --init`, then @types/node for `process` — installing nothing but itself, and its types and code work there:
+ * the README's example in an ES module project (`"type": "module"`: `import`, top-level await) and docs/sdk.md's
+ * CommonJS example in the CommonJS project `npm init` makes (`import … = require`, which a `tsc --init` project's
+ * verbatimModuleSyntax asks of CommonJS), each compiled by `tsc` against the installed declarations and run against
+ * a gateway, where this test answers it; and a misspelt field fails the user's own compile.
  */
 
 const run = promisify(execFile);
@@ -71,19 +72,29 @@ async function entries(project: string): Promise<{ code: string; types: string }
   };
 }
 
-/** Runs `file` with node in `project`, answers the question it asks with `answer`, and returns what it printed. */
+/** Runs `file` with node in `project` (ASKGATE_TOKEN set to the gateway's token), answers the question it asks with `answer`, and returns what it printed. */
 async function runAndAnswer(project: string, file: string, question: string, answer: unknown): Promise<string> {
-  const child = spawn(process.execPath, [file], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [file], {
+    cwd: project,
+    env: { ...process.env, ASKGATE_TOKEN: gw.token },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  let running = true;
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('close', (code) => {
+      running = false;
+      resolve(code);
+    }),
+  );
   const http = api(gw.url, gw.token);
   let id: string | undefined;
   // Until the program has asked (node's start on a loaded host), bounded.
   const until = Date.now() + 120_000;
-  while (id === undefined && Date.now() < until) {
+  while (id === undefined && running && Date.now() < until) {
     const items = (await http.get('/api/interactions?status=pending')).json['items'] as Array<Record<string, unknown>>;
     id = items.find((r) => r['question'] === question)?.['id'] as string | undefined;
     if (id === undefined) await new Promise((r) => setTimeout(r, 50));
@@ -96,6 +107,15 @@ async function runAndAnswer(project: string, file: string, question: string, ans
 
 let esm: string;
 let cjs: string;
+/** What `npm install <tarball>` put in each project's node_modules. */
+let installed: string[][];
+
+function installedPackages(project: string): string[] {
+  const lock = JSON.parse(readFileSync(join(project, 'node_modules', '.package-lock.json'), 'utf8')) as {
+    packages: Record<string, unknown>;
+  };
+  return Object.keys(lock.packages);
+}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'askgate-sdk-pack-'));
@@ -107,6 +127,20 @@ beforeAll(async () => {
   tarball = join(dir, (info as { filename: string }).filename);
   esm = await newProject('esm', 'module');
   cjs = await newProject('cjs', 'commonjs');
+  installed = [installedPackages(esm), installedPackages(cjs)];
+  // docs/sdk.md: tsc --init's "types": [] leaves out process; the examples read process.env.
+  await run('npm', ['install', '-D', '@types/node@20', '--no-audit', '--no-fund', '--prefer-offline'], {
+    cwd: esm,
+    timeout: 120_000,
+  });
+  await run('npm', ['install', '-D', '@types/node@20', '--no-audit', '--no-fund', '--prefer-offline'], {
+    cwd: cjs,
+    timeout: 120_000,
+  });
+  for (const project of [esm, cjs]) {
+    const config = join(project, 'tsconfig.json');
+    writeFileSync(config, readFileSync(config, 'utf8').replace('"types": [],', '"types": ["node"],'));
+  }
   gw = await startTestGateway();
 }, 360_000);
 
@@ -134,12 +168,7 @@ describe('the askgate-sdk tarball', () => {
   });
 
   it('installs nothing but itself', () => {
-    for (const project of [esm, cjs]) {
-      const lock = JSON.parse(readFileSync(join(project, 'node_modules', '.package-lock.json'), 'utf8')) as {
-        packages: Record<string, unknown>;
-      };
-      expect(Object.keys(lock.packages)).toEqual(['node_modules/askgate-sdk']);
-    }
+    expect(installed).toEqual([['node_modules/askgate-sdk'], ['node_modules/askgate-sdk']]);
   });
 
   it('is tested against the tsc --init default this TypeScript writes (module nodenext)', () => {
@@ -148,45 +177,34 @@ describe('the askgate-sdk tarball', () => {
     expect(config).toMatch(/^\s*"verbatimModuleSyntax": true,/m);
   });
 
-  it('types and runs an ES module program (import, top-level await) in a tsc --init project', async () => {
-    writeFileSync(
-      join(esm, 'main.ts'),
-      `import { AskgateClient } from 'askgate-sdk';
-
-const askgate = new AskgateClient({ url: ${JSON.stringify(gw.url)}, token: ${JSON.stringify(gw.token)} });
-const { answer } = await askgate.ask({ question: 'Ship it? (esm)', answer_format: 'confirm', timeout: 600 });
-const shipped: boolean = answer;
-console.log(JSON.stringify({ shipped }));
-`,
-    );
+  it("types and runs the README's ES module example in a tsc --init project, set up as docs/sdk.md says", async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const block = /```ts\n(import \{ AskgateClient \} from 'askgate-sdk';[\s\S]*?)```/.exec(readme);
+    expect(block, "README.md's ```ts block importing from askgate-sdk").not.toBeNull();
+    const snippet = (block?.[1] as string).replace("'http://127.0.0.1:8080'", JSON.stringify(gw.url));
+    expect(snippet).toContain(JSON.stringify(gw.url));
+    writeFileSync(join(esm, 'main.ts'), `${snippet}console.log(JSON.stringify({ answer }));\n`);
     const compiled = await compile(esm);
     expect(compiled.output).toBe('');
     expect(compiled.ok).toBe(true);
-    expect(await runAndAnswer(esm, 'main.js', 'Ship it? (esm)', true)).toBe('{"shipped":true}');
+    expect(await runAndAnswer(esm, 'main.js', 'Ship it?', true)).toBe('{"answer":true}');
     expect(await entries(esm)).toEqual({ code: 'dist/esm/index.js', types: 'dist/esm/index.d.ts' });
   }, 300_000);
 
-  it('types and runs a CommonJS program (import = require) in a tsc --init project', async () => {
-    writeFileSync(
-      join(cjs, 'main.ts'),
-      `import askgate = require('askgate-sdk');
-
-const client = new askgate.AskgateClient({ url: ${JSON.stringify(gw.url)}, token: ${JSON.stringify(gw.token)} });
-client
-  .ask({ question: 'Region? (cjs)', answer_format: 'select', choices: ['eu', 'us'] })
-  .then(({ answer }) => {
-    const region: 'eu' | 'us' = answer;
-    console.log(JSON.stringify({ region }));
-  });
-`,
-    );
+  it("types and runs docs/sdk.md's CommonJS example (import = require) in a tsc --init project", async () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'sdk.md'), 'utf8');
+    const block = /```ts\n(import askgate = require\('askgate-sdk'\);[\s\S]*?)```/.exec(doc);
+    expect(block, "docs/sdk.md's ```ts block with import askgate = require('askgate-sdk')").not.toBeNull();
+    const snippet = (block?.[1] as string).replace("'http://127.0.0.1:8080'", JSON.stringify(gw.url));
+    expect(snippet).toContain(JSON.stringify(gw.url));
+    writeFileSync(join(cjs, 'main.ts'), snippet);
     const compiled = await compile(cjs);
     expect(compiled.output).toBe('');
     expect(compiled.ok).toBe(true);
     // Compiled to CommonJS, which loads the package's CommonJS build, typed by that build's declarations.
     expect(readFileSync(join(cjs, 'main.js'), 'utf8')).toContain('require("askgate-sdk")');
     expect(await entries(cjs)).toEqual({ code: 'dist/cjs/index.js', types: 'dist/cjs/index.d.ts' });
-    expect(await runAndAnswer(cjs, 'main.js', 'Region? (cjs)', 'us')).toBe('{"region":"us"}');
+    expect(await runAndAnswer(cjs, 'main.js', 'Ship it?', false)).toBe('false');
   }, 300_000);
 
   it('refuses misspelt ask fields at compile time in the user project', async () => {

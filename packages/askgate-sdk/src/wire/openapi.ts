@@ -520,6 +520,10 @@ export interface components {
         Error: {
             channel?: string;
             error: string;
+            errors?: {
+                field: string;
+                reason: string;
+            }[];
             field?: string;
             interaction_id?: string;
             message: string;
