@@ -40,13 +40,13 @@ import { serverPid } from './process-cpu.js';
 const NAME = 'peer-langgraph';
 const TITLE = 'Park + resume vs LangGraph JS (interrupt + Command({resume}))';
 const BASELINE = 'LangGraph JS with PostgresSaver (and MemorySaver as its upper bound)';
-const PG_URL = process.env['PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const PG_SCHEMA = 'askgate_bench';
+export const PG_URL = process.env['PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const PG_SCHEMA = 'askgate_bench';
 
-type AskgateRound = { perSecond: number; cpu: Record<string, number> | null };
+export type AskgateRound = { perSecond: number; cpu: Record<string, number> | null };
 
 /** A note's CPU split of askgate's reported round, µs per cycle per process. */
-function askgateCpu(cpu: Record<string, number> | null): string {
+export function askgateCpu(cpu: Record<string, number> | null): string {
   if (cpu === null) return '';
   return `; askgate's CPU µs per cycle: ${Object.entries(cpu)
     .map(([name, us]) => `${name} ${us}`)
@@ -54,17 +54,23 @@ function askgateCpu(cpu: Record<string, number> | null): string {
 }
 
 /** One side of the comparison, open: its cycle as a harness side (`call`, with the processes whose CPU it spends), and its teardown. */
-interface Side extends PhaseSide {
+export interface Side extends PhaseSide {
   close(): Promise<void>;
 }
 
 /** Slices a round's cycles are cut into, run alternately on the two sides (`interleavedPhases` in harness.ts). */
 const SLICES = 5;
 
-/** askgate as deployed: a fresh redis-server, the gateway as its own process, the SDK worker in this process. */
-async function openAskgate(concurrency: number): Promise<Side & { resumed(): number }> {
+/**
+ * askgate as deployed: a fresh redis-server, the gateway as its own process (`env` added to its environment, e.g.
+ * PostgreSQL checkpoints), the SDK worker in this process.
+ */
+export async function openAskgate(
+  concurrency: number,
+  env: Record<string, string> = {},
+): Promise<Side & { resumed(): number }> {
   const redis = await startRedis();
-  const gateway = await spawnGateway(redis.url);
+  const gateway = await spawnGateway(redis.url, env);
   const info = new Redis(redis.url);
   const redisPid = await serverPid(info).finally(() => info.disconnect());
   const http = new HttpClient(gateway.url, BENCH_TOKEN, concurrency * 2);
@@ -118,7 +124,7 @@ async function openAskgate(concurrency: number): Promise<Side & { resumed(): num
 }
 
 /** The two-node LangGraph graph on `checkpointer`; `tag` keeps its thread ids apart from every other run's. */
-async function openLangGraph(checkpointer: BaseCheckpointSaver, tag: string): Promise<Side> {
+export async function openLangGraph(checkpointer: BaseCheckpointSaver, tag: string): Promise<Side> {
   const { Annotation, Command, END, START, StateGraph, interrupt } = await import('@langchain/langgraph');
   const State = Annotation.Root({ answer: Annotation<unknown>(), done: Annotation<boolean>() });
   const graph = new StateGraph(State)

@@ -5,6 +5,7 @@ import { slackDelivery } from './slack-delivery.js';
 import { machine, table, writeResults, type Bench, type BenchResult } from './harness.js';
 import { memory } from './memory.js';
 import { peerLangGraph } from './peer-langgraph.js';
+import { pgCheckpoints } from './pg-checkpoints.js';
 import { ROOT } from './processes.js';
 import { redisCommands } from './redis-commands.js';
 import { resumeLatency } from './resume-latency.js';
@@ -25,6 +26,7 @@ export const BENCHES: ReadonlyArray<{ name: string; run: Bench }> = [
   { name: 'delivery', run: delivery },
   { name: 'slack-delivery', run: slackDelivery },
   { name: 'peer-langgraph', run: peerLangGraph },
+  { name: 'pg-checkpoints', run: pgCheckpoints },
   { name: 'redis-commands', run: redisCommands },
   { name: 'sharded-throughput', run: shardedThroughput },
 ];

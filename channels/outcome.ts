@@ -39,6 +39,7 @@ type OutcomeRecord = Pick<InteractionRecord, 'status' | 'answer_format' | 'resul
 const DOOR_PLACES: Readonly<Record<string, string>> = {
   inbox: 'in the inbox',
   api: 'through the API',
+  cli: 'from the command line',
   callback: 'through the callback link',
 };
 

@@ -22,8 +22,17 @@ export class Api {
     return `Bearer ${this.token}`;
   }
 
-  async request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<ApiResult<T>> {
-    const headers: Record<string, string> = { Authorization: this.authorization, Accept: 'application/json' };
+  async request<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<ApiResult<T>> {
+    const headers: Record<string, string> = {
+      ...extraHeaders,
+      Authorization: this.authorization,
+      Accept: 'application/json',
+    };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     let response: Response;
     try {

@@ -195,10 +195,12 @@ class Inbox {
   }
 
   private async answer(id: string, value: unknown): Promise<AnswerOutcome> {
+    // Named, so the answer is recorded as the inbox's (the answer door records a bare API call as `api`).
     const res = await this.api.request<{ status?: string }>(
       'POST',
       `/api/interactions/${encodeURIComponent(id)}/answer`,
       { answer: value },
+      { 'X-Askgate-Client': 'inbox' },
     );
     if (res.ok) return res.body.status === 'already_answered' ? { kind: 'already_answered' } : { kind: 'answered' };
     switch (res.status) {

@@ -44,11 +44,19 @@ export function clientFrom(options: GlobalOptions, env: NodeJS.ProcessEnv = proc
     throw new CliError('no token: set ASKGATE_TOKEN (the dev token is printed by `npm start`), or pass --token.');
   }
   try {
-    return new AskgateClient({ url, token });
+    // The CLI names itself on every request, so an answer it gives is recorded as the CLI's (surface `cli`).
+    return new AskgateClient({ url, token, fetch: namedFetch });
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
 }
+
+/** `fetch` with the CLI's client name (`X-Askgate-Client: cli`), whatever headers the SDK sets. */
+const namedFetch: typeof fetch = (input, init = {}) => {
+  const headers = new Headers(init.headers);
+  headers.set('x-askgate-client', 'cli');
+  return fetch(input, { ...init, headers });
+};
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value;

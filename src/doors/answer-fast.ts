@@ -1,5 +1,5 @@
 import type { InteractionService } from '../core/interaction-service.js';
-import { answerWith } from './api.js';
+import { answerSurfaceOf, answerWith, CLIENT_HEADER } from './api.js';
 import type { FastDoor } from './fast-door.js';
 
 /**
@@ -11,9 +11,17 @@ export function answerFastDoor(service: InteractionService): FastDoor {
   return {
     path: /^\/api\/interactions\/([A-Za-z0-9_-]+(?:\.\d{1,3})?)\/answer$/,
     scope: 'answer',
-    serve: async (params, payload, identity) => ({
+    serve: async (params, payload, identity, _signal, headers) => ({
       status: 200,
-      body: { status: await answerWith(service, params[1] as string, payload, identity) },
+      body: {
+        status: await answerWith(
+          service,
+          params[1] as string,
+          payload,
+          identity,
+          answerSurfaceOf(headers[CLIENT_HEADER]),
+        ),
+      },
     }),
   };
 }

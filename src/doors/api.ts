@@ -33,10 +33,31 @@ export function answerDoor(service: InteractionService, auth: TokenAuthenticator
     auth.require('answer'),
     jsonBody('1mb'),
     async (req, res) => {
-      const status = await answerWith(service, req.params['id'] as string, req.body as unknown, identityOf(req));
+      const surface = answerSurfaceOf(req.headers[CLIENT_HEADER]);
+      const status = await answerWith(
+        service,
+        req.params['id'] as string,
+        req.body as unknown,
+        identityOf(req),
+        surface,
+      );
       res.status(200).json({ status });
     },
   ];
+}
+
+/**
+ * The header askgate's own clients of the answer door name themselves with: the inbox page sends `inbox`, the CLI
+ * `cli`. It labels where the answer came from in the record and the audit trail; who answered is the token's
+ * identity whatever it says, so it grants nothing.
+ */
+export const CLIENT_HEADER = 'x-askgate-client';
+const NAMED_CLIENTS: ReadonlySet<string> = new Set(['inbox', 'cli']);
+
+/** The surface an answer door request is recorded as: a named client's (`inbox`, `cli`), else `api`. */
+export function answerSurfaceOf(header: string | string[] | undefined): string {
+  const named = typeof header === 'string' ? header.trim().toLowerCase() : '';
+  return NAMED_CLIENTS.has(named) ? named : 'api';
 }
 
 /** The answer door's work once the caller is authenticated and the body parsed (shared with `answer-fast.ts`). */
@@ -45,11 +66,12 @@ export async function answerWith(
   id: string,
   payload: unknown,
   identity: Identity,
+  surface: string,
 ): Promise<AnswerVerdict> {
   return service.offerAnswer({
     interactionId: id,
     answer: unwrapAnswer(payload),
-    surface: 'inbox',
+    surface,
     answeredBy: identity.name,
   });
 }

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Identity, Scope } from '../core/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { TokenAuthenticator } from './auth.js';
@@ -24,6 +24,8 @@ export interface FastDoor {
     payload: unknown,
     identity: Identity,
     signal: AbortSignal | null,
+    /** The request's headers, for a door whose work reads one (the answer door's client name). */
+    headers: IncomingHttpHeaders,
   ): Promise<{ status: number; body?: unknown }>;
 }
 
@@ -111,7 +113,7 @@ export function fastDoors(
       }
       let served: Promise<{ status: number; body?: unknown }>;
       try {
-        served = serve(matched, payload, identity, gone === null ? null : gone.signal);
+        served = serve(matched, payload, identity, gone === null ? null : gone.signal, headers);
       } catch (err) {
         fail(err);
         return;

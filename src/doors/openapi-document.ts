@@ -178,7 +178,8 @@ function doors(): Door[] {
       summary: 'Answer a question',
       description:
         'Exactly one answer wins. A verifier-bound question is answered through its callback only (403 ' +
-        '`callback_only`); an expired or cancelled one is 410 `gone` with its `status`.',
+        '`callback_only`); an expired or cancelled one is 410 `gone` with its `status`. The answer is recorded with ' +
+        'surface `api`, or `inbox` / `cli` when the header `X-Askgate-Client` names that client (a label, no grant).',
       params: [ID],
       body: { schema: ANSWER_BODY_SCHEMA, required: true },
       ok: { 200: json('This answer won, was counted as a vote, or an earlier one had won.', 'AnswerVerdict') },

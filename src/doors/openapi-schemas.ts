@@ -200,7 +200,10 @@ export function responseSchemas(): Record<string, JsonSchema> {
       params: nullable({ type: 'object', additionalProperties: str }),
       answered_by: str,
       answered_at: moment,
-      surface: { type: 'string', description: '`inbox`, `callback`, or a channel name.' },
+      surface: {
+        type: 'string',
+        description: '`api` (the answer door), `inbox`, `cli`, `callback`, or a channel name.',
+      },
     }),
     Interaction: closed(record, RECORD_OPTIONAL),
     AskResponse: closed(askResponse, [...RECORD_OPTIONAL, 'callback_url', 'suspended']),

@@ -32,9 +32,6 @@ export interface BullHandlerClaimsOptions {
   idleMs?: number;
 }
 
-/** The most takes a tap runs beside its blocking one (one per other waiting claimer, up to this). */
-const MAX_PARALLEL_TAKES = 16;
-
 /** A claimer waiting for a continuation: settled once, by the first tap with a job, its timeout, or its abort. */
 interface Waiter {
   readonly request: ClaimRequest;
@@ -153,37 +150,10 @@ class Tap {
           await new Promise((resolve) => setTimeout(resolve, 1000));
           continue;
         }
-        if (job === undefined) continue;
-        // Every other claimer still waiting gets a take of its own at once, beside this offer, so that jobs due
-        // together reach their claimers together instead of one take (a Redis round trip) after another.
-        const others = Math.min(this.unsettled() - 1, MAX_PARALLEL_TAKES);
-        const offered = this.offer(job, leaseId);
-        if (others <= 0) await offered;
-        else await Promise.all([offered, ...Array.from({ length: others }, () => this.takeWaiting())]);
+        if (job !== undefined) await this.offer(job, leaseId);
       }
     } finally {
       this.looping = false;
-    }
-  }
-
-  private unsettled(): number {
-    let count = 0;
-    for (const waiter of this.waiters) if (!waiter.settled) count++;
-    return count;
-  }
-
-  /** One take that does not block: a job already due is offered; none, and the blocking loop waits for the next. */
-  private async takeWaiting(): Promise<void> {
-    const leaseId = newLeaseId(this.shard, this.handler);
-    try {
-      const job = await this.worker.getNextJob(leaseId, { block: false });
-      if (job !== undefined) await this.offer(job, leaseId);
-    } catch (error) {
-      if (!this.closed)
-        this.options.logger.warn(
-          { err: error instanceof Error ? error.message : String(error) },
-          'taking a handler job failed; the next take tries again',
-        );
     }
   }
 

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { api, type Api } from '../helpers/http.js';
@@ -46,9 +47,41 @@ for (const storeKind of ['memory', 'redis'] as const) {
         answer: true,
         reply_to: null,
         params: null,
-        surface: 'inbox',
+        surface: 'api',
         answered_by: 'dev',
       });
+    });
+
+    it('records where an answer came from: api for a plain call, the named client (inbox, cli) for its own', async () => {
+      const answerAs = async (headers: Record<string, string>, gzip = false): Promise<Record<string, unknown>> => {
+        const id = await ask({ question: 'Where from?', answer_format: 'confirm' });
+        const body = JSON.stringify({ answer: true });
+        // A gzipped body is served by the express door, a plain one by the fast door ahead of it: both record alike.
+        const res = await fetch(`${gw.url}/api/interactions/${id}/answer`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${gw.token}`,
+            'content-type': 'application/json',
+            ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+            ...headers,
+          },
+          body: gzip ? gzipSync(body) : body,
+        });
+        expect(res.status).toBe(200);
+        const result = (await http.get(`/api/interactions/${id}`)).json['result'] as Record<string, unknown>;
+        const events = (await http.get(`/api/interactions/${id}/events`)).json['items'] as Array<
+          Record<string, unknown>
+        >;
+        expect(events.find((e) => e['type'] === 'answered')?.['surface']).toBe(result['surface']);
+        return result;
+      };
+      for (const gzip of [false, true]) {
+        expect(await answerAs({}, gzip)).toMatchObject({ surface: 'api', answered_by: 'dev' });
+        expect(await answerAs({ 'x-askgate-client': 'cli' }, gzip)).toMatchObject({ surface: 'cli' });
+        expect(await answerAs({ 'x-askgate-client': 'inbox' }, gzip)).toMatchObject({ surface: 'inbox' });
+        // Any other name is a plain API call: the header labels, it grants nothing.
+        expect(await answerAs({ 'x-askgate-client': 'telegram' }, gzip)).toMatchObject({ surface: 'api' });
+      }
     });
 
     it('lets exactly one of 50 concurrent answers of different values win', async () => {
@@ -280,7 +313,7 @@ describe('authentication and scopes', () => {
     expect((await fetch(`${gw.url}/healthz`)).status).toBe(200);
     const metrics = await (await fetch(`${gw.url}/metrics`)).text();
     expect(metrics).toMatch(/askgate_asks_total\{format="confirm",channel="inbox",mode="sync"\} [1-9]/);
-    expect(metrics).toMatch(/askgate_answers_total\{format="confirm",surface="inbox"\} [1-9]/);
+    expect(metrics).toMatch(/askgate_answers_total\{format="confirm",surface="api"\} [1-9]/);
     expect(metrics).toMatch(/askgate_time_to_answer_seconds_bucket/);
   });
 });

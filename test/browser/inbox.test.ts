@@ -110,12 +110,12 @@ describe('the web inbox', () => {
     await http.post(`/api/interactions/${theirs}/answer`, { answer: 'eu-west' });
     await expect
       .poll(() => page.locator(`${card(theirs)} .card-note`).textContent())
-      .toBe('Answered by dev on inbox: “eu-west”.');
+      .toBe('Answered by dev on api: “eu-west”.');
     // Its history, on request, now ends with who answered where.
     await page.locator(`${card(theirs)} .card-history summary`).click();
     const history = await page.locator(`${card(theirs)} .card-history li`).allTextContents();
     expect(history[0]).toMatch(/^Asked by dev /);
-    expect(history.at(-1)).toMatch(/^Answered by dev on inbox /);
+    expect(history.at(-1)).toMatch(/^Answered by dev on api /);
     await http.delete(`/api/interactions/${withdrawn}`);
     await expect
       .poll(() => page.locator(`${card(withdrawn)} .card-note`).textContent())

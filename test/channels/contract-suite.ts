@@ -108,11 +108,11 @@ export function runChannelContract(name: string, start: () => Promise<ChannelHar
         status: 'answered',
       });
       await h.outcomeShown(q);
-      expect(q.text()).toMatch(/✅ Approved by \S+ in the inbox/);
+      expect(q.text()).toMatch(/✅ Approved by \S+ through the API/);
       expect(q.controls()).toBe(0);
       // What the harness counts as gone is gone in fact: a late "no" on the question changes nothing.
       await h.reply(q, 'no');
-      expect((await record(q.id))['result']).toMatchObject({ answer: true, surface: 'inbox' });
+      expect((await record(q.id))['result']).toMatchObject({ answer: true, surface: 'api' });
     });
 
     it('delivery failure: the asker gets a 502 naming the channel before anything waits', async () => {

@@ -246,7 +246,7 @@ describe('discord channel', () => {
     await w.http.post(`/api/interactions/${id}/answer`, { answer: 'b' });
     await w.edited(message);
     expect(controlsOf(message)).toHaveLength(0);
-    expect(message.content).toMatch(/^From elsewhere\?\n\n✅ Answered by \S+ in the inbox: “b”$/);
+    expect(message.content).toMatch(/^From elsewhere\?\n\n✅ Answered by \S+ through the API: “b”$/);
     const patch = w.fake.calls.find((c) => c.method === 'PATCH' && c.path.endsWith(`/messages/${message.id}`));
     expect(patch?.body).toMatchObject({ components: [] });
   });

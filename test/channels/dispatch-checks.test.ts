@@ -90,7 +90,7 @@ describe('Telegram', () => {
     const { id, message } = await w.ask({ question: 'Ship?', answer_format: 'confirm', recipient: freshChat() });
     await answerThroughApi(w.http, id);
     expect(await tap(tapUpdate(message, { label: 'Yes' }))).toBe('This question is already answered.');
-    expect(await w.record(id)).toMatchObject({ status: 'answered', result: { answer: false, surface: 'inbox' } });
+    expect(await w.record(id)).toMatchObject({ status: 'answered', result: { answer: false, surface: 'api' } });
   });
 
   it('a tap after the deadline is told the question expired', async () => {
@@ -184,7 +184,7 @@ describe('Slack', () => {
     await answerThroughApi(w.http, id);
     await w.interact(blockActions(message, 'askgate_yes'));
     expect(await until('the note', () => told(message)[0])).toBe('This question is already answered.');
-    expect(await w.record(id)).toMatchObject({ status: 'answered', result: { answer: false, surface: 'inbox' } });
+    expect(await w.record(id)).toMatchObject({ status: 'answered', result: { answer: false, surface: 'api' } });
   });
 
   it('a tap after the deadline is told the question expired', async () => {
@@ -267,7 +267,7 @@ describe('Discord', () => {
     expect((await w.fake.click(message, buttonId(message, 'Yes'))).ephemeral).toBe(
       'This question is already answered.',
     );
-    expect(await w.record(id)).toMatchObject({ status: 'answered', result: { answer: false, surface: 'inbox' } });
+    expect(await w.record(id)).toMatchObject({ status: 'answered', result: { answer: false, surface: 'api' } });
   });
 
   it('"Answer" on an answered question opens no modal: the person is told it is answered', async () => {
@@ -317,7 +317,7 @@ describe('WhatsApp', () => {
     const tap = buttonReply(to, message.id, yesId(message), 'Yes');
     expect(await w.send(tap)).toBe(200);
     expect(bodyOf(await w.replyTo(to, inboundId(tap)))).toBe('This question is already answered.');
-    expect(await w.record(id)).toMatchObject({ status: 'answered', result: { answer: false, surface: 'inbox' } });
+    expect(await w.record(id)).toMatchObject({ status: 'answered', result: { answer: false, surface: 'api' } });
   });
 
   it('a tap after the deadline is told the question expired', async () => {
@@ -357,7 +357,7 @@ describe('Twilio', () => {
     await answerThroughApi(w.http, id);
     const reply = await w.text(to, 'Yes', { ButtonPayload: `${id}:y`, ButtonText: 'Yes' });
     expect(reply.body).toContain(`${tagOf(message.body)} This question is already answered.`);
-    expect(await w.record(id)).toMatchObject({ status: 'answered', result: { answer: false, surface: 'inbox' } });
+    expect(await w.record(id)).toMatchObject({ status: 'answered', result: { answer: false, surface: 'api' } });
     expect(await w.record(open.id)).toMatchObject(untouched);
   });
 
@@ -403,7 +403,7 @@ describe('web chat', () => {
     await answerThroughApi(w.http, id);
     const late = await w.chatAs(recipient).post(`/chat/api/questions/${id}/answer`, { answer: true });
     expect([late.status, late.json]).toEqual([200, { status: 'already_answered' }]);
-    expect(await record(id)).toMatchObject({ status: 'answered', result: { answer: false, surface: 'inbox' } });
+    expect(await record(id)).toMatchObject({ status: 'answered', result: { answer: false, surface: 'api' } });
   });
 
   it('an answer after the deadline is 410 gone, expired', async () => {

@@ -280,7 +280,7 @@ describe('Telegram: answers', () => {
       const record = await w.record(id);
       const tapText = w.fake.callsTo('answerCallbackQuery').slice(acks)[0]?.payload['text'];
       const result = record['result'] as Record<string, unknown>;
-      if (result['surface'] === 'inbox') {
+      if (result['surface'] === 'api') {
         expect(inbox.json).toEqual({ status: 'answered' });
         expect(tapText).toBe('This question is already answered.');
       } else {

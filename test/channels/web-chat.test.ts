@@ -132,7 +132,7 @@ describe('web chat in Chromium', () => {
       await card.getByRole('button', { name: 'Yes' }).waitFor();
       await w.http.post(`/api/interactions/${confirm}/answer`, { answer: false });
       await card.locator('.chat-outcome').waitFor();
-      expect(await card.locator('.chat-outcome').textContent()).toMatch(/❌ Rejected by \S+ in the inbox/);
+      expect(await card.locator('.chat-outcome').textContent()).toMatch(/❌ Rejected by \S+ through the API/);
       expect(await card.getByRole('button', { name: 'Yes' }).count()).toBe(0);
     } finally {
       await page.close();

@@ -79,7 +79,7 @@ describe('the audit trail over HTTP, the SDK and the CLI', () => {
       [1, 'created', 'alice'],
       [2, 'answered', 'alice'],
     ]);
-    expect(items[1]).toMatchObject({ surface: 'inbox', detail: { answer: true } });
+    expect(items[1]).toMatchObject({ surface: 'api', detail: { answer: true } });
     expect(verifyChain(items)).toEqual({ ok: true, count: 2 });
     expect(await sdk.events(id)).toEqual(items);
     expect((await api(serve.url as string, TOKEN).get('/api/interactions/int_nope/events')).status).toBe(404);
@@ -93,7 +93,7 @@ describe('the audit trail over HTTP, the SDK and the CLI', () => {
     const lines = shown.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^SEQ\s+AT\s+TYPE\s+SURFACE\s+BY\s+HASH\s+DETAIL$/);
     expect(lines[1]).toMatch(/^1\s+\S+\s+created\s+alice\s+[0-9a-f]{12}\s+\{"question":"Rotate the keys\?"/);
-    expect(lines[2]).toMatch(/^2\s+\S+\s+answered\s+inbox\s+alice\s+[0-9a-f]{12}\s+\{"answer":true\}$/);
+    expect(lines[2]).toMatch(/^2\s+\S+\s+answered\s+api\s+alice\s+[0-9a-f]{12}\s+\{"answer":true\}$/);
     const json = await cli(['interactions', 'audit', id, '--json']);
     expect(JSON.parse(json.stdout)).toEqual({ items: await sdk.events(id) });
     const verified = await cli(['interactions', 'audit', id, '--verify']);

@@ -152,7 +152,9 @@ describe('askgate interactions answer', () => {
     // A bare word that is not JSON is taken as a string.
     const first = await run(['interactions', 'answer', record.id, 'blue']);
     expect(first).toMatchObject({ code: 0, stdout: 'answered\n' });
-    expect((await sdk.get(record.id)).result?.answer).toBe('blue');
+    // The CLI names itself: its answer is recorded as the command line's, in the record and the audit trail.
+    expect((await sdk.get(record.id)).result).toMatchObject({ answer: 'blue', surface: 'cli' });
+    expect((await sdk.events(record.id)).find((e) => e.type === 'answered')).toMatchObject({ surface: 'cli' });
     const second = await run(['interactions', 'answer', record.id, '"red"']);
     expect(second).toMatchObject({ code: 0, stdout: 'already_answered\n' });
   });

@@ -150,7 +150,7 @@ describe('a lost stream resumed with Last-Event-ID', () => {
       result = message.result;
       return true;
     });
-    expect(result?.['structuredContent']).toMatchObject({ answer: true, surface: 'inbox' });
+    expect(result?.['structuredContent']).toMatchObject({ answer: true, surface: 'api' });
     expect(result?.['isError']).not.toBe(true);
   });
 });

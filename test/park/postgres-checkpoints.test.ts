@@ -154,6 +154,20 @@ describe('checkpoints in PostgreSQL', () => {
     expect(((await gw.get('/api/runs/run-large')).json['state'] as { blob: string }).blob).toHaveLength(900 * 1024);
   });
 
+  it("a run's next park drops the checkpoint of the park before it", async () => {
+    const first = await park(gw, 'run-pg-twice', { step: 1 });
+    expect((await gw.post(`/api/interactions/${first}/answer`, { answer: true })).status).toBe(200);
+    await until(async () => (await gw.get('/api/runs/run-pg-twice')).json['status'] === 'resumed', 'the first park');
+    await park(gw, 'run-pg-twice', { step: 2 });
+    const states = async () =>
+      (
+        await sql.query(`SELECT convert_from(state, 'UTF8') AS state FROM askgate.checkpoints
+                         WHERE run_id = 'run-pg-twice' AND kind IS NOT NULL`)
+      ).rows.map((r) => r['state'] as string);
+    await until(async () => (await states()).length === 1, 'the first park to be dropped');
+    expect(await states()).toEqual([JSON.stringify({ step: 2 })]);
+  });
+
   it('leaves the parked run its checkpoint when a second park of it is refused', async () => {
     const id = await park(gw, 'run-twice', { step: 'first' });
     const again = await gw.post('/api/interactions', parkBody('run-twice', { step: 'second' }));
