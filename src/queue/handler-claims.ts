@@ -335,31 +335,28 @@ export class BullHandlerClaims implements HandlerClaims {
       output: output ?? null,
     };
     const completions = (this.options.shardKeys[tap.shard] as Keys).completions;
-    const reported = runReport(
+    const code = await runReport(
       this.options.connection,
       tap.worker.toKey(resumeId),
       completions,
       JSON.stringify(report),
       leaseId,
     );
-    // Sent in the same turn, so both leave in one write, and run after the report (one connection, in order): a
-    // report refused for its lease leaves the finish refused too (the lock is not this lease's); a report recorded,
-    // now or by an earlier try of this lease, lets the job finish. Should the finish fail, the mark keeps the
-    // continuation from running again: the next take finds it reported and finishes it.
-    const finished = job.moveToCompleted(null, leaseId, false).then(
-      () => null,
-      (error: unknown) => error,
-    );
-    const code = await reported;
-    const finishError = await finished;
     if (code !== -1) tap.handedOut.delete(leaseId);
     if (code === -2) return { ok: false, refusal: 'not_found' };
     if (code === 0) return { ok: false, refusal: 'already_completed' };
     if (code === -1) return { ok: false, refusal: 'lease_expired' };
-    if (finishError !== null)
-      this.options.logger.warn(
-        { err: finishError instanceof Error ? finishError.message : String(finishError), job: resumeId },
-        'a reported handler job did not finish; it is finished when next taken',
+    // Recorded: the job may finish now, and only now. (Sent beside the report, the finish can overtake it: a report
+    // script Redis does not hold yet is sent again as EVAL after the NOSCRIPT, by which time the finish has released
+    // the lock the report checks, and the completion is lost.) Should the finish fail (the lease lapsed in between),
+    // the mark keeps the continuation from running again: the next take finds it reported and finishes it.
+    await job
+      .moveToCompleted(null, leaseId, false)
+      .catch((error: unknown) =>
+        this.options.logger.warn(
+          { err: error instanceof Error ? error.message : String(error), job: resumeId },
+          'a reported handler job did not finish; it is finished when next taken',
+        ),
       );
     return { ok: true, value: null };
   }

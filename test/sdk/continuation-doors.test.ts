@@ -1,3 +1,4 @@
+import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -267,6 +268,33 @@ describe('continuation doors', () => {
           })
         ).status,
       ).toBe(200);
+  });
+
+  it("records a complete whose report script Redis no longer holds while BullMQ's are loaded again", async () => {
+    // One report first, so the gateway's connection has sent the script's body and sends its hash from now on.
+    await readyRun(alice, 'run-cd-noscript-first', 'noscript');
+    const first = await claim(alice, 'noscript');
+    await alice.post(`/api/continuations/${first.json['resume_id'] as string}/complete`, {
+      lease_id: first.json['lease_id'],
+    });
+    await readyRun(alice, 'run-cd-noscript', 'noscript');
+    const claimed = await claim(alice, 'noscript');
+    await raw.script('FLUSH');
+    // BullMQ's own scripts are loaded again by a job finished on another queue; askgate's report script is not.
+    const scratch = new Queue('scratch-noscript', { connection: { url: redis.url }, prefix: 'scratch' });
+    const finishing = new Worker('scratch-noscript', async () => 'ok', {
+      connection: { url: redis.url },
+      prefix: 'scratch',
+    });
+    const finished = new Promise((resolve) => finishing.once('completed', resolve));
+    await scratch.add('one', {});
+    await finished;
+    await Promise.all([finishing.close(), scratch.close()]);
+    const done = await alice.post(`/api/continuations/${claimed.json['resume_id'] as string}/complete`, {
+      lease_id: claimed.json['lease_id'],
+    });
+    expect(done).toMatchObject({ status: 200, json: { status: 'completed' } });
+    await until(async () => (await runStatus('run-cd-noscript')) === 'resumed', 'the completion to be recorded');
   });
 
   it('refuses bad bodies naming the field, and a token without write', async () => {

@@ -115,8 +115,8 @@ export class RedisConnections {
   /** The BullMQ connection: Queues and Workers share it (a Worker duplicates it for its blocking reads). */
   queue(): RedisClient {
     // Blocking commands must not give up, so BullMQ refuses a connection with a per-request retry limit.
-    // Writes coalesced per turn as on the command connection: a handler claim's takes for several waiting claimers,
-    // and a complete's report and the finish of its job, leave in one write.
+    // Writes coalesced per turn as on the command connection: the commands of the claims and reports served in one
+    // turn leave in one write.
     if (this.queueClient === null) {
       const client = this.open({ maxRetriesPerRequest: null }, { lazy: false });
       if (client instanceof Redis) coalesceWrites(client);
