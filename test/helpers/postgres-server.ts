@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './redis-server.js';
+import { ExitedEarly, onFreePort } from './redis-server.js';
 
 /** A throwaway PostgreSQL server the tests can reach, kill and restart, like redis-server.ts's. */
 export interface PostgresServerHandle {
@@ -85,8 +85,9 @@ export async function startPostgresServer(): Promise<PostgresServerHandle> {
     ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync', '--no-instructions'],
     { stdio: 'pipe', ...(user ?? {}) },
   );
-  const port = await freePort();
-  let child: ChildProcess | null = await launch(bin, data, dir, port, user);
+  const started = await onFreePort((p) => launch(bin, data, dir, p, user));
+  const port = started.port;
+  let child: ChildProcess | null = started.child;
 
   const halt = async (crash: boolean): Promise<void> => {
     const current = child;
@@ -152,22 +153,29 @@ async function launch(
   const exited = new Promise<never>((_, reject) => {
     child.once('error', (error) => reject(new Error(`cannot start postgres: ${error.message}`)));
     child.once('exit', (code) =>
-      reject(new Error(`postgres exited with code ${code} before it was ready: ${stderr.trim()}`)),
+      reject(new ExitedEarly(`postgres exited with code ${code} before it was ready: ${stderr.trim()}`)),
     );
   });
   exited.catch(() => {}); // Observed below; after a successful start a later exit is expected (stop).
-  await Promise.race([waitForReady(bin, port), exited]);
+  await Promise.race([waitForReady(bin, port, data), exited]);
   return child;
 }
 
-async function waitForReady(bin: string, port: number): Promise<void> {
+/**
+ * Until the server on `port` accepts connections and is the one started on `data` (its data_directory): a server
+ * another test run started on the same port is not it.
+ */
+async function waitForReady(bin: string, port: number, data: string): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
+  const address = ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres'];
   while (Date.now() < deadline) {
     try {
-      execFileSync(join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-t', '1'], {
-        stdio: 'ignore',
+      execFileSync(join(bin, 'pg_isready'), [...address, '-t', '1'], { stdio: 'ignore' });
+      const served = execFileSync(join(bin, 'psql'), [...address, '-d', 'postgres', '-Atc', 'SHOW data_directory'], {
+        stdio: ['ignore', 'pipe', 'ignore'],
       });
-      return;
+      if (served.toString().trim() === data) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { stopChild } from './child.js';
-import { freePort, waitForPong } from './redis-server.js';
+import { ExitedEarly, freePort, onFreePort, waitForPong } from './redis-server.js';
 
 /**
  * A real Redis Cluster on loopback for the tests: `masters` redis-servers with `cluster-enabled yes` (and `replicas`
@@ -55,11 +55,12 @@ export async function startRedisCluster(
   const nodes: ClusterNode[] = [];
   try {
     for (let i = 0; i < masters * (1 + replicas); i++) {
-      const port = await freePort();
-      const busPort = await freePort();
-      const nodeDir = join(dir, String(port));
-      mkdirSync(nodeDir);
-      processes.set(port, await launchNode(port, busPort, nodeDir));
+      const { port, child } = await onFreePort(async (p) => {
+        const nodeDir = join(dir, String(p));
+        mkdirSync(nodeDir, { recursive: true });
+        return launchNode(p, await freePort(), nodeDir);
+      });
+      processes.set(port, child);
       nodes.push({ port, url: `redis://127.0.0.1:${port}`, alive: true });
     }
     await createCluster(nodes, replicas);
@@ -122,10 +123,12 @@ async function launchNode(port: number, busPort: number, dir: string): Promise<C
     child.once('error', (error) =>
       reject(new Error(`cannot start ${bin}: ${error.message}; install redis-server or set REDIS_SERVER_BIN`)),
     );
-    child.once('exit', (code) => reject(new Error(`${bin} exited with code ${code} before answering PING: ${stderr}`)));
+    child.once('exit', (code) =>
+      reject(new ExitedEarly(`${bin} exited with code ${code} before answering PING: ${stderr}`)),
+    );
   });
   exited.catch(() => {}); // Observed below; a later exit is expected (stop, kill).
-  await Promise.race([waitForPong(port), exited]);
+  await Promise.race([waitForPong(port, child.pid), exited]);
   return child;
 }
 

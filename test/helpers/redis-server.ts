@@ -54,10 +54,11 @@ export async function startRedisServer(options: { own?: boolean; aof?: boolean }
     };
   }
 
-  const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'askgate-redis-'));
   const aof = options.aof === true;
-  let child: ChildProcess | null = await launch(port, dir, aof);
+  const started = await onFreePort((p) => launch(p, dir, aof));
+  const port = started.port;
+  let child: ChildProcess | null = started.child;
 
   const stop = async (signal: NodeJS.Signals = 'SIGTERM'): Promise<void> => {
     const running = child;
@@ -106,12 +107,31 @@ async function launch(port: number, dir: string, aof: boolean): Promise<ChildPro
       reject(new Error(`cannot start ${bin}: ${error.message}; install redis-server or set REDIS_SERVER_BIN`)),
     );
     child.once('exit', (code) =>
-      reject(new Error(`${bin} exited with code ${code} before answering PING: ${stderr.trim()}`)),
+      reject(new ExitedEarly(`${bin} exited with code ${code} before answering PING: ${stderr.trim()}`)),
     );
   });
   exited.catch(() => {}); // Observed below; after a successful start a later exit is expected (stop).
-  await Promise.race([waitForPong(port), exited]);
+  await Promise.race([waitForPong(port, child.pid), exited]);
   return child;
+}
+
+/** A server that exited before it was ready: on a fresh start, most likely its port was taken meanwhile. */
+export class ExitedEarly extends Error {}
+
+/**
+ * Starts a server on a port from freePort, and on another when it exits before it is ready. A port is free when
+ * freePort hands it out, not when the server binds it a moment later: another test run on the machine (a second
+ * checkout's `npm test`), or any outgoing connection, can take it in between. Five ports at most.
+ */
+export async function onFreePort<T>(start: (port: number) => Promise<T>): Promise<{ port: number; child: T }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      return { port, child: await start(port) };
+    } catch (error) {
+      if (!(error instanceof ExitedEarly) || attempt === 5) throw error;
+    }
+  }
 }
 
 async function terminate(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
@@ -119,17 +139,20 @@ async function terminate(child: ChildProcess, signal: NodeJS.Signals): Promise<v
   await stopChild(child, signal);
 }
 
-/** Polls with a raw PING until the server answers +PONG. */
-export async function waitForPong(port: number): Promise<void> {
+/**
+ * Polls with a raw PING until the server answers +PONG — and, given the process id of the server just started, until
+ * the server answering is that process (INFO's process_id): one another test run started on the same port is not it.
+ */
+export async function waitForPong(port: number, pid?: number): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (await pingOnce(port)) return;
+    if (await pingOnce(port, pid)) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error(`redis-server on port ${port} did not answer PING within ${READY_TIMEOUT_MS} ms`);
 }
 
-function pingOnce(port: number): Promise<boolean> {
+function pingOnce(port: number, pid?: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
     let reply = '';
@@ -139,10 +162,13 @@ function pingOnce(port: number): Promise<boolean> {
     };
     socket.setTimeout(500, () => done(false));
     socket.once('error', () => done(false));
-    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('connect', () => socket.write(pid === undefined ? 'PING\r\n' : 'PING\r\nINFO server\r\n'));
     socket.on('data', (chunk) => {
       reply += chunk.toString();
-      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
+      if (!reply.includes('\r\n')) return;
+      if (!reply.startsWith('+PONG') || pid === undefined) return done(reply.startsWith('+PONG'));
+      const id = /\r\nprocess_id:(\d+)\r\n/.exec(reply);
+      if (id !== null) done(Number(id[1]) === pid);
     });
   });
 }
