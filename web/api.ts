@@ -1,12 +1,15 @@
 /**
  * The inbox's way to the API doors: a bearer token on every request, JSON both ways, and the doors' error body
- * (`{error, message, field?}`) read into one shape. A refused token is reported once, so the page can ask again.
+ * (`{error, message, field?, errors?}`) read into one shape. A refused token is reported once, so the page can ask again.
  */
+import type { FieldViolation } from '../forms/refusal.js';
 
 export interface ApiError {
   error: string;
   message: string;
   field?: string;
+  /** An answer refusal's every violation (`invalid_answer`), each `{field, reason}`. */
+  errors?: FieldViolation[];
 }
 
 export type ApiResult<T> = { ok: true; status: number; body: T } | { ok: false; status: number; error: ApiError };
@@ -64,5 +67,14 @@ function readError(body: unknown, status: number): ApiError {
     message: typeof b['message'] === 'string' ? b['message'] : `askgate answered HTTP ${status}.`,
   };
   if (typeof b['field'] === 'string') error.field = b['field'];
+  const listed = Array.isArray(b['errors']) ? (b['errors'] as unknown[]) : [];
+  const errors = listed.filter(
+    (e): e is FieldViolation =>
+      typeof e === 'object' &&
+      e !== null &&
+      typeof (e as Record<string, unknown>)['field'] === 'string' &&
+      typeof (e as Record<string, unknown>)['reason'] === 'string',
+  );
+  if (errors.length > 0) error.errors = errors;
   return error;
 }

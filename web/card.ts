@@ -4,16 +4,26 @@
  * `textContent` and the only HTML used is `renderFormHtml`'s, which escapes everything itself.
  */
 import type { InteractionRecord, MediaItem } from '../src/core/types.js';
+import type { FieldViolation } from '../forms/refusal.js';
 import { renderFormHtml } from '../forms/render-html.js';
-import { enhanceForm } from './enhance.js';
+import type { ApiError } from './api.js';
+import { enhanceForm, type SubmitOutcome } from './enhance.js';
 import { renderHistory, type TrailLoader } from './history.js';
 
 export type AnswerOutcome =
   | { kind: 'answered' }
   | { kind: 'already_answered' }
   | { kind: 'gone'; message: string }
-  | { kind: 'refused'; field?: string; message: string }
+  | { kind: 'refused'; field?: string; message: string; errors?: FieldViolation[] }
   | { kind: 'error'; message: string };
+
+/** A 400 from an answer door as a refusal: its first field and message, and every violation when it lists them. */
+export function refusedOutcome(error: ApiError): AnswerOutcome {
+  const outcome: AnswerOutcome = { kind: 'refused', message: error.message };
+  if (error.field !== undefined) outcome.field = error.field;
+  if (error.errors !== undefined) outcome.errors = error.errors;
+  return outcome;
+}
 
 export interface CardOptions {
   answer(id: string, value: unknown): Promise<AnswerOutcome>;
@@ -184,10 +194,12 @@ export function renderCard(record: InteractionRecord, options: CardOptions): HTM
       enhanceForm(form, {
         onSubmit: async (value) => {
           const outcome = await send(value);
-          if (outcome.kind === 'refused')
-            return outcome.field === undefined
-              ? { ok: false, message: outcome.message }
-              : { ok: false, field: outcome.field, message: outcome.message };
+          if (outcome.kind === 'refused') {
+            const refusal: SubmitOutcome = { ok: false, message: outcome.message };
+            if (outcome.field !== undefined) refusal.field = outcome.field;
+            if (outcome.errors !== undefined) refusal.errors = outcome.errors;
+            return refusal;
+          }
           if (outcome.kind === 'error') return { ok: false, message: outcome.message };
           return { ok: true };
         },

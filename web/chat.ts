@@ -11,7 +11,7 @@ import type { InteractionRecord } from '../src/core/types.js';
 import { Api } from './api.js';
 import { openStream, type StreamHandle } from './sse.js';
 import { elementLookup, takeToken } from './session.js';
-import { renderCard, type AnswerOutcome } from './card.js';
+import { refusedOutcome, renderCard, type AnswerOutcome } from './card.js';
 
 type ChatItem = InteractionRecord & { outcome: string | null };
 /** A message of the conversation: the person's, or a reply posted into it. */
@@ -189,10 +189,7 @@ class Chat {
     );
     if (res.ok) return { kind: res.body.status };
     if (res.status === 410 || res.status === 404) return { kind: 'gone', message: res.error.message };
-    if (res.status === 400)
-      return res.error.field === undefined
-        ? { kind: 'refused', message: res.error.message }
-        : { kind: 'refused', field: res.error.field, message: res.error.message };
+    if (res.status === 400) return refusedOutcome(res.error);
     return { kind: 'error', message: res.error.message };
   }
 }

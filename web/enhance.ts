@@ -9,11 +9,17 @@ import { checkField, ruleFromAttributes, type FieldInput } from '../forms/check.
 import { decodeFormFields, TZ_OFFSET_ENTRY } from '../forms/decode.js';
 import { matchesEquals, type Schema } from '../forms/fields.js';
 import { MESSAGES } from '../forms/messages.js';
+import { ANSWER_AS_A_WHOLE, type FieldViolation, generalSentence, refusalSentence } from '../forms/refusal.js';
 
-export type SubmitOutcome = { ok: true } | { ok: false; field?: string; message: string };
+/** A refusal names one field and its message, and, from an answer door, every violation in `errors`. */
+export type SubmitOutcome = { ok: true } | { ok: false; field?: string; message: string; errors?: FieldViolation[] };
 
 export interface EnhanceOptions {
-  /** Receives the decoded answer; a refusal is shown under the named field, or at the top of the form. */
+  /**
+   * Receives the decoded answer. A refusal that lists its violations shows each under its own field, in the words
+   * the callback page uses (forms/refusal.ts), and those no shown field holds at the top; one without the list shows
+   * its message under the named field, or at the top.
+   */
   onSubmit?(value: Record<string, unknown>): Promise<SubmitOutcome>;
   /** The schema the form was rendered from; by default read from the form's `data-schema`. */
   schema?: Schema;
@@ -171,6 +177,33 @@ export function enhanceForm(form: HTMLFormElement, options: EnhanceOptions = {})
     }
   };
 
+  const showRefusal = (refusal: Extract<SubmitOutcome, { ok: false }>): void => {
+    const violations = refusal.errors ?? [];
+    if (violations.length === 0) {
+      showError(refusal.field, refusal.message || MESSAGES.refused);
+      return;
+    }
+    const placed = new Set<HTMLElement>();
+    const general: string[] = [];
+    for (const violation of violations) {
+      const wrapper =
+        violation.field === ANSWER_AS_A_WHOLE ? null : findWrapper(form, violation.field, violation.reason);
+      if (wrapper === null) {
+        const text = generalSentence(violation);
+        if (!general.includes(text)) general.push(text);
+        continue;
+      }
+      // A field shows its first violation, as the page's own checks show one sentence at a time.
+      if (placed.has(wrapper)) continue;
+      placed.add(wrapper);
+      const rule = ruleFromAttributes((n) => wrapper.getAttribute(n));
+      setError(wrapper, refusalSentence(rule, fieldInput(wrapper), violation.reason));
+    }
+    if (topError !== null) topError.textContent = general.join(' ');
+    const first = wrappers(form).find((w) => placed.has(w));
+    if (first !== undefined) focusField(first);
+  };
+
   const check = (): boolean => {
     let first: HTMLElement | null = null;
     for (const wrapper of wrappers(form)) {
@@ -231,7 +264,7 @@ export function enhanceForm(form: HTMLFormElement, options: EnhanceOptions = {})
     form.setAttribute('aria-busy', 'true');
     onSubmit(value)
       .then((outcome) => {
-        if (!outcome.ok) showError(outcome.field, outcome.message || MESSAGES.refused);
+        if (!outcome.ok) showRefusal(outcome);
       })
       .catch((err: unknown) => {
         showError(undefined, err instanceof Error ? err.message : MESSAGES.refused);

@@ -8,7 +8,7 @@ import type { InteractionRecord } from '../src/core/types.js';
 import { Api } from './api.js';
 import { elementLookup, takeToken } from './session.js';
 import type { AuditEvent } from '../src/core/audit-event.js';
-import { age, answerSummary, renderCard, type AnswerOutcome } from './card.js';
+import { age, answerSummary, refusedOutcome, renderCard, type AnswerOutcome } from './card.js';
 import { renderHistory } from './history.js';
 import { openStream, type StreamHandle } from './sse.js';
 
@@ -205,9 +205,7 @@ class Inbox {
     if (res.ok) return res.body.status === 'already_answered' ? { kind: 'already_answered' } : { kind: 'answered' };
     switch (res.status) {
       case 400:
-        return res.error.field === undefined
-          ? { kind: 'refused', message: res.error.message }
-          : { kind: 'refused', field: res.error.field, message: res.error.message };
+        return refusedOutcome(res.error);
       case 404:
         return { kind: 'gone', message: 'This question no longer exists.' };
       case 410:

@@ -3,10 +3,10 @@
  * form-encoded submit of the callback page. Both are untrusted input: parsed as data, never evaluated, and every
  * check that matters is the schema check that follows in `offerAnswer`.
  */
-import { checkField, type FieldInput } from '../../forms/check.js';
+import type { FieldInput } from '../../forms/check.js';
 import { RESERVED_PREFIX } from '../../forms/decode.js';
 import { flattenFields, formFields } from '../../forms/fields.js';
-import { MESSAGES } from '../../forms/messages.js';
+import { generalSentence, refusalSentence } from '../../forms/refusal.js';
 import { ANSWER_ROOT, type AnswerViolation, type AskgateError, invalid } from '../core/errors.js';
 import { formatOf, type PostedEntries } from '../core/formats/index.js';
 import type { InteractionRecord, JsonSchema } from '../core/types.js';
@@ -86,8 +86,8 @@ function inputOf(entries: Entries, name: string, kind: string): FieldInput {
 /**
  * The sentences to show under the fields the server refused (each refusal's field and bare reason, as data; an
  * answer refusal lists every violation in `errors`): the same sentence the page's own checks would have shown (the
- * sender's `errorMessages` first, then the page's defaults), else the server's reason. A refusal no field of the
- * page holds is shown at the top.
+ * sender's `errorMessages` first, then the page's defaults), else the server's reason (forms/refusal.ts, which the
+ * inbox shares). Refusals no field of the page holds are shown at the top, each naming its field.
  */
 export function refusalOf(question: Question, error: AskgateError, entries: Entries): Refusal {
   const values = formValues(entries);
@@ -104,19 +104,14 @@ export function refusalOf(question: Question, error: AskgateError, entries: Entr
     const path = format.wrapped && atRoot ? 'answer' : atRoot ? '' : raw;
     const field = fields.find((f) => f.name === path);
     if (field === undefined) {
-      errors[''] ??= sentence(reason);
+      // Every violation the form cannot point at is said at the top, each once.
+      const general = generalSentence({ field: raw ?? '', reason });
+      const prior = errors[''];
+      if (prior === undefined) errors[''] = general;
+      else if (!prior.includes(general)) errors[''] = `${prior} ${general}`;
       continue;
     }
-    errors[field.name] ??=
-      checkField(field.rule, inputOf(entries, field.name, field.rule.kind)) ??
-      (reason === 'is required'
-        ? (field.rule.errorRequired ?? MESSAGES.required)
-        : (field.rule.errorInvalid ?? sentence(reason)));
+    errors[field.name] ??= refusalSentence(field.rule, inputOf(entries, field.name, field.rule.kind), reason);
   }
   return { values, errors };
-}
-
-function sentence(reason: string): string {
-  const text = reason.charAt(0).toUpperCase() + reason.slice(1);
-  return /[.!?]$/.test(text) ? text : `${text}.`;
 }

@@ -231,9 +231,49 @@ describe('the web inbox', () => {
     await form.getByLabel('Code').fill('paris');
     await form.getByRole('button', { name: 'Send' }).click();
     const slot = form.locator('[data-field="code"] .field-error');
-    await expect.poll(() => slot.textContent()).toMatch(/answer does not match schema at code/);
+    // The server's bare reason as a sentence, as the callback page words it.
+    await expect.poll(() => slot.textContent()).toBe('Must match pattern "^[A-Z]{3}$".');
     expect((await record(id))['status']).toBe('pending');
     await expect.poll(() => page.locator(card(id)).count()).toBe(1);
+  });
+
+  it('shows every refused field its own reason, and what no field holds at the top of the form', async () => {
+    // None of these the page checks itself (pattern, multipleOf, minProperties): only the server refuses them.
+    const schema = {
+      type: 'object',
+      required: ['code', 'seats'],
+      minProperties: 3,
+      properties: {
+        code: {
+          type: 'string',
+          title: 'Airport code',
+          pattern: '^[A-Z]{3}$',
+          errorMessages: { invalid: 'Use the three-letter code, such as CDG.' },
+        },
+        seats: { type: 'integer', title: 'Seats', multipleOf: 2 },
+        note: { type: 'string', title: 'Note' },
+      },
+    };
+    const id = await ask({ question: 'Book the seats', answer_format: 'form', schema });
+    await openInbox();
+    const form = page.locator(`${card(id)} form`);
+    await form.getByLabel('Airport code').fill('paris');
+    await form.getByLabel('Seats').fill('3');
+    await form.getByRole('button', { name: 'Send' }).click();
+    const slot = (field: string) => form.locator(`[data-field="${field}"] .field-error`);
+    // The sender's sentence for the code, the server's reason for the seats.
+    await expect.poll(() => slot('code').textContent()).toBe('Use the three-letter code, such as CDG.');
+    expect(await slot('seats').textContent()).toBe('Must be multiple of 2.');
+    expect(await slot('note').textContent()).toBe('');
+    expect(await form.locator('.form-error').textContent()).toBe('Must NOT have fewer than 3 properties.');
+    expect(await form.getByLabel('Airport code').getAttribute('aria-invalid')).toBe('true');
+    expect(await form.getByLabel('Seats').getAttribute('aria-invalid')).toBe('true');
+    expect((await record(id))['status']).toBe('pending');
+
+    // Fixing the code clears its sentence as the person types; the seats keep theirs until fixed too.
+    await form.getByLabel('Airport code').fill('CDG');
+    await expect.poll(() => slot('code').textContent()).toBe('');
+    expect(await slot('seats').textContent()).toBe('Must be multiple of 2.');
   });
 
   it('shows media above the answer controls', async () => {
