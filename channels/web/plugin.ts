@@ -359,10 +359,12 @@ export class WebChatChannel implements ChannelPlugin {
           res.status(403).json({ error: 'callback_only', message: outcome.message });
           return;
         }
+        // As the answer door: every violation in `errors`, so the page shows each under its own field.
         res.status(400).json({
           error: code === 'invalid_request' ? 'invalid_request' : 'invalid_answer',
           message: outcome.message,
           ...(field === null ? {} : { field }),
+          ...(outcome.violations === undefined ? {} : { errors: outcome.violations }),
         });
       }
     }

@@ -1,5 +1,5 @@
 import type { AnswerOffer, AnswerVerdict } from './answer-path.js';
-import { AskgateError, type Refusal } from './errors.js';
+import { type AnswerViolation, AskgateError, type Refusal } from './errors.js';
 import { surfacesOf, surfaceView } from './surfaces.js';
 import type { ReplyTo, StoredInteraction, StoredSurface } from './types.js';
 
@@ -80,6 +80,8 @@ export interface RefusedOutcome {
   message: string;
   /** Several fields refused at once by the channel's own check (a modal's), field → words. */
   fields?: Readonly<Record<string, string>>;
+  /** Every violation of an answer the core refused (the answer door's `errors`), when there is one. */
+  violations?: readonly AnswerViolation[];
 }
 
 /**
@@ -221,7 +223,8 @@ function callbackOnly(question: StoredInteraction): AskgateError {
 }
 
 function refusedBy(question: StoredInteraction, err: AskgateError): RefusedOutcome {
-  return { kind: 'refused', question, refusal: err.refusal, message: err.message };
+  const violations = err.extra['errors'] as readonly AnswerViolation[] | undefined;
+  return { kind: 'refused', question, refusal: err.refusal, message: err.message, ...(violations && { violations }) };
 }
 
 /** A refusal the answer path threw, as an outcome; anything else (the store failing) is thrown on. */

@@ -45,6 +45,29 @@ describe('web chat doors', () => {
     expect((await w.chatAs(ada).get('/chat/api/messages')).json).toEqual({ items: [] });
   });
 
+  it('refuses a form answer naming every violation, as the answer door does', async () => {
+    const ada = freshRecipient();
+    const id = await ask({
+      question: 'Book?',
+      answer_format: 'form',
+      schema: {
+        type: 'object',
+        properties: { seats: { type: 'integer', minimum: 1 }, code: { type: 'string', maxLength: 3 } },
+        required: ['seats', 'code'],
+      },
+      recipient: ada,
+    });
+    const refused = await w
+      .chatAs(ada)
+      .post(`/chat/api/questions/${id}/answer`, { answer: { seats: 0, code: 'CDGX' } });
+    expect(refused.status).toBe(400);
+    expect(refused.json['error']).toBe('invalid_answer');
+    expect(refused.json['errors']).toEqual([
+      { field: 'seats', reason: 'must be >= 1' },
+      { field: 'code', reason: 'must NOT have more than 3 characters' },
+    ]);
+  });
+
   it('shows a recipient only their own questions, and answers through the core', async () => {
     const ada = freshRecipient();
     const bob = freshRecipient();
