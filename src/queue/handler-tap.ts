@@ -1,0 +1,185 @@
+import { randomBytes } from 'node:crypto';
+import { type Job, Worker } from 'bullmq';
+import type { ClaimedContinuation, ClaimRequest } from '../runs/handler-claims.js';
+import { continuationOf, type HandlerJob, REPORTED_FIELD } from '../runs/job-protocol.js';
+import type { BullHandlerClaimsOptions } from './handler-claims.js';
+import { backoffDelay, CONTINUATION_ATTEMPTS } from './queues.js';
+
+/** A claimer waiting for a continuation: settled once, by the first tap with a job, its timeout, or its abort. */
+export interface Waiter {
+  readonly request: ClaimRequest;
+  settled: boolean;
+  settle(claimed: ClaimedContinuation | null): void;
+}
+
+/** A failure carrying the first retry delay the worker asked for (read by the taps' backoff strategy). */
+export class HandlerFailure extends Error {
+  constructor(
+    message: string,
+    readonly retryBaseMs: number | undefined,
+  ) {
+    super(message);
+    this.name = 'HandlerFailure';
+  }
+}
+
+/** Which run of its continuation a job is: 1, and one more per failed attempt and per lapsed lease (BullMQ's stall). */
+export function attemptOf(job: Job<HandlerJob>): number {
+  return job.attemptsMade + job.stalledCounter + 1;
+}
+
+/** `<shard>.<handler>.<random>`: the lease names the queue its job is in; the random part is BullMQ's lock token. */
+export function newLeaseId(shard: number, handler: string): string {
+  return `${shard}.${handler}.${randomBytes(16).toString('base64url')}`;
+}
+
+export function parseLeaseId(leaseId: string): { shard: number; handler: string } | null {
+  const match = /^(\d{1,3})\.([A-Za-z0-9_.-]{1,100})\.[A-Za-z0-9_-]{22}$/.exec(leaseId);
+  if (match === null) return null;
+  return { shard: Number(match[1]), handler: match[2] as string };
+}
+
+/**
+ * One queue being claimed from (one handler, one identity, one shard): a BullMQ Worker processing jobs manually
+ * (`getNextJob` with the lease id as the lock token), shared by every claim waiting on that queue. While anyone
+ * waits, one loop blocks on the queue (BullMQ's blocking read on its own connection, woken by the add of a job) and
+ * hands each job it takes to the longest-waiting claimer. So a tap costs one Redis connection however many claims
+ * wait on it, and a due job reaches a waiting claimer at once. Its Worker also runs BullMQ's stalled-job check,
+ * which offers the job of a lapsed lease again.
+ */
+export class Tap {
+  readonly worker: Worker<HandlerJob>;
+  /**
+   * The jobs this tap handed out, by lease id, until reported, failed or long lapsed: a complete, fail or extend
+   * reaching the gateway that took the job needs no read of the job, its mark or its lock first (the report, fail
+   * and extend scripts check the lease themselves). A lease taken through another gateway is read from Redis.
+   */
+  readonly handedOut = new Map<string, { job: Job<HandlerJob>; until: number }>();
+  private readonly waiters: Waiter[] = [];
+  private looping = false;
+  private closed = false;
+  lastUsed = Date.now();
+
+  constructor(
+    readonly handler: string,
+    readonly shard: number,
+    queueName: string,
+    prefix: string,
+    stalledMs: number,
+    private readonly options: BullHandlerClaimsOptions,
+  ) {
+    this.worker = new Worker<HandlerJob>(queueName, null, {
+      connection: options.connection,
+      prefix,
+      autorun: false,
+      lockDuration: options.lockMs,
+      stalledInterval: stalledMs,
+      // A lapsed lease is offered again however often it lapses, as a failed attempt is retried.
+      maxStalledCount: CONTINUATION_ATTEMPTS,
+      settings: {
+        backoffStrategy: (attemptsMade: number, _type?: string, err?: Error) =>
+          backoffDelay(
+            attemptsMade,
+            err instanceof HandlerFailure ? (err.retryBaseMs ?? options.backoffMs) : options.backoffMs,
+          ),
+      },
+    });
+    this.worker.on('error', (err) =>
+      options.logger.warn({ err: err.message, queue: queueName }, 'handler claim queue error; BullMQ retries'),
+    );
+    this.worker.startStalledCheckTimer().catch(() => undefined);
+  }
+
+  get idle(): boolean {
+    return this.waiters.length === 0 && this.handedOut.size === 0;
+  }
+
+  add(waiter: Waiter): void {
+    this.waiters.push(waiter);
+    this.lastUsed = Date.now();
+    if (!this.looping) void this.loop();
+  }
+
+  remove(waiter: Waiter): void {
+    const at = this.waiters.indexOf(waiter);
+    if (at >= 0) this.waiters.splice(at, 1);
+  }
+
+  private async loop(): Promise<void> {
+    this.looping = true;
+    try {
+      while (!this.closed && this.waiters.length > 0) {
+        const leaseId = newLeaseId(this.shard, this.handler);
+        let job: Job<HandlerJob> | undefined;
+        try {
+          // Blocks until a job is due or BullMQ's drain delay (5 s) passes; then the loop looks at its waiters again.
+          job = await this.worker.getNextJob(leaseId, { block: true });
+        } catch (error) {
+          if (this.closed) return;
+          this.options.logger.warn(
+            { err: error instanceof Error ? error.message : String(error) },
+            'taking a handler job failed; trying again in 1 s',
+          );
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          continue;
+        }
+        if (job !== undefined) await this.offer(job, leaseId);
+      }
+    } finally {
+      this.looping = false;
+    }
+  }
+
+  /** Hands `job`, taken under `leaseId`, to the longest-waiting claimer, or puts it back when nobody waits any more. */
+  private async offer(job: Job<HandlerJob>, leaseId: string): Promise<void> {
+    try {
+      // A job that ran before may have completed already (its worker's lease lapsed after the report): finish it.
+      const ranBefore = job.attemptsMade > 0 || job.stalledCounter > 0;
+      if (ranBefore && (await this.reported(job))) {
+        await job.moveToCompleted(null, leaseId, false);
+        return;
+      }
+      const waiter = this.waiters.find((w) => !w.settled);
+      if (waiter === undefined) {
+        await job.moveToWait(leaseId);
+        return;
+      }
+      waiter.settled = true;
+      const leaseMs = waiter.request.leaseMs ?? this.options.lockMs;
+      if (leaseMs !== this.options.lockMs) await job.extendLock(leaseId, leaseMs);
+      this.handedOut.set(leaseId, { job, until: Date.now() + leaseMs });
+      waiter.settle({
+        resumeId: job.id ?? job.data.resume_id,
+        handler: this.handler,
+        leaseId,
+        leaseExpiresAt: Date.now() + leaseMs,
+        attempt: attemptOf(job),
+        body: continuationOf(job.data),
+        ...(job.data.checkpoint_ref === undefined ? {} : { checkpointRef: job.data.checkpoint_ref }),
+      });
+    } catch (error) {
+      // The job stays active under a lease nobody holds: the stalled check offers it again once the lease lapses.
+      this.options.logger.warn(
+        { err: error instanceof Error ? error.message : String(error), job: job.id },
+        'offering a handler job failed; it is offered again when its lease lapses',
+      );
+    }
+  }
+
+  /** Forgets handed-out jobs whose lease lapsed `graceMs` ago: a report under such a lease is refused anyway. */
+  forgetLapsed(graceMs: number): void {
+    const before = Date.now() - graceMs;
+    for (const [leaseId, held] of this.handedOut) if (held.until < before) this.handedOut.delete(leaseId);
+  }
+
+  async reported(job: Job<HandlerJob>): Promise<boolean> {
+    return (await this.options.connection.hexists(this.worker.toKey(job.id as string), REPORTED_FIELD)) === 1;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const waiter of this.waiters) waiter.settle(null);
+    this.waiters.length = 0;
+    await this.worker.close(true);
+  }
+}
