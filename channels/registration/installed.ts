@@ -9,3 +9,4 @@ export { telegram } from '../telegram/channel.js';
 export { twilio } from '../twilio/channel.js';
 export { web } from '../web/channel.js';
 export { whatsapp } from '../whatsapp/channel.js';
+export { teams } from '../teams/channel.js';
