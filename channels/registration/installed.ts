@@ -3,6 +3,7 @@
  * gateway builds, registers and mounts every channel listed, knowing none of them by name.
  */
 export { discord } from '../discord/channel.js';
+export { email } from '../email/channel.js';
 export { slack } from '../slack/channel.js';
 export { telegram } from '../telegram/channel.js';
 export { twilio } from '../twilio/channel.js';

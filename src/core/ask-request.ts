@@ -16,7 +16,7 @@ import {
 import { literalWebhookRefusal } from './network-address.js';
 import { parseEscalate, parseRemind } from './follow-up-fields.js';
 import { parseApprovers, parseDeliver, parseQuorum } from './surface-fields.js';
-import { checkChannelFits } from './channel-fit.js';
+import { checkChannelFits, type RecipientField } from './channel-fit.js';
 
 /** A validated ask: every field of the ask body, defaults applied. */
 export interface AskRequest {
@@ -63,6 +63,11 @@ export interface ChannelCapabilities {
    * after the subset check, so the ask is refused with a 400 naming the property before anything is stored.
    */
   formRefusal?(schema: JsonSchema): { property: string; reason: string } | null;
+  /**
+   * A channel whose recipients have a form of their own (an email address) says why `recipient` is not one; null
+   * when it is. Asked while the ask is checked, so a malformed recipient is a 400 naming the field, nothing stored.
+   */
+  recipientRefusal?(recipient: string | null): string | null;
 }
 
 export interface AskContext {
@@ -295,12 +300,12 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
     verifier = v as VerifierBinding;
   }
 
-  const checkChannel = (name: string, field: string): void =>
-    checkChannelFits(name, field, ctx, { answer_format, schema, verifier, to });
+  const checkChannel = (name: string, field: string, target?: RecipientField): void =>
+    checkChannelFits(name, field, ctx, { answer_format, schema, verifier, to }, target);
   const deliver = parseDeliver(body, checkChannel);
   let channel = str(body, 'channel', ASK_TEXT_LIMITS.channel, false);
   let recipient = str(body, 'recipient', ASK_TEXT_LIMITS.recipient, false);
-  if (channel !== null) checkChannel(channel, 'channel');
+  if (channel !== null) checkChannel(channel, 'channel', { value: recipient, field: 'recipient' });
   else if (recipient !== null)
     throw invalid('recipient', 'recipient goes with channel; name the channel to deliver to.');
   // With deliver, the first surface is kept where a single-channel ask keeps its one (core/surfaces.ts).

@@ -3,12 +3,19 @@ import type { AskContext, AskRequest } from './ask-request.js';
 import { invalid } from './errors.js';
 import type { JsonSchema } from './types.js';
 
+/** A surface's recipient as the ask gave it, and the field that names it (`recipient`, `deliver[1].recipient`). */
+export interface RecipientField {
+  value: string | null;
+  field: string;
+}
+
 /** The rules a channel must meet to take this ask, each refusal naming `field` (`channel`, `deliver[2].channel`). */
 export function checkChannelFits(
   channel: string,
   field: string,
   ctx: AskContext,
   ask: Pick<AskRequest, 'answer_format' | 'schema' | 'verifier' | 'to'>,
+  target?: RecipientField,
 ): void {
   const { answer_format, schema, verifier, to } = ask;
   if (to === 'caller') throw invalid(field, 'an ask to the caller has no channel.');
@@ -25,6 +32,8 @@ export function checkChannelFits(
       `channel "${channel}" is not registered; ${known.length ? `registered: ${known.join(', ')}` : 'no channel is configured'}.`,
     );
   }
+  const notRecipient = target === undefined ? null : (caps.recipientRefusal?.(target.value) ?? null);
+  if (target !== undefined && notRecipient !== null) throw invalid(target.field, `${target.field} ${notRecipient}`);
   if (answer_format !== 'form') return;
   if (!caps.supportsFormDelivery)
     throw invalid(
