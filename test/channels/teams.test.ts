@@ -84,6 +84,25 @@ describe('teams channel', () => {
     expect(await result(id)).toMatchObject({ answer: { age: 40 } });
   });
 
+  it('a conversation askgate never heard from is a 400 naming recipient, and nothing is stored or sent', async () => {
+    const silent = freshConversation();
+    w.fake.addSilentConversation(silent);
+    const before = w.fake.counts.connector;
+    const group = `silent-${Date.now()}`;
+    const res = await w.http.post('/api/interactions', {
+      group_id: group,
+      question: 'Anyone?',
+      answer_format: 'confirm',
+      channel: 'teams',
+      recipient: silent,
+    });
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({ error: 'invalid_request', field: 'recipient' });
+    expect(res.json['message']).toContain('no Teams conversation askgate has heard from');
+    expect(w.fake.counts.connector).toBe(before);
+    expect((await w.http.get(`/api/interactions?group_id=${group}`)).json['items']).toEqual([]);
+  });
+
   it('select: up to five choices are buttons; more are a choice set answered by its index', async () => {
     const few = await w.ask({ question: 'Region?', answer_format: 'select', choices: ['eu-west', 'us-east'] });
     expect(((cardOf(few.message)?.['actions'] as Json[]) ?? []).map((a) => a['title'])).toEqual(['eu-west', 'us-east']);
