@@ -8,6 +8,7 @@
 import { escapeHtml, renderFormHtml } from '../../forms/render-html.js';
 import type { InteractionRecord, JsonSchema } from '../core/types.js';
 import { formatOf } from '../core/formats/index.js';
+import { reviewBody } from './review-page.js';
 
 /**
  * The page's policy: nothing from anywhere but this origin, no inline script or style, forms post here only.
@@ -51,6 +52,12 @@ border-radius:var(--ag-radius,10px);background:var(--ag-surface,#f6f7f9)}
 .al-card .ag-submit{width:100%;min-height:44px}
 @media (min-width:600px){.al-card .ag-submit{width:auto}}
 .cb-outcome~.cb-note+.cb-note{margin-top:.5rem}
+.cb-review-decide .review-buttons button{min-height:44px;min-width:7rem;flex:1 1 0;width:auto}
+@media (min-width:600px){.cb-review-decide .review-buttons button{flex:0 0 auto}}
+.cb-reject{font:inherit;font-weight:600;padding:.55rem 1.1rem;border-radius:var(--ag-radius,10px);
+background:var(--ag-bg,#fff);color:var(--ag-error,#b3261e);border:1px solid var(--ag-error,#b3261e);cursor:pointer}
+.cb-review-panel{margin:1rem 0 0;border-top:1px solid var(--ag-border,#cfd5dc);padding-top:.75rem}
+.cb-review-panel summary{cursor:pointer;font-weight:600;padding:.6rem 0}
 `;
 
 /** The page around a body: this door's stylesheets, and this origin's enhancement script when asked for. */
@@ -61,6 +68,7 @@ export function layout(title: string, body: string, withScript: boolean): string
     '<meta name="referrer" content="no-referrer">\n<meta name="color-scheme" content="light dark">\n' +
     `<title>${escapeHtml(title)} · askgate</title>\n<link rel="icon" href="data:,">\n` +
     `<link rel="stylesheet" href="/assets/web/forms.css">\n<link rel="stylesheet" href="${CALLBACK_CSS_PATH}">\n` +
+    '<link rel="stylesheet" href="/assets/web/review.css">\n' +
     (withScript ? '<script type="module" src="/assets/web/enhance-auto.js"></script>\n' : '') +
     `</head>\n<body>\n<main>\n${body}\n</main>\n</body>\n</html>\n`
   );
@@ -110,6 +118,7 @@ export function questionPage(record: InteractionRecord, refusal: Refusal | null 
       '<button type="submit" name="answer" value="false">No</button></div></form>';
     return layout('Answer', heading + form, false);
   }
+  if (controls === 'review') return layout('Review', heading + reviewBody(record, refusal), true);
   if (controls === 'external' && record.schema === null) {
     const error = refusal?.errors[''] ?? '';
     // The confirm page of an external question: Confirm posts {"confirmed": true} (see docs/callback.md).
