@@ -1,13 +1,13 @@
 import type { ToolApprovalRequestOutput, ToolApprovalResponse, ToolModelMessage, ToolSet } from 'ai';
 import type { AskgateClient } from '../client.js';
 import type { RequestOptions } from '../transport.js';
-import type { ContinuationPayload } from '../wire/continuations.js';
 import {
   type DecidedReview,
   decideReviews,
   type ParkedReviews,
   type PendingReview,
   parkReviews,
+  type ReviewContinuation,
   type ReviewParkOptions,
   type ReviewWaitOptions,
   resumedReviews,
@@ -22,7 +22,16 @@ import {
  * imported: the module loads without it.
  */
 
-export type { ParkedReviews, ReviewParkOptions, ReviewWaitOptions } from './review.js';
+export type {
+  ParkedReviews,
+  ReviewAction,
+  ReviewAnswer,
+  ReviewContinuation,
+  ReviewFields,
+  ReviewParkOptions,
+  ReviewWaitOptions,
+} from './review.js';
+export { EXPIRED_MESSAGE } from './review.js';
 
 type ApprovalRequest = ToolApprovalRequestOutput<ToolSet>;
 
@@ -95,7 +104,7 @@ export async function parkApprovals(
 /** The tool message of approval responses of a run parked by `parkApprovals`, and the `run.state` it parked with. */
 export async function resumeApprovals(
   client: AskgateClient,
-  continuation: ContinuationPayload,
+  continuation: ReviewContinuation,
   options: RequestOptions = {},
 ): Promise<{ message: ToolModelMessage; state: unknown }> {
   const resumed = await resumedReviews(client, continuation, options);

@@ -2,13 +2,13 @@ import type { Decision, HITLRequest, HITLResponse } from 'langchain';
 import type { AskgateClient } from '../client.js';
 import { AskgateSdkError } from '../errors.js';
 import type { RequestOptions } from '../transport.js';
-import type { ContinuationPayload } from '../wire/continuations.js';
 import {
   type DecidedReview,
   decideReviews,
   type ParkedReviews,
   type PendingReview,
   parkReviews,
+  type ReviewContinuation,
   type ReviewParkOptions,
   type ReviewWaitOptions,
   resumedReviews,
@@ -22,7 +22,16 @@ import {
  * `argsSchema`. Only `langchain`'s types are imported: the module loads without it.
  */
 
-export type { ParkedReviews, ReviewParkOptions, ReviewWaitOptions } from './review.js';
+export type {
+  ParkedReviews,
+  ReviewAction,
+  ReviewAnswer,
+  ReviewContinuation,
+  ReviewFields,
+  ReviewParkOptions,
+  ReviewWaitOptions,
+} from './review.js';
+export { EXPIRED_MESSAGE } from './review.js';
 
 function pendingReviews(request: HITLRequest): PendingReview[] {
   return request.actionRequests.map((action, i) => {
@@ -85,7 +94,7 @@ export async function parkInterrupt(
 /** The resume value of a run parked by `parkInterrupt`, and the `run.state` it was parked with. */
 export async function resumeInterrupt(
   client: AskgateClient,
-  continuation: ContinuationPayload,
+  continuation: ReviewContinuation,
   options: RequestOptions = {},
 ): Promise<{ resume: HITLResponse; state: unknown }> {
   const resumed = await resumedReviews(client, continuation, options);

@@ -2,13 +2,13 @@ import type { RunState, RunToolApprovalItem } from '@openai/agents';
 import type { AskgateClient } from '../client.js';
 import { AskgateSdkError } from '../errors.js';
 import type { RequestOptions } from '../transport.js';
-import type { ContinuationPayload } from '../wire/continuations.js';
 import {
   type DecidedReview,
   decideReviews,
   type ParkedReviews,
   type PendingReview,
   parkReviews,
+  type ReviewContinuation,
   type ReviewParkOptions,
   type ReviewWaitOptions,
   resumedReviews,
@@ -22,7 +22,16 @@ import {
  * `@openai/agents`' types are imported: the module loads without it.
  */
 
-export type { ParkedReviews, ReviewParkOptions, ReviewWaitOptions } from './review.js';
+export type {
+  ParkedReviews,
+  ReviewAction,
+  ReviewAnswer,
+  ReviewContinuation,
+  ReviewFields,
+  ReviewParkOptions,
+  ReviewWaitOptions,
+} from './review.js';
+export { EXPIRED_MESSAGE } from './review.js';
 
 /** What this adapter reads of a run's result: `run(agent, input)` returns one (`RunResult`, `StreamedRunResult`). */
 // biome-ignore lint/suspicious/noExplicitAny: RunState's own parameters (context, agent) are whatever the run's are.
@@ -107,7 +116,7 @@ export async function parkInterruptions(
  */
 export async function resumeInterruptions<S extends AnyRunState>(
   client: AskgateClient,
-  continuation: ContinuationPayload,
+  continuation: ReviewContinuation,
   restore: (serialized: string) => Promise<S>,
   options: RequestOptions = {},
 ): Promise<{ runState: S; state: unknown }> {

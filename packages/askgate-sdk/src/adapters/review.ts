@@ -3,7 +3,10 @@ import type { AskgateClient } from '../client.js';
 import { AskgateSdkError } from '../errors.js';
 import type { RequestOptions } from '../transport.js';
 import type { EscalationStepBody, InteractionRecord, JsonSchema, RemindBody, RunBody } from '../types.js';
-import type { ContinuationAskResult, ContinuationPayload } from '../wire/continuations.js';
+import type { ContinuationAskResult, ContinuationPayload, ConversationTurnPayload } from '../wire/continuations.js';
+
+/** What a handler or webhook receives; only a `run.resumed` of a run parked by an adapter can be read here. */
+export type ReviewContinuation = ContinuationPayload | ConversationTurnPayload;
 
 /**
  * What the three framework adapters share: one review ask (`answer_format: "review"`) per action a framework pauses
@@ -184,9 +187,12 @@ export interface ResumedReviews {
  */
 export async function resumedReviews(
   client: AskgateClient,
-  continuation: ContinuationPayload,
+  received: ReviewContinuation,
   options: RequestOptions = {},
 ): Promise<ResumedReviews> {
+  if (received.type === 'conversation.turn')
+    throw new AskgateSdkError(`a conversation turn (${received.run_id}) resumes no review: it parked nothing`);
+  const continuation: ContinuationPayload = received;
   if (continuation.type !== 'run.resumed')
     throw new AskgateSdkError(`run ${continuation.run_id} was killed (${continuation.killed_by ?? 'no cause given'})`);
   const parked = parkedState(continuation);
@@ -248,7 +254,8 @@ function checked(review: Pick<PendingReview, 'decisions' | 'action'>, answer: un
     const expired = (answer as { message?: unknown }).message === EXPIRED_MESSAGE && decision === 'reject';
     if (!expired)
       throw new AskgateSdkError(
-        `the review of ${review.action.name} was answered ${JSON.stringify(answer)}, not one of ${review.decisions.join(', ')}`,
+        `the review of ${review.action.name} was answered ${JSON.stringify(answer)}, ` +
+          `not one of ${review.decisions.join(', ')}`,
       );
   }
   return answer as ReviewAnswer;
