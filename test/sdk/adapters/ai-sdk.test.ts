@@ -81,12 +81,14 @@ function setup(calls: Array<{ amount: number; to: string }>) {
   return { model, tools, sent };
 }
 
-/** What the model was given as the results of its calls, on its last turn. */
-function toolResultsSeen(model: MockLanguageModelV4): unknown[] {
+/** What the model was given as the result of each call on its last turn, by call id. */
+function toolResultsSeen(model: MockLanguageModelV4): Record<string, unknown> {
   const prompt = model.doGenerateCalls.at(-1)?.prompt ?? [];
-  return prompt.flatMap((m) =>
-    m.role === 'tool' ? m.content.map((p) => (p.type === 'tool-result' ? p.output : p)) : [],
-  );
+  const seen: Record<string, unknown> = {};
+  for (const message of prompt)
+    if (message.role === 'tool')
+      for (const part of message.content) if (part.type === 'tool-result') seen[part.toolCallId] = part.output;
+  return seen;
 }
 
 describe('askgate-sdk/ai-sdk, sync: reviewApprovals asks, waits, and returns the approval responses', () => {
@@ -120,10 +122,10 @@ describe('askgate-sdk/ai-sdk, sync: reviewApprovals asks, waits, and returns the
     const second = await generateText({ model, tools, messages });
     expect(second.text).toBe('done');
     expect(sent).toEqual([{ amount: 40, to: 'ada' }]);
-    expect(toolResultsSeen(model)).toEqual([
-      { type: 'text', value: 'refunded 40 to ada' },
-      { type: 'execution-denied', reason: 'Over the refund limit.' },
-    ]);
+    expect(toolResultsSeen(model)).toEqual({
+      call_1: { type: 'text', value: 'refunded 40 to ada' },
+      call_2: { type: 'execution-denied', reason: 'Over the refund limit.' },
+    });
   });
 });
 
@@ -173,9 +175,9 @@ describe('askgate-sdk/ai-sdk, async: parkApprovals parks a run; resumeApprovals 
       [{ decision: 'reject', message: 'Ask finance.' }, { decision: 'approve' }],
     );
     expect(sent).toEqual([{ amount: 700, to: 'ed' }]);
-    expect(toolResultsSeen(model)).toEqual([
-      { type: 'execution-denied', reason: 'Ask finance.' },
-      { type: 'text', value: 'refunded 700 to ed' },
-    ]);
+    expect(toolResultsSeen(model)).toEqual({
+      call_1: { type: 'execution-denied', reason: 'Ask finance.' },
+      call_2: { type: 'text', value: 'refunded 700 to ed' },
+    });
   });
 });
