@@ -200,6 +200,56 @@ describe('askgate-sdk/langchain, async: parkInterrupt parks a run; resumeInterru
     expect(lastText(result)).toContain('Wait for legal.');
   });
 
+  it('a review expiring on a run parked with on_expiry "resume" comes back as a rejection', async () => {
+    const { agent, sent } = emailAgent([{ to: 'all@example.com', subject: 'Release' }]);
+    const request = await interrupted(agent, 'lc-expiry');
+    const finished = deferred<{ messages: Array<{ content: unknown }> }>();
+    const worker = await gw.worker('lc-expiry', async (c: Continuation) => {
+      const { resume } = await resumeInterrupt(gw.client, c);
+      expect(resume).toEqual({
+        decisions: [{ type: 'reject', message: 'Nobody reviewed this action before the review expired.' }],
+      });
+      finished.resolve(await agent.invoke(new Command({ resume }), { configurable: { thread_id: 'lc-expiry' } }));
+      return null;
+    });
+    try {
+      await parkInterrupt(gw.client, request, {
+        run: { run_id: 'lc-expiry', resume: { handler: 'lc-expiry' } },
+        // Nobody answers: the gateway's deadline sweep expires it.
+        expiry_at: new Date(Date.now() + 2_000).toISOString(),
+        on_expiry: 'resume',
+      });
+      const result = await finished.promise;
+      expect(sent).toEqual([]);
+      expect(lastText(result)).toContain('Nobody reviewed this action before the review expired.');
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('a run killed before its reviews were answered does not resume the agent: resumeInterrupt throws', async () => {
+    const { agent } = emailAgent([{ to: 'all@example.com', subject: 'Release' }]);
+    const request = await interrupted(agent, 'lc-killed');
+    const thrown = deferred<unknown>();
+    const worker = await gw.worker('lc-killed', async (c: Continuation) => {
+      thrown.resolve(await resumeInterrupt(gw.client, c).catch((error: unknown) => error));
+      return null;
+    });
+    try {
+      const parked = await parkInterrupt(gw.client, request, {
+        run: { run_id: 'lc-killed', resume: { handler: 'lc-killed' } },
+        expiry_at: inAnHour(),
+      });
+      const id = parked.interactions[0]?.id as string;
+      await gw.client.cancel(id);
+      const error = await thrown.promise;
+      expect(error).toBeInstanceOf(Error);
+      expect((error as Error).message).toBe(`run lc-killed was killed (${id})`);
+    } finally {
+      await worker.close();
+    }
+  });
+
   it('two calls: edit and approve come back in the order of the calls', async () => {
     const { sent } = await parkAndResume(
       [
