@@ -76,9 +76,10 @@ async function bytesPerParkedRun(runs: number, env: Record<string, string>, tag:
 
 export async function pgCheckpoints(size: Size): Promise<BenchResult> {
   const started = Date.now();
+  // 2,500 warm-up cycles a side, as in peer-langgraph.ts: a fresh gateway's first 2,000 cycles measure V8's compiler.
   const s = size.tiny
     ? { warmup: 2, cycles: 10, concurrency: 2, parked: 20 }
-    : { warmup: 100, cycles: 1_500, concurrency: 8, parked: 1_000 };
+    : { warmup: 2_500, cycles: 1_500, concurrency: 8, parked: 1_000 };
   let postgres: typeof import('@langchain/langgraph-checkpoint-postgres');
   try {
     postgres = await import('@langchain/langgraph-checkpoint-postgres');

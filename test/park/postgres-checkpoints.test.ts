@@ -142,6 +142,31 @@ describe('checkpoints in PostgreSQL', () => {
     await until(async () => (await gw.get('/api/runs/run-handler-pg')).json['status'] === 'resumed', 'resumed');
   });
 
+  it('reads a handler-resumed checkpoint once: at the claim, not at the answer', async () => {
+    const reads = async (): Promise<number> => {
+      const metrics = await (await fetch(`${gwUrl}/metrics`)).text();
+      // No line until the first read.
+      return Number(/^askgate_checkpoint_seconds_count\{op="read"\} (\d+)$/m.exec(metrics)?.[1] ?? 0);
+    };
+    const res = await gw.post('/api/interactions', {
+      ...parkBody('run-read-once', { n: 1 }),
+      run: { run_id: 'run-read-once', resume: { handler: 'readonce' }, state: { n: 1 } },
+    });
+    expect(res.status).toBe(201);
+    const before = await reads();
+    await gw.post(`/api/interactions/${res.json['id'] as string}/answer`, { answer: true });
+    const jobId = `resume-${Buffer.from('run-read-once').toString('base64url')}-1`;
+    await until(async () => (await raw.keys(`*${jobId}`)).length > 0, 'the handler job');
+    expect(await reads()).toBe(before);
+    const claimed = await gw.post('/api/continuations/claim', { handlers: ['readonce'], wait: 5 });
+    expect(claimed.json['continuation']).toMatchObject({ run_id: 'run-read-once', state: { n: 1 } });
+    expect(await reads()).toBe(before + 1);
+    await gw.post(`/api/continuations/${claimed.json['resume_id'] as string}/complete`, {
+      lease_id: claimed.json['lease_id'],
+      output: null,
+    });
+  });
+
   it('costs Redis the same for a 900 KiB state as for an empty one (within 200 bytes)', async () => {
     const before = await redisBytes();
     await park(gw, 'run-empty', null);

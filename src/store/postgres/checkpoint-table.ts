@@ -65,6 +65,15 @@ export class CheckpointTable {
     this.table = `${pg.escapeIdentifier(schema)}.checkpoints`;
   }
 
+  /**
+   * The name of one of the statements every park or resume runs, prepared once per pooled connection: PostgreSQL
+   * then parses and plans it once, not on every call (the park's write, with its owner check and thread lookup, is
+   * the costliest to plan). The schema is in the name because a name stands for one text on a connection.
+   */
+  private statement(what: 'read' | 'read-refresh' | 'write'): string {
+    return `askgate-checkpoints-${what}:${this.table}`;
+  }
+
   /** The run's latest kept checkpoint of any park, or null (never parked, only bound to a thread, or expired). */
   async latest(runId: string): Promise<CheckpointRow | null> {
     const result = await this.timed('read', () =>
@@ -86,12 +95,17 @@ export class CheckpointTable {
     const where = 'run_id = $1 AND park = $2 AND kind IS NOT NULL AND expires_at > now()';
     const result = await this.timed('read', () =>
       options.refresh
-        ? this.pool.query<RowRecord>(
-            `UPDATE ${this.table} SET expires_at = now() + $3 * interval '1 millisecond' WHERE ${where}
+        ? this.pool.query<RowRecord>({
+            name: this.statement('read-refresh'),
+            text: `UPDATE ${this.table} SET expires_at = now() + $3 * interval '1 millisecond' WHERE ${where}
              RETURNING ${COLUMNS}`,
-            [runId, park, this.retentionMs],
-          )
-        : this.pool.query<RowRecord>(`SELECT ${COLUMNS} FROM ${this.table} WHERE ${where}`, [runId, park]),
+            values: [runId, park, this.retentionMs],
+          })
+        : this.pool.query<RowRecord>({
+            name: this.statement('read'),
+            text: `SELECT ${COLUMNS} FROM ${this.table} WHERE ${where}`,
+            values: [runId, park],
+          }),
     );
     return rowOf(result.rows[0]);
   }
@@ -104,8 +118,9 @@ export class CheckpointTable {
   async write(runId: string, park: string, row: CheckpointRowInput): Promise<boolean> {
     const t = this.table;
     const result = await this.timed('write', () =>
-      this.pool.query(
-        `INSERT INTO ${t} AS c (run_id, park, ${COLUMNS}, written_at, expires_at)
+      this.pool.query({
+        name: this.statement('write'),
+        text: `INSERT INTO ${t} AS c (run_id, park, ${COLUMNS}, written_at, expires_at)
          SELECT $1, $2, $3, $4, $5, $6::jsonb, $7,
                 coalesce($8::jsonb, (SELECT b.thread FROM ${t} b WHERE b.run_id = $1 AND b.park = '' AND b.expires_at > now())),
                 now(), now() + $9 * interval '1 millisecond'
@@ -118,7 +133,7 @@ export class CheckpointTable {
            written_at = now(), expires_at = EXCLUDED.expires_at
          WHERE c.owner = EXCLUDED.owner OR c.expires_at <= now()
          RETURNING 1`,
-        [
+        values: [
           runId,
           park,
           row.owner,
@@ -129,7 +144,7 @@ export class CheckpointTable {
           row.thread,
           this.retentionMs,
         ],
-      ),
+      }),
     );
     return result.rowCount === 1;
   }

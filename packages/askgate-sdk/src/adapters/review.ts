@@ -3,6 +3,7 @@ import type { AskgateClient } from '../client.js';
 import { AskgateSdkError } from '../errors.js';
 import type { RequestOptions } from '../transport.js';
 import type { EscalationStepBody, InteractionRecord, JsonSchema, RemindBody, RunBody } from '../types.js';
+import type { ReviewAction, ReviewAnswer, ReviewDecision } from '../wire/interactions.js';
 import type { ContinuationAskResult, ContinuationPayload, ConversationTurnPayload } from '../wire/continuations.js';
 
 /** What a handler or webhook receives; only a `run.resumed` of a run parked by an adapter can be read here. */
@@ -14,22 +15,7 @@ export type ReviewContinuation = ContinuationPayload | ConversationTurnPayload;
  * only translates its framework's pause into `PendingReview`s and the answers into its framework's resume value.
  */
 
-/** A decision a person may take on a review. */
-export type ReviewDecisionType = 'approve' | 'edit' | 'reject' | 'respond';
-
-/** The action an agent proposes: a tool call. */
-export interface ReviewAction {
-  name: string;
-  args: Record<string, unknown>;
-  description?: string;
-}
-
-/** The answer to a review ask, as the gateway records it. */
-export type ReviewAnswer =
-  | { decision: 'approve' }
-  | { decision: 'edit'; args: Record<string, unknown> }
-  | { decision: 'reject'; message?: string }
-  | { decision: 'respond'; message: string };
+export type { ReviewAction, ReviewAnswer, ReviewDecision } from '../wire/interactions.js';
 
 /** Where a review goes and what it says: the ask fields an adapter does not set itself. */
 export interface ReviewFields {
@@ -76,7 +62,7 @@ export interface ParkedReviews {
 export interface PendingReview {
   key: string;
   action: ReviewAction;
-  decisions: readonly ReviewDecisionType[];
+  decisions: readonly ReviewDecision[];
   schema?: JsonSchema;
 }
 
@@ -142,7 +128,7 @@ export async function decideReviews(
 
 /** What a parked run's `state` holds: the reviews in order, what the adapter keeps, and the caller's own state. */
 interface ParkedState {
-  askgate_reviews: Array<{ key: string; action: ReviewAction; decisions: ReviewDecisionType[] }>;
+  askgate_reviews: Array<{ key: string; action: ReviewAction; decisions: ReviewDecision[] }>;
   framework?: unknown;
   state?: unknown;
 }
@@ -208,7 +194,7 @@ export async function resumedReviews(
   if (results.length === 1) ordered = [(results[0] as [string, ContinuationAskResult])[1]];
   else {
     const records = await Promise.all(results.map(([id]) => client.get(id, options)));
-    const unused = records.map((record, i) => ({ action: canonicalJson(actionOf(record)), result: results[i] }));
+    const unused = records.map((record, i) => ({ action: canonicalJson(record.action), result: results[i] }));
     ordered = parked.askgate_reviews.map((review) => {
       const at = unused.findIndex((u) => u.action === canonicalJson(review.action));
       const found = at < 0 ? undefined : unused.splice(at, 1)[0]?.result;
@@ -232,10 +218,6 @@ function parkedState(continuation: ContinuationPayload): ParkedState {
   if (state === null || typeof state !== 'object' || !Array.isArray(state.askgate_reviews))
     throw new AskgateSdkError(`run ${continuation.run_id} was not parked by an askgate-sdk review adapter`);
   return state as ParkedState;
-}
-
-function actionOf(record: InteractionRecord): ReviewAction | undefined {
-  return (record as InteractionRecord & { action?: ReviewAction }).action;
 }
 
 /** `on_expiry: "resume"` hands back the expiry marker: a review nobody answered is a rejection, never an approval. */
