@@ -23,6 +23,7 @@ import {
 import type { StoredInteraction } from '../../src/core/types.js';
 import { type Controls, renderHints } from '../../src/core/formats/index.js';
 import { REVIEW_HINT } from '../../src/core/review-view.js';
+import { renderReview, renderReviewOutcome, reviewDecisionOf } from './review.js';
 
 export { summarize };
 
@@ -51,18 +52,22 @@ export const ACTION = {
 } as const;
 
 /** Any of our action_ids on a question message. */
-export const QUESTION_ACTION = /^askgate_(yes|no|choice_\d{1,3}|choice_menu|open_form)$/;
+export const QUESTION_ACTION = /^askgate_(yes|no|choice_\d{1,3}|choice_menu|open_form|approve|reject|edit)$/;
 
 export type TapMeaning =
   | { kind: 'confirm'; value: boolean }
   | { kind: 'select'; index: number }
-  | { kind: 'open_form' };
+  | { kind: 'open_form' }
+  /** A review's button (channels/slack/review.ts): approve and reject answer, edit opens the pre-filled modal. */
+  | { kind: 'review'; decision: 'approve' | 'reject' | 'edit' };
 
 /** What a block_actions tap on a question message means, or null when it is not ours. */
 export function readTap(actionId: string, selectedValue: string | null): TapMeaning | null {
   if (actionId === ACTION.yes) return { kind: 'confirm', value: true };
   if (actionId === ACTION.no) return { kind: 'confirm', value: false };
   if (actionId === ACTION.openForm) return { kind: 'open_form' };
+  const decision = reviewDecisionOf(actionId);
+  if (decision !== null) return { kind: 'review', decision };
   const raw =
     actionId === ACTION.menu
       ? selectedValue
@@ -139,6 +144,7 @@ export function selectControls(interaction: Pick<StoredInteraction, 'id' | 'choi
 
 /** The message a question is delivered as. */
 export function renderQuestion(interaction: StoredInteraction): RenderedMessage {
+  if (interaction.answer_format === 'review') return renderReview(interaction);
   const blocks: Block[] = [questionSection(interaction.question), context(HINT[renderHints(interaction).controls])];
   const blockId = `${BLOCK_PREFIX}${interaction.id}`;
   checkLimit('the actions block_id length', chars(blockId), BLOCK_ID_MAX, 'BLOCK_ID_MAX');
@@ -163,7 +169,7 @@ export function renderQuestion(interaction: StoredInteraction): RenderedMessage 
       break;
     case 'text':
     case 'external':
-    // A review reaches no channel that does not declare supportsReview (core/channel-fit.ts).
+    // A review is rendered by channels/slack/review.ts (returned above).
     case 'review':
       break;
   }
@@ -198,6 +204,8 @@ export function renderVotes(interaction: StoredInteraction): RenderedMessage {
 /** The question as it reads once it has ended: the buttons replaced by the outcome and who answered. */
 export function renderOutcome(interaction: StoredInteraction): RenderedMessage {
   const line = outcomeLine(interaction);
+  // A review keeps its action in view, with the arguments it was decided with.
+  if (interaction.answer_format === 'review') return renderReviewOutcome(interaction, line);
   return {
     text: clip(`${interaction.question}\n${line}`, MESSAGE_TEXT_MAX),
     blocks: [questionSection(interaction.question), context(line)],
