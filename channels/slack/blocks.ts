@@ -23,7 +23,6 @@ import {
 import type { StoredInteraction } from '../../src/core/types.js';
 import { type Controls, renderHints } from '../../src/core/formats/index.js';
 import { REVIEW_HINT } from '../../src/core/review-view.js';
-import { renderReview, renderReviewOutcome, reviewDecisionOf } from './review.js';
 
 export { summarize };
 
@@ -50,6 +49,19 @@ export const ACTION = {
   menu: 'askgate_choice_menu',
   openForm: 'askgate_open_form',
 } as const;
+
+/** The action_id of a review's buttons (channels/slack/review.ts renders them; respond is a thread reply). */
+export const REVIEW_ACTION = {
+  approve: 'askgate_approve',
+  reject: 'askgate_reject',
+  edit: 'askgate_edit',
+} as const;
+
+/** The decision of one of our review action_ids, or null. */
+export function reviewDecisionOf(actionId: string): keyof typeof REVIEW_ACTION | null {
+  const found = Object.entries(REVIEW_ACTION).find(([, id]) => id === actionId);
+  return found === undefined ? null : (found[0] as keyof typeof REVIEW_ACTION);
+}
 
 /** Any of our action_ids on a question message. */
 export const QUESTION_ACTION = /^askgate_(yes|no|choice_\d{1,3}|choice_menu|open_form|approve|reject|edit)$/;
@@ -144,7 +156,6 @@ export function selectControls(interaction: Pick<StoredInteraction, 'id' | 'choi
 
 /** The message a question is delivered as. */
 export function renderQuestion(interaction: StoredInteraction): RenderedMessage {
-  if (interaction.answer_format === 'review') return renderReview(interaction);
   const blocks: Block[] = [questionSection(interaction.question), context(HINT[renderHints(interaction).controls])];
   const blockId = `${BLOCK_PREFIX}${interaction.id}`;
   checkLimit('the actions block_id length', chars(blockId), BLOCK_ID_MAX, 'BLOCK_ID_MAX');
@@ -169,7 +180,7 @@ export function renderQuestion(interaction: StoredInteraction): RenderedMessage 
       break;
     case 'text':
     case 'external':
-    // A review is rendered by channels/slack/review.ts (returned above).
+    // A review is rendered by channels/slack/review.ts (the plugin calls it).
     case 'review':
       break;
   }
@@ -204,8 +215,6 @@ export function renderVotes(interaction: StoredInteraction): RenderedMessage {
 /** The question as it reads once it has ended: the buttons replaced by the outcome and who answered. */
 export function renderOutcome(interaction: StoredInteraction): RenderedMessage {
   const line = outcomeLine(interaction);
-  // A review keeps its action in view, with the arguments it was decided with.
-  if (interaction.answer_format === 'review') return renderReviewOutcome(interaction, line);
   return {
     text: clip(`${interaction.question}\n${line}`, MESSAGE_TEXT_MAX),
     blocks: [questionSection(interaction.question), context(line)],

@@ -11,6 +11,7 @@ import {
 import {
   interactionIdOfBlock,
   readTap,
+  outcomeLine,
   renderOutcome,
   renderQuestion,
   renderVotes,
@@ -29,7 +30,7 @@ import {
   type FormMetadata,
   type ViewStateValues,
 } from './modal.js';
-import { editView } from './review.js';
+import { editView, renderReview, renderReviewOutcome } from './review.js';
 import { SlackPacer } from './pacing.js';
 import { SlackReceiver } from './receiver.js';
 import { answerFromText, replyHint } from './replies.js';
@@ -147,7 +148,7 @@ export class SlackChannel implements ChannelPlugin {
       );
     let message: ReturnType<typeof renderQuestion>;
     try {
-      message = renderQuestion(interaction);
+      message = interaction.answer_format === 'review' ? renderReview(interaction) : renderQuestion(interaction);
     } catch (err) {
       throw toChannelError('chat.postMessage', err);
     }
@@ -165,8 +166,12 @@ export class SlackChannel implements ChannelPlugin {
   }
 
   async showOutcome(interaction: StoredInteraction): Promise<void> {
-    // An update without actions blocks removes the buttons along with the hint.
-    await this.updateQuestion(interaction, renderOutcome(interaction));
+    // An update without actions blocks removes the buttons along with the hint; a review keeps its action in view.
+    const message =
+      interaction.answer_format === 'review'
+        ? renderReviewOutcome(interaction, outcomeLine(interaction))
+        : renderOutcome(interaction);
+    await this.updateQuestion(interaction, message);
   }
 
   /** A reminder is a reply in the question message's thread (thread_ts), paced like every Slack call. */

@@ -9,11 +9,11 @@ import {
   clip,
 } from './limits.js';
 import { editPrefill, reviewButtons } from '../../src/core/review-view.js';
-import type { ReviewDecision, StoredInteraction } from '../../src/core/types.js';
+import type { StoredInteraction } from '../../src/core/types.js';
 import { decidedAction, fitAction } from '../review-text.js';
 import { offeredDecisions } from '../../src/core/formats/index.js';
 import { labelList } from '../review-words.js';
-import { type Block, BLOCK_PREFIX, escapeMrkdwn, plain, type RenderedMessage } from './blocks.js';
+import { type Block, BLOCK_PREFIX, escapeMrkdwn, plain, REVIEW_ACTION, type RenderedMessage } from './blocks.js';
 import type { FormMetadata } from './modal.js';
 import { buildFormView } from './modal.js';
 
@@ -23,19 +23,6 @@ import { buildFormView } from './modal.js';
  * Approve (primary) and Reject (danger) answer on the tap, Edit opens a modal pre-filled with the proposed
  * arguments. Respond is a reply in the message's thread.
  */
-
-/** The action_id of each decision's button (the block_id is the question's, `askgate:<id>`). */
-export const REVIEW_ACTION: Readonly<Record<Exclude<ReviewDecision, 'respond'>, string>> = {
-  approve: 'askgate_approve',
-  reject: 'askgate_reject',
-  edit: 'askgate_edit',
-};
-
-/** The decision of one of our review action_ids, or null. */
-export function reviewDecisionOf(actionId: string): Exclude<ReviewDecision, 'respond'> | null {
-  const found = Object.entries(REVIEW_ACTION).find(([, id]) => id === actionId);
-  return found === undefined ? null : (found[0] as Exclude<ReviewDecision, 'respond'>);
-}
 
 const STYLE: Readonly<Record<string, 'primary' | 'danger'>> = { approve: 'primary', reject: 'danger' };
 
