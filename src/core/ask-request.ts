@@ -1,6 +1,7 @@
 import { invalid } from './errors.js';
 import { parseMedia } from './media.js';
 import { formatOf } from './formats/index.js';
+import { noReview } from './formats/ask-fields.js';
 import {
   ANSWER_FORMATS,
   type AnswerFormat,
@@ -9,6 +10,8 @@ import {
   type MediaItem,
   type RemindSpec,
   type Quorum,
+  type ReviewAction,
+  type ReviewDecision,
   type RunSpec,
   type SurfaceTarget,
   type VerifierBinding,
@@ -24,6 +27,10 @@ export interface AskRequest {
   answer_format: AnswerFormat;
   choices: string[] | null;
   schema: JsonSchema | null;
+  /** A review's proposed action; null on every other format. */
+  action: ReviewAction | null;
+  /** A review's decisions (the default applied); null on every other format. */
+  decisions: ReviewDecision[] | null;
   group_id: string | null;
   /** Sync wait in seconds (default applied); null for async asks. */
   timeout: number | null;
@@ -57,6 +64,11 @@ export interface AskRequest {
 /** What a channel tells the ask core about itself. */
 export interface ChannelCapabilities {
   supportsFormDelivery: boolean;
+  /**
+   * True when the channel shows a review (the action readably, approve and reject as taps, edit through its form);
+   * a review asked on a channel that does not is refused with a 400 naming the channel.
+   */
+  supportsReview?: boolean;
   /**
    * A channel whose forms have limits of their own beyond the channel-deliverable subset (a Discord modal holds five
    * text inputs) says why a schema cannot be delivered there: the property and the reason; null when it can. Asked
@@ -98,6 +110,8 @@ export const ASK_FIELDS = [
   'answer_format',
   'choices',
   'schema',
+  'action',
+  'decisions',
   'group_id',
   'timeout',
   'mode',
@@ -249,7 +263,14 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
     throw invalid('mode', 'an ask with to "caller" is always async; drop mode or set it to "async".');
 
   // The format's own fields (a select's choices, a form's schema), refused by name on a format that takes none.
-  const { choices, schema } = formatOf(answer_format).askFields({ choices: body['choices'], schema: body['schema'] });
+  const fields = {
+    choices: body['choices'],
+    schema: body['schema'],
+    action: body['action'],
+    decisions: body['decisions'],
+  };
+  if (answer_format !== 'review') noReview(fields);
+  const { choices, schema, review = null } = formatOf(answer_format).askFields(fields);
 
   const group_id = str(body, 'group_id', ASK_TEXT_LIMITS.groupId, false);
   const media = parseMedia(body['media']);
@@ -308,7 +329,13 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
   }
 
   const checkChannel = (name: string, field: string, target?: RecipientField): void =>
-    checkChannelFits(name, field, ctx, { answer_format, schema, verifier, to }, target);
+    checkChannelFits(
+      name,
+      field,
+      ctx,
+      { answer_format, schema, verifier, to, decisions: review?.decisions ?? null },
+      target,
+    );
   const deliver = parseDeliver(body, checkChannel);
   let channel = str(body, 'channel', ASK_TEXT_LIMITS.channel, false);
   let recipient = str(body, 'recipient', ASK_TEXT_LIMITS.recipient, false);
@@ -354,6 +381,8 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
     answer_format,
     choices,
     schema,
+    action: review?.action ?? null,
+    decisions: review?.decisions ?? null,
     group_id,
     timeout,
     mode,
