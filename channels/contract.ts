@@ -139,6 +139,12 @@ export interface ChannelCore {
     receipt: DeliveryReceipt,
   ): Promise<{ outcome: ReceiptOutcome; id: string | null }>;
   /**
+   * Records in the question's audit trail that `by` tried to answer it on `surface` and was refused
+   * (`answer_refused`): a reply that names the question but comes from someone it was not sent to. Nothing else
+   * changes; the question stays as it was.
+   */
+  recordRefused(id: string, surface: string, by: string): Promise<void>;
+  /**
    * Replaces the delivery `ref` of a pending question with a new one (`entries`, with its own `ref`): the same
    * question sent again another way (WhatsApp's template after a 131047). A no-op when no question has that ref.
    */

@@ -47,6 +47,9 @@ export function channelCore(
       if (stored === null) return { outcome: 'unknown', id: null };
       return { outcome: await store.recordReceipt(stored.id, ref, receipt), id: stored.id };
     },
+    async recordRefused(id, surface, by) {
+      await store.appendEvent(id, { type: 'answer_refused', surface, by });
+    },
     async redeliver(channel, ref, entries) {
       const stored = await store.findByDelivery(channel, ref);
       // A whole new delivery: its own ref is indexed, so a reply quoting the new message finds the question.

@@ -1,3 +1,4 @@
+import { decisionWords, reviewOutcomeLine } from '../src/core/review-view.js';
 import type { InteractionRecord, StoredInteraction } from '../src/core/types.js';
 
 /** Cuts `text` to `max` characters with an ellipsis (by code points, so no surrogate is split). */
@@ -12,6 +13,7 @@ export function summarize(record: Pick<InteractionRecord, 'answer_format' | 'res
   if (record.answer_format === 'confirm') return answer === true ? 'Yes' : 'No';
   if (typeof answer === 'string') return `“${clip(answer, 200)}”`;
   if (record.answer_format === 'form') return 'form submitted';
+  if (record.answer_format === 'review') return decisionWords(answer) ?? clip(JSON.stringify(answer) ?? '', 200);
   return clip(JSON.stringify(answer) ?? '', 200);
 }
 
@@ -95,6 +97,11 @@ export function outcomeLine(record: OutcomeRecord, style: OutcomeStyle = {}): st
       const where = text(placeOf(record));
       if (record.answer_format === 'confirm')
         return record.result?.answer === true ? `✅ Approved by ${who()} ${where}` : `❌ Rejected by ${who()} ${where}`;
+      if (record.answer_format === 'review') {
+        // The review's own words (core/review-view.ts): "✏️ Edited by <who> on Slack", "❌ Rejected by …: “why”".
+        const line = reviewOutcomeLine(record.result?.answer, { who: who(), where, text });
+        if (line !== null) return line;
+      }
       return `✅ Answered by ${who()} ${where}: ${text(summarize(record))}`;
     }
     case 'expired':

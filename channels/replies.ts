@@ -15,6 +15,19 @@ const NO = new Set(['no', 'n', 'false', 'nope', '👎', '❌']);
  */
 const DECLINE_WORDS = new Set(['no', 'decline']);
 const DECLINE_CHOICE = 'decline';
+const APPROVE_WORDS = new Set([...YES, 'approve', 'approved']);
+const REJECT_WORDS = new Set([...NO, 'reject', 'rejected']);
+
+/**
+ * A reply to a review: a yes word or "approve" approves, a no word or "reject" rejects, anything else is words back
+ * to the agent (`respond`; the core refuses it, naming `decision`, when the review does not offer respond).
+ */
+function reviewFromReply(said: string, text: string): Record<string, unknown> {
+  const word = said.toLowerCase().replace(/[.!]+$/, '');
+  if (APPROVE_WORDS.has(word)) return { decision: 'approve' };
+  if (REJECT_WORDS.has(word)) return { decision: 'reject' };
+  return { decision: 'respond', message: text };
+}
 
 export function answerFromText(
   interaction: Pick<StoredInteraction, 'answer_format' | 'choices'>,
@@ -49,6 +62,8 @@ export function answerFromText(
     case 'text':
     case 'external':
       return text ?? '';
+    case 'review':
+      return reviewFromReply(said, text ?? '');
   }
 }
 
@@ -70,6 +85,8 @@ export function replyHint(
     case 'text':
     case 'external':
       return `That answer was not accepted: ${coreMessage}`;
+    case 'review':
+      return `That answer was not accepted (${coreMessage}). Tap a button, or reply "approve" or "reject".`;
   }
 }
 

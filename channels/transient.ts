@@ -6,6 +6,11 @@
  * The SDKs wrap the socket's error differently — grammY's HttpError keeps it as `error`, Slack's WebAPIRequestError,
  * fetch and undici as `cause`, axios (twilio) and node-fetch pass Node's own `code` — so the chain is followed
  * through both fields.
+ *
+ * SMTP is the one protocol whose own answer can be transient: a 4yz reply (RFC 5321 §4.2.1: "the command was not
+ * accepted ... but the error condition is temporary", a greylisting 451, a full mailbox 452, a busy server 421).
+ * nodemailer keeps the reply code as `responseCode` beside the SMTP `command` it answered, and names a connection
+ * that failed or closed mid-way `ECONNECTION`.
  */
 
 /** Node's and undici's codes for a connection that failed or timed out. */
@@ -25,7 +30,16 @@ const TRANSIENT_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
+  // nodemailer: the SMTP connection could not be made or closed before the server answered.
+  'ECONNECTION',
 ]);
+
+/** An SMTP reply of the 4yz class, as nodemailer's errors carry it. */
+function isSmtpTransientReply(e: { responseCode?: unknown; command?: unknown }): boolean {
+  return (
+    typeof e.command === 'string' && typeof e.responseCode === 'number' && e.responseCode >= 400 && e.responseCode < 500
+  );
+}
 
 /** Error names that mean a timeout (AbortSignal.timeout, undici's timeout errors). */
 const TIMEOUT_NAMES = new Set(['TimeoutError', 'ConnectTimeoutError', 'HeadersTimeoutError', 'BodyTimeoutError']);
@@ -43,6 +57,7 @@ export function isTransientNetworkFailure(err: unknown): boolean {
     const { code, name, cause, error } = e as { code?: unknown; name?: unknown; cause?: unknown; error?: unknown };
     if (typeof code === 'string' && TRANSIENT_CODES.has(code)) return true;
     if (typeof name === 'string' && TIMEOUT_NAMES.has(name)) return true;
+    if (isSmtpTransientReply(e as { responseCode?: unknown; command?: unknown })) return true;
     queue.push(cause, error);
   }
   return false;

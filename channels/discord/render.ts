@@ -49,6 +49,8 @@ export function hintOf(interaction: Pick<StoredInteraction, 'answer_format'>): s
       return 'Press “Open form” to answer.';
     case 'text':
     case 'external':
+    // A review reaches no channel that does not declare supportsReview (core/channel-fit.ts).
+    case 'review':
       return 'Press “Answer” to reply.';
   }
 }
@@ -131,6 +133,7 @@ export function renderQuestion(interaction: StoredInteraction): MessageBody {
       break;
     case 'text':
     case 'external':
+    case 'review':
       components = [row([button('Answer', BUTTON_STYLE.PRIMARY, { action: 'answer', interactionId: id })])];
       break;
   }

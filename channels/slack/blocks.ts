@@ -22,6 +22,7 @@ import {
 } from '../outcome.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 import { type Controls, renderHints } from '../../src/core/formats/index.js';
+import { REVIEW_HINT } from '../../src/core/review-view.js';
 
 export { summarize };
 
@@ -82,6 +83,7 @@ const HINT: Readonly<Record<Controls, string>> = {
   menu: 'Pick a choice, or reply in this thread with its name or number.',
   form: 'Tap “Open form” to answer.',
   external: 'Reply in this thread with your answer.',
+  review: REVIEW_HINT,
 };
 
 /** Slack mrkdwn treats &, < and > as control characters; a question's text is shown as written. */
@@ -161,6 +163,8 @@ export function renderQuestion(interaction: StoredInteraction): RenderedMessage 
       break;
     case 'text':
     case 'external':
+    // A review reaches no channel that does not declare supportsReview (core/channel-fit.ts).
+    case 'review':
       break;
   }
   checkLimit('blocks in one message', blocks.length, MESSAGE_BLOCKS_MAX, 'MESSAGE_BLOCKS_MAX');

@@ -13,6 +13,7 @@ import { encodeActionCode, type ActionPick } from '../../src/core/action-code.js
 import type { StoredInteraction } from '../../src/core/types.js';
 import { clip, outcomeLine, voteCountLine } from '../outcome.js';
 import { type Controls, renderHints } from '../../src/core/formats/index.js';
+import { REVIEW_HINT } from '../../src/core/review-view.js';
 
 export { clip };
 
@@ -33,6 +34,7 @@ const HINT: Readonly<Record<Controls, string>> = {
   menu: 'Tap a choice, or reply with its name or number.',
   form: 'Tap the button to open the form.',
   external: 'Reply to this message with your answer.',
+  review: REVIEW_HINT,
 };
 
 /** A chat id of a private chat is the user's id, a positive number; groups and channels are negative or `@name`. */
@@ -145,6 +147,8 @@ export function renderQuestion(interaction: StoredInteraction, chatId: string, c
     }
     case 'text':
     case 'external':
+    // A review reaches no channel that does not declare supportsReview (core/channel-fit.ts).
+    case 'review':
       // ForceReply makes the person's client open a reply to this message, so the answer quotes the question.
       return { text, reply_markup: { force_reply: true, input_field_placeholder: 'Your answer' } };
   }

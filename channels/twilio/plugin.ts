@@ -10,7 +10,7 @@ import { BaseUrlRequestClient, TWILIO_HOST, toChannelError } from './rest.js';
 import { keyword, OPTED_OUT, tell, twilioErrorWords } from './words.js';
 import { verify } from './verify.js';
 import { formParams, parseInbound, parseStatus, type InboundMessage, type StatusCallback } from './webhook.js';
-import { decodeActionCode } from '../../src/core/action-code.js';
+import { type ActionPick, decodeActionCode } from '../../src/core/action-code.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 import type { SharedPacer } from '../shared-pacing.js';
 import type { Logger } from '../../src/observability/logger.js';
@@ -35,6 +35,13 @@ export const TWILIO_SMS_PATH = '/channels/twilio/sms';
 export const TWILIO_STATUS_PATH = '/channels/twilio/status';
 
 /** A TwiML answer: the text to send back, or silence. */
+/** The answer a quick-reply code stands for (a review's codes reach no Twilio question until it shows reviews). */
+function answerOfCode(pick: Exclude<ActionPick, { kind: 'page' }>, stored: StoredInteraction): unknown {
+  if (pick.kind === 'confirm') return pick.value;
+  if (pick.kind === 'review') return { decision: pick.decision };
+  return (stored.choices ?? [])[pick.index];
+}
+
 function twimlReply(said: string | null): WebhookResponse {
   const twiml = new twilio.twiml.MessagingResponse();
   if (said !== null) twiml.message(said);
@@ -261,10 +268,7 @@ export class TwilioChannel implements ChannelPlugin {
         read: (stored) => {
           // A tap on a quick reply quotes nothing, as a tap on any channel.
           if (code !== null && code.interactionId === stored.id && code.pick.kind !== 'page')
-            return {
-              ok: true,
-              answer: code.pick.kind === 'confirm' ? code.pick.value : (stored.choices ?? [])[code.pick.index],
-            };
+            return { ok: true, answer: answerOfCode(code.pick, stored) };
           const text = tied(stored) ? untagged : message.body.trim();
           return {
             ok: true,

@@ -59,6 +59,8 @@ function hint(interaction: StoredInteraction, callbackUrl: string): string {
       return 'Reply with your answer.';
     case 'external':
     case 'form':
+    // A review reaches no channel that does not declare supportsReview (core/channel-fit.ts).
+    case 'review':
       // A form never reaches here (the channel advertises no form delivery); an external question is answered on its page.
       return `Answer here: ${callbackUrl}`;
   }

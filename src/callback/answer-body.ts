@@ -42,7 +42,8 @@ export const ANSWER_BODY_SCHEMA = {
     answer: {
       description:
         "A string for text and select (one of the choices), true/false for confirm, an object matching the form's " +
-        'schema for form, the payload for external.',
+        'schema for form, the payload for external, a ReviewAnswer for review ({"decision": "approve"}, ' +
+        '{"decision": "edit", "args": {...}}, {"decision": "reject", "message"?}, {"decision": "respond", "message"}).',
     },
   },
 } as const satisfies JsonSchema;

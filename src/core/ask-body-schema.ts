@@ -1,10 +1,11 @@
 import { ASK_TEXT_LIMITS, type AskField, parseAskRequest, type AskRequest } from './ask-request.js';
 import { invalid } from './errors.js';
 import { CHOICE_LIMITS } from './formats/ask-fields.js';
+import { REVIEW_LIMITS } from './formats/review-fields.js';
 import { FOLLOW_UP_LIMITS } from './follow-up-fields.js';
 import { MEDIA_LIMITS } from './media.js';
 import { SURFACE_LIMITS } from './surface-fields.js';
-import { ANSWER_FORMATS, MEDIA_KINDS, type JsonSchema } from './types.js';
+import { ANSWER_FORMATS, MEDIA_KINDS, REVIEW_DECISIONS, type JsonSchema } from './types.js';
 
 /**
  * The sync ask body published as a JSON Schema, for callers that describe it to someone else (the MCP tool
@@ -20,6 +21,8 @@ export const SYNC_ASK_FIELDS = [
   'answer_format',
   'choices',
   'schema',
+  'action',
+  'decisions',
   'channel',
   'recipient',
   'deliver',
@@ -33,7 +36,9 @@ export type SyncAskField = (typeof SYNC_ASK_FIELDS)[number];
 const FORMAT_WORDS =
   'How the person answers, and so the type of the answer you get back: "text" (a free-text string), "select" ' +
   '(one of `choices`, a string), "confirm" (a yes/no button pair, a boolean), "form" (an object matching ' +
-  '`schema`), "external" (the person completes something on an outside page; the payload it sends back).';
+  '`schema`), "external" (the person completes something on an outside page; the payload it sends back), ' +
+  '"review" (the person reviews `action`, a tool call you propose: {"decision": "approve"}, {"decision": "edit", ' +
+  '"args": {...}}, {"decision": "reject", "message"?} or {"decision": "respond", "message"}).';
 
 /** The JSON Schema of the sync ask fields, with words an agent can pick the right format and fields from. */
 export function syncAskBodySchema(): JsonSchema {
@@ -60,9 +65,38 @@ export function syncAskBodySchema(): JsonSchema {
     schema: {
       type: 'object',
       description:
-        'Required with answer_format "form" (optional with "external", refused otherwise): a JSON Schema of ' +
-        'type object whose properties are the fields the person fills in. On a chat channel keep to scalars ' +
-        '(string, number, integer, boolean, string enum), arrays of string enums, format email/date/date-time/uri.',
+        'Required with answer_format "form" (optional with "external" and "review", refused otherwise): a JSON ' +
+        'Schema of type object whose properties are the fields the person fills in (for a review, the schema of ' +
+        'action.args, against which an edit is checked). On a chat channel keep to scalars (string, number, ' +
+        'integer, boolean, string enum), arrays of string enums, format email/date/date-time/uri.',
+    },
+    action: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['name', 'args'],
+      description:
+        'Required with answer_format "review", refused otherwise: the action you propose (a tool call), shown to ' +
+        'the person readably before they decide.',
+      properties: {
+        name: { type: 'string', minLength: 1, maxLength: REVIEW_LIMITS.name, description: 'The tool or action name.' },
+        args: { type: 'object', description: 'The proposed arguments (matching `schema` when one is given).' },
+        description: {
+          type: 'string',
+          maxLength: REVIEW_LIMITS.description,
+          description: 'What the action does, in words for the person.',
+        },
+      },
+    },
+    decisions: {
+      type: 'array',
+      minItems: 1,
+      maxItems: REVIEW_DECISIONS.length,
+      uniqueItems: true,
+      items: { type: 'string', enum: [...REVIEW_DECISIONS] },
+      description:
+        'With answer_format "review": what the person may do. Default ["approve", "edit", "reject"] with a ' +
+        '`schema`, ["approve", "reject"] without one. "edit" on a chat channel needs `schema`; "respond" lets the ' +
+        'person send words back instead of a yes or no.',
     },
     channel: {
       type: 'string',
@@ -175,7 +209,7 @@ const PERMISSIVE = {
   // No horizon of its own: a sync timeout is bounded by the serving gateway's retention when the ask is made.
   retentionWaitingMinutes: Number.MAX_SAFE_INTEGER / 60,
   idleTtlSeconds: 0,
-  channel: () => ({ supportsFormDelivery: true }),
+  channel: () => ({ supportsFormDelivery: true, supportsReview: true }),
   registeredChannels: () => [],
 };
 

@@ -1,6 +1,7 @@
 import { invalid } from './errors.js';
 import { parseMedia } from './media.js';
 import { formatOf } from './formats/index.js';
+import { noReview } from './formats/ask-fields.js';
 import {
   ANSWER_FORMATS,
   type AnswerFormat,
@@ -9,6 +10,8 @@ import {
   type MediaItem,
   type RemindSpec,
   type Quorum,
+  type ReviewAction,
+  type ReviewDecision,
   type RunSpec,
   type SurfaceTarget,
   type VerifierBinding,
@@ -16,7 +19,7 @@ import {
 import { literalWebhookRefusal } from './network-address.js';
 import { parseEscalate, parseRemind } from './follow-up-fields.js';
 import { parseApprovers, parseDeliver, parseQuorum } from './surface-fields.js';
-import { checkChannelFits } from './channel-fit.js';
+import { checkChannelFits, type RecipientField } from './channel-fit.js';
 
 /** A validated ask: every field of the ask body, defaults applied. */
 export interface AskRequest {
@@ -24,6 +27,10 @@ export interface AskRequest {
   answer_format: AnswerFormat;
   choices: string[] | null;
   schema: JsonSchema | null;
+  /** A review's proposed action; null on every other format. */
+  action: ReviewAction | null;
+  /** A review's decisions (the default applied); null on every other format. */
+  decisions: ReviewDecision[] | null;
   group_id: string | null;
   /** Sync wait in seconds (default applied); null for async asks. */
   timeout: number | null;
@@ -58,11 +65,28 @@ export interface AskRequest {
 export interface ChannelCapabilities {
   supportsFormDelivery: boolean;
   /**
+   * True when the channel shows a review (the action readably, approve and reject as taps, edit through its form);
+   * a review asked on a channel that does not is refused with a 400 naming the channel.
+   */
+  supportsReview?: boolean;
+  /**
    * A channel whose forms have limits of their own beyond the channel-deliverable subset (a Discord modal holds five
    * text inputs) says why a schema cannot be delivered there: the property and the reason; null when it can. Asked
    * after the subset check, so the ask is refused with a 400 naming the property before anything is stored.
    */
   formRefusal?(schema: JsonSchema): { property: string; reason: string } | null;
+  /**
+   * A channel whose recipients have a form of their own (an email address) says why `recipient` is not one; null
+   * when it is. Asked while the ask is checked, so a malformed recipient is a 400 naming the field, nothing stored.
+   */
+  recipientRefusal?(recipient: string | null): string | null;
+  /**
+   * A channel that can write only to recipients it has heard from (Teams keeps each conversation's service address
+   * from the activities it received there) says, looking at its channel state, why `recipient` cannot be reached;
+   * null when it can. Asked after the ask's rules and before anything is stored, so the ask is a 400 naming the
+   * recipient's field.
+   */
+  recipientUnreachable?(recipient: string): Promise<string | null>;
 }
 
 export interface AskContext {
@@ -86,6 +110,8 @@ export const ASK_FIELDS = [
   'answer_format',
   'choices',
   'schema',
+  'action',
+  'decisions',
   'group_id',
   'timeout',
   'mode',
@@ -237,7 +263,14 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
     throw invalid('mode', 'an ask with to "caller" is always async; drop mode or set it to "async".');
 
   // The format's own fields (a select's choices, a form's schema), refused by name on a format that takes none.
-  const { choices, schema } = formatOf(answer_format).askFields({ choices: body['choices'], schema: body['schema'] });
+  const fields = {
+    choices: body['choices'],
+    schema: body['schema'],
+    action: body['action'],
+    decisions: body['decisions'],
+  };
+  if (answer_format !== 'review') noReview(fields);
+  const { choices, schema, review = null } = formatOf(answer_format).askFields(fields);
 
   const group_id = str(body, 'group_id', ASK_TEXT_LIMITS.groupId, false);
   const media = parseMedia(body['media']);
@@ -295,12 +328,18 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
     verifier = v as VerifierBinding;
   }
 
-  const checkChannel = (name: string, field: string): void =>
-    checkChannelFits(name, field, ctx, { answer_format, schema, verifier, to });
+  const checkChannel = (name: string, field: string, target?: RecipientField): void =>
+    checkChannelFits(
+      name,
+      field,
+      ctx,
+      { answer_format, schema, verifier, to, decisions: review?.decisions ?? null },
+      target,
+    );
   const deliver = parseDeliver(body, checkChannel);
   let channel = str(body, 'channel', ASK_TEXT_LIMITS.channel, false);
   let recipient = str(body, 'recipient', ASK_TEXT_LIMITS.recipient, false);
-  if (channel !== null) checkChannel(channel, 'channel');
+  if (channel !== null) checkChannel(channel, 'channel', { value: recipient, field: 'recipient' });
   else if (recipient !== null)
     throw invalid('recipient', 'recipient goes with channel; name the channel to deliver to.');
   // With deliver, the first surface is kept where a single-channel ask keeps its one (core/surfaces.ts).
@@ -342,6 +381,8 @@ export function parseAskRequest(raw: unknown, ctx: AskContext): AskRequest {
     answer_format,
     choices,
     schema,
+    action: review?.action ?? null,
+    decisions: review?.decisions ?? null,
     group_id,
     timeout,
     mode,

@@ -1,7 +1,8 @@
+import type { ActionPick } from './action-code.js';
 import type { AnswerOffer, AnswerVerdict } from './answer-path.js';
 import { type AnswerViolation, AskgateError, type Refusal } from './errors.js';
 import { surfacesOf, surfaceView } from './surfaces.js';
-import type { ReplyTo, StoredInteraction, StoredSurface } from './types.js';
+import type { ReplyTo, ReviewDecision, StoredInteraction, StoredSurface } from './types.js';
 
 /**
  * The one inbound dispatcher. A channel decodes its platform event (a tap, a reply, a submitted form) into an
@@ -52,6 +53,11 @@ export type Pick =
   | { kind: 'confirm'; value: boolean }
   /** The select's choice at `index` (an index that is no choice is refused by the format's check). */
   | { kind: 'choice'; index: number }
+  /**
+   * A review's decision: approve or reject from one tap (an action code's `review` pick), edit with the args its
+   * form carried, respond (or reject) with the person's words. Checked by the review format like any answer.
+   */
+  | { kind: 'review'; decision: ReviewDecision; args?: Record<string, unknown>; message?: string }
   /** An answer as it stands (the web chat's buttons and form). */
   | { kind: 'answer'; answer: unknown }
   /** An answer read from the event with the question in hand (typed words, a submitted form). */
@@ -202,6 +208,8 @@ async function pickAnswer(pick: Pick, question: StoredInteraction): Promise<Pick
     case 'choice':
       // An index past the choices is offered as no answer: the format's check refuses it in its own words.
       return { kind: 'answer', answer: (question.choices ?? [])[pick.index] };
+    case 'review':
+      return { kind: 'answer', answer: reviewAnswerOf(pick) };
     case 'answer':
       return { kind: 'answer', answer: pick.answer };
     case 'read': {
@@ -213,6 +221,34 @@ async function pickAnswer(pick: Pick, question: StoredInteraction): Promise<Pick
       return { kind: 'done', outcome: refused };
     }
   }
+}
+
+/**
+ * The pick a tapped button's action code stands for: confirm, choice and a review's approve or reject answer from
+ * the tap; a review's edit or respond and a page turn only look (the channel then opens its form, prompts for the
+ * message, or shows the page).
+ */
+export function pickOfCode(pick: ActionPick): Pick {
+  switch (pick.kind) {
+    case 'confirm':
+      return { kind: 'confirm', value: pick.value };
+    case 'choice':
+      return { kind: 'choice', index: pick.index };
+    case 'review':
+      return pick.decision === 'approve' || pick.decision === 'reject'
+        ? { kind: 'review', decision: pick.decision }
+        : { kind: 'look' };
+    case 'page':
+      return { kind: 'look' };
+  }
+}
+
+/** The answer a review pick offers: the decision with the member it carries (an absent one is left out). */
+function reviewAnswerOf(pick: Extract<Pick, { kind: 'review' }>): Record<string, unknown> {
+  const answer: Record<string, unknown> = { decision: pick.decision };
+  if (pick.args !== undefined) answer['args'] = pick.args;
+  if (pick.message !== undefined) answer['message'] = pick.message;
+  return answer;
 }
 
 function callbackOnly(question: StoredInteraction): AskgateError {

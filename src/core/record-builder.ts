@@ -89,5 +89,7 @@ export function buildRecord(
     }));
   if (request.approvers !== null) record.approvers = [...request.approvers];
   if (request.quorum !== null) record.quorum = { ...request.quorum };
+  if (request.action !== null) record.action = request.action;
+  if (request.decisions !== null) record.decisions = [...request.decisions];
   return record;
 }

@@ -1,5 +1,6 @@
 import { invalid } from './errors.js';
 import type { AnswerFormat, Quorum, SurfaceTarget } from './types.js';
+import type { RecipientField } from './channel-fit.js';
 
 /**
  * The ask fields of questions with several surfaces and named answerers — `deliver`, `approvers`, `quorum` — each
@@ -14,7 +15,7 @@ export const SURFACE_LIMITS = { deliverMax: 10, approversMax: 50, approverLength
  */
 export function parseDeliver(
   body: Record<string, unknown>,
-  checkChannel: (name: string, field: string) => void,
+  checkChannel: (name: string, field: string, target?: RecipientField) => void,
 ): SurfaceTarget[] | null {
   const raw = body['deliver'];
   if (raw === undefined || raw === null) return null;
@@ -46,7 +47,7 @@ export function parseDeliver(
         `${at}.recipient`,
         `${at}.recipient must be the address on that channel (chat id, user id, phone), 1..${SURFACE_LIMITS.recipientLength} characters.`,
       );
-    checkChannel(channel, `${at}.channel`);
+    checkChannel(channel, `${at}.channel`, { value: recipient, field: `${at}.recipient` });
     const twin = surfaces.findIndex((s) => s.channel === channel && s.recipient === recipient);
     if (twin !== -1)
       throw invalid(at, `${at} repeats deliver[${twin}] (${channel} ${recipient}); list each surface once.`);

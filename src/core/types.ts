@@ -3,8 +3,26 @@
  * Nothing here knows about HTTP, Redis or any chat platform.
  */
 
-export const ANSWER_FORMATS = ['text', 'select', 'confirm', 'form', 'external'] as const;
+export const ANSWER_FORMATS = ['text', 'select', 'confirm', 'form', 'external', 'review'] as const;
 export type AnswerFormat = (typeof ANSWER_FORMATS)[number];
+
+/** What a person may do with a reviewed action: run it, run it with other args, refuse it, or answer in words. */
+export const REVIEW_DECISIONS = ['approve', 'edit', 'reject', 'respond'] as const;
+export type ReviewDecision = (typeof REVIEW_DECISIONS)[number];
+
+/** The action an agent proposes for review (a tool call): its name, its arguments and what it does. */
+export interface ReviewAction {
+  name: string;
+  args: Record<string, unknown>;
+  description?: string;
+}
+
+/** A review's answer: one decision, with the edited args (edit) or the person's words (reject, respond). */
+export type ReviewAnswer =
+  | { decision: 'approve' }
+  | { decision: 'edit'; args: Record<string, unknown> }
+  | { decision: 'reject'; message?: string }
+  | { decision: 'respond'; message: string };
 
 export const STATUSES = ['pending', 'answered', 'expired', 'cancelled'] as const;
 export type InteractionStatus = (typeof STATUSES)[number];
@@ -160,6 +178,10 @@ export interface InteractionRecord {
   quorum?: Quorum;
   /** Present on a quorum question once someone voted: every counted vote, oldest first. */
   votes?: Vote[];
+  /** Present on a review: the action proposed (its `args` checked against `schema` when there is one). */
+  action?: ReviewAction;
+  /** Present on a review: the decisions the person may take, in the order they are offered. */
+  decisions?: ReviewDecision[];
 }
 
 /** Where a delivery stands: forward only (sent → delivered → read); `failed` is final. */

@@ -1,5 +1,6 @@
 import { AUDIT_EVENT_TYPES } from '../core/audit-event.js';
 import { ANSWER_FORMATS, MEDIA_KINDS, STATUSES, type JsonSchema } from '../core/types.js';
+import { REVIEW_RECORD_OPTIONAL, reviewRecordProperties, reviewSchemas } from './openapi-review.js';
 
 /**
  * The response bodies of the doors as JSON Schema (2020-12), for the OpenAPI document (openapi-document.ts). Each
@@ -95,6 +96,7 @@ function recordProperties(): Record<string, JsonSchema> {
       description: 'Present only on a quorum question once someone voted: every counted vote, oldest first.',
       items: closed({ by: str, answer: { type: 'boolean' }, surface: str, at: moment }),
     },
+    ...reviewRecordProperties(),
   };
 }
 
@@ -107,6 +109,7 @@ const RECORD_OPTIONAL = [
   'approvers',
   'quorum',
   'votes',
+  ...REVIEW_RECORD_OPTIONAL,
 ];
 
 /** What an ask answers: the record, plus what only the asker sees once. */
@@ -195,7 +198,10 @@ export function responseSchemas(): Record<string, JsonSchema> {
       },
     },
     Result: closed({
-      answer: { description: 'A string (text, select), a boolean (confirm), an object (form) or the payload.' },
+      answer: {
+        description:
+          'A string (text, select), a boolean (confirm), an object (form), a ReviewAnswer (review) or the payload.',
+      },
       reply_to: nullable(closed({ message_id: str, status: str, text: str })),
       params: nullable({ type: 'object', additionalProperties: str }),
       answered_by: str,
@@ -206,6 +212,7 @@ export function responseSchemas(): Record<string, JsonSchema> {
       },
     }),
     Interaction: closed(record, RECORD_OPTIONAL),
+    ...reviewSchemas(),
     AskResponse: closed(askResponse, [...RECORD_OPTIONAL, 'callback_url', 'suspended']),
     PresetAskResponse: closed(
       {

@@ -20,8 +20,10 @@ const DESCRIPTION = [
   'Pick answer_format by the answer you need: "confirm" for yes/no (returns a boolean), "select" with `choices`',
   'for one of a few options (returns the chosen string), "text" for a free reply (a string), "form" with a JSON',
   '`schema` of type object for several typed fields at once (returns an object), "external" when the person acts on',
-  'an outside page. Without `channel` the question goes to the web inbox; with `channel` and `recipient` it is sent',
-  'as a chat message (Telegram, Slack, WhatsApp, SMS). The result is {answer, reply_to, params, answered_by,',
+  'an outside page, "review" with `action` {name, args, description?} to have a person approve, edit (optionally',
+  'against `schema`, the JSON Schema of the args), reject or respond to a tool call you propose (returns',
+  '{"decision": ..., "args"?, "message"?}). Without `channel` the question goes to the web inbox; with `channel`',
+  'and `recipient` it is sent as a chat message (Telegram, Slack, WhatsApp, SMS). The result is {answer, reply_to, params, answered_by,',
   'surface}. A timeout, a refusal of the question, or a question no surface could deliver is a tool error.',
 ].join(' ');
 
@@ -43,7 +45,9 @@ const ReplyToSchema = z.object({ message_id: z.string(), status: z.string(), tex
 
 /** The tool's `structuredContent`: the answer and where it came from. */
 export const askHumanOutputSchema = z.object({
-  answer: z.unknown().describe('The answer: a string (text, select), a boolean (confirm), an object (form, external).'),
+  answer: z
+    .unknown()
+    .describe('The answer: a string (text, select), a boolean (confirm), an object (form, external, review).'),
   reply_to: ReplyToSchema.nullable().describe('The message the answering reply quoted on a chat channel, else null.'),
   params: z.record(z.string(), z.string()).nullable().describe("The channel's own entries about the reply, or null."),
   answered_by: z.string().describe('Who answered: a token identity or "<channel>:<user id>".'),

@@ -7,6 +7,8 @@ import type {
   InteractionStatus,
   JsonSchema,
   MediaItem,
+  ReviewAction,
+  ReviewDecision,
   StoredInteraction,
   StoredSurface,
   VerifierBinding,
@@ -82,6 +84,9 @@ export interface CompactBody {
   /** The quorum's yes votes (present on a quorum question) and no votes (absent: 1). */
   qa?: number;
   qr?: number;
+  /** A review's proposed action and its decisions (the schema of its args is the record's schema, part 5). */
+  ac?: ReviewAction;
+  dc?: ReviewDecision[];
   /**
    * Reserved, never written here: the Redis store appends its pending bucket's number as the body's last member
    * while the ask is pending (`,"pb":<n>}`, redis/scripts/includes/bucketSize.lua); decode ignores it.
@@ -209,6 +214,8 @@ export function decodeRecord(id: string, envelope: string, schemaJson: string | 
   if (surfaces !== '') decoded.extra_surfaces = (JSON.parse(surfaces) as CompactSurface[]).map(expandSurface);
   if (b.ap !== undefined) decoded.approvers = b.ap;
   if (b.qa !== undefined) decoded.quorum = { approve: b.qa, reject: b.qr ?? 1 };
+  if (b.ac !== undefined) decoded.action = b.ac;
+  if (b.dc !== undefined) decoded.decisions = b.dc;
   if (votes !== '') decoded.votes = JSON.parse(votes) as Vote[];
   return decoded;
 }
@@ -261,6 +268,8 @@ function compactBody(record: StoredInteraction): CompactBody {
     b.qa = record.quorum.approve;
     if (record.quorum.reject !== 1) b.qr = record.quorum.reject;
   }
+  if (record.action !== undefined) b.ac = record.action;
+  if (record.decisions !== undefined) b.dc = record.decisions;
   return b;
 }
 

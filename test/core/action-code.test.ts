@@ -18,6 +18,10 @@ describe('action codes, written out', () => {
     [`${ID}:s2`, { kind: 'choice', index: 2 }],
     [`${ID}:s999`, { kind: 'choice', index: 999 }],
     [`${ID}:p1`, { kind: 'page', page: 1 }],
+    [`${ID}:a`, { kind: 'review', decision: 'approve' }],
+    [`${ID}:r`, { kind: 'review', decision: 'reject' }],
+    [`${ID}:e`, { kind: 'review', decision: 'edit' }],
+    [`${ID}:m`, { kind: 'review', decision: 'respond' }],
   ];
   for (const [code, pick] of examples)
     it(`${code} is ${JSON.stringify(pick)}`, () => {
@@ -74,6 +78,7 @@ describe('action codes, fuzzed', () => {
     fc.boolean().map((value) => ({ kind: 'confirm' as const, value })),
     fc.integer({ min: 0, max: 999 }).map((index) => ({ kind: 'choice' as const, index })),
     fc.integer({ min: 0, max: 999 }).map((page) => ({ kind: 'page' as const, page })),
+    fc.constantFrom('approve', 'edit', 'reject', 'respond').map((decision) => ({ kind: 'review' as const, decision })),
   );
 
   it(
@@ -98,7 +103,7 @@ describe('action codes, fuzzed', () => {
         fc
           .tuple(
             id,
-            fc.constantFrom('y', 'n', 's', 'p'),
+            fc.constantFrom('y', 'n', 's', 'p', 'a', 'r', 'e', 'm'),
             fc.oneof(
               fc.string({ unit: fc.constantFrom(...'0123456789-.x'), maxLength: 5 }),
               // Numbers as a hand-made payload might write them: leading zeros, too many digits.

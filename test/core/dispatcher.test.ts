@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InboundDispatcher, onSurface, type SurfaceClaim } from '../../src/core/dispatcher.js';
+import { decodeActionCode } from '../../src/core/action-code.js';
+import { InboundDispatcher, onSurface, pickOfCode, type SurfaceClaim } from '../../src/core/dispatcher.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { api } from '../helpers/http.js';
@@ -144,6 +145,84 @@ describe('the dispatcher on a real store', () => {
       await dispatcher.dispatch({ ...base('kim'), question: { by: 'id', id: 'nope' }, pick: { kind: 'look' } }),
     ).toEqual({
       kind: 'not_found',
+    });
+  });
+
+  it('answers a review from a tapped approve or reject code, and edit and respond from the pick that carries them', async () => {
+    gw.gateway.channels.register({
+      name: 'reviewing',
+      capabilities: { supportsFormDelivery: true, supportsReview: true },
+      deliver: async () => ({ message_id: '1' }),
+    });
+    const schema = {
+      type: 'object',
+      required: ['env'],
+      properties: { env: { type: 'string', enum: ['prod', 'staging'] } },
+    };
+    const reviewAsk = (recipient: string) =>
+      ask({
+        question: 'Deploy?',
+        answer_format: 'review',
+        action: { name: 'deploy', args: { env: 'prod' } },
+        schema,
+        decisions: ['approve', 'edit', 'reject', 'respond'],
+        channel: 'reviewing',
+        recipient,
+      });
+    const onReviewing = (recipient: string) => ({
+      surface: { channel: 'reviewing', recipient },
+      answeredBy: `reviewing:${recipient}`,
+      params: null,
+      replyTo: null,
+    });
+    const tap = async (recipient: string, code: string) => {
+      const decoded = decodeActionCode(code);
+      if (decoded === null) throw new Error(`${code} is no action code`);
+      return dispatcher.dispatch({
+        ...onReviewing(recipient),
+        question: { by: 'id', id: decoded.interactionId },
+        pick: pickOfCode(decoded.pick),
+      });
+    };
+
+    const approved = await reviewAsk('r1');
+    expect(await tap('r1', `${approved}:a`)).toMatchObject({ kind: 'answered', answer: { decision: 'approve' } });
+    const rejected = await reviewAsk('r2');
+    expect(await tap('r2', `${rejected}:r`)).toMatchObject({ kind: 'answered', answer: { decision: 'reject' } });
+    // Edit and respond taps only look: the channel opens its form or asks for the words; nothing is answered.
+    const edited = await reviewAsk('r3');
+    expect(await tap('r3', `${edited}:e`)).toMatchObject({ kind: 'ready', question: { id: edited } });
+    expect(await tap('r3', `${edited}:m`)).toMatchObject({ kind: 'ready', question: { id: edited } });
+    expect(await status(edited)).toBe('pending');
+    const refused = await dispatcher.dispatch({
+      ...onReviewing('r3'),
+      question: { by: 'id', id: edited },
+      pick: { kind: 'review', decision: 'edit', args: { env: 'qa' } },
+    });
+    expect(refused).toMatchObject({
+      kind: 'refused',
+      refusal: { code: 'invalid_answer', field: 'args.env' },
+      violations: [{ field: 'args.env', reason: 'must be one of "prod", "staging"' }],
+    });
+    expect(
+      await dispatcher.dispatch({
+        ...onReviewing('r3'),
+        question: { by: 'id', id: edited },
+        pick: { kind: 'review', decision: 'edit', args: { env: 'staging' } },
+      }),
+    ).toMatchObject({ kind: 'answered', answer: { decision: 'edit', args: { env: 'staging' } } });
+    const responded = await reviewAsk('r4');
+    expect(
+      await dispatcher.dispatch({
+        ...onReviewing('r4'),
+        question: { by: 'id', id: responded },
+        pick: { kind: 'review', decision: 'respond', message: 'Wait for the freeze to end.' },
+      }),
+    ).toMatchObject({ kind: 'answered', answer: { decision: 'respond', message: 'Wait for the freeze to end.' } });
+    expect((await gw.gateway.store.get(responded))?.result).toMatchObject({
+      answer: { decision: 'respond', message: 'Wait for the freeze to end.' },
+      answered_by: 'reviewing:r4',
+      surface: 'reviewing',
     });
   });
 });

@@ -42,6 +42,7 @@ describe('the answer format specs', () => {
       ['confirm', 'buttons'],
       ['form', 'form'],
       ['external', 'external'],
+      ['review', 'review'],
     ]);
   });
 
@@ -132,7 +133,7 @@ describe('the answer format specs', () => {
     expect(refusal(() => fields('select', { choices: ['a', 'a'] })).field).toBe('choices[1]');
     expect(refusal(() => fields('text', { choices: ['a'] })).field).toBe('choices');
     expect(refusal(() => fields('confirm', { schema: { type: 'object' } })).reason).toBe(
-      'schema applies to form and external asks only.',
+      'schema applies to form, external and review asks only.',
     );
     expect(refusal(() => fields('form', {})).reason).toMatch(/schema is required for a form/);
     expect(refusal(() => fields('form', { schema: { type: 'string' } })).reason).toMatch(/"type": "object"/);

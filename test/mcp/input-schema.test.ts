@@ -16,7 +16,7 @@ const CTX: AskContext = {
   defaultTimeoutSeconds: 300,
   retentionWaitingMinutes: 10080,
   idleTtlSeconds: 86400,
-  channel: (name) => (name === 'telegram' ? { supportsFormDelivery: true } : undefined),
+  channel: (name) => (name === 'telegram' ? { supportsFormDelivery: true, supportsReview: true } : undefined),
   registeredChannels: () => ['telegram'],
 };
 
@@ -26,6 +26,38 @@ const FORM_SCHEMA = { type: 'object', properties: { seats: { type: 'integer', mi
 /** [what, body]: every body here names only channels the context knows, so the rules that need a gateway agree. */
 const CASES: Array<[string, unknown]> = [
   ['a plain text ask', { question: 'Why?', answer_format: 'text' }],
+  ['a review', { question: 'Run?', answer_format: 'review', action: { name: 'rm', args: { path: '/tmp/x' } } }],
+  [
+    'a review with a schema and decisions on telegram',
+    {
+      question: 'Run?',
+      answer_format: 'review',
+      action: { name: 'rm', args: { path: '/tmp/x' }, description: 'Deletes a file.' },
+      schema: { type: 'object', properties: { path: { type: 'string' } } },
+      decisions: ['approve', 'edit', 'respond'],
+      channel: 'telegram',
+      recipient: '42',
+    },
+  ],
+  ['a review without action', { question: 'Run?', answer_format: 'review' }],
+  ['a review with an empty name', { question: 'Run?', answer_format: 'review', action: { name: '', args: {} } }],
+  ['a review with args a list', { question: 'Run?', answer_format: 'review', action: { name: 'x', args: [] } }],
+  [
+    'a review with an unknown decision',
+    { question: 'Run?', answer_format: 'review', action: { name: 'x', args: {} }, decisions: ['maybe'] },
+  ],
+  [
+    'edit without schema on telegram',
+    {
+      question: 'Run?',
+      answer_format: 'review',
+      action: { name: 'x', args: {} },
+      decisions: ['edit'],
+      channel: 'telegram',
+      recipient: '42',
+    },
+  ],
+  ['action on a confirm', { question: 'Ship?', answer_format: 'confirm', action: { name: 'x', args: {} } }],
   ['a confirm with a timeout', { question: 'Ship?', answer_format: 'confirm', timeout: 30 }],
   ['a select', { question: 'Region?', answer_format: 'select', choices: ['eu', 'us'] }],
   ['a form', { question: 'Book?', answer_format: 'form', schema: FORM_SCHEMA }],

@@ -53,8 +53,10 @@ describe.each(transports)('over %s', (_name, connect) => {
       expect(tool?.description).toMatch(/answer_format/);
       expect(Object.keys(tool?.inputSchema.properties ?? {}).sort()).toEqual(
         [
+          'action',
           'answer_format',
           'approvers',
+          'decisions',
           'channel',
           'choices',
           'deliver',
@@ -97,6 +99,44 @@ describe.each(transports)('over %s', (_name, connect) => {
       expect(beforeAnswer).toBeGreaterThanOrEqual(2);
       // Progress values only grow.
       expect([...progress].sort((a, b) => a - b)).toEqual(progress);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('asks a review and returns the decision, with the edited args, as the answer', async () => {
+    const client = await connect();
+    try {
+      const action = { name: 'deploy', args: { service: 'api', replicas: 3 }, description: 'Roll out api.' };
+      const schema = {
+        type: 'object',
+        required: ['service', 'replicas'],
+        properties: { service: { type: 'string' }, replicas: { type: 'integer', minimum: 1, maximum: 10 } },
+      };
+      const call = client.callTool(
+        { name: 'ask_human', arguments: { question: 'Deploy?', answer_format: 'review', action, schema, timeout: 60 } },
+        undefined,
+        { timeout: 60_000 },
+      );
+      const question = await pendingOne(gw);
+      expect(question).toMatchObject({ answer_format: 'review', action, decisions: ['approve', 'edit', 'reject'] });
+      const id = question['id'] as string;
+      const refused = await http.post(`/api/interactions/${id}/answer`, {
+        answer: { decision: 'edit', args: { service: 'api', replicas: 30 } },
+      });
+      expect(refused.json).toMatchObject({ error: 'invalid_answer', field: 'args.replicas' });
+      const edited = { decision: 'edit', args: { service: 'api', replicas: 2 } };
+      expect((await http.post(`/api/interactions/${id}/answer`, { answer: edited })).status).toBe(200);
+      const result = (await call) as CallToolResult;
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ answer: edited, surface: 'api' });
+      const bad = (await client.callTool({
+        name: 'ask_human',
+        arguments: { question: 'Deploy?', answer_format: 'review', action: { name: '', args: {} } },
+      })) as CallToolResult;
+      expect(bad.isError).toBe(true);
+      expect((bad.content[0] as { text: string }).text).toMatch(/action\.name/);
+      expect((await http.get('/api/interactions?status=pending')).json['items']).toEqual([]);
     } finally {
       await client.close();
     }

@@ -6,6 +6,9 @@ import type {
   JsonSchema,
   MediaItem,
   ReplyTo,
+  ReviewAction,
+  ReviewAnswer,
+  ReviewDecision,
 } from './wire/interactions.js';
 
 /**
@@ -82,6 +85,19 @@ export type AskFormatPart =
       schema?: JsonSchema;
       /** Authenticates the callback, e.g. `{ name: "stripe" }`; forbidden with `channel`. */
       verifier?: { readonly name: string; readonly [option: string]: unknown };
+    }
+  | {
+      answer_format: 'review';
+      /** The action an agent proposes: name 1..200 characters, its args, a description of at most 4096. */
+      action: {
+        readonly name: string;
+        readonly args: { readonly [key: string]: unknown };
+        readonly description?: string;
+      };
+      /** The JSON Schema (type object) of `action.args`: an edit is checked against it; needed for edit on a channel. */
+      schema?: JsonSchema;
+      /** Default: approve, edit and reject with a schema; approve and reject without one. */
+      decisions?: readonly ReviewDecision[];
     };
 
 /** The timing part of a sync ask: it blocks until answered or `timeout` seconds pass. */
@@ -120,6 +136,7 @@ export type AskField = KeyOfAny<AskBody>;
 /** The fields whose value is an object of known keys (for arrays, each item), with those keys. */
 interface NestedAskFields {
   deliver: 'channel' | 'recipient';
+  action: 'name' | 'args' | 'description';
   quorum: 'approve' | 'reject';
   remind: 'every' | 'max';
   escalate: 'after' | 'channel' | 'recipient';
@@ -160,7 +177,9 @@ export type AnswerOf<B> = B extends { answer_format: 'confirm' }
       ? string
       : B extends { answer_format: 'form' }
         ? Record<string, unknown>
-        : unknown;
+        : B extends { answer_format: 'review' }
+          ? ReviewAnswer
+          : unknown;
 
 /** What a sync ask returns: the typed answer beside the message it quoted and the channel's own entries. */
 export interface AskAnswer<T = unknown> {
@@ -216,4 +235,7 @@ export type {
   JsonSchema,
   MediaItem,
   ReplyTo,
+  ReviewAction,
+  ReviewAnswer,
+  ReviewDecision,
 };

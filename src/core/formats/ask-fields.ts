@@ -1,21 +1,32 @@
 import { invalid } from '../errors.js';
 import { compileOrExplain } from '../schema-validator.js';
-import type { JsonSchema } from '../types.js';
+import type { JsonSchema, ReviewAction, ReviewDecision } from '../types.js';
 
 /**
- * The ask body's format-bound fields (`choices`, `schema`), parsed by the format that takes them and refused by
- * name by every other: each format's `askFields` is built from these.
+ * The ask body's format-bound fields (`choices`, `schema`, a review's `action` and `decisions`), parsed by the format
+ * that takes them and refused by name by every other: each format's `askFields` is built from these.
  */
 
 /** The fields of an ask body a format reads. */
 export interface AskFieldsInput {
   choices: unknown;
   schema: unknown;
+  action?: unknown;
+  decisions?: unknown;
 }
 
 export interface AskFields {
   choices: string[] | null;
   schema: JsonSchema | null;
+  /** A review's action and decisions; null on every other format. */
+  review?: { action: ReviewAction; decisions: ReviewDecision[] } | null;
+}
+
+/** Refuses a review's fields (`action`, `decisions`) on another format. */
+export function noReview(body: AskFieldsInput): void {
+  for (const field of ['action', 'decisions'] as const)
+    if (body[field] !== undefined)
+      throw invalid(field, `${field} applies to answer_format "review" only; drop it or use "review".`);
 }
 
 /** Refuses `choices` on a format other than select. */
@@ -27,7 +38,7 @@ export function noChoices(body: AskFieldsInput): null {
 
 /** Refuses `schema` on a format that takes none. */
 export function noSchema(body: AskFieldsInput): null {
-  if (body.schema !== undefined) throw invalid('schema', 'schema applies to form and external asks only.');
+  if (body.schema !== undefined) throw invalid('schema', 'schema applies to form, external and review asks only.');
   return null;
 }
 

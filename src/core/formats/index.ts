@@ -4,6 +4,7 @@ import type { AnswerFormat } from '../types.js';
 import { confirm } from './confirm.js';
 import { external } from './external.js';
 import { form } from './form.js';
+import { review } from './review.js';
 import type { AnswerFormatSpec, Question } from './spec.js';
 import { select } from './select.js';
 import { text } from './text.js';
@@ -11,9 +12,11 @@ import { text } from './text.js';
 export type { AnswerFormatSpec, Controls, PostedEntries, Question, RenderHints } from './spec.js';
 export { MAX_TEXT_ANSWER } from './text.js';
 export { applyVisibility } from './visibility.js';
+export { checkReviewAnswer, offeredDecisions, reviewPageSchema } from './review.js';
+export { REVIEW_LIMITS, defaultDecisions } from './review-fields.js';
 
 /** Every answer format by name; the type makes a format without its module a compile error. */
-const FORMATS: Readonly<Record<AnswerFormat, AnswerFormatSpec>> = { text, select, confirm, form, external };
+const FORMATS: Readonly<Record<AnswerFormat, AnswerFormatSpec>> = { text, select, confirm, form, external, review };
 
 /** The spec of an answer format. */
 export function formatOf(name: AnswerFormat): AnswerFormatSpec {

@@ -8,14 +8,18 @@ import type { AnswerFormat, InteractionRecord, JsonSchema } from '../types.js';
 /** The name → value entries of a form-encoded post, in order (a name repeats for a list). */
 export type PostedEntries = Array<[string, string]>;
 
-/** The facts of a question a format needs: its format, its choices (select) and its schema (form, external). */
-export type Question = Pick<InteractionRecord, 'answer_format' | 'choices' | 'schema'>;
+/**
+ * The facts of a question a format needs: its format, its choices (select), its schema (form, external, review) and
+ * a review's action and decisions.
+ */
+export type Question = Pick<InteractionRecord, 'answer_format' | 'choices' | 'schema' | 'action' | 'decisions'>;
 
 /**
  * How a channel may present the question: `buttons` (a yes/no pair), `menu` (one of the choices), `text` (a typed
- * reply), `form` (fields of a schema) or `external` (answered by an outside system through the callback URL).
+ * reply), `form` (fields of a schema), `external` (answered by an outside system through the callback URL) or `review`
+ * (an agent's proposed action: approve, edit, reject or respond; see `core/review-view.ts`).
  */
-export type Controls = 'buttons' | 'menu' | 'text' | 'form' | 'external';
+export type Controls = 'buttons' | 'menu' | 'text' | 'form' | 'external' | 'review';
 
 export interface RenderHints {
   controls: Controls;

@@ -5,7 +5,27 @@
  */
 
 /** `answer_format` of an ask and its record. */
-export type AnswerFormat = 'text' | 'select' | 'confirm' | 'form' | 'external';
+export type AnswerFormat = 'text' | 'select' | 'confirm' | 'form' | 'external' | 'review';
+
+/** What a person may do with a reviewed action. */
+export type ReviewDecision = 'approve' | 'edit' | 'reject' | 'respond';
+
+/** The action an agent proposes for review (a tool call). */
+export interface ReviewAction {
+  /** 1..200 characters. */
+  name: string;
+  /** The proposed arguments. */
+  args: Record<string, unknown>;
+  /** What the action does, at most 4096 characters. */
+  description?: string;
+}
+
+/** A review's answer: one decision, with the edited args (edit) or the person's words (reject, respond). */
+export type ReviewAnswer =
+  | { decision: 'approve' }
+  | { decision: 'edit'; args: Record<string, unknown> }
+  | { decision: 'reject'; message?: string }
+  | { decision: 'respond'; message: string };
 
 /** `status` of a record. */
 export type InteractionStatus = 'pending' | 'answered' | 'expired' | 'cancelled';
@@ -128,6 +148,10 @@ export interface InteractionRecord {
   quorum?: Quorum;
   /** On a quorum question once someone voted, oldest first. */
   votes?: Vote[];
+  /** On a review: the proposed action. */
+  action?: ReviewAction;
+  /** On a review: the decisions offered, in order. */
+  decisions?: ReviewDecision[];
 }
 
 /** The `event:` names of the live stream (`GET /api/interactions/stream`). */

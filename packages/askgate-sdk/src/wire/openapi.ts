@@ -331,8 +331,9 @@ export interface components {
             status: "answered" | "voted" | "already_answered";
         };
         AskResponse: {
+            action?: components["schemas"]["ReviewAction"];
             /** @enum {string} */
-            answer_format: "text" | "select" | "confirm" | "form" | "external";
+            answer_format: "text" | "select" | "confirm" | "form" | "external" | "review";
             approvers?: string[];
             asked_by: string;
             /** Format: uri */
@@ -343,6 +344,7 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             deadline_at: string;
+            decisions?: ("approve" | "edit" | "reject" | "respond")[];
             deliver?: {
                 channel: string;
                 recipient: string | null;
@@ -545,8 +547,9 @@ export interface components {
             }[];
         };
         Interaction: {
+            action?: components["schemas"]["ReviewAction"];
             /** @enum {string} */
-            answer_format: "text" | "select" | "confirm" | "form" | "external";
+            answer_format: "text" | "select" | "confirm" | "form" | "external" | "review";
             approvers?: string[];
             asked_by: string;
             channel: string | null;
@@ -555,6 +558,7 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             deadline_at: string;
+            decisions?: ("approve" | "edit" | "reject" | "respond")[];
             deliver?: {
                 channel: string;
                 recipient: string | null;
@@ -666,8 +670,9 @@ export interface components {
             written_by: string;
         };
         PresetAskResponse: {
+            action?: components["schemas"]["ReviewAction"];
             /** @enum {string} */
-            answer_format: "text" | "select" | "confirm" | "form" | "external";
+            answer_format: "text" | "select" | "confirm" | "form" | "external" | "review";
             approvers?: string[];
             asked_by: string;
             /** Format: uri */
@@ -684,6 +689,7 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             deadline_at: string;
+            decisions?: ("approve" | "edit" | "reject" | "respond")[];
             deliver?: {
                 channel: string;
                 recipient: string | null;
@@ -787,6 +793,31 @@ export interface components {
             job: string;
             /** @constant */
             status: "retrying";
+        };
+        ReviewAction: {
+            args: {
+                [key: string]: unknown;
+            };
+            description?: string;
+            name: string;
+        };
+        ReviewAnswer: {
+            /** @constant */
+            decision: "approve";
+        } | {
+            args: {
+                [key: string]: unknown;
+            };
+            /** @constant */
+            decision: "edit";
+        } | {
+            /** @constant */
+            decision: "reject";
+            message?: string;
+        } | {
+            /** @constant */
+            decision: "respond";
+            message: string;
         };
         Run: {
             asks: {
@@ -1741,11 +1772,17 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    action?: {
+                        args: Record<string, never>;
+                        description?: string;
+                        name: string;
+                    };
                     /** @enum {string} */
-                    answer_format: "text" | "select" | "confirm" | "form" | "external";
+                    answer_format: "text" | "select" | "confirm" | "form" | "external" | "review";
                     approvers?: string[];
                     channel?: string;
                     choices?: string[];
+                    decisions?: ("approve" | "edit" | "reject" | "respond")[];
                     deliver?: {
                         channel: string;
                         recipient: string;
@@ -2711,11 +2748,17 @@ export interface operations {
             content: {
                 "application/json": {
                     ask: {
+                        action?: {
+                            args: Record<string, never>;
+                            description?: string;
+                            name: string;
+                        };
                         /** @enum {string} */
-                        answer_format?: "text" | "select" | "confirm" | "form" | "external";
+                        answer_format?: "text" | "select" | "confirm" | "form" | "external" | "review";
                         approvers?: string[];
                         channel?: string;
                         choices?: string[];
+                        decisions?: ("approve" | "edit" | "reject" | "respond")[];
                         deliver?: {
                             channel: string;
                             recipient: string;
@@ -2870,11 +2913,17 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    action?: {
+                        args: Record<string, never>;
+                        description?: string;
+                        name: string;
+                    };
                     /** @enum {string} */
-                    answer_format?: "text" | "select" | "confirm" | "form" | "external";
+                    answer_format?: "text" | "select" | "confirm" | "form" | "external" | "review";
                     approvers?: string[];
                     channel?: string;
                     choices?: string[];
+                    decisions?: ("approve" | "edit" | "reject" | "respond")[];
                     deliver?: {
                         channel: string;
                         recipient: string;
@@ -3053,11 +3102,17 @@ export interface operations {
             content: {
                 "application/json": {
                     asks: {
+                        action?: {
+                            args: Record<string, never>;
+                            description?: string;
+                            name: string;
+                        };
                         /** @enum {string} */
-                        answer_format: "text" | "select" | "confirm" | "form" | "external";
+                        answer_format: "text" | "select" | "confirm" | "form" | "external" | "review";
                         approvers?: string[];
                         channel?: string;
                         choices?: string[];
+                        decisions?: ("approve" | "edit" | "reject" | "respond")[];
                         deliver?: {
                             channel: string;
                             recipient: string;
