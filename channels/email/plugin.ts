@@ -114,7 +114,8 @@ export class EmailChannel implements ChannelPlugin {
   }
 
   async showOutcome(interaction: StoredInteraction): Promise<void> {
-    const line = outcomeLine(interaction);
+    // A person is named by their address (`email:` is for approvers lists, not for reading).
+    const line = outcomeLine(interaction, { who: (answerer) => answerer.platformId ?? answerer.id });
     const delivery = interaction.delivery;
     if (line === null || delivery === null || interaction.recipient === null) return;
     await this.inThread(interaction.recipient, delivery, line, interaction.question);

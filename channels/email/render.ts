@@ -126,7 +126,8 @@ export function escapeHtml(text: string): string {
 const paragraphs = (text: string): string => escapeHtml(text).replace(/\r?\n/g, '<br>');
 
 const BUTTON =
-  'display:inline-block;padding:12px 22px;border-radius:8px;background:#1f6feb;color:#ffffff;' +
+  'display:inline-block;min-width:96px;text-align:center;padding:12px 22px;border-radius:8px;' +
+  'background:#1f6feb;color:#ffffff;' +
   'font-weight:600;font-size:16px;line-height:1.25;text-decoration:none;word-break:break-word;';
 
 function buttons(list: readonly EmailButton[]): string {

@@ -73,7 +73,14 @@ export class TeamsChannel implements ChannelPlugin {
   readonly name = TEAMS;
   readonly surface = TEAMS;
   readonly converses = true;
-  readonly capabilities = { supportsFormDelivery: true };
+  readonly capabilities = {
+    supportsFormDelivery: true,
+    /** A conversation askgate never heard from has no serviceUrl to post to: the ask is a 400 naming recipient. */
+    recipientUnreachable: async (recipient: string): Promise<string | null> =>
+      (await this.reference(recipient)) === null
+        ? 'is no Teams conversation askgate has heard from; install the bot there (or message it) first.'
+        : null,
+  };
   readonly keys: TeamsKeys;
   readonly connector: BotConnector;
 

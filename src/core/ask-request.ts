@@ -80,6 +80,13 @@ export interface ChannelCapabilities {
    * when it is. Asked while the ask is checked, so a malformed recipient is a 400 naming the field, nothing stored.
    */
   recipientRefusal?(recipient: string | null): string | null;
+  /**
+   * A channel that can write only to recipients it has heard from (Teams keeps each conversation's service address
+   * from the activities it received there) says, looking at its channel state, why `recipient` cannot be reached;
+   * null when it can. Asked after the ask's rules and before anything is stored, so the ask is a 400 naming the
+   * recipient's field.
+   */
+  recipientUnreachable?(recipient: string): Promise<string | null>;
 }
 
 export interface AskContext {

@@ -143,6 +143,23 @@ export class InteractionService {
     return request;
   }
 
+  /**
+   * Refuses a surface whose channel cannot reach its recipient (`ChannelCapabilities.recipientUnreachable`): a 400
+   * naming the recipient's field, before anything is stored. Asynchronous, so apart from `validate`.
+   */
+  private async checkReachable(request: AskRequest): Promise<void> {
+    const first = request.channel === null ? [] : [{ channel: request.channel, recipient: request.recipient }];
+    const targets = [...first, ...request.extra_surfaces];
+    for (const [index, target] of targets.entries()) {
+      const check = this.deps.channels.get(target.channel)?.capabilities.recipientUnreachable;
+      if (check === undefined || target.recipient === null) continue;
+      const reason = await check(target.recipient);
+      if (reason === null) continue;
+      const field = targets.length === 1 ? 'recipient' : `deliver[${index}].recipient`;
+      throw invalid(field, `${field} ${reason}`);
+    }
+  }
+
   /** Validates, stores and (for a channel) delivers a question. Nothing is stored when a rule refuses it. */
   async ask(body: unknown, identity: Identity): Promise<AskResponse> {
     const request = this.validate(body);
@@ -150,6 +167,7 @@ export class InteractionService {
       const [parked] = await this.park([request], identity);
       return parked as AskResponse;
     }
+    await this.checkReachable(request);
     const minted = await this.mint(request, identity, null);
     const { record } = minted;
     await this.store.create(record);
@@ -173,6 +191,7 @@ export class InteractionService {
         'an async park needs a durable store that survives a worker hop, and the in-memory store does not; set REDIS_URL.',
         { field: 'mode' },
       );
+    for (const request of requests) await this.checkReachable(request);
     const run = requests[0]?.run;
     if (run === undefined || run === null)
       throw invalid('run', 'an async ask needs the resumable run that parks: run {"run_id", "resume"}.');

@@ -35,7 +35,7 @@ export function reviewSchemas(): Record<string, JsonSchema> {
       description: "An agent's proposed action (a tool call).",
       properties: {
         name: { type: 'string', minLength: 1, maxLength: REVIEW_LIMITS.name },
-        args: { type: 'object', description: 'The proposed arguments.' },
+        args: { type: 'object', additionalProperties: true, description: 'The proposed arguments.' },
         description: { type: 'string', maxLength: REVIEW_LIMITS.description },
       },
     },
@@ -46,7 +46,7 @@ export function reviewSchemas(): Record<string, JsonSchema> {
         '`args.<path>`); a decision not offered is `invalid_answer` with `field` `decision`.',
       oneOf: [
         closedDecision('approve', {}, []),
-        closedDecision('edit', { args: { type: 'object' } }, ['args']),
+        closedDecision('edit', { args: { type: 'object', additionalProperties: true } }, ['args']),
         closedDecision('reject', { message }, []),
         closedDecision('respond', { message }, ['message']),
       ],

@@ -108,6 +108,8 @@ export interface FakeTeams {
     title: string,
     options?: { inputs?: Json; from?: FakePerson; sign?: SignOptions; id?: string },
   ): Promise<SendResult>;
+  /** The Bearer token the Bot Framework would send with `activity` (signed as asked). */
+  token(activity: Json, sign?: SignOptions): Promise<string | null>;
   /** Sends a raw activity (filled with ids and the serviceUrl) signed as asked. */
   send(activity: Json, sign?: SignOptions): Promise<SendResult>;
   messagesIn(conversation: string): FakeTeamsMessage[];
@@ -451,6 +453,7 @@ export async function startFakeTeams(): Promise<FakeTeams> {
       return result;
     },
     send,
+    token: (activity, options = {}) => sign(activity, options),
     messagesIn: (conversation) => [...messages.values()].filter((m) => m.conversationId === conversation),
     message: (conversation, id) => messages.get(`${conversation}:${id}`),
     close: () =>

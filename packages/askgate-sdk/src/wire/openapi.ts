@@ -795,7 +795,9 @@ export interface components {
             status: "retrying";
         };
         ReviewAction: {
-            args: Record<string, never>;
+            args: {
+                [key: string]: unknown;
+            };
             description?: string;
             name: string;
         };
@@ -803,7 +805,9 @@ export interface components {
             /** @constant */
             decision: "approve";
         } | {
-            args: Record<string, never>;
+            args: {
+                [key: string]: unknown;
+            };
             /** @constant */
             decision: "edit";
         } | {
