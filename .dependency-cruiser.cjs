@@ -1,4 +1,5 @@
 /** Layer rules of askgate (docs/architecture.md). `npm run lint` runs them. */
+const ADAPTERS = "^packages/askgate-sdk/src/adapters/(langchain|ai-sdk|openai-agents)\\.ts$";
 const SERVICES = "^src/(doors|callback|mcp|runs|park|confirmations|verifiers)/";
 module.exports = {
   forbidden: [
@@ -32,8 +33,26 @@ module.exports = {
         "The askgate-sdk package speaks HTTP only: it imports its own modules and Node's built-ins, nothing of the " +
         "gateway and no npm package (it has no dependency).",
       severity: "error",
-      from: { path: "^packages/askgate-sdk/src/" },
+      from: { path: "^packages/askgate-sdk/src/", pathNot: ADAPTERS },
       to: { path: "^(?!packages/askgate-sdk/src/)", dependencyTypesNot: ["core"] },
+    },
+    {
+      name: "sdk-adapters-import-their-framework-as-types-only",
+      comment:
+        "The SDK's three framework adapters (askgate-sdk/langchain, /ai-sdk, /openai-agents) are the one exception: " +
+        "each names its framework's types (an optional peer dependency), so a user's compiler checks what they pass " +
+        "and get back. Types only: nothing of a framework is loaded at run time, so the SDK and the other adapters " +
+        "work without it, and the package still installs nothing but itself.",
+      severity: "error",
+      from: { path: ADAPTERS },
+      to: { path: "^(?!packages/askgate-sdk/src/)", dependencyTypesNot: ["core", "type-only"] },
+    },
+    {
+      name: "sdk-adapters-name-only-their-frameworks",
+      comment: "An adapter's type imports come from the three frameworks' packages and nowhere else.",
+      severity: "error",
+      from: { path: ADAPTERS },
+      to: { path: "^(?!packages/askgate-sdk/src/|node_modules/(langchain|ai|@openai/agents)/)", dependencyTypesNot: ["core"] },
     },
     {
       name: "gateway-uses-the-sdk-as-a-package",

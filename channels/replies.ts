@@ -1,5 +1,6 @@
 import type { StoredInteraction } from '../src/core/types.js';
 import type { DispatchOutcome } from './contract.js';
+import { reviewReplyWords } from './review-words.js';
 
 /**
  * A typed reply (or a media caption) → the raw answer offered to the core. The core still checks it against the
@@ -16,17 +17,21 @@ const NO = new Set(['no', 'n', 'false', 'nope', '👎', '❌']);
 const DECLINE_WORDS = new Set(['no', 'decline']);
 const DECLINE_CHOICE = 'decline';
 const APPROVE_WORDS = new Set([...YES, 'approve', 'approved']);
-const REJECT_WORDS = new Set([...NO, 'reject', 'rejected']);
+const REJECT_WORDS = new Set([...NO, 'reject', 'rejected', 'deny']);
 
 /**
- * A reply to a review: a yes word or "approve" approves, a no word or "reject" rejects, anything else is words back
- * to the agent (`respond`; the core refuses it, naming `decision`, when the review does not offer respond).
+ * A reply to a review: a yes word or "approve" alone approves; a no word or "reject" rejects, and what follows it
+ * (`reject: not on a Friday`, `no, not yet`) is the rejection's message; anything else is words back to the agent
+ * (`respond`; the core refuses it, naming `decision`, when the review does not offer respond). `yes but use
+ * staging` is words, not a yes: only the word alone approves.
  */
-function reviewFromReply(said: string, text: string): Record<string, unknown> {
-  const word = said.toLowerCase().replace(/[.!]+$/, '');
-  if (APPROVE_WORDS.has(word)) return { decision: 'approve' };
-  if (REJECT_WORDS.has(word)) return { decision: 'reject' };
-  return { decision: 'respond', message: text };
+function reviewFromReply(said: string): Record<string, unknown> {
+  const m = /^(\S+?)[.!:,;-]*(?:\s+|$)([\s\S]*)$/u.exec(said);
+  const word = (m?.[1] ?? '').toLowerCase();
+  const rest = (m?.[2] ?? '').replace(/^[\s:,;-]+/, '').trim();
+  if (APPROVE_WORDS.has(word) && rest === '') return { decision: 'approve' };
+  if (REJECT_WORDS.has(word)) return rest === '' ? { decision: 'reject' } : { decision: 'reject', message: rest };
+  return { decision: 'respond', message: said };
 }
 
 export function answerFromText(
@@ -63,13 +68,13 @@ export function answerFromText(
     case 'external':
       return text ?? '';
     case 'review':
-      return reviewFromReply(said, text ?? '');
+      return reviewFromReply(said);
   }
 }
 
 /** What to tell a person whose reply did not fit, in the words of the format. */
 export function replyHint(
-  interaction: Pick<StoredInteraction, 'answer_format' | 'choices'>,
+  interaction: Pick<StoredInteraction, 'answer_format' | 'choices' | 'schema' | 'action' | 'decisions'>,
   coreMessage: string,
 ): string {
   switch (interaction.answer_format) {
@@ -86,7 +91,7 @@ export function replyHint(
     case 'external':
       return `That answer was not accepted: ${coreMessage}`;
     case 'review':
-      return `That answer was not accepted (${coreMessage}). Tap a button, or reply "approve" or "reject".`;
+      return `That answer was not accepted (${coreMessage}). ${reviewReplyWords(interaction)}`;
   }
 }
 

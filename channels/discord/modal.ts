@@ -14,7 +14,7 @@ import {
 import { encodeControlId } from './webhook.js';
 import { checkField } from '../../forms/check.js';
 import { decodeFormFields } from '../../forms/decode.js';
-import { formFields, type Field, type Schema } from '../../forms/fields.js';
+import { formFields, valueAt, type Field, type Schema } from '../../forms/fields.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 
 /**
@@ -91,7 +91,7 @@ export function formRefusal(schema: Schema): { property: string; reason: string 
   return null;
 }
 
-function modalId(action: 'text_modal' | 'form_modal', interactionId: string): string {
+function modalId(action: 'text_modal' | 'form_modal' | 'edit_modal' | 'respond_modal', interactionId: string): string {
   const id = encodeControlId({ action, interactionId });
   checkLimit('modal custom_id', chars(id), CUSTOM_ID_MAX, 'custom_id');
   return id;
@@ -105,6 +105,8 @@ function textInput(input: {
   placeholder: string | null;
   minLength?: number;
   maxLength?: number;
+  /** The pre-filled text (a review's proposed argument), within the input's own bound. */
+  value?: string;
 }): Json {
   const label = clip(input.label.trim() === '' ? 'Answer' : input.label, TEXT_INPUT_LABEL_MAX);
   const body: Json = {
@@ -117,6 +119,7 @@ function textInput(input: {
   if (input.placeholder !== null) body['placeholder'] = clip(input.placeholder, TEXT_INPUT_PLACEHOLDER_MAX);
   if (input.minLength !== undefined) body['min_length'] = Math.min(input.minLength, TEXT_INPUT_LENGTH_MAX);
   body['max_length'] = Math.min(input.maxLength ?? TEXT_INPUT_LENGTH_MAX, TEXT_INPUT_LENGTH_MAX);
+  if (input.value !== undefined && input.value !== '') body['value'] = clip(input.value, body['max_length'] as number);
   return { type: COMPONENT.ACTION_ROW, components: [body] };
 }
 
@@ -129,20 +132,44 @@ function modal(customId: string, title: string, rows: Json[]): Json {
   };
 }
 
+/** What a text modal is for: a text answer, or a review's words back to the agent (neither yes nor no). */
+export interface TextModalKind {
+  action: 'text_modal' | 'respond_modal';
+  label: string;
+}
+export const ANSWER_MODAL: TextModalKind = { action: 'text_modal', label: 'Your answer' };
+export const RESPOND_MODAL: TextModalKind = { action: 'respond_modal', label: 'Your words for the agent' };
+
 /** The modal a text (or external) answer is typed into: the question as its title, one paragraph input. */
-export function textModal(interaction: Pick<StoredInteraction, 'id' | 'question'>): Json {
-  return modal(modalId('text_modal', interaction.id), interaction.question, [
-    textInput({ id: TEXT_INPUT_ID, label: 'Your answer', paragraph: true, required: true, placeholder: null }),
+export function textModal(interaction: Pick<StoredInteraction, 'id' | 'question'>, kind = ANSWER_MODAL): Json {
+  return modal(modalId(kind.action, interaction.id), interaction.question, [
+    textInput({ id: TEXT_INPUT_ID, label: kind.label, paragraph: true, required: true, placeholder: null }),
   ]);
 }
 
-/** A form's modal: one text input per property, in schema order. */
-export function formModal(interaction: Pick<StoredInteraction, 'id' | 'question' | 'schema'>): Json {
+/** A value as the person would type it into a field's input (the reverse of `readFormModal`); null: none to show. */
+function typedOf(field: Field, value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (field.rule.kind === 'checkbox') return value === true ? 'yes' : value === false ? 'no' : null;
+  if (typeof value === 'string' || typeof value === 'number') return String(value);
+  return null;
+}
+
+/**
+ * A form's modal: one text input per property, in schema order. `initial` pre-fills the inputs (a review's proposed
+ * arguments, opened to be edited: `customId` then names the review's edit modal and `title` its words).
+ */
+export function formModal(
+  interaction: Pick<StoredInteraction, 'id' | 'question' | 'schema'>,
+  prefill: { initial: Record<string, unknown>; title: string; action: 'edit_modal' } | null = null,
+): Json {
   const schema = interaction.schema ?? { type: 'object', properties: {} };
   const refusal = formRefusal(schema);
   // Refused at ask time; reaching here means the question was stored by a gateway without that check.
   if (refusal !== null) throw new Error(`schema property "${refusal.property}" cannot be a Discord modal input`);
-  const title = typeof schema['title'] === 'string' && schema['title'] !== '' ? schema['title'] : interaction.question;
+  const title =
+    prefill?.title ??
+    (typeof schema['title'] === 'string' && schema['title'] !== '' ? schema['title'] : interaction.question);
   const rows = formFields(schema).map((field, index) => {
     const input: Parameters<typeof textInput>[0] = {
       id: fieldInputId(index),
@@ -153,12 +180,16 @@ export function formModal(interaction: Pick<StoredInteraction, 'id' | 'question'
     };
     if (field.rule.minLength !== undefined) input.minLength = field.rule.minLength;
     if (field.rule.maxLength !== undefined) input.maxLength = field.rule.maxLength;
+    const typed = prefill === null ? null : typedOf(field, valueAt(prefill.initial, field.name));
+    if (typed !== null) input.value = typed;
     return textInput(input);
   });
-  return modal(modalId('form_modal', interaction.id), title, rows);
+  return modal(modalId(prefill?.action ?? 'form_modal', interaction.id), title, rows);
 }
 
-export type FormReading = { ok: true; answer: Record<string, unknown> } | { ok: false; label: string; error: string };
+export type FormReading =
+  | { ok: true; answer: Record<string, unknown> }
+  | { ok: false; label: string; error: string; name: string };
 
 /**
  * A submitted form modal → the answer the schema describes, or the first field whose value does not fit (with the
@@ -172,11 +203,17 @@ export function readFormModal(schema: Schema, values: ReadonlyMap<string, string
     const refuse = (fallback: string): FormReading => ({
       ok: false,
       label: field.label,
+      name: field.name,
       error: field.rule.errorInvalid ?? fallback,
     });
     if (typed === '') {
       if (field.rule.required)
-        return { ok: false, label: field.label, error: field.rule.errorRequired ?? 'This field is required.' };
+        return {
+          ok: false,
+          label: field.label,
+          name: field.name,
+          error: field.rule.errorRequired ?? 'This field is required.',
+        };
       continue;
     }
     if (field.rule.kind === 'checkbox') {
@@ -192,7 +229,7 @@ export function readFormModal(schema: Schema, values: ReadonlyMap<string, string
       continue;
     }
     const error = checkField(field.rule, typed);
-    if (error !== null) return { ok: false, label: field.label, error };
+    if (error !== null) return { ok: false, label: field.label, name: field.name, error };
     entries.push([field.name, typed]);
   }
   return { ok: true, answer: decodeFormFields(schema, entries) };

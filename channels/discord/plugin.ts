@@ -1,6 +1,14 @@
 import { DiscordClient } from './client.js';
 import { CALLBACK, CONTENT_MAX, EPHEMERAL_FLAG, clip } from './limits.js';
-import { formModal, formRefusal, readFormModal, textModal, TEXT_INPUT_ID, type FormReading } from './modal.js';
+import {
+  formModal,
+  formRefusal,
+  readFormModal,
+  RESPOND_MODAL,
+  textModal,
+  TEXT_INPUT_ID,
+  type FormReading,
+} from './modal.js';
 import { renderOutcome, renderQuestion, renderVotes } from './render.js';
 import { verify } from './verify.js';
 import {
@@ -16,6 +24,7 @@ import type { WebhookResponse, WebhookRoute } from '../http.js';
 import { webhookRoutes } from '../pipeline.js';
 import { tellClosed, tellNotTaken } from '../replies.js';
 import type { Schema } from '../../forms/fields.js';
+import { editPrefill } from '../../src/core/review-view.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 
 export interface DiscordChannelOptions {
@@ -77,6 +86,7 @@ export class DiscordChannel implements ChannelPlugin {
   readonly surface = DISCORD_SURFACE;
   readonly capabilities = {
     supportsFormDelivery: true,
+    supportsReview: true,
     /**
      * Why a form schema cannot be a Discord modal (the property and the reason); null when it can. The core asks this
      * while checking an ask, so such a question is a 400 naming the property and nothing is stored; `deliver` keeps
@@ -208,10 +218,7 @@ export class DiscordChannel implements ChannelPlugin {
     });
     switch (outcome.kind) {
       case 'ready':
-        return {
-          type: CALLBACK.MODAL,
-          data: control.action === 'form' ? formModal(outcome.question) : textModal(outcome.question),
-        };
+        return { type: CALLBACK.MODAL, data: modalFor(control, outcome.question) };
       case 'answered':
         return ACKNOWLEDGED;
       case 'refused':
@@ -220,10 +227,24 @@ export class DiscordChannel implements ChannelPlugin {
           return ephemeral('That choice is not one of this question’s.');
         if (control.action === 'form_modal')
           return ephemeral(`That does not fill the form: ${outcome.message} Press “Open form” to try again.`);
+        if (control.action === 'edit_modal')
+          return ephemeral(`Those arguments were not taken: ${outcome.message} Press “Edit” to try again.`);
         break;
     }
     return ephemeral(tellNotTaken(outcome));
   }
+}
+
+/** The modal a button opens on a question still open: the form, the review's edit (pre-filled), or one text input. */
+function modalFor(control: ControlId, question: StoredInteraction): Record<string, unknown> {
+  if (control.action === 'form') return formModal(question);
+  if (control.action === 'edit' && question.action !== undefined) {
+    // Pre-filled with the proposed arguments the schema names; submitted as edit_modal.
+    const initial = editPrefill(question.schema, question.action.args);
+    return formModal(question, { initial, title: `Edit ${question.action.name}`, action: 'edit_modal' });
+  }
+  if (control.action === 'respond') return textModal(question, RESPOND_MODAL);
+  return textModal(question);
 }
 
 /** What a control means: a modal to open (`look`), a button's answer, or what a submitted modal holds. */
@@ -231,7 +252,39 @@ function pickOf(control: ControlId, event: Extract<DiscordEvent, { customId: str
   switch (control.action) {
     case 'answer':
     case 'form':
+    case 'edit':
+    case 'respond':
       return { kind: 'look' };
+    case 'approve':
+    case 'reject':
+      return { kind: 'review', decision: control.action };
+    case 'respond_modal':
+      return {
+        kind: 'review',
+        decision: 'respond',
+        message: event.kind === 'modal' ? (event.fields.get(TEXT_INPUT_ID) ?? '') : '',
+      };
+    case 'edit_modal':
+      return {
+        kind: 'read',
+        read: (question) => {
+          const read =
+            event.kind !== 'modal' || question.schema === null ? null : readFormModal(question.schema, event.fields);
+          if (read?.ok === true) return { ok: true, answer: { decision: 'edit', args: read.answer } };
+          refused();
+          const message =
+            read === null ? tellClosed('unknown') : `${read.label}: ${read.error} Press “Edit” to try again.`;
+          return {
+            ok: false,
+            refusal: {
+              code: 'invalid_answer',
+              field: read === null ? null : `args.${read.name}`,
+              reason: read?.error ?? message,
+            },
+            message,
+          };
+        },
+      };
     case 'yes':
     case 'no':
       return { kind: 'confirm', value: control.action === 'yes' };

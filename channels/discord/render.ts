@@ -18,6 +18,7 @@ import {
 import { encodeControlId, type ControlId } from './webhook.js';
 import { type Answerer, outcomeLine, plainAnswerer, voteCountLine } from '../outcome.js';
 import type { StoredInteraction } from '../../src/core/types.js';
+import { reviewContent, reviewControls, reviewHint } from './review.js';
 
 /**
  * A question → the body of Discord's Create Message (content and components), and its outcome → the body of Edit
@@ -39,7 +40,7 @@ export interface MessageBody {
 }
 
 /** The hint line under a question, per format. */
-export function hintOf(interaction: Pick<StoredInteraction, 'answer_format'>): string {
+export function hintOf(interaction: StoredInteraction): string {
   switch (interaction.answer_format) {
     case 'confirm':
       return 'Choose Yes or No.';
@@ -49,9 +50,9 @@ export function hintOf(interaction: Pick<StoredInteraction, 'answer_format'>): s
       return 'Press “Open form” to answer.';
     case 'text':
     case 'external':
-    // A review reaches no channel that does not declare supportsReview (core/channel-fit.ts).
-    case 'review':
       return 'Press “Answer” to reply.';
+    case 'review':
+      return reviewHint(interaction);
   }
 }
 
@@ -59,6 +60,11 @@ export function hintOf(interaction: Pick<StoredInteraction, 'answer_format'>): s
 function content(question: string, footer: string): string {
   const room = CONTENT_MAX - chars(footer) - 2;
   const text = `${clip(question, room)}\n\n${footer}`;
+  checkLimit('message content', chars(text), CONTENT_MAX, 'content');
+  return text;
+}
+
+function checked(text: string): string {
   checkLimit('message content', chars(text), CONTENT_MAX, 'content');
   return text;
 }
@@ -133,11 +139,15 @@ export function renderQuestion(interaction: StoredInteraction): MessageBody {
       break;
     case 'text':
     case 'external':
-    case 'review':
       components = [row([button('Answer', BUTTON_STYLE.PRIMARY, { action: 'answer', interactionId: id })])];
+      break;
+    case 'review':
+      components = [row(reviewControls(interaction).map((b) => button(b.label, b.style, b.control)))];
       break;
   }
   checkLimit('action rows', components.length, MESSAGE_ROWS_MAX, 'action rows per message');
+  if (interaction.answer_format === 'review')
+    return { content: checked(reviewContent(interaction, hintOf(interaction))), components };
   return { content: content(interaction.question, hintOf(interaction)), components };
 }
 
@@ -151,6 +161,10 @@ export function renderVotes(interaction: StoredInteraction): MessageBody {
 
 /** The question with how it ended, and no components (an empty list removes them). */
 export function renderOutcome(interaction: StoredInteraction): MessageBody {
+  const line = outcomeLine(interaction, { who: discordWho }) ?? hintOf(interaction);
+  // A review keeps its action in view, with the arguments it was decided with.
+  if (interaction.answer_format === 'review')
+    return { content: checked(reviewContent(interaction, line)), components: [] };
   return {
     content: content(interaction.question, outcomeLine(interaction, { who: discordWho }) ?? hintOf(interaction)),
     components: [],

@@ -137,7 +137,24 @@ export function parseInteraction(rawBody: Buffer): DiscordEvent {
  * askgate's apart from any other feature of the same application; an interaction id is base64url (no `:`).
  */
 export type ControlId =
-  | { action: 'yes' | 'no' | 'answer' | 'form' | 'text_modal' | 'form_modal'; interactionId: string }
+  | {
+      action:
+        | 'yes'
+        | 'no'
+        | 'answer'
+        | 'form'
+        | 'text_modal'
+        | 'form_modal'
+        // A review's buttons: approve and reject answer at once; edit and respond open a modal, submitted as
+        // edit_modal (the proposed arguments, edited) and respond_modal (words back to the agent).
+        | 'approve'
+        | 'reject'
+        | 'edit'
+        | 'edit_modal'
+        | 'respond'
+        | 'respond_modal';
+      interactionId: string;
+    }
   | { action: 'choice' | 'menu'; interactionId: string; n: number };
 
 const CODES = {
@@ -149,6 +166,12 @@ const CODES = {
   form_modal: 'm',
   choice: 'c',
   menu: 's',
+  approve: 'p',
+  reject: 'r',
+  edit: 'e',
+  edit_modal: 'd',
+  respond: 'o',
+  respond_modal: 'w',
 } as const;
 const ACTIONS = new Map(Object.entries(CODES).map(([action, code]) => [code as string, action]));
 

@@ -50,19 +50,36 @@ export const ACTION = {
   openForm: 'askgate_open_form',
 } as const;
 
+/** The action_id of a review's buttons (channels/slack/review.ts renders them; respond is a thread reply). */
+export const REVIEW_ACTION = {
+  approve: 'askgate_approve',
+  reject: 'askgate_reject',
+  edit: 'askgate_edit',
+} as const;
+
+/** The decision of one of our review action_ids, or null. */
+export function reviewDecisionOf(actionId: string): keyof typeof REVIEW_ACTION | null {
+  const found = Object.entries(REVIEW_ACTION).find(([, id]) => id === actionId);
+  return found === undefined ? null : (found[0] as keyof typeof REVIEW_ACTION);
+}
+
 /** Any of our action_ids on a question message. */
-export const QUESTION_ACTION = /^askgate_(yes|no|choice_\d{1,3}|choice_menu|open_form)$/;
+export const QUESTION_ACTION = /^askgate_(yes|no|choice_\d{1,3}|choice_menu|open_form|approve|reject|edit)$/;
 
 export type TapMeaning =
   | { kind: 'confirm'; value: boolean }
   | { kind: 'select'; index: number }
-  | { kind: 'open_form' };
+  | { kind: 'open_form' }
+  /** A review's button (channels/slack/review.ts): approve and reject answer, edit opens the pre-filled modal. */
+  | { kind: 'review'; decision: 'approve' | 'reject' | 'edit' };
 
 /** What a block_actions tap on a question message means, or null when it is not ours. */
 export function readTap(actionId: string, selectedValue: string | null): TapMeaning | null {
   if (actionId === ACTION.yes) return { kind: 'confirm', value: true };
   if (actionId === ACTION.no) return { kind: 'confirm', value: false };
   if (actionId === ACTION.openForm) return { kind: 'open_form' };
+  const decision = reviewDecisionOf(actionId);
+  if (decision !== null) return { kind: 'review', decision };
   const raw =
     actionId === ACTION.menu
       ? selectedValue
@@ -163,7 +180,7 @@ export function renderQuestion(interaction: StoredInteraction): RenderedMessage 
       break;
     case 'text':
     case 'external':
-    // A review reaches no channel that does not declare supportsReview (core/channel-fit.ts).
+    // A review is rendered by channels/slack/review.ts (the plugin calls it).
     case 'review':
       break;
   }

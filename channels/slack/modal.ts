@@ -23,7 +23,7 @@ import {
 import { escapeMrkdwn, plain, type Block } from './blocks.js';
 import { checkField, type FieldInput } from '../../forms/check.js';
 import { decodeFormFields } from '../../forms/decode.js';
-import { formFields, isRecord, visibleFields, type Field, type Schema } from '../../forms/fields.js';
+import { formFields, isRecord, valueAt, visibleFields, type Field, type Schema } from '../../forms/fields.js';
 
 /**
  * A form question → a Block Kit modal, built from the same field model as the callback page (forms/fields.ts), and
@@ -73,7 +73,65 @@ const optionsOf = (field: Field): Array<{ text: ReturnType<typeof plain>; value:
     return { text: plain(String(o), OPTION_TEXT_MAX), value };
   });
 
-function element(field: Field): Block {
+/**
+ * The element's pre-filled state from `value` (a review's proposed arguments), in the property Slack reads for its
+ * type (block-elements reference: `initial_value`, `initial_date`, `initial_date_time`, `initial_option`,
+ * `initial_options`); nothing for a value the element cannot show (Slack refuses an initial option that is not one
+ * of its options).
+ */
+function initialOf(field: Field, el: Block, value: unknown): Block {
+  if (value === undefined || value === null) return {};
+  const options = (el['options'] as Array<{ value: string }> | undefined) ?? [];
+  const optionOf = (v: unknown): { value: string } | undefined => {
+    const at = (field.options ?? []).findIndex((o) => o === v || String(o) === String(v));
+    return at < 0 ? undefined : options[at];
+  };
+  switch (el['type']) {
+    case 'plain_text_input':
+    case 'email_text_input':
+    case 'url_text_input':
+      // Clipped to the input's own bound, which Slack holds the pre-filled text to as well.
+      return typeof value === 'string' || typeof value === 'number'
+        ? { initial_value: clip(String(value), (el['max_length'] as number | undefined) ?? TEXT_INPUT_LENGTH_MAX) }
+        : {};
+    case 'number_input':
+      return typeof value === 'number' &&
+        Number.isFinite(value) &&
+        (el['is_decimal_allowed'] || Number.isInteger(value))
+        ? { initial_value: String(value) }
+        : {};
+    case 'datepicker':
+      return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) ? { initial_date: value } : {};
+    case 'datetimepicker': {
+      const at = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+      return Number.isFinite(at) ? { initial_date_time: Math.floor(at / 1000) } : {};
+    }
+    case 'radio_buttons':
+    case 'static_select': {
+      const option = optionOf(value);
+      return option === undefined ? {} : { initial_option: option };
+    }
+    case 'checkboxes':
+    case 'multi_static_select': {
+      const chosen =
+        field.rule.kind === 'checkbox'
+          ? value === true
+            ? options
+            : []
+          : (Array.isArray(value) ? value : []).map(optionOf).filter((o) => o !== undefined);
+      return chosen.length === 0 ? {} : { initial_options: chosen };
+    }
+    default:
+      return {};
+  }
+}
+
+function element(field: Field, initial?: unknown): Block {
+  const el = bareElement(field);
+  return { ...el, ...initialOf(field, el, initial) };
+}
+
+function bareElement(field: Field): Block {
   const { rule } = field;
   const base = { action_id: VALUE_ACTION };
   switch (rule.kind) {
@@ -159,7 +217,7 @@ function controllers(fields: Field[]): Set<string> {
   return new Set(fields.flatMap((f) => (f.visibleWhen === undefined ? [] : [f.visibleWhen.field])));
 }
 
-function inputBlock(field: Field, dispatch: boolean): Block {
+function inputBlock(field: Field, dispatch: boolean, initial?: unknown): Block {
   const blockId = blockIdOf(field);
   checkLimit(`block_id of field "${field.name}"`, chars(blockId), BLOCK_ID_MAX, 'BLOCK_ID_MAX');
   // A required field is enforced by Slack's client, in Slack's words, unless the sender wrote its own sentence:
@@ -171,7 +229,7 @@ function inputBlock(field: Field, dispatch: boolean): Block {
     block_id: blockId,
     label: plain(field.label, INPUT_LABEL_MAX),
     optional,
-    element: element(field),
+    element: element(field, initial),
   };
   const hint = hintOf(field);
   if (hint !== undefined) block['hint'] = plain(hint, INPUT_HINT_MAX);
@@ -182,12 +240,14 @@ function inputBlock(field: Field, dispatch: boolean): Block {
 /**
  * The modal for a form question, showing the fields visible for `value` (the answers so far). Slack keeps what a
  * person typed across views.update as long as each input keeps its block_id and action_id, so a rebuilt view
- * needs no initial values.
+ * needs no initial values. `initial` pre-fills the inputs (a review's proposed arguments, to be edited); `intro`
+ * goes under the question (the proposed action, as the message shows it).
  */
 export function buildFormView(
   interaction: { question: string; schema: Schema | null },
   meta: FormMetadata,
   value: Record<string, unknown> = {},
+  options: { initial?: Record<string, unknown>; intro?: string; submit?: string; title?: string } = {},
 ): Block {
   const schema = interaction.schema ?? { type: 'object', properties: {} };
   const fields = formFields(schema);
@@ -196,16 +256,27 @@ export function buildFormView(
   const blocks: Block[] = [
     { type: 'section', text: { type: 'mrkdwn', text: clip(escapeMrkdwn(interaction.question), SECTION_TEXT_MAX) } },
   ];
-  for (const field of fields) if (visible.has(field.name)) blocks.push(inputBlock(field, dispatching.has(field.name)));
+  if (options.intro !== undefined)
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: clip(options.intro, SECTION_TEXT_MAX) } });
+  for (const field of fields)
+    if (visible.has(field.name))
+      blocks.push(
+        inputBlock(
+          field,
+          dispatching.has(field.name),
+          options.initial === undefined ? undefined : valueAt(options.initial, field.name),
+        ),
+      );
   checkLimit('blocks in the form modal', blocks.length, VIEW_BLOCKS_MAX, 'VIEW_BLOCKS_MAX');
   checkLimit('the modal callback_id length', FORM_CALLBACK_ID.length, CALLBACK_ID_MAX, 'CALLBACK_ID_MAX');
-  const title = typeof schema['title'] === 'string' && schema['title'] !== '' ? schema['title'] : 'Answer';
+  const title =
+    options.title ?? (typeof schema['title'] === 'string' && schema['title'] !== '' ? schema['title'] : 'Answer');
   return {
     type: 'modal',
     callback_id: FORM_CALLBACK_ID,
     private_metadata: encodeMetadata(meta),
     title: plain(title, VIEW_TITLE_MAX),
-    submit: plain('Submit', VIEW_BUTTON_MAX),
+    submit: plain(options.submit ?? 'Submit', VIEW_BUTTON_MAX),
     close: plain('Cancel', VIEW_BUTTON_MAX),
     blocks,
   };

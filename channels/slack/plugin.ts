@@ -11,6 +11,7 @@ import {
 import {
   interactionIdOfBlock,
   readTap,
+  outcomeLine,
   renderOutcome,
   renderQuestion,
   renderVotes,
@@ -26,8 +27,10 @@ import {
   decodeMetadata,
   firstInputBlock,
   readFormValue,
+  type FormMetadata,
   type ViewStateValues,
 } from './modal.js';
+import { editView, renderReview, renderReviewOutcome } from './review.js';
 import { SlackPacer } from './pacing.js';
 import { SlackReceiver } from './receiver.js';
 import { answerFromText, replyHint } from './replies.js';
@@ -70,7 +73,7 @@ export class SlackChannel implements ChannelPlugin {
   readonly name = 'slack';
   readonly surface = 'slack' as const;
   readonly converses = true;
-  readonly capabilities = { supportsFormDelivery: true };
+  readonly capabilities = { supportsFormDelivery: true, supportsReview: true };
   readonly client: webApi.WebClient;
   private readonly app: App;
   private readonly receiver: SlackReceiver;
@@ -145,7 +148,7 @@ export class SlackChannel implements ChannelPlugin {
       );
     let message: ReturnType<typeof renderQuestion>;
     try {
-      message = renderQuestion(interaction);
+      message = interaction.answer_format === 'review' ? renderReview(interaction) : renderQuestion(interaction);
     } catch (err) {
       throw toChannelError('chat.postMessage', err);
     }
@@ -163,8 +166,12 @@ export class SlackChannel implements ChannelPlugin {
   }
 
   async showOutcome(interaction: StoredInteraction): Promise<void> {
-    // An update without actions blocks removes the buttons along with the hint.
-    await this.updateQuestion(interaction, renderOutcome(interaction));
+    // An update without actions blocks removes the buttons along with the hint; a review keeps its action in view.
+    const message =
+      interaction.answer_format === 'review'
+        ? renderReviewOutcome(interaction, outcomeLine(interaction))
+        : renderOutcome(interaction);
+    await this.updateQuestion(interaction, message);
   }
 
   /** A reminder is a reply in the question message's thread (thread_ts), paced like every Slack call. */
@@ -247,12 +254,13 @@ export class SlackChannel implements ChannelPlugin {
       params: personParams(user, channel, ts),
       replyTo: null,
     } as const;
-    if (tap.kind === 'open_form') {
+    const opens = tap.kind === 'open_form' || (tap.kind === 'review' && tap.decision === 'edit');
+    if (opens) {
       const outcome = await core.dispatch({ ...tapped, pick: { kind: 'look' } });
       // Opened right away, never queued: the trigger_id expires 3 s after the tap.
       const view =
         outcome.kind === 'ready'
-          ? buildFormView(outcome.question, { interactionId, channel, ts })
+          ? viewOf(outcome.question, { interactionId, channel, ts })
           : closedView(outcome.kind === 'closed' ? outcome.status : 'unknown');
       try {
         await this.call('views.open', null, () =>
@@ -269,7 +277,8 @@ export class SlackChannel implements ChannelPlugin {
       }
       return;
     }
-    const pick = tap.kind === 'confirm' ? tap : ({ kind: 'choice', index: tap.index } as const);
+    const pick =
+      tap.kind === 'confirm' || tap.kind === 'review' ? tap : ({ kind: 'choice', index: tap.index } as const);
     const outcome = await core.dispatch({ ...tapped, pick });
     // A winning tap needs no words: the outcome edit replaces the buttons. Anyone else is told, to them alone; a tap
     // that names no question of this message changes nothing and is told nothing.
@@ -290,7 +299,7 @@ export class SlackChannel implements ChannelPlugin {
     const stored = await core.get(meta.interactionId);
     if (stored === null || stored.schema === null) return;
     const { value } = readFormValue(stored.schema, view.state.values as unknown as ViewStateValues);
-    const next = buildFormView(stored, meta, value);
+    const next = viewOf(stored, meta, value);
     // The hash makes Slack refuse an update built from a stale view (hash_conflict) instead of overwriting it.
     await this.courtesy('views.update', null, () =>
       this.client.views.update({ view_id: view.id, hash: view.hash, view: next as unknown as webApi.View }),
@@ -330,12 +339,17 @@ export class SlackChannel implements ChannelPlugin {
           return;
         }
         const refusal = { reason: outcome.refusal.reason, message: outcome.message };
+        // A review's edit is refused at `args.<path>`: the modal's fields are the args' own.
+        const field =
+          outcome.question.answer_format === 'review'
+            ? (outcome.refusal.field?.replace(/^args\./, '') ?? null)
+            : outcome.refusal.field;
         const shown =
           outcome.refusal.code !== 'invalid_answer' || schema === null
             ? null
             : refusalOnModal(
                 schema,
-                outcome.refusal.field === null ? refusal : { ...refusal, field: outcome.refusal.field },
+                field === null ? refusal : { ...refusal, field },
                 firstInputBlock(schema, checkedAnswer(schema, values)),
               );
         await ack(
@@ -422,6 +436,11 @@ export class SlackChannel implements ChannelPlugin {
   }
 }
 
+/** The modal of a question: a form's, or a review's edit (pre-filled with the proposed arguments). */
+function viewOf(question: StoredInteraction, meta: FormMetadata, value?: Record<string, unknown>) {
+  return question.answer_format === 'review' ? editView(question, meta, value) : buildFormView(question, meta, value);
+}
+
 /** A submitted modal read against its question: the answer, or every field that does not fit, by its block. */
 function readSubmission(question: StoredInteraction, values: ViewStateValues): ReadAnswer {
   if (question.schema === null)
@@ -431,7 +450,12 @@ function readSubmission(question: StoredInteraction, values: ViewStateValues): R
       message: 'This question has no form to submit.',
     };
   const checked = checkSubmission(question.schema, values);
-  if (checked.ok) return { ok: true, answer: checked.answer };
+  // A review's modal edits the proposed action's arguments.
+  if (checked.ok)
+    return {
+      ok: true,
+      answer: question.answer_format === 'review' ? { decision: 'edit', args: checked.answer } : checked.answer,
+    };
   return {
     ok: false,
     refusal: { code: 'invalid_answer', field: null, reason: 'some fields do not fit' },

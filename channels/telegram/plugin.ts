@@ -20,6 +20,7 @@ import {
 } from './webhook.js';
 import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type ThreadRef } from '../contract.js';
 import { decodeActionCode } from '../../src/core/action-code.js';
+import { pickOfCode } from '../../src/core/dispatcher.js';
 import type { ReplyTo, StoredInteraction } from '../../src/core/types.js';
 import type { Logger } from '../../src/observability/logger.js';
 
@@ -97,7 +98,7 @@ export class TelegramChannel implements ChannelPlugin {
   readonly name = 'telegram';
   readonly surface = 'telegram' as const;
   readonly converses = true;
-  readonly capabilities = { supportsFormDelivery: true };
+  readonly capabilities = { supportsFormDelivery: true, supportsReview: true };
   readonly bot: Bot;
   private readonly pacer: Pacer;
 
@@ -233,7 +234,8 @@ export class TelegramChannel implements ChannelPlugin {
       question: { by: 'id', id: code.interactionId },
       // The question as the tapped chat's surface sees it (one question may sit in several chats).
       surface: { channel: this.name, delivery: { chat_id: event.chatId } },
-      pick: pick.kind === 'page' ? { kind: 'look' } : pick,
+      // A page turn, or a review's edit or respond (never a button here: a web_app and a reply), only looks.
+      pick: pickOfCode(pick),
       answeredBy: answererOf(event.from),
       params: personParams(event.chatId, event.messageId, event.from),
       replyTo: null,

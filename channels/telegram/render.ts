@@ -14,6 +14,7 @@ import type { StoredInteraction } from '../../src/core/types.js';
 import { clip, outcomeLine, voteCountLine } from '../outcome.js';
 import { type Controls, renderHints } from '../../src/core/formats/index.js';
 import { REVIEW_HINT } from '../../src/core/review-view.js';
+import { renderReview, reviewMessageText } from './review.js';
 
 export { clip };
 
@@ -145,10 +146,10 @@ export function renderQuestion(interaction: StoredInteraction, chatId: string, c
         : { text: 'Open the form', url: callbackUrl };
       return { text, reply_markup: { inline_keyboard: [[button]] } };
     }
+    case 'review':
+      return renderReview(interaction, isPrivateChat(chatId), callbackUrl);
     case 'text':
     case 'external':
-    // A review reaches no channel that does not declare supportsReview (core/channel-fit.ts).
-    case 'review':
       // ForceReply makes the person's client open a reply to this message, so the answer quotes the question.
       return { text, reply_markup: { force_reply: true, input_field_placeholder: 'Your answer' } };
   }
@@ -156,6 +157,8 @@ export function renderQuestion(interaction: StoredInteraction, chatId: string, c
 
 /** The question as it reads once it has ended: the hint gives way to the outcome, and no buttons remain. */
 export function outcomeText(interaction: StoredInteraction): string {
+  // A review keeps its action in view, with the arguments it was decided with.
+  if (interaction.answer_format === 'review') return reviewMessageText(interaction);
   return questionText(interaction, outcomeLine(interaction) ?? HINT[renderHints(interaction).controls]);
 }
 

@@ -69,7 +69,8 @@ export class TwilioChannel implements ChannelPlugin {
   readonly name = 'twilio';
   readonly surface = 'twilio' as const;
   readonly converses = true;
-  readonly capabilities = { supportsFormDelivery: false };
+  /** A review's edit is its callback page, linked in the text; approve, reject and respond are replies. */
+  readonly capabilities = { supportsFormDelivery: false, supportsReview: true };
   readonly client: twilio.Twilio;
 
   constructor(private readonly options: TwilioChannelOptions) {

@@ -12,6 +12,8 @@ import {
 import { clip } from '../outcome.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 import { renderHints } from '../../src/core/formats/index.js';
+import { reviewReplyWords } from '../review-words.js';
+import { renderReviewText } from './review.js';
 
 /**
  * Question → the plain text of one SMS (or WhatsApp-via-Twilio message), as data. Every question starts with a
@@ -57,10 +59,10 @@ function hint(interaction: StoredInteraction, callbackUrl: string): string {
       return 'Reply with the number of your choice.';
     case 'text':
       return 'Reply with your answer.';
+    case 'review':
+      return reviewReplyWords(interaction);
     case 'external':
     case 'form':
-    // A review reaches no channel that does not declare supportsReview (core/channel-fit.ts).
-    case 'review':
       // A form never reaches here (the channel advertises no form delivery); an external question is answered on its page.
       return `Answer here: ${callbackUrl}`;
   }
@@ -72,6 +74,7 @@ export function renderText(interaction: StoredInteraction, callbackUrl: string, 
     ? (t: string) => [...t].length <= WHATSAPP_BODY_MAX
     : (t: string) => segments(t) <= SMS_MAX_SEGMENTS && t.length <= BODY_MAX;
   const head = `[#${tagOf(interaction.id)}] `;
+  if (interaction.answer_format === 'review') return renderReviewText(interaction, callbackUrl, head, fits);
   const tail = `\n${hint(interaction, callbackUrl)}`;
   const choices = interaction.answer_format === 'select' ? (interaction.choices ?? []) : [];
   const list = (max: number): string => choices.map((c, i) => `\n${i + 1}. ${clip(c, max)}`).join('');

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { checkField, type FieldInput } from '../../forms/check.js';
-import { flattenFields, formFields, visibleFields, type Field, type Schema } from '../../forms/fields.js';
+import { flattenFields, formFields, valueAt, visibleFields, type Field, type Schema } from '../../forms/fields.js';
 import { MESSAGES } from '../../forms/messages.js';
 import {
   FLOW_COMPONENTS_MAX,
@@ -41,6 +41,8 @@ export interface CompiledFlow {
 const fieldsOf = (schema: Schema): Field[] => flattenFields(formFields(schema));
 const component = (i: number): string => `f${i}`;
 const errorKey = (i: number): string => `e${i}`;
+/** Screen data `v<index>`: a field's starting value, in a Flow compiled to be pre-filled (a review's edit). */
+const valueKey = (i: number): string => `v${i}`;
 const optionId = (i: number): string => `o${i}`;
 
 /** A field's label within `max`; a longer one keeps its start, and its whole words are returned to go below it. */
@@ -188,7 +190,22 @@ function componentOf(field: Field, i: number, vis: string | boolean | undefined)
   }
 }
 
-export function compileFlow(schema: Schema): CompiledFlow {
+/**
+ * The data type of a field's `init-value` (components reference: a string for text inputs, date pickers, dropdowns
+ * and radio groups, where it is an option id; an array of option ids for a checkbox group; a boolean for an OptIn).
+ */
+function initType(field: Field): { type: string; __example__: unknown; items?: Json } {
+  if (field.rule.kind === 'checkboxes') return { type: 'array', items: { type: 'string' }, __example__: [] };
+  if (field.rule.kind === 'checkbox') return { type: 'boolean', __example__: false };
+  return { type: 'string', __example__: '' };
+}
+
+/**
+ * Compiles a schema's Flow. With `prefill`, every input starts from screen data `v<index>` (its `init-value`,
+ * Flow JSON 4.0+, on components outside a Form), so one published Flow serves every review of that schema, each
+ * sent with its own proposed arguments (`flowData`'s `initial`).
+ */
+export function compileFlow(schema: Schema, options: { prefill?: boolean } = {}): CompiledFlow {
   const fields = fieldsOf(schema);
   // The Footer is a component too.
   if (fields.length + 1 > FLOW_COMPONENTS_MAX)
@@ -197,7 +214,10 @@ export function compileFlow(schema: Schema): CompiledFlow {
     );
   const index = new Map(fields.map((f, i) => [f.name, i]));
   const byName = new Map(fields.map((f) => [f.name, f]));
-  const children = fields.map((f, i) => componentOf(f, i, visibility(f, index, byName)));
+  const children = fields.map((f, i) => {
+    const c = componentOf(f, i, visibility(f, index, byName));
+    return options.prefill === true ? { ...c, 'init-value': `\${data.${valueKey(i)}}` } : c;
+  });
   const payload: Json = {};
   fields.forEach((_, i) => {
     payload[component(i)] = `\${form.${component(i)}}`;
@@ -209,8 +229,9 @@ export function compileFlow(schema: Schema): CompiledFlow {
     );
   children.push({ type: 'Footer', label: footer, 'on-click-action': { name: 'complete', payload } });
   const data: Json = {};
-  fields.forEach((_, i) => {
+  fields.forEach((f, i) => {
     data[errorKey(i)] = { type: 'string', __example__: '' };
+    if (options.prefill === true) data[valueKey(i)] = initType(f);
   });
   const title = typeof schema['title'] === 'string' ? clip(schema['title'], FLOW_SCREEN_TITLE_MAX) : 'Your answer';
   const json: Json = {
@@ -221,13 +242,40 @@ export function compileFlow(schema: Schema): CompiledFlow {
   return { json, name };
 }
 
-/** The screen data of a send: every error slot empty, or the words of the fields a refusal named. */
-export function flowData(schema: Schema, errors: Map<string, string> = new Map()): Json {
+/**
+ * The screen data of a send: every error slot empty, or the words of the fields a refusal named; with `initial` (a
+ * Flow compiled with `prefill`), each input's starting value from it, as the component takes it (`initType`).
+ */
+export function flowData(
+  schema: Schema,
+  errors: Map<string, string> = new Map(),
+  initial?: Record<string, unknown>,
+): Json {
   const data: Json = {};
   fieldsOf(schema).forEach((f, i) => {
     data[errorKey(i)] = errors.get(f.name) ?? '';
+    if (initial !== undefined) data[valueKey(i)] = initValue(f, valueAt(initial, f.name));
   });
   return data;
+}
+
+/** A value as a component starts from it: an option's id for a choice, its text for an input ('' for none). */
+function initValue(field: Field, value: unknown): unknown {
+  const idOf = (v: unknown): string | null => {
+    const at = (field.options ?? []).findIndex((o) => o === v || String(o) === String(v));
+    return at < 0 ? null : optionId(at);
+  };
+  switch (field.rule.kind) {
+    case 'checkbox':
+      return value === true;
+    case 'checkboxes':
+      return (Array.isArray(value) ? value : []).map(idOf).filter((id) => id !== null);
+    case 'select':
+    case 'radio':
+      return idOf(value) ?? '';
+    default:
+      return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+  }
 }
 
 /** The submitted values (`f<i>` → raw) as the answer object, and each field's input as the form checks read it. */

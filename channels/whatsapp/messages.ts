@@ -1,10 +1,11 @@
-import { tellNotTaken, type NotTaken } from '../replies.js';
+import { replyHint, tellNotTaken, type NotTaken } from '../replies.js';
 import { ChannelError } from '../contract.js';
 import { clip } from '../outcome.js';
 import { compileFlow, flowData } from './flow.js';
 import type { FlowPublisher } from './flows.js';
 import { CAPTION_MAX, RenderLimitError, TEXT_BODY_MAX } from './limits.js';
 import { flowMessage, renderQuestion, type Json } from './render.js';
+import { renderReview } from './review.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 
 /**
@@ -33,6 +34,17 @@ export async function questionMessage(
   callbackUrl: string,
   flows: FlowPublisher | null,
 ): Promise<Json> {
+  if (interaction.answer_format === 'review') {
+    // Edit answers with a Flow: without a business account to own it, the review cannot offer edit here.
+    if (flows === null && (interaction.decisions ?? []).includes('edit'))
+      throw new ChannelError(
+        'whatsapp',
+        'invalid',
+        'edit on a review needs WHATSAPP_BUSINESS_ACCOUNT_ID (its edit form is a WhatsApp Flow); ' +
+          'drop "edit" from decisions or set it.',
+      );
+    return renderReview(interaction);
+  }
   if (interaction.answer_format !== 'form') return renderQuestion(interaction, callbackUrl);
   if (flows === null || interaction.schema === null)
     throw new ChannelError('whatsapp', 'invalid', 'forms need WHATSAPP_BUSINESS_ACCOUNT_ID (the Flows owner).');
@@ -85,6 +97,7 @@ export function tellOutcome(outcome: NotTaken): string {
   // Not `replyHint`: WhatsApp clips a long choice list with an ellipsis where the shared hint cuts it flat; a form
   // (answered in its Flow, never by a reply) is told so.
   if (stored.answer_format === 'form') return outcome.message;
+  if (stored.answer_format === 'review') return replyHint(stored, outcome.message);
   if (stored.answer_format === 'confirm') return 'Please answer yes or no.';
   if (stored.answer_format === 'select')
     return clip(

@@ -14,6 +14,8 @@ import { GraphClient, GraphError } from './graph-client.js';
 import type { SharedPacer } from '../shared-pacing.js';
 import { ERROR_RE_ENGAGEMENT, TEXT_BODY_MAX } from './limits.js';
 import { flowMessage, type Json } from './render.js';
+import { editFlowMessage } from './review.js';
+import { pickOfCode } from '../../src/core/dispatcher.js';
 import type { WebhookRoute } from '../http.js';
 import { webhookRoutes } from '../pipeline.js';
 import { verify } from './verify.js';
@@ -83,7 +85,7 @@ export class WhatsAppChannel implements ChannelPlugin {
   readonly name = 'whatsapp';
   readonly surface = 'whatsapp' as const;
   readonly converses = true;
-  readonly capabilities: { supportsFormDelivery: boolean };
+  readonly capabilities: { supportsFormDelivery: boolean; supportsReview: boolean };
   readonly graph: GraphClient;
   private readonly flows: FlowPublisher | null;
 
@@ -96,7 +98,8 @@ export class WhatsAppChannel implements ChannelPlugin {
     });
     // Flows belong to a business account; without its id a form cannot be delivered, and the ask says so.
     this.flows = options.businessAccountId === null ? null : new FlowPublisher(this.graph, options.businessAccountId);
-    this.capabilities = { supportsFormDelivery: this.flows !== null };
+    // A review's edit needs the Flows too; its absence is said at delivery (channels/whatsapp/messages.ts).
+    this.capabilities = { supportsFormDelivery: this.flows !== null, supportsReview: true };
   }
 
   async deliver(interaction: StoredInteraction, callbackUrl: string): Promise<Record<string, string>> {
@@ -266,14 +269,25 @@ export class WhatsAppChannel implements ChannelPlugin {
   private async onTap(event: TapEvent, core: ChannelCore): Promise<void> {
     const code = decodeActionCode(event.replyId);
     if (code === null || code.pick.kind === 'page') return;
+    const { pick } = code;
     const outcome = await core.dispatch({
       question: { by: 'id', id: code.interactionId },
       surface: this.surfaceOf(event.from),
-      pick: code.pick,
+      // A review's edit only looks: the answer comes with its Flow. Respond is a reply, never a button.
+      pick: pickOfCode(pick),
       answeredBy: whoIs(event.from),
       params: { ...personParams(event), button_title: event.title },
       replyTo: null,
     });
+    if (outcome.kind === 'ready' && pick.kind === 'review' && pick.decision === 'edit' && this.flows !== null) {
+      const stored = outcome.question;
+      await this.send(
+        event.from,
+        await editFlowMessage(stored, this.flows, `${FLOW_TOKEN_PREFIX}${stored.id}`),
+        event.messageId,
+      );
+      return;
+    }
     await this.tell(outcome, event);
   }
 
@@ -334,6 +348,7 @@ export class WhatsAppChannel implements ChannelPlugin {
       event.flowToken?.startsWith(FLOW_TOKEN_PREFIX) === true ? event.flowToken.slice(FLOW_TOKEN_PREFIX.length) : null;
     if (id === null) return;
     let errors = new Map<string, string>();
+    let submitted: Record<string, unknown> = {};
     const outcome = await core.dispatch({
       question: { by: 'id', id },
       surface: this.surfaceOf(event.from),
@@ -343,8 +358,14 @@ export class WhatsAppChannel implements ChannelPlugin {
           if (question.schema === null)
             return { ok: false, refusal: { code: 'invalid_answer', field: null, reason: 'no form' }, message: '' };
           const { answer, inputs } = decodeFlowValues(question.schema, event.values);
+          submitted = answer;
           errors = checkFlowAnswer(question.schema, answer, inputs);
-          if (errors.size === 0) return { ok: true, answer };
+          // A review's Flow edits the proposed action's arguments.
+          if (errors.size === 0)
+            return {
+              ok: true,
+              answer: question.answer_format === 'review' ? { decision: 'edit', args: answer } : answer,
+            };
           return {
             ok: false,
             refusal: { code: 'invalid_answer', field: null, reason: 'fields do not fit' },
@@ -365,7 +386,12 @@ export class WhatsAppChannel implements ChannelPlugin {
     if (stored.schema === null) return;
     if (errors.size === 0) {
       // The core refused what the form's own rules took: its refusal, on its field.
-      const { field, reason } = outcome.refusal;
+      const { reason } = outcome.refusal;
+      // A review's edit is refused at `args.<path>`: the Flow's fields are the args' own.
+      const field =
+        stored.answer_format === 'review'
+          ? (outcome.refusal.field?.replace(/^args\./, '') ?? null)
+          : outcome.refusal.field;
       const refusal = fieldOfRefusal(stored.schema, field === null ? { reason } : { field, reason });
       errors = new Map([[refusal.field ?? '', refusal.words]]);
     }
@@ -374,6 +400,15 @@ export class WhatsAppChannel implements ChannelPlugin {
     const note = [...errors]
       .map(([field, words]) => (field === '' ? words : `${labels.get(field) ?? field}: ${words}`))
       .join('\n');
+    if (stored.answer_format === 'review') {
+      const again = await editFlowMessage(stored, this.requireFlows(), `${FLOW_TOKEN_PREFIX}${stored.id}`, {
+        initial: submitted,
+        errors,
+        note: `Please check:\n${note}`,
+      });
+      await this.send(event.from, again, event.messageId);
+      return;
+    }
     const fresh = flowMessage(
       stored,
       '',

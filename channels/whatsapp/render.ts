@@ -167,9 +167,8 @@ export function renderQuestion(interaction: StoredInteraction, callbackUrl: stri
       };
     case 'form':
       throw new RenderLimitError('a form is sent as a WhatsApp Flow; use flowMessage.');
-    // A review reaches no channel that does not declare supportsReview (core/channel-fit.ts).
     case 'review':
-      throw new RenderLimitError('WhatsApp does not show reviews yet.');
+      throw new RenderLimitError('a review is rendered by channels/whatsapp/review.ts; use renderReview.');
   }
 }
 

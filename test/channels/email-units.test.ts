@@ -4,6 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { addressRefusal } from '../../channels/email/address.js';
+import { email } from '../../channels/email/channel.js';
+import { SharedPacer } from '../../channels/shared-pacing.js';
+import type { StoredInteraction } from '../../src/core/types.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { MemoryChannelState } from '../../src/store/memory-channel-state.js';
+import { startFakeSmtp } from '../fakes/smtp-server.js';
 import { emailConfig } from '../../channels/email/config.js';
 import { newTextOf } from '../../channels/email/quoting.js';
 import { verify } from '../../channels/email/verify.js';
@@ -141,5 +147,34 @@ describe('verify', () => {
     ).toMatchObject({
       ok: false,
     });
+  });
+});
+
+describe('pacing', () => {
+  it('every send takes its turn in the shared budget of the SMTP account (EMAIL_SEND_PER_SECOND)', async () => {
+    const smtp = await startFakeSmtp();
+    const state = new MemoryChannelState();
+    const env = { SMTP_URL: smtp.url, EMAIL_FROM: 'askgate@example.com', EMAIL_SEND_PER_SECOND: '2' };
+    const settings = { env, publicBaseUrl: null, signingKey: () => 'k' };
+    const plugin = email.fromConfig({ settings, logger: createLogger('silent'), doors: {}, state });
+    if (plugin === null) throw new Error('the channel was not built');
+    // The same account as every process sending through this server as this sender: 2 slots a second, 500 ms apart.
+    const budget = new SharedPacer(state.pacing, {
+      platform: 'email',
+      account: `${smtp.url} askgate@example.com`,
+      perSecond: 2,
+      perChatIntervalMs: 0,
+    });
+    try {
+      const first = await budget.reserveSlot(null);
+      const delivery = { to: 'ann@example.com', message_id: '<q.1@example.com>', subject: 'Q' };
+      for (let i = 0; i < 3; i++) await plugin.remind({} as StoredInteraction, delivery, `nudge ${i}`);
+      expect(smtp.to('ann@example.com').map((m) => m.text.split('\n')[0])).toEqual(['nudge 0', 'nudge 1', 'nudge 2']);
+      // Three sends took the three slots after the first: the next free one is four slots (2 s) after it.
+      expect((await budget.reserveSlot(null)).slotAt - first.slotAt).toBeGreaterThanOrEqual(2000);
+    } finally {
+      await plugin.stop?.();
+      await smtp.close();
+    }
   });
 });

@@ -15,7 +15,7 @@ export const SMS_FROM = OWNED_SMS_FROM;
 export const WA_FROM = OWNED_WHATSAPP_FROM;
 
 export interface TwilioWorld extends PlatformWorld<FakeTwilio> {
-  ask(body: Record<string, unknown>): Promise<{ id: string; message: FakeSms; to: string }>;
+  ask(body: Record<string, unknown>): Promise<{ id: string; message: FakeSms; to: string; callbackUrl: string }>;
   /** The person texts `body` (plus any extra params); resolves with the status and the TwiML answer. */
   text(
     from: string,
@@ -53,10 +53,11 @@ export async function startTwilioWorld(
     ...world,
     async ask(body) {
       const to = typeof body['recipient'] === 'string' ? (body['recipient'] as string) : freshPhone();
-      const { id, message } = await world.askDelivered({ channel: 'twilio', ...body, recipient: to }, (delivery) =>
-        fake.sent.find((m) => m.sid === delivery['message_sid']),
+      const { id, message, callbackUrl } = await world.askDelivered(
+        { channel: 'twilio', ...body, recipient: to },
+        (delivery) => fake.sent.find((m) => m.sid === delivery['message_sid']),
       );
-      return { id, message, to };
+      return { id, message, to, callbackUrl };
     },
     text: (from, body, extra = {}, signed = true) =>
       postTwilio(

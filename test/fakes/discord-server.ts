@@ -180,6 +180,9 @@ function checkModal(data: Json): { customId: string; title: string; inputs: Json
     for (const k of ['min_length', 'max_length'])
       if (input[k] !== undefined && (typeof input[k] !== 'number' || (input[k] as number) > 4000))
         throw invalid(`${k}: Must be 4000 or less.`);
+    // "value: Pre-filled value for this component; max 4000 characters" (Message Components, Text Inputs).
+    if (input['value'] !== undefined && (typeof input['value'] !== 'string' || len(input['value']) > 4000))
+      throw invalid('value: Must be 4000 or fewer in length.');
     return input;
   });
   return { customId: data['custom_id'] as string, title: data['title'] as string, inputs };

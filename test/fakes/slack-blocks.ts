@@ -114,6 +114,23 @@ function checkElement(el: Json): void {
         throw new Refusal('invalid_blocks');
       break;
   }
+  checkInitialOptions(el);
+}
+
+/**
+ * A pre-selected option must be one of the element's own: "initial_option: A single option that exactly matches one
+ * of the options within options" (static_select, radio_buttons) and "initial_options: An array of option objects
+ * that exactly matches one or more of the options within options" (checkboxes, multi_static_select), from
+ * https://api.slack.com/reference/block-kit/block-elements.
+ */
+function checkInitialOptions(el: Json): void {
+  const own = new Set(((el['options'] as Json[] | undefined) ?? []).map((o) => JSON.stringify(o)));
+  const chosen = [
+    ...(el['initial_option'] === undefined ? [] : [el['initial_option']]),
+    ...(Array.isArray(el['initial_options']) ? (el['initial_options'] as unknown[]) : []),
+  ];
+  if (Array.isArray(el['initial_options']) && el['initial_options'].length === 0) throw new Refusal('invalid_blocks');
+  for (const option of chosen) if (!own.has(JSON.stringify(option))) throw new Refusal('invalid_blocks');
 }
 
 /** The Block Kit limits Slack checks (a subset: the ones askgate's renderer has to respect). */

@@ -30,6 +30,8 @@ export interface FakeSms {
   from: string;
   body: string;
   statusCallback: string | null;
+  /** The segments Twilio bills the body as (`num_segments`; 1 for WhatsApp). */
+  numSegments: number;
 }
 
 /** The senders the fake's account owns unless a test names others. */
@@ -68,6 +70,26 @@ export interface FakeTwilio {
 }
 
 /** Form-encoded params signed as Twilio signs them: over the public URL the webhook is configured with. */
+/**
+ * How many segments Twilio bills an SMS body as (https://www.twilio.com/docs/glossary/what-sms-character-limit): in
+ * GSM-7 160 characters fit one segment and 153 each of several (the extension characters ^ { } \\ [ ~ ] | € take
+ * two); one character outside GSM-7 makes the whole body UCS-2, 70 UTF-16 units in one segment and 67 each of
+ * several. A WhatsApp message is one message, not segmented.
+ */
+export function smsSegments(body: string): number {
+  const basic =
+    '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿' +
+    'abcdefghijklmnopqrstuvwxyzäöñüà';
+  const extension = '^{}\\[~]|€\f';
+  let septets = 0;
+  for (const c of body) {
+    if (basic.includes(c)) septets += 1;
+    else if (extension.includes(c)) septets += 2;
+    else return body.length <= 70 ? 1 : Math.ceil(body.length / 67);
+  }
+  return septets <= 160 ? 1 : Math.ceil(septets / 153);
+}
+
 export function signTwilio(publicUrl: string, params: Record<string, string>, token = AUTH_TOKEN): string {
   return twilio.getExpectedTwilioSignature(token, publicUrl, params);
 }
@@ -205,7 +227,14 @@ export async function startFakeTwilio(options: { owned?: readonly string[] } = {
         return refuse(res, 400, 21617, 'The concatenated message body exceeds the 1600 character limit.');
       if (optedOut.has(to)) return refuse(res, 400, 21610, 'Attempt to send to unsubscribed recipient');
       const sid = `SM${String(++seq).padStart(32, '0')}`;
-      const sms: FakeSms = { sid, to, from, body, statusCallback: p['StatusCallback'] ?? null };
+      const sms: FakeSms = {
+        sid,
+        to,
+        from,
+        body,
+        statusCallback: p['StatusCallback'] ?? null,
+        numSegments: isWhatsApp(to) ? 1 : smsSegments(body),
+      };
       sent.push(sms);
       // After the 201, as Twilio does: the message goes out, then its callbacks come.
       setTimeout(() => void sendCallbacks(sms), 10);
@@ -216,7 +245,7 @@ export async function startFakeTwilio(options: { owned?: readonly string[] } = {
         from,
         body,
         status: 'queued',
-        num_segments: '1',
+        num_segments: String(sms.numSegments),
         direction: 'outbound-api',
         date_created: new Date().toUTCString(),
         api_version: '2010-04-01',

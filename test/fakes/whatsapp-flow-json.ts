@@ -154,6 +154,10 @@ export function validateFlowJson(json: unknown): FlowValidationError[] {
         fail('INVALID_PROPERTY_TYPE', 'helper-text is a string.', `${where}/helper-text`);
       else if (len(c['helper-text']) > HELPER_TEXT_MAX)
         fail('INVALID_PROPERTY_VALUE', `helper-text is at most ${HELPER_TEXT_MAX} characters.`, `${where}/helper-text`);
+      // COMPONENTS: every input takes `init-value` ("Available only when component is outside Form component.
+      // Supported starting with Flow JSON version 4.0"): a Flow of an older version that sets one fails the upload.
+      if (c['init-value'] !== undefined && Number(flow['version']) < 4)
+        fail('INVALID_PROPERTY_KEY', `${type} has no property init-value before Flow JSON 4.0.`, `${where}/init-value`);
       if (c['required'] !== undefined && typeof c['required'] !== 'boolean')
         fail('INVALID_PROPERTY_TYPE', 'required is a boolean.', `${where}/required`);
       if (type === 'TextInput' && c['input-type'] !== undefined && !INPUT_TYPES.has(String(c['input-type'])))

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -162,6 +162,8 @@ describe('the askgate-sdk tarball', () => {
       'package/dist/cjs/index.d.ts',
       'package/dist/cjs/package.json',
       'package/dist/esm/wire/openapi.d.ts',
+      'package/dist/esm/adapters/langchain.js',
+      'package/dist/cjs/adapters/openai-agents.d.ts',
     ])
       expect(files).toContain(f);
     expect(files.filter((f) => /\/src\/|\.map$|tsbuildinfo|\.ts$/.test(f) && !f.endsWith('.d.ts'))).toEqual([]);
@@ -205,6 +207,73 @@ describe('the askgate-sdk tarball', () => {
     expect(readFileSync(join(cjs, 'main.js'), 'utf8')).toContain('require("askgate-sdk")');
     expect(await entries(cjs)).toEqual({ code: 'dist/cjs/index.js', types: 'dist/cjs/index.d.ts' });
     expect(await runAndAnswer(cjs, 'main.js', 'Ship it?', false)).toBe('false');
+  }, 300_000);
+
+  it('serves the framework adapters as subpaths, from both builds, in a project without the frameworks', async () => {
+    const adapters = {
+      langchain: 'EXPIRED_MESSAGE,parkInterrupt,resumeInterrupt,reviewInterrupt',
+      'ai-sdk': 'EXPIRED_MESSAGE,approvalRequests,parkApprovals,resumeApprovals,reviewApprovals',
+      'openai-agents': 'EXPIRED_MESSAGE,parkInterruptions,resumeInterruptions,reviewInterruptions',
+    };
+    // Neither project has langchain, ai or @openai/agents (optional peers: the install fetched none of them).
+    for (const project of [esm, cjs]) expect(existsSync(join(project, 'node_modules', 'ai'))).toBe(false);
+    for (const [name, exported] of Object.entries(adapters)) {
+      const spec = `askgate-sdk/${name}`;
+      const keys = 'Object.keys(m).sort().join()';
+      const esmRun = `const m = await import('${spec}'); console.log(import.meta.resolve('${spec}'), ${keys});`;
+      const cjsRun = `const m = require('${spec}'); console.log(require.resolve('${spec}'), ${keys});`;
+      const fromEsm = (await run(process.execPath, ['--input-type=module', '-e', esmRun], { cwd: esm })).stdout;
+      const fromCjs = (await run(process.execPath, ['--input-type=commonjs', '-e', cjsRun], { cwd: cjs })).stdout;
+      expect(fromEsm.trim()).toMatch(
+        new RegExp(`/node_modules/askgate-sdk/dist/esm/adapters/${name}\\.js ${exported}$`),
+      );
+      expect(fromCjs.trim()).toMatch(
+        new RegExp(`/node_modules/askgate-sdk/dist/cjs/adapters/${name}\\.js ${exported}$`),
+      );
+    }
+    // And the compiler finds each subpath's declarations: `import` in the ES module project, `import = require` in
+    // the CommonJS one.
+    writeFileSync(
+      join(esm, 'adapters.ts'),
+      "import { reviewInterrupt } from 'askgate-sdk/langchain';\n" +
+        "import { reviewApprovals } from 'askgate-sdk/ai-sdk';\n" +
+        "import { reviewInterruptions } from 'askgate-sdk/openai-agents';\n" +
+        'console.log(typeof reviewInterrupt, typeof reviewApprovals, typeof reviewInterruptions);\n',
+    );
+    writeFileSync(
+      join(cjs, 'adapters.ts'),
+      "import lc = require('askgate-sdk/langchain');\nimport ai = require('askgate-sdk/ai-sdk');\n" +
+        "import oa = require('askgate-sdk/openai-agents');\n" +
+        'console.log(typeof lc.reviewInterrupt, typeof ai.reviewApprovals, typeof oa.reviewInterruptions);\n',
+    );
+    try {
+      for (const [project, build] of [
+        [esm, 'esm'],
+        [cjs, 'cjs'],
+      ] as const) {
+        const compiled = await compile(project);
+        expect(compiled.output).toBe('');
+        const explained = (
+          await run(process.execPath, [TSC, '-p', project, '--noEmit', '--explainFiles'], { cwd: project })
+        ).stdout;
+        for (const name of Object.keys(adapters))
+          expect(explained).toContain(`node_modules/askgate-sdk/dist/${build}/adapters/${name}.d.ts`);
+        const printed = (await run(process.execPath, ['adapters.js'], { cwd: project })).stdout;
+        expect(printed.trim()).toBe('function function function');
+      }
+      // The tsconfig TypeScript 5.8 and earlier wrote ("module": "commonjs", which resolves as node10 and reads no
+      // "exports") finds them through the package's typesVersions.
+      const node10 = ['-p', cjs, '--noEmit', '--module', 'commonjs', '--moduleResolution', 'node10'];
+      const old = await run(process.execPath, [TSC, ...node10, '--verbatimModuleSyntax', 'false', '--explainFiles'], {
+        cwd: cjs,
+      });
+      expect(old.stdout).toContain('node_modules/askgate-sdk/dist/cjs/adapters/openai-agents.d.ts');
+    } finally {
+      for (const project of [esm, cjs]) {
+        rmSync(join(project, 'adapters.ts'));
+        rmSync(join(project, 'adapters.js'), { force: true });
+      }
+    }
   }, 300_000);
 
   it('refuses misspelt ask fields at compile time in the user project', async () => {

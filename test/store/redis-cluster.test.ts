@@ -446,6 +446,13 @@ function parksAcrossProcesses(shards: number): void {
           'every run of every shard to resume',
           60_000,
         );
+        // The worker tells the recorder after its completion was taken, so a run can read resumed a moment before
+        // the recorder has heard: wait for every report, then watch that none comes twice.
+        await until(
+          async () =>
+            hooks.every((r) => deliveriesFor(r).length >= 1) && handled.every((r) => completed(r).length >= 1),
+          'a delivery of each webhook run and a completed continuation of each handler run',
+        );
         await holds(
           () => hooks.every((r) => deliveriesFor(r).length === 1) && handled.every((r) => completed(r).length === 1),
           'one delivery of each webhook run and one completed continuation of each handler run',
