@@ -14,5 +14,8 @@ export const INBOUND_MAX_BYTES = 10 * 1024 * 1024;
 /** How much of a reply's new text is read as the answer (a text answer longer than this is cut). */
 export const REPLY_TEXT_MAX = 8000;
 
+/** How many characters of a review's proposed action the message shows (the review page shows it all). */
+export const REVIEW_DETAILS_MAX = 3000;
+
 /** The one render-limit error of every channel (channels/limits.ts). */
 export { RenderLimitError } from '../limits.js';

@@ -12,7 +12,7 @@ import { outcomeLine } from '../outcome.js';
 import { webhookRoutes } from '../pipeline.js';
 import { addressRefusal } from './address.js';
 import { readMail, type DeliveryReport, type PersonMail } from './inbound.js';
-import { INBOUND_MAX_BYTES } from './limits.js';
+import { INBOUND_MAX_BYTES, REVIEW_DETAILS_MAX } from './limits.js';
 import { answerReply, replyWords } from './reply.js';
 import { askOf, renderEmail, renderNote, type EmailButton } from './render.js';
 import type { SmtpSender } from './send.js';
@@ -20,6 +20,7 @@ import { threads } from './threads.js';
 import { verify } from './verify.js';
 import { parseRawMail, type RawMail } from './webhook.js';
 import type { ActionLinkMaker } from '../../src/core/action-links.js';
+import { actionText } from '../../src/core/review-view.js';
 import type { ChannelState } from '../../src/core/channel-state.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 import type { Logger } from '../../src/observability/logger.js';
@@ -53,6 +54,7 @@ export class EmailChannel implements ChannelPlugin {
   readonly converses = true;
   readonly capabilities = {
     supportsFormDelivery: true,
+    supportsReview: true,
     recipientRefusal: (recipient: string | null): string | null => addressRefusal(recipient),
   };
   private links: ActionLinkMaker | null = null;
@@ -79,7 +81,11 @@ export class EmailChannel implements ChannelPlugin {
     const to = interaction.recipient;
     const refusal = addressRefusal(to);
     if (to === null || refusal !== null) throw new ChannelError('email', 'invalid', `recipient ${refusal}`);
-    const mail = renderEmail(interaction, askOf(interaction, this.buttons(interaction, to, callbackUrl)));
+    const ask = askOf(interaction, this.buttons(interaction, to, callbackUrl));
+    const action = interaction.action;
+    // A review shows the proposed call (name, description, arguments as key: value lines) above its button.
+    if (action !== undefined) ask.details = actionText(action, { budget: REVIEW_DETAILS_MAX });
+    const mail = renderEmail(interaction, ask);
     const messageId = this.newMessageId(interaction.id);
     await this.options.sender.send({ to, mail, messageId });
     return { to, message_id: messageId, subject: mail.subject, [DELIVERY_REF]: messageId };
@@ -101,6 +107,9 @@ export class EmailChannel implements ChannelPlugin {
         return (interaction.choices ?? []).map((choice) => ({ label: choice, url: link(choice) }));
       case 'text':
         return [];
+      case 'review':
+        // The review page (the question's form page) approves, edits or rejects; see README, "Reviews".
+        return callbackUrl === '' ? [] : [{ label: 'Open the review', url: callbackUrl }];
       default:
         // A form (and anything else answered on a page) links its callback page; see README, "Forms".
         return callbackUrl === '' ? [] : [{ label: 'Open the form', url: callbackUrl }];

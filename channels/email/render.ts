@@ -18,6 +18,8 @@ export interface EmailButton {
 /** What the message asks the person to do: press one of the buttons, or reply. */
 export interface EmailAsk {
   buttons: readonly EmailButton[];
+  /** Lines shown under the question as they are (a review's proposed action); null: none. */
+  details?: string | null;
   /** The sentence above the buttons (or, with none, the whole instruction). */
   instruction: string;
   /** The sentence below them: how else to answer, what a link does. */
@@ -64,6 +66,14 @@ export function askOf(
         instruction: 'Reply to this email with your answer.',
         footnote: 'Write above the quoted text.',
       };
+    case 'review':
+      return {
+        buttons,
+        instruction: 'Review the proposed action:',
+        footnote:
+          'The button opens the review, where you approve, edit or reject it; nothing is decided until you send it ' +
+          'there. You can also reply APPROVE or REJECT.',
+      };
     default:
       return { buttons, instruction: 'Answer on its page:', footnote: 'The button opens the page of this question.' };
   }
@@ -81,6 +91,7 @@ export function renderEmail(
     '',
     meta,
     '',
+    ...(ask.details == null ? [] : [ask.details, '']),
     ask.instruction,
     ...ask.buttons.map((b, i) => `${ask.buttons.length > 1 ? `${i + 1}. ` : ''}${b.label}: ${b.url}`),
     '',
@@ -146,6 +157,10 @@ function html(question: string, meta: string, ask: EmailAsk): string {
   const content =
     `<h1 style="margin:0 0 8px;font-size:20px;line-height:1.35;font-weight:600;">${paragraphs(question)}</h1>` +
     `<p style="margin:0 0 20px;font-size:13px;" class="ag-muted">${escapeHtml(meta)}</p>` +
+    (ask.details == null
+      ? ''
+      : '<p style="margin:0 0 20px;padding:12px;border:1px solid #d0d7de;border-radius:8px;font-size:14px;' +
+        `line-height:1.5;word-break:break-word;" class="ag-details">${paragraphs(ask.details)}</p>`) +
     `<p style="margin:0 0 12px;font-size:16px;">${escapeHtml(ask.instruction)}</p>` +
     (ask.buttons.length === 0
       ? ''
@@ -166,6 +181,7 @@ function shell(preheader: string, content: string): string {
     '.ag-body{background:#15181c !important;}' +
     '.ag-card{background:#1f242b !important;color:#e6edf3 !important;border-color:#30363d !important;}' +
     '.ag-muted{color:#9da7b3 !important;}' +
+    '.ag-details{border-color:#30363d !important;}' +
     '.ag-button{background:#388bfd !important;color:#0d1117 !important;}' +
     '}' +
     '</style></head>' +

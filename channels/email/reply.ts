@@ -29,6 +29,21 @@ export function answerReply(question: StoredInteraction, mail: PersonMail): Read
       const line = firstLine.trim().replace(/[.!]+$/, '');
       return { ok: true, answer: answerFromText(question, line) };
     }
+    case 'review': {
+      // "Approve" / "Reject, not on a Friday": the leading word decides; anything else is the person's words.
+      const word = /^[\p{L}\p{N}👍👎✅❌]+/u.exec(firstLine.trim())?.[0] ?? '';
+      const read = answerFromText(question, word) as { decision?: string };
+      if (read.decision === 'approve') return { ok: true, answer: { decision: 'approve' } };
+      if (read.decision === 'reject') {
+        const why = text
+          .trim()
+          .slice(word.length)
+          .replace(/^[\s,.:;!-]+/, '')
+          .trim();
+        return { ok: true, answer: why === '' ? { decision: 'reject' } : { decision: 'reject', message: why } };
+      }
+      return { ok: true, answer: answerFromText(question, text) };
+    }
     default:
       return { ok: true, answer: answerFromText(question, text) };
   }

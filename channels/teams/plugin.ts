@@ -1,22 +1,20 @@
 import { BotConnector } from './client.js';
-import { readForm } from './form.js';
+import { decodeAction, invokeAnswer, pickFor, type FormRefusal } from './invoke.js';
 import { INVOKE_DEADLINE_MS } from './limits.js';
-import { CHOICE_INPUT, DATA_KEY, VERB, cardResponse, messageResponse, outcomeCard, renderFormAgain } from './render.js';
+import { messageResponse } from './render.js';
 import { renderOutcome, renderQuestion, renderVotes } from './render.js';
 import { TeamsKeys, verify } from './verify.js';
 import { parseActivity, plainText, type TeamsEvent } from './webhook.js';
-import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type Pick } from '../contract.js';
+import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin } from '../contract.js';
 import type { ThreadRef } from '../contract.js';
 import type { WebhookResponse, WebhookRoute } from '../http.js';
 import { RenderLimitError } from '../limits.js';
 import { webhookRoutes } from '../pipeline.js';
 import { answerFromText, replyHint, tellClosed, tellNotTaken } from '../replies.js';
 import type { SharedPacer } from '../shared-pacing.js';
-import { decodeActionCode } from '../../src/core/action-code.js';
 import type { ChannelState } from '../../src/core/channel-state.js';
-import type { DispatchOutcome, QuestionRef } from '../../src/core/dispatcher.js';
+import type { QuestionRef } from '../../src/core/dispatcher.js';
 import type { StoredInteraction } from '../../src/core/types.js';
-import type { Schema } from '../../forms/fields.js';
 import type { TeamsConfig } from './config.js';
 
 export interface TeamsChannelOptions extends TeamsConfig {
@@ -75,6 +73,8 @@ export class TeamsChannel implements ChannelPlugin {
   readonly converses = true;
   readonly capabilities = {
     supportsFormDelivery: true,
+    /** Reviews: approve and reject are taps, edit opens the form pre-filled, respond a card for the words. */
+    supportsReview: true,
     /** A conversation askgate never heard from has no serviceUrl to post to: the ask is a 400 naming recipient. */
     recipientUnreachable: async (recipient: string): Promise<string | null> =>
       (await this.reference(recipient)) === null
@@ -256,25 +256,7 @@ export class TeamsChannel implements ChannelPlugin {
   private async onAction(event: ActionEvent, core: ChannelCore): Promise<Json> {
     const decoded = decodeAction(event);
     if (decoded === null) return messageResponse('This button is not one of askgate’s.');
-    let formRefusal: { values: Json; errors: Record<string, string> } | null = null;
-    const pick: Pick =
-      decoded.pick !== 'form'
-        ? decoded.pick
-        : {
-            kind: 'read',
-            read: (question) => {
-              const read = readForm((question.schema ?? {}) as Schema, event.data);
-              if (read.ok) return { ok: true, answer: read.answer };
-              formRefusal = { values: read.values, errors: read.errors };
-              const message = `${read.first.label}: ${read.first.error}`;
-              return {
-                ok: false,
-                refusal: { code: 'invalid_answer', field: read.first.field, reason: read.first.error },
-                message,
-                fields: read.errors,
-              };
-            },
-          };
+    let refusal: FormRefusal | null = null;
     const outcome = await core.dispatch({
       question: { by: 'id', id: decoded.id },
       // The card must be the one askgate delivered for that question, in that conversation.
@@ -285,46 +267,14 @@ export class TeamsChannel implements ChannelPlugin {
           ...(event.replyToId === null ? {} : { activity_id: event.replyToId }),
         },
       },
-      pick,
+      pick: pickFor(decoded, event, (r) => {
+        refusal = r;
+      }),
       answeredBy: answererOf(event),
       params: personParams(event),
       replyTo: null,
     });
-    return this.invokeAnswer(outcome, formRefusal, core);
-  }
-
-  /** The card (or the words) an invoke is answered with. */
-  private async invokeAnswer(
-    outcome: DispatchOutcome,
-    formRefusal: { values: Json; errors: Record<string, string> } | null,
-    core: ChannelCore,
-  ): Promise<Json> {
-    switch (outcome.kind) {
-      case 'answered':
-        return cardResponse(outcomeCard((await core.get(outcome.question.id)) ?? outcome.question));
-      case 'closed':
-        return cardResponse(outcomeCard(outcome.question));
-      case 'voted':
-        return cardResponse(
-          (renderVotes((await core.get(outcome.question.id)) ?? outcome.question)['attachments'] as Json[])[0]?.[
-            'content'
-          ] as Json,
-        );
-      case 'refused': {
-        const q = outcome.question;
-        if (q.answer_format === 'form' && outcome.refusal.code === 'invalid_answer') {
-          const shown = formRefusal as { values: Json; errors: Record<string, string> } | null;
-          const errors: Record<string, string> = { ...(shown?.errors ?? {}) };
-          for (const v of outcome.violations ?? []) errors[v.field] ??= v.reason;
-          return cardResponse(renderFormAgain(q, shown?.values ?? {}, errors, shown === null ? outcome.message : null));
-        }
-        return messageResponse(tellNotTaken(outcome));
-      }
-      case 'ready':
-        return messageResponse(tellClosed('unknown'));
-      default:
-        return messageResponse(tellNotTaken(outcome));
-    }
+    return invokeAnswer(outcome, decoded, refusal, core);
   }
 
   /**
@@ -385,27 +335,3 @@ export class TeamsChannel implements ChannelPlugin {
 }
 
 const plain = (text: string): Json => ({ type: 'message', textFormat: 'plain', text });
-
-/** What a pressed `Action.Execute` means: the question, and the pick or a form to read. */
-function decodeAction(event: ActionEvent): { id: string; pick: Pick | 'form' } | null {
-  const value = event.data[DATA_KEY];
-  if (typeof value !== 'string') return null;
-  switch (event.verb) {
-    case VERB.answer: {
-      const code = decodeActionCode(value);
-      if (code === null || code.pick.kind === 'page') return null;
-      return { id: code.interactionId, pick: code.pick };
-    }
-    case VERB.select: {
-      const index = Number(event.data[CHOICE_INPUT]);
-      return {
-        id: value,
-        pick: Number.isInteger(index) ? { kind: 'choice', index } : { kind: 'answer', answer: undefined },
-      };
-    }
-    case VERB.form:
-      return { id: value, pick: 'form' };
-    default:
-      return null;
-  }
-}

@@ -2,6 +2,7 @@ import { formInputs } from './form.js';
 import { CHOICE_BUTTONS_MAX, CHOICE_TITLE_MAX, checkMessageSize } from './limits.js';
 import { clip, outcomeLine, voteCountLine } from '../outcome.js';
 import { encodeActionCode } from '../../src/core/action-code.js';
+import { actionView, editPrefill, REVIEW_HINT, reviewButtons } from '../../src/core/review-view.js';
 import type { Schema } from '../../forms/fields.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 
@@ -16,15 +17,27 @@ type Json = Record<string, unknown>;
 type Question = Pick<
   StoredInteraction,
   'id' | 'question' | 'answer_format' | 'choices' | 'schema' | 'status' | 'result' | 'quorum' | 'votes'
->;
+> &
+  Partial<Pick<StoredInteraction, 'action' | 'decisions'>>;
 
 export const CARD_CONTENT_TYPE = 'application/vnd.microsoft.card.adaptive';
 /** The verbs askgate's buttons carry; an invoke with another verb is another app feature's. */
-export const VERB = { answer: 'askgate.answer', select: 'askgate.select', form: 'askgate.form' } as const;
+export const VERB = {
+  answer: 'askgate.answer',
+  select: 'askgate.select',
+  form: 'askgate.form',
+  /** A review's edit form submitted (its args), and its respond card sent (the words). */
+  edit: 'askgate.edit',
+  respond: 'askgate.respond',
+} as const;
 /** The data key holding the action code (`<id>:y|n|s<i>`) or, for a choice set and a form, the question id. */
 export const DATA_KEY = 'askgate';
 /** The input of a long select's choice set. */
 export const CHOICE_INPUT = 'askgate_choice';
+/** The input of a review's respond card. */
+export const MESSAGE_INPUT = 'askgate_message';
+/** The most characters the action's text takes on a review card (its args as a FactSet). */
+const REVIEW_BUDGET = 6000;
 
 const text = (words: string, extra: Json = {}): Json => ({ type: 'TextBlock', text: words, wrap: true, ...extra });
 
@@ -100,6 +113,18 @@ function controls(q: Question): { body: Json[]; actions: Json[] } {
         actions: [execute('Answer', VERB.select, { [DATA_KEY]: q.id })],
       };
     }
+    case 'review':
+      return {
+        body: reviewBody(q),
+        actions: reviewButtons(q.id, q.decisions ?? []).map((b) =>
+          execute(
+            b.label,
+            VERB.answer,
+            { [DATA_KEY]: b.code },
+            b.decision === 'approve' ? 'positive' : b.decision === 'reject' ? 'destructive' : undefined,
+          ),
+        ),
+      };
     case 'form':
       return {
         body: formInputs((q.schema ?? {}) as Schema),
@@ -108,6 +133,58 @@ function controls(q: Question): { body: Json[]; actions: Json[] } {
     default:
       return { body: [], actions: [] };
   }
+}
+
+/** The proposed action, readably: its name, its description, and its args as facts (`key`: value). */
+function reviewBody(q: Question): Json[] {
+  if (q.action === undefined) return [];
+  const view = actionView(q.action, { budget: REVIEW_BUDGET, maxValue: 500 });
+  return [
+    text(view.name, { weight: 'Bolder', fontType: 'Monospace' }),
+    ...(view.description === null ? [] : [text(view.description, { isSubtle: true })]),
+    ...(view.args.length === 0
+      ? []
+      : [{ type: 'FactSet', facts: view.args.map((a) => ({ title: a.key, value: a.value })) }]),
+    ...(view.more === null ? [] : [text(view.more, { isSubtle: true })]),
+    text(REVIEW_HINT, { size: 'Small', isSubtle: true }),
+  ];
+}
+
+/** A review's edit form: the args' schema as inputs, pre-filled with the proposed args (or what was typed). */
+export function renderReviewEdit(
+  q: Question,
+  values: Json | null,
+  errors: Readonly<Record<string, string>>,
+  note: string | null,
+): Json {
+  const prefill = values ?? editPrefill((q.schema ?? null) as Json | null, q.action?.args ?? {});
+  return card(
+    [
+      questionBlock(q),
+      text(`Edit ${q.action?.name ?? 'the action'}`, { weight: 'Bolder' }),
+      ...(note === null ? [] : [text(note, { color: 'Attention' })]),
+      ...formInputs((q.schema ?? {}) as Schema, prefill, errors),
+    ],
+    [execute('Approve with these', VERB.edit, { [DATA_KEY]: q.id }, 'positive')],
+  );
+}
+
+/** A review's respond card: one multi-line input for the words back to the agent. */
+export function renderReviewRespond(q: Question): Json {
+  return card(
+    [
+      questionBlock(q),
+      {
+        type: 'Input.Text',
+        id: MESSAGE_INPUT,
+        label: 'Your answer to the agent',
+        isMultiline: true,
+        isRequired: true,
+        errorMessage: 'Write what the agent should know.',
+      },
+    ],
+    [execute('Send', VERB.respond, { [DATA_KEY]: q.id })],
+  );
 }
 
 /** The hint under a text question, and the card of every other format. */

@@ -8,6 +8,7 @@
 import { escapeHtml, renderFormHtml } from '../../forms/render-html.js';
 import type { InteractionRecord, JsonSchema } from '../core/types.js';
 import { formatOf } from '../core/formats/index.js';
+import { editPrefill } from '../core/review-view.js';
 
 /**
  * The page's policy: nothing from anywhere but this origin, no inline script or style, forms post here only.
@@ -122,12 +123,21 @@ export function questionPage(record: InteractionRecord, refusal: Refusal | null 
   const schema: JsonSchema = format.pageSchema(record);
   const submitLabel = controls === 'external' ? 'Confirm' : 'Send';
   const form = renderFormHtml(schema, {
-    values: refusal?.values ?? {},
+    values: refusal?.values ?? startingValues(record),
     errors: refusal?.errors ?? {},
     submitLabel,
     idPrefix: 'cb',
   });
   return layout('Answer', heading + form, true);
+}
+
+/**
+ * What the form starts from: a review's arguments fields hold the proposed arguments (the fields the schema names),
+ * so the page a chat's Edit opens (Telegram's webview, an SMS's link) edits them rather than starting empty.
+ */
+function startingValues(record: InteractionRecord): Record<string, unknown> {
+  if (record.answer_format !== 'review' || record.action === undefined) return {};
+  return { args: editPrefill(record.schema, record.action.args) };
 }
 
 /** After this submit won. */

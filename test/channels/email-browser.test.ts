@@ -47,6 +47,15 @@ describe('the question mail in Chromium', () => {
       choices: ['Canary (5% for an hour, then everyone)', 'Blue-green', 'All at once — it is a config change only'],
     });
     const text = await w.ask({ question: 'Why did last night’s deploy fail?', answer_format: 'text' });
+    const review = await w.ask({
+      question: 'May I send this email?',
+      answer_format: 'review',
+      action: {
+        name: 'send_email',
+        args: { to: 'ada@example.com', subject: 'Quarterly report', body: 'Attached: the Q3 numbers.' },
+        description: 'Sends one email from the team account.',
+      },
+    });
     for (const colorScheme of ['light', 'dark'] as const) {
       for (const width of [390, 1280]) {
         const page = await browser.newPage({ colorScheme, viewport: { width, height: 800 } });
@@ -55,6 +64,7 @@ describe('the question mail in Chromium', () => {
             ['confirm', confirm],
             ['select', select],
             ['text', text],
+            ['review', review],
           ] as const) {
             await show(page, q.message);
             const card = page.locator('.ag-card');

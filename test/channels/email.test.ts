@@ -196,6 +196,50 @@ describe('replies', () => {
   });
 });
 
+describe('reviews', () => {
+  const review = {
+    question: 'May I send this email?',
+    answer_format: 'review',
+    action: {
+      name: 'send_email',
+      args: { to: 'ada@example.com', subject: 'Quarterly report' },
+      description: 'Sends one email from the team account.',
+    },
+    schema: {
+      type: 'object',
+      required: ['to', 'subject'],
+      properties: { to: { type: 'string' }, subject: { type: 'string' } },
+    },
+  };
+
+  it('shows the proposed action and links its review page; a reply "Reject, …" rejects with the words after it', async () => {
+    const q = await w.ask(review);
+    expect(q.message.text).toContain('send_email\nSends one email from the team account.\nto: ada@example.com\n');
+    expect(q.message.html).toContain('subject: Quarterly report');
+    expect(w.links(q.message)).toEqual([
+      { label: 'Open the review', url: q.callbackUrl.replace('https://askgate.example.com', w.gw.url) },
+    ]);
+    await w.inbound(w.gmail(q, 'Reject, not on a Friday.'));
+    expect(await w.record(q.id)).toMatchObject({
+      status: 'answered',
+      result: { answer: { decision: 'reject', message: 'not on a Friday.' }, answered_by: `email:${q.to}` },
+    });
+  });
+
+  it('a reply "Approve" from Outlook approves', async () => {
+    const q = await w.ask(review);
+    const raw = outlookReply({
+      inReplyTo: q.message.messageId,
+      from: q.to,
+      subject: q.message.subject,
+      said: 'Approve',
+      quoted: q.message.text,
+    });
+    await w.inbound(raw);
+    expect(await w.record(q.id)).toMatchObject({ status: 'answered', result: { answer: { decision: 'approve' } } });
+  });
+});
+
 describe('the signed door', () => {
   // Neither an unsigned, a wrongly signed nor an other-secret post gets past 401; a non-message type is 400.
   it('refuses what is not signed with EMAIL_INBOUND_SECRET (401) or not a message (400); nothing changes', async () => {

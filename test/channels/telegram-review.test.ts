@@ -43,6 +43,16 @@ describe('Telegram: a review', () => {
     expect(message.text).toMatch(/… and \d+ more\n\nTap Approve or Reject\. Reply to this message/);
   });
 
+  it("Edit's page (the callback page the webview opens) starts from the proposed arguments", async () => {
+    const { callbackUrl } = await w.ask(reviewAsk('telegram', freshChat()));
+    const res = await fetch(`${w.gw.url}${new URL(callbackUrl).pathname}`);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toMatch(/<input[^>]*name="args\.to"[^>]*value="ada@example\.com"/);
+    expect(html).toMatch(/<input[^>]*name="args\.subject"[^>]*value="Quarterly report"/);
+    expect(html).toMatch(/<input[^>]*name="args\.priority"[^>]*value="high"[^>]*checked/);
+  });
+
   it('offers no Edit without edit in decisions, and a group gets Edit as a URL button', async () => {
     const plain = await w.ask(reviewAsk('telegram', freshChat(), { decisions: ['approve', 'reject'] }));
     expect(buttons(plain.message.reply_markup).map((b) => b.text)).toEqual(['Approve', 'Reject']);
