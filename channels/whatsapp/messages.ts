@@ -7,6 +7,7 @@ import { CAPTION_MAX, RenderLimitError, TEXT_BODY_MAX } from './limits.js';
 import { flowMessage, renderQuestion, type Json } from './render.js';
 import { renderReview } from './review.js';
 import type { StoredInteraction } from '../../src/core/types.js';
+import { actionText } from '../../src/core/review-view.js';
 
 /**
  * The messages the WhatsApp channel sends (the question, its template fallback, the words a refused reply gets) and
@@ -58,6 +59,9 @@ export async function questionMessage(
   );
 }
 
+/** The most characters of a review's action in a template's one parameter (the question keeps the rest). */
+const TEMPLATE_ACTION_MAX = 600;
+
 /** The template carries the question as its one body parameter; a reply to it answers like a reply to a text. */
 export function templateMessage(
   interaction: StoredInteraction,
@@ -69,10 +73,15 @@ export function templateMessage(
     interaction.answer_format === 'select'
       ? ` ${(interaction.choices ?? []).map((c, i) => `${i + 1}. ${c}`).join('; ')}`
       : '';
+  // A review's action goes in too, its lines joined by "; " (the parameter takes one line): what is decided on.
+  const action =
+    interaction.answer_format === 'review' && interaction.action !== undefined
+      ? ` ${actionText(interaction.action, { budget: TEMPLATE_ACTION_MAX, maxValue: 80 }).replace(/\n/g, '; ')}`
+      : '';
   const raw =
     interaction.answer_format === 'form' && callbackUrl !== ''
       ? `${interaction.question} ${callbackUrl}`
-      : `${interaction.question}${choices}`;
+      : `${interaction.question}${choices}${action}`;
   // The Cloud API refuses a template parameter holding a new line, a tab or more than 4 spaces in a row (132018).
   const text = raw.replace(/\s*[\n\t]\s*/g, ' ').replace(/ {5,}/g, ' ');
   return {

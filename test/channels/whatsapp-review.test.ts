@@ -12,7 +12,7 @@ import { hugeReviewAsk, reviewAsk } from './review-fixtures.js';
 type Rec = Record<string, unknown>;
 let w: WhatsAppWorld;
 beforeAll(async () => {
-  w = await startWhatsAppWorld();
+  w = await startWhatsAppWorld({ WHATSAPP_TEMPLATE_NAME: 'askgate_question' });
 });
 afterAll(async () => w.close());
 
@@ -43,6 +43,21 @@ describe('WhatsApp: a review', () => {
     const body = bodyOf(message);
     expect([...body].length).toBeLessThanOrEqual(1024);
     expect(body).toMatch(/… and \d+ more\n\nTap Approve or Reject\. Reply to this message with words for the agent\.$/);
+  });
+
+  it('outside the 24-hour window the template carries the question and the action on one line; a reply answers', async () => {
+    const to = '15557779001';
+    w.fake.outsideWindow(to);
+    const { id, message } = await w.ask(reviewAsk('whatsapp', `+${to}`));
+    expect(message.payload['type']).toBe('template');
+    const template = message.payload['template'] as { components: Array<{ parameters: Array<{ text: string }> }> };
+    const text = template.components[0]?.parameters[0]?.text ?? '';
+    expect(text).toMatch(
+      /^May I send this email\? send_email; Sends one email from the team account\.; to: ada@example\.com; /,
+    );
+    expect(text).not.toMatch(/[\n\t]/);
+    await w.send(textReply(to, 'approve', message.id));
+    expect((await w.record(id))['result']).toMatchObject({ answer: { decision: 'approve' } });
   });
 
   it('approves on one tap; the outcome is a reply naming who approved', async () => {
