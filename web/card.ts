@@ -9,6 +9,8 @@ import { renderFormHtml } from '../forms/render-html.js';
 import type { ApiError } from './api.js';
 import { enhanceForm, type SubmitOutcome } from './enhance.js';
 import { renderHistory, type TrailLoader } from './history.js';
+import { renderReviewControls } from './review.js';
+import { DECISION_LABELS, cut, reviewAnswerOf } from '../forms/review-view.js';
 
 export type AnswerOutcome =
   | { kind: 'answered' }
@@ -23,6 +25,15 @@ export function refusedOutcome(error: ApiError): AnswerOutcome {
   if (error.field !== undefined) outcome.field = error.field;
   if (error.errors !== undefined) outcome.errors = error.errors;
   return outcome;
+}
+
+/** How a form is shown on a card: where, filled with what, and how its value becomes the answer. */
+interface FormOptions {
+  holder?: HTMLElement;
+  values?: Record<string, unknown>;
+  submitLabel?: string;
+  toAnswer?(value: unknown): unknown;
+  fieldPrefix?: string;
 }
 
 export interface CardOptions {
@@ -50,6 +61,13 @@ function el<K extends keyof HTMLElementTagNameMap>(
 export function answerSummary(record: Pick<InteractionRecord, 'answer_format'>, answer: unknown): string {
   if (typeof answer === 'boolean') return answer ? 'Yes' : 'No';
   if (typeof answer === 'string') return answer.length > 80 ? `“${answer.slice(0, 79)}…”` : `“${answer}”`;
+  if (record.answer_format === 'review') {
+    const decided = reviewAnswerOf(answer);
+    if (decided !== null) {
+      const label = DECISION_LABELS[decided.decision];
+      return 'message' in decided && decided.message !== undefined ? `${label}: “${cut(decided.message, 80)}”` : label;
+    }
+  }
   return record.answer_format === 'form' ? 'the form' : 'a payload';
 }
 
@@ -185,19 +203,33 @@ export function renderCard(record: InteractionRecord, options: CardOptions): HTM
     if (outcome.kind === 'refused' || outcome.kind === 'error') error.textContent = outcome.message;
   };
 
-  /** The form of a schema (a form question, or an external one with a pinned payload), its refusals under fields. */
-  const showForm = (schema: NonNullable<InteractionRecord['schema']>): void => {
+  /**
+   * The form of a schema (a form question, an external one with a pinned payload, a review's edit), its refusals
+   * under fields. A review wraps the form's value (`toAnswer`) and its refusals name `args.<field>` (`fieldPrefix`).
+   */
+  const showForm = (schema: NonNullable<InteractionRecord['schema']>, options: FormOptions = {}): void => {
     const holder = el('div', 'form-holder');
-    holder.innerHTML = renderFormHtml(schema, { idPrefix: domId(record.id), submitLabel: 'Send', omitTitle: true });
-    controls.append(holder);
+    holder.innerHTML = renderFormHtml(schema, {
+      idPrefix: domId(record.id),
+      submitLabel: options.submitLabel ?? 'Send',
+      omitTitle: true,
+      ...(options.values === undefined ? {} : { values: options.values }),
+    });
+    (options.holder ?? controls).append(holder);
+    const unprefix = (field: string): string => {
+      const prefix = options.fieldPrefix ?? '';
+      if (prefix === '') return field;
+      return field.startsWith(prefix) ? field.slice(prefix.length) : field === prefix.slice(0, -1) ? '' : field;
+    };
     for (const form of holder.querySelectorAll<HTMLFormElement>('form')) {
       enhanceForm(form, {
         onSubmit: async (value) => {
-          const outcome = await send(value);
+          const outcome = await send(options.toAnswer === undefined ? value : options.toAnswer(value));
           if (outcome.kind === 'refused') {
             const refusal: SubmitOutcome = { ok: false, message: outcome.message };
-            if (outcome.field !== undefined) refusal.field = outcome.field;
-            if (outcome.errors !== undefined) refusal.errors = outcome.errors;
+            if (outcome.field !== undefined) refusal.field = unprefix(outcome.field);
+            if (outcome.errors !== undefined)
+              refusal.errors = outcome.errors.map((e) => ({ ...e, field: unprefix(e.field) }));
             return refusal;
           }
           if (outcome.kind === 'error') return { ok: false, message: outcome.message };
@@ -208,6 +240,16 @@ export function renderCard(record: InteractionRecord, options: CardOptions): HTM
   };
 
   switch (record.answer_format) {
+    case 'review':
+      renderReviewControls(record, controls, {
+        id: domId(record.id),
+        error,
+        sendPlain,
+        button,
+        textAnswer,
+        showForm: (schema, options) => showForm(schema, options),
+      });
+      break;
     case 'confirm':
       controls.append(
         button('Yes', 'primary', () => sendPlain(true)),

@@ -10,6 +10,7 @@ import { elementLookup, takeToken } from './session.js';
 import type { AuditEvent } from '../src/core/audit-event.js';
 import { age, answerSummary, refusedOutcome, renderCard, type AnswerOutcome } from './card.js';
 import { renderHistory } from './history.js';
+import { reviewOutcomeLine } from '../forms/review-view.js';
 import { openStream, type StreamHandle } from './sse.js';
 
 const TOKEN_KEY = 'askgate.token';
@@ -23,6 +24,12 @@ function outcomeNote(record: InteractionRecord): string {
   if (record.status === 'cancelled') return 'Withdrawn by its asker.';
   const result = record.result;
   if (result === null) return 'Answered.';
+  const decided = reviewOutcomeLine(result.answer, {
+    who: result.answered_by,
+    where: `on ${result.surface}`,
+    plain: true,
+  });
+  if (decided !== null) return `${decided}.`;
   return `Answered by ${result.answered_by} on ${result.surface}: ${answerSummary(record, result.answer)}.`;
 }
 

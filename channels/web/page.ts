@@ -3,7 +3,7 @@ import { appPage } from '../../src/pages/app-page.js';
 /** The web chat page: a static shell (no data, no token); web/chat.ts does the rest under a strict CSP. */
 export const CHAT_PAGE = appPage({
   title: 'Chat',
-  stylesheets: ['forms.css', 'inbox.css', 'chat.css'],
+  stylesheets: ['forms.css', 'inbox.css', 'review.css', 'chat.css'],
   script: 'chat.js',
   topbarStatus: '<span id="who" class="count"></span>',
   main: `  <p id="notice" class="notice" role="alert" hidden></p>

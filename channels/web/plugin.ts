@@ -63,7 +63,7 @@ export class WebChatChannel implements ChannelPlugin {
   readonly name = 'web';
   readonly surface = 'web' as const;
   readonly converses = true;
-  readonly capabilities = { supportsFormDelivery: true };
+  readonly capabilities = { supportsFormDelivery: true, supportsReview: true };
   private readonly conversations: ConversationLog;
 
   constructor(private readonly options: WebChatOptions) {

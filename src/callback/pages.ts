@@ -8,7 +8,7 @@
 import { escapeHtml, renderFormHtml } from '../../forms/render-html.js';
 import type { InteractionRecord, JsonSchema } from '../core/types.js';
 import { formatOf } from '../core/formats/index.js';
-import { editPrefill } from '../core/review-view.js';
+import { reviewBody } from './review-page.js';
 
 /**
  * The page's policy: nothing from anywhere but this origin, no inline script or style, forms post here only.
@@ -52,6 +52,12 @@ border-radius:var(--ag-radius,10px);background:var(--ag-surface,#f6f7f9)}
 .al-card .ag-submit{width:100%;min-height:44px}
 @media (min-width:600px){.al-card .ag-submit{width:auto}}
 .cb-outcome~.cb-note+.cb-note{margin-top:.5rem}
+.cb-review-decide .review-buttons button{min-height:44px;min-width:7rem;flex:1 1 0;width:auto}
+@media (min-width:600px){.cb-review-decide .review-buttons button{flex:0 0 auto}}
+.cb-reject{font:inherit;font-weight:600;padding:.55rem 1.1rem;border-radius:var(--ag-radius,10px);
+background:var(--ag-bg,#fff);color:var(--ag-error,#b3261e);border:1px solid var(--ag-error,#b3261e);cursor:pointer}
+.cb-review-panel{margin:1rem 0 0;border-top:1px solid var(--ag-border,#cfd5dc);padding-top:.75rem}
+.cb-review-panel summary{cursor:pointer;font-weight:600;padding:.6rem 0}
 `;
 
 /** The page around a body: this door's stylesheets, and this origin's enhancement script when asked for. */
@@ -62,6 +68,7 @@ export function layout(title: string, body: string, withScript: boolean): string
     '<meta name="referrer" content="no-referrer">\n<meta name="color-scheme" content="light dark">\n' +
     `<title>${escapeHtml(title)} · askgate</title>\n<link rel="icon" href="data:,">\n` +
     `<link rel="stylesheet" href="/assets/web/forms.css">\n<link rel="stylesheet" href="${CALLBACK_CSS_PATH}">\n` +
+    '<link rel="stylesheet" href="/assets/web/review.css">\n' +
     (withScript ? '<script type="module" src="/assets/web/enhance-auto.js"></script>\n' : '') +
     `</head>\n<body>\n<main>\n${body}\n</main>\n</body>\n</html>\n`
   );
@@ -111,6 +118,7 @@ export function questionPage(record: InteractionRecord, refusal: Refusal | null 
       '<button type="submit" name="answer" value="false">No</button></div></form>';
     return layout('Answer', heading + form, false);
   }
+  if (controls === 'review') return layout('Review', heading + reviewBody(record, refusal), true);
   if (controls === 'external' && record.schema === null) {
     const error = refusal?.errors[''] ?? '';
     // The confirm page of an external question: Confirm posts {"confirmed": true} (see docs/callback.md).
@@ -123,21 +131,12 @@ export function questionPage(record: InteractionRecord, refusal: Refusal | null 
   const schema: JsonSchema = format.pageSchema(record);
   const submitLabel = controls === 'external' ? 'Confirm' : 'Send';
   const form = renderFormHtml(schema, {
-    values: refusal?.values ?? startingValues(record),
+    values: refusal?.values ?? {},
     errors: refusal?.errors ?? {},
     submitLabel,
     idPrefix: 'cb',
   });
   return layout('Answer', heading + form, true);
-}
-
-/**
- * What the form starts from: a review's arguments fields hold the proposed arguments (the fields the schema names),
- * so the page a chat's Edit opens (Telegram's webview, an SMS's link) edits them rather than starting empty.
- */
-function startingValues(record: InteractionRecord): Record<string, unknown> {
-  if (record.answer_format !== 'review' || record.action === undefined) return {};
-  return { args: editPrefill(record.schema, record.action.args) };
 }
 
 /** After this submit won. */

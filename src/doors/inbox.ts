@@ -44,7 +44,7 @@ export function assetPaths(root = packageRoot()): AssetPaths {
 
 const INBOX_PAGE = appPage({
   title: 'Inbox',
-  stylesheets: ['forms.css', 'inbox.css'],
+  stylesheets: ['forms.css', 'inbox.css', 'review.css'],
   script: 'inbox.js',
   topbarStatus: '<span id="count" class="count" aria-live="polite"></span>',
   main: `  <form id="signin" class="signin" hidden>
