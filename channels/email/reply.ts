@@ -6,7 +6,8 @@ import type { StoredInteraction } from '../../src/core/types.js';
 
 /**
  * A reply's new text → the answer, read with the question in hand: text as written; confirm from its leading word
- * (`Yes, go ahead.` is yes); select from a choice's words or number on its first line; a form from a JSON object.
+ * (`Yes, go ahead.` is yes); select from a choice's words or number on its first line; a review and a form as every
+ * channel reads them (channels/replies.ts).
  * Only the address the question went to answers it; anyone else is refused as data (`field: from`), so the channel
  * records the attempt and changes nothing.
  */
@@ -28,21 +29,6 @@ export function answerReply(question: StoredInteraction, mail: PersonMail): Read
     case 'select': {
       const line = firstLine.trim().replace(/[.!]+$/, '');
       return { ok: true, answer: answerFromText(question, line) };
-    }
-    case 'review': {
-      // "Approve" / "Reject, not on a Friday": the leading word decides; anything else is the person's words.
-      const word = /^[\p{L}\p{N}👍👎✅❌]+/u.exec(firstLine.trim())?.[0] ?? '';
-      const read = answerFromText(question, word) as { decision?: string };
-      if (read.decision === 'approve') return { ok: true, answer: { decision: 'approve' } };
-      if (read.decision === 'reject') {
-        const why = text
-          .trim()
-          .slice(word.length)
-          .replace(/^[\s,.:;!-]+/, '')
-          .trim();
-        return { ok: true, answer: why === '' ? { decision: 'reject' } : { decision: 'reject', message: why } };
-      }
-      return { ok: true, answer: answerFromText(question, text) };
     }
     default:
       return { ok: true, answer: answerFromText(question, text) };
