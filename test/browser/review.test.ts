@@ -180,6 +180,29 @@ describe('a review in the inbox', () => {
     }
   });
 
+  it("shows the server's refusal of an edit beside its field (args. dropped), the question still pending", async () => {
+    const { page, errors } = await openPage();
+    try {
+      // A pattern the page does not check itself: only the server refuses it, naming args.subject.
+      const schema = {
+        ...SCHEMA,
+        properties: { ...SCHEMA.properties, subject: { ...SCHEMA.properties.subject, pattern: '^[A-Z]' } },
+      };
+      const id = (await ask({ schema }))['id'] as string;
+      await openInbox(page);
+      await page.locator(card(id)).getByRole('button', { name: 'Edit' }).click();
+      const form = page.locator(`${card(id)} .review-panel form`);
+      await form.getByLabel('Subject').fill('lower case');
+      await form.getByRole('button', { name: 'Send edited call' }).click();
+      const slot = form.locator('[data-field="subject"] .field-error');
+      await expect.poll(() => slot.textContent()).toBe('Must match pattern "^[A-Z]".');
+      expect(await result(id)).toBeNull();
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('sends words back with respond', async () => {
     const { page, errors } = await openPage();
     try {
