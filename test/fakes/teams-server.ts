@@ -260,8 +260,8 @@ export async function startFakeTeams(): Promise<FakeTeams> {
       existing.history.push(activity);
       return reply(res, 200, { id: existing.id });
     }
-    if (activityId !== null && !messages.has(`${conversation}:${activityId}`))
-      return connectorError(res, 404, 'ActivityNotFound', 'Unknown activity to reply to.');
+    // A reply may quote any activity of the conversation, the person's messages included (askgate never saw those
+    // stored here), as the connector's Reply to Activity takes any activity id.
     const id = String(++seq);
     messages.set(`${conversation}:${id}`, {
       id,
