@@ -195,6 +195,7 @@ describe('form modal', () => {
     expect(readFormModal(schema, new Map([['f1', 'yes']]))).toEqual({
       ok: false,
       label: 'when',
+      name: 'when',
       error: 'This field is required.',
     });
     expect(
@@ -208,6 +209,7 @@ describe('form modal', () => {
     ).toMatchObject({
       ok: false,
       label: 'ok',
+      name: 'ok',
     });
   });
 });
