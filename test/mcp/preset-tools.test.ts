@@ -45,7 +45,19 @@ afterAll(async () => {
 });
 
 /** The sync ask fields a caller may send to `ask_human`, less what the deploy preset fixes. */
-const DEPLOY_OPEN = ['approvers', 'channel', 'choices', 'deliver', 'media', 'quorum', 'recipient', 'schema', 'timeout'];
+const DEPLOY_OPEN = [
+  'action',
+  'approvers',
+  'channel',
+  'choices',
+  'decisions',
+  'deliver',
+  'media',
+  'quorum',
+  'recipient',
+  'schema',
+  'timeout',
+];
 
 async function pending(): Promise<unknown[]> {
   return (await http.get('/api/interactions?status=pending')).json['items'] as unknown[];
