@@ -20,7 +20,7 @@ describe('PUT /api/presets/{name}', () => {
     [
       { answer_format: 'nonsense', timeout: -4 },
       'ask.answer_format',
-      'answer_format must be one of "text", "select", "confirm", "form", "external".',
+      'answer_format must be one of "text", "select", "confirm", "form", "external", "review".',
     ],
     [{ timeout: -4 }, 'ask.timeout', 'timeout must be a number of seconds greater than 0.'],
     [{ extensions: [] }, 'ask.extensions', 'extensions is not accepted; omit the field.'],
@@ -48,7 +48,7 @@ describe('PUT /api/presets/{name}', () => {
     expect(res.json).toEqual({
       error: 'invalid_request',
       field: 'answer_format',
-      message: 'answer_format must be one of "text", "select", "confirm", "form", "external".',
+      message: 'answer_format must be one of "text", "select", "confirm", "form", "external", "review".',
     });
   });
 
