@@ -43,11 +43,13 @@ interface RowRecord {
 const COLUMNS = 'owner, kind, parent_run_id, resume, state, thread';
 
 /**
- * How recent a row's last write may be for a resume read to leave its retention as it is: a minute, or a tenth of a
- * shorter retention.
+ * How much retention a row may have left for a resume read to leave it as it is: half the retention, and never less
+ * than an hour. The longest wait between two resume attempts is the backoff's cap, 15 minutes, so a read that leaves a
+ * row alone still leaves a retry chain at least an hour (or the whole retention, when that is shorter) ahead; a
+ * retention of two hours or less is restarted by every attempt.
  */
-export function refreshSlackMs(retentionMs: number): number {
-  return Math.min(60_000, Math.floor(retentionMs / 10));
+export function refreshBelowMs(retentionMs: number): number {
+  return Math.max(Math.floor(retentionMs / 2), 3_600_000);
 }
 
 /** The park of the row the Checkpoints port itself writes (save) and binds a thread to (bindThread). */
@@ -97,10 +99,9 @@ export class CheckpointTable {
   /**
    * The checkpoint of park `park` of the run, or null when it is not kept (never written, or past its retention).
    * With `refresh`, reading it also restarts its retention: a resume attempt is a write of the run, so a long chain
-   * of retries never outlives the checkpoint it resumes from. A row written or refreshed less than
-   * {@link refreshSlackMs} ago is left as it is — the first resume of a run answered soon after it parked, the common
-   * case — so that read writes nothing and its commit waits for no WAL flush; such a row then has at most that slack
-   * less than a whole retention ahead.
+   * of retries never outlives the checkpoint it resumes from. A row with more than {@link refreshBelowMs} of its
+   * retention left is left as it is — every run answered within half its retention — so that read writes nothing
+   * (no new row version, no WAL for its commit to wait on).
    */
   async read(runId: string, park: string, options: { refresh?: boolean } = {}): Promise<CheckpointRow | null> {
     const where = 'run_id = $1 AND park = $2 AND kind IS NOT NULL AND expires_at > now()';
@@ -111,9 +112,9 @@ export class CheckpointTable {
             // A data-modifying WITH runs whether or not the query reads it; both parts see the same snapshot.
             text: `WITH refreshed AS (
                UPDATE ${this.table} SET expires_at = now() + $3 * interval '1 millisecond'
-               WHERE ${where} AND expires_at < now() + ($3::bigint - $4::bigint) * interval '1 millisecond' RETURNING 1)
+               WHERE ${where} AND expires_at < now() + $4::bigint * interval '1 millisecond' RETURNING 1)
              SELECT ${COLUMNS} FROM ${this.table} WHERE ${where}`,
-            values: [runId, park, this.retentionMs, refreshSlackMs(this.retentionMs)],
+            values: [runId, park, this.retentionMs, refreshBelowMs(this.retentionMs)],
           })
         : this.pool.query<RowRecord>({
             name: this.statement('read'),

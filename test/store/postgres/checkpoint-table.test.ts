@@ -123,21 +123,29 @@ describe('the PostgreSQL checkpoints table', () => {
     expect(await table.read('run-retry', '', { refresh: true })).toBeNull();
   });
 
-  it('leaves a row written less than a minute ago as it is on a resume read: no new row version, no WAL to flush', async () => {
-    await table.write('run-fresh', '', row());
-    const version = async (): Promise<string | undefined> =>
-      (await pool.query<{ xmin: string }>(`SELECT xmin::text FROM askgate.checkpoints WHERE run_id = 'run-fresh'`))
-        .rows[0]?.xmin;
+  it('leaves a row with more than half its retention ahead as it is on a resume read, and restarts one with less', async () => {
+    const daily = new CheckpointTable(pool, 'askgate', 24 * HOUR_MS);
+    await daily.write('run-fresh', '', row());
+    const version = async (): Promise<{ xmin: string; hours: number } | undefined> =>
+      (
+        await pool.query<{ xmin: string; hours: number }>(
+          `SELECT xmin::text, round(extract(epoch FROM expires_at - now()) / 3600)::int AS hours
+           FROM askgate.checkpoints WHERE run_id = 'run-fresh'`,
+        )
+      ).rows[0];
     const written = await version();
-    expect((await table.read('run-fresh', '', { refresh: true }))?.state).toBe('{"step":1}');
-    expect(await version()).toBe(written);
-    // Written 61 seconds ago (as the database's clock counts): the resume read restarts the retention.
-    await pool.query(
-      `UPDATE askgate.checkpoints SET expires_at = now() + interval '1 hour' - interval '61 seconds' WHERE run_id = 'run-fresh'`,
-    );
+    expect(written?.hours).toBe(24);
+    expect((await daily.read('run-fresh', '', { refresh: true }))?.state).toBe('{"step":1}');
+    // Not rewritten: the same row version (a write would make a new one, and WAL for its commit to flush).
+    expect(await version()).toEqual(written);
+    // 11 hours left of 24: the resume read restarts the retention.
+    await pool.query(`UPDATE askgate.checkpoints SET expires_at = now() + interval '11 hours' WHERE run_id = 'run-fresh'`);
     const aged = await version();
-    expect((await table.read('run-fresh', '', { refresh: true }))?.state).toBe('{"step":1}');
-    expect(await version()).not.toBe(aged);
+    expect(aged?.hours).toBe(11);
+    expect((await daily.read('run-fresh', '', { refresh: true }))?.state).toBe('{"step":1}');
+    const refreshed = await version();
+    expect(refreshed?.hours).toBe(24);
+    expect(refreshed?.xmin).not.toBe(aged?.xmin);
   });
 
   it('keeps one row per park: a refused park drops only its own, and a new park drops the earlier ones', async () => {
