@@ -251,6 +251,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
             shardKeys: connections.shardKeys,
             lockMs: config.resumeLockMs,
             backoffMs: config.resumeBackoffMs,
+            runRetentionMs: config.retentionWaitingMinutes * 60_000,
             logger,
           }),
           checkpointer?.checkpoints ?? null,
