@@ -139,7 +139,9 @@ describe('the PostgreSQL checkpoints table', () => {
     // Not rewritten: the same row version (a write would make a new one, and WAL for its commit to flush).
     expect(await version()).toEqual(written);
     // 11 hours left of 24: the resume read restarts the retention.
-    await pool.query(`UPDATE askgate.checkpoints SET expires_at = now() + interval '11 hours' WHERE run_id = 'run-fresh'`);
+    await pool.query(
+      `UPDATE askgate.checkpoints SET expires_at = now() + interval '11 hours' WHERE run_id = 'run-fresh'`,
+    );
     const aged = await version();
     expect(aged?.hours).toBe(11);
     expect((await daily.read('run-fresh', '', { refresh: true }))?.state).toBe('{"step":1}');
