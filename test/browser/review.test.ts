@@ -140,7 +140,7 @@ describe('a review in the inbox', () => {
         .locator(`${card(id)} .card-note`)
         .filter({ hasText: 'You answered Reject.' })
         .waitFor();
-      expect(((await result(id)) ?? {})['answer']).toEqual({ decision: 'reject' });
+      expect((await result(id))?.['answer']).toEqual({ decision: 'reject' });
       expect(errors).toEqual([]);
     } finally {
       await page.close();
@@ -170,7 +170,7 @@ describe('a review in the inbox', () => {
         .locator(`${card(id)} .card-note`)
         .filter({ hasText: 'You answered Edit.' })
         .waitFor();
-      expect(((await result(id)) ?? {})['answer']).toEqual({
+      expect((await result(id))?.['answer']).toEqual({
         decision: 'edit',
         args: { to: 'grace@example.com', subject: 'Quarterly report', body: ACTION.args.body },
       });
@@ -218,7 +218,7 @@ describe('a review in the inbox', () => {
         .locator(`${card(id)} .card-note`)
         .filter({ hasText: 'You answered Respond' })
         .waitFor();
-      expect(((await result(id)) ?? {})['answer']).toEqual({
+      expect((await result(id))?.['answer']).toEqual({
         decision: 'respond',
         message: 'Send it to the finance list instead.',
       });
@@ -298,7 +298,7 @@ describe('a review on its callback page', () => {
       await page.locator('input[name="args.to"]').fill('grace@example.com');
       await page.getByRole('button', { name: 'Send edited call' }).click();
       await page.getByRole('status').filter({ hasText: 'your answer was sent' }).waitFor();
-      expect(((await result(asked['id'] as string)) ?? {})['answer']).toEqual({
+      expect((await result(asked['id'] as string))?.['answer']).toEqual({
         decision: 'edit',
         args: { to: 'grace@example.com', subject: 'Quarterly report', body: ACTION.args.body },
       });
