@@ -16,7 +16,7 @@ type Same<X, Y> = (<T>() => T extends X ? 1 : 2) extends <T>() => T extends Y ? 
 /** Compiles only for `true`. */
 type Holds<T extends true> = T;
 
-export type ReviewTypesAgree = [
+type ReviewTypesAgree = [
   Holds<Same<Forms.ReviewDecision, Core.ReviewDecision>>,
   Holds<Same<Sdk.ReviewDecision, Core.ReviewDecision>>,
   Holds<Same<Forms.ReviewAction, Core.ReviewAction>>,
@@ -32,6 +32,8 @@ const sdkAnswer = (a: Core.ReviewAnswer | Forms.ReviewAnswer): Sdk.ReviewAnswer 
 
 describe('the review types of the core, the browser pages and the SDK', () => {
   it('agree (checked by the compiler: npx tsc -p tsconfig.test.json)', () => {
+    const agree: ReviewTypesAgree = [true, true, true, true, true, true];
+    expect(agree).toHaveLength(6);
     const reject: Core.ReviewAnswer = { decision: 'reject', message: 'not on a Friday' };
     expect(sdkAnswer(formsAnswer(coreAnswer(reject)))).toEqual({ decision: 'reject', message: 'not on a Friday' });
   });
