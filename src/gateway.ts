@@ -1,15 +1,9 @@
-import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express, { type Express } from 'express';
+import type { Express } from 'express';
 import type { ChannelPlugin } from '../channels/contract.js';
 import { channelCore } from '../channels/core-port.js';
-import {
-  CHANNEL_VARIABLE_PREFIXES,
-  channelsFromConfig,
-  type ChannelSettings,
-} from '../channels/registration/from-config.js';
-import { channelDoors } from '../channels/mount.js';
+import { CHANNEL_VARIABLE_PREFIXES, channelsFromConfig } from '../channels/registration/from-config.js';
 import { ChannelRegistry } from '../channels/registry.js';
 import { ConfigError, type Config } from './config.js';
 import { EventHub } from './core/event-hub.js';
@@ -17,31 +11,18 @@ import { InteractionService } from './core/interaction-service.js';
 import { CallbackService } from './core/callback-service.js';
 import { BRIDGE_LADDER } from './confirmations/ladder.js';
 import { startConfirmations } from './confirmations/wiring.js';
-import { ANSWER_PATH, answerDoor, apiRouter } from './doors/api.js';
 import { fastDoors } from './doors/fast-door.js';
 import { hotDoors } from './doors/hot-doors.js';
-import { callbackRouter } from './doors/callback.js';
-import { actionLinkRouter } from './doors/action-link.js';
 import { ActionLinks } from './core/action-links.js';
-import { confirmationsRouter } from './doors/confirmations.js';
-import { continuationsRouter } from './doors/continuations.js';
-import { presetsRouter } from './doors/presets.js';
-import { providerIngressRouter } from './doors/stripe-ingress.js';
 import { TokenAuthenticator } from './doors/auth.js';
-import { errorHandler } from './doors/error-status.js';
-import { healthRouter } from './doors/health.js';
-import { inboxRouter } from './doors/inbox.js';
-import { landingRouter } from './doors/landing.js';
-import { openApiRouter } from './doors/openapi.js';
-import { requestLog } from './doors/request-log.js';
-import { runsRouter } from './doors/runs.js';
 import { startParks } from './wiring/runs.js';
 import { CheckpointClaims } from './runs/checkpointed-runs.js';
 import { openPostgresCheckpointer, type PostgresCheckpointer } from './wiring/checkpoints.js';
 import { BullConfirmationJobs } from './queue/confirmation-jobs.js';
 import { BullHandlerClaims } from './queue/handler-claims.js';
 import { startFollowUps } from './wiring/follow-ups.js';
-import { streamRouter } from './doors/stream.js';
+import { channelSettings, checkRouteChannels, stopChannels } from './wiring/channels.js';
+import { httpApp } from './wiring/http.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
 import { MemoryChannelState } from './store/memory-channel-state.js';
@@ -50,12 +31,14 @@ import { MemoryStore } from './store/memory-store.js';
 import { RedisChannelState } from './store/redis/channel-state.js';
 import { RedisConnections } from './store/redis/connections.js';
 import { RedisOperatorSignals } from './store/redis/operator-signals.js';
-import { mcpRouter } from './mcp/http-mount.js';
 import { RedisStore } from './store/redis/redis-store.js';
 import { ShardedStore } from './store/redis/sharded-store.js';
 import { recordShards, shrinkRefusal } from './store/redis/shard-record.js';
 import type { Store } from './store/store.js';
 import { defaultVerifiers, type VerifierRegistry } from './verifiers/registry.js';
+
+// Imported from here by tests that build channels as the gateway does.
+export { channelSettings } from './wiring/channels.js';
 
 /** How often a process looks for passed deadlines. Every process sweeps; the store hands each due id to one. */
 const SWEEP_INTERVAL_MS = 250;
@@ -118,36 +101,6 @@ async function checkShards(config: Config, connections: RedisConnections | null)
   if (connections === null) return;
   const record = await recordShards(connections.command(), connections.keys, config.shards);
   if (!record.ok) throw new ConfigError('ASKGATE_SHARDS', shrinkRefusal(record.recorded, config.shards));
-}
-
-/** A route on a channel this gateway does not run (or that cannot converse) could never answer: refuse to start. */
-function checkRouteChannels(config: Config, plugins: readonly ChannelPlugin[]): void {
-  config.routes.forEach((route, i) => {
-    const plugin = plugins.find((p) => p.name === route.channel);
-    if (plugin === undefined || plugin.converses !== true || plugin.postReply === undefined) {
-      const why = plugin === undefined ? 'is not configured' : 'cannot hold a conversation';
-      const conversing = plugins.filter((p) => p.converses === true && p.postReply !== undefined).map((p) => p.name);
-      throw new ConfigError(
-        'ASKGATE_ROUTES',
-        `route ${i + 1} ("${route.name}"): channel "${route.channel}" ${why}; routes work on the configured channels ` +
-          `that hold conversations (${conversing.sort().join(', ')}) — configure the channel or remove the route.`,
-      );
-    }
-  });
-}
-
-/**
- * What the channels read of `config`: the environment (each reads its own variables), the public base URL, and keys
- * derived from the bearer tokens — every process of a deployment shares ASKGATE_TOKENS, so they agree on a key
- * without another secret to distribute, and rotating the tokens rotates it. The tokens themselves stay here.
- */
-export function channelSettings(config: Pick<Config, 'env' | 'publicBaseUrl' | 'tokens'>): ChannelSettings {
-  const tokens = [...config.tokens.keys()].sort().join('\n');
-  return {
-    env: config.env,
-    publicBaseUrl: config.publicBaseUrl,
-    signingKey: (purpose) => createHash('sha256').update(`askgate ${purpose}\n${tokens}`).digest('base64url'),
-  };
 }
 
 /** The composition root: builds every part from config. Nothing here reads the environment. */
@@ -251,6 +204,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
             shardKeys: connections.shardKeys,
             lockMs: config.resumeLockMs,
             backoffMs: config.resumeBackoffMs,
+            runRetentionMs: config.retentionWaitingMinutes * 60_000,
             logger,
           }),
           checkpointer?.checkpoints ?? null,
@@ -279,31 +233,6 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     signals,
   });
 
-  const app = express();
-  app.disable('x-powered-by');
-  if (config.trustProxy !== null) app.set('trust proxy', config.trustProxy);
-  app.use(requestLog(logger));
-  app.post(ANSWER_PATH, ...answerDoor(service, auth));
-  app.use(healthRouter(store, metrics, checkpointer?.readiness ?? null));
-  app.use(streamRouter(hub, auth, signals));
-  app.use(apiRouter(service, auth));
-  app.use(runsRouter(service, parks.service, auth));
-  app.use(continuationsRouter(claims, auth));
-  app.use(presetsRouter(confirmations.presets, auth));
-  app.use(confirmationsRouter(confirmations, auth));
-  app.use(providerIngressRouter(confirmations));
-  // The MCP server over Streamable HTTP: each session asks through the service as its token's identity.
-  const mcp = mcpRouter({
-    auth,
-    service,
-    progressSeconds: config.mcpProgressSeconds,
-    presets: { names: config.mcpPresets, service: confirmations.presets, logger },
-  });
-  app.use(mcp.router);
-  app.use(inboxRouter());
-  app.use(landingRouter({ store: store.kind, channels: channels.names() }));
-  app.use(openApiRouter());
-  // Every channel's declared webhooks (and, for web, its page and API) verify their own requests; before the 404.
   const conversations = parks.conversations;
   // Signed action links, made by channels through the core port and answered at /a/{token}; none without a secret.
   const links =
@@ -318,24 +247,25 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     conversations === null ? undefined : (turn) => conversations.converse(turn),
     links,
   );
-  app.use(channelDoors(plugins, core));
-  app.use(
-    actionLinkRouter({
-      links,
-      store,
-      dispatch: (action) => core.dispatch(action),
-      rate: config.callbackRate,
-      publicBaseUrl: config.publicBaseUrl,
-    }),
-  );
-  app.use(callbackRouter({ callbacks, store, rate: config.callbackRate }));
-  app.use((_req, res) => {
-    res.status(404).json({
-      error: 'not_found',
-      message: 'no such door; GET / lists what this gateway serves, and docs/doors.md every HTTP door.',
-    });
+  const { app, mcp } = httpApp({
+    config,
+    logger,
+    auth,
+    store,
+    hub,
+    metrics,
+    signals,
+    service,
+    callbacks,
+    parks: parks.service,
+    claims,
+    confirmations,
+    readiness: checkpointer?.readiness ?? null,
+    plugins,
+    channelNames: channels.names(),
+    core,
+    links,
   });
-  app.use(errorHandler(logger));
 
   // The channels' start hooks, in order, once every part they may reach is built; close stops them in reverse.
   const started: ChannelPlugin[] = [];
@@ -417,21 +347,4 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     started.unshift(plugin);
   }
   return gateway;
-}
-
-/**
- * Stops channels one after another, in the order given, each awaited; one that fails is logged and the rest still
- * stop, so a shutdown always releases everything it can.
- */
-async function stopChannels(plugins: readonly ChannelPlugin[], logger: Logger): Promise<void> {
-  for (const plugin of plugins) {
-    try {
-      await plugin.stop?.();
-    } catch (err) {
-      logger.warn(
-        { channel: plugin.name, err: err instanceof Error ? err.message : String(err) },
-        'channel stop failed',
-      );
-    }
-  }
 }

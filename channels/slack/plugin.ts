@@ -5,7 +5,6 @@ import {
   type AllMiddlewareArgs,
   type BlockAction,
   type SlackActionMiddlewareArgs,
-  type SlackViewMiddlewareArgs,
   type ViewSubmitAction,
 } from '@slack/bolt';
 import {
@@ -19,32 +18,16 @@ import {
   QUESTION_ACTION,
 } from './blocks.js';
 import { MESSAGE_TEXT_MAX, clip } from './limits.js';
-import {
-  FORM_CALLBACK_ID,
-  refusalOnModal,
-  buildFormView,
-  checkSubmission,
-  decodeMetadata,
-  firstInputBlock,
-  readFormValue,
-  type FormMetadata,
-  type ViewStateValues,
-} from './modal.js';
-import { editView, renderReview, renderReviewOutcome } from './review.js';
+import { FORM_CALLBACK_ID } from './modal.js';
+import { answerSubmission, rebuildOnFieldChange, viewOf } from './modal-answers.js';
+import { renderReview, renderReviewOutcome } from './review.js';
 import { SlackPacer } from './pacing.js';
 import { SlackReceiver } from './receiver.js';
 import { answerFromText, replyHint } from './replies.js';
 import { tellNotTaken } from '../replies.js';
 import { filesParams } from './webhook.js';
 import type { WebhookRoute } from '../http.js';
-import {
-  ChannelError,
-  DELIVERY_REF,
-  type ChannelCore,
-  type ChannelPlugin,
-  type ReadAnswer,
-  type ThreadRef,
-} from '../contract.js';
+import { ChannelError, DELIVERY_REF, type ChannelCore, type ChannelPlugin, type ThreadRef } from '../contract.js';
 import type { StoredInteraction } from '../../src/core/types.js';
 import {
   FORM_DID_NOT_OPEN,
@@ -225,9 +208,13 @@ export class SlackChannel implements ChannelPlugin {
     this.app.action<BlockAction>({ block_id: new RegExp(`^${BLOCK_PREFIX}`), action_id: QUESTION_ACTION }, (args) =>
       this.onTap(args, core),
     );
-    this.app.action<BlockAction>({ block_id: /^f:/ }, (args) => this.onFieldChange(args, core));
+    this.app.action<BlockAction>({ block_id: /^f:/ }, (args) =>
+      rebuildOnFieldChange(args, core, (request) =>
+        this.courtesy('views.update', null, () => this.client.views.update(request)),
+      ),
+    );
     this.app.view<ViewSubmitAction>({ callback_id: FORM_CALLBACK_ID, type: 'view_submission' }, (args) =>
-      this.onSubmit(args, core),
+      answerSubmission(args, core),
     );
     this.app.event('message', ({ event }) => this.onMessage(event as unknown as Json, core));
     return this.receiver.webhooks(core);
@@ -285,89 +272,6 @@ export class SlackChannel implements ChannelPlugin {
     if (outcome.kind === 'answered' || outcome.kind === 'ready' || outcome.kind === 'not_found') return;
     if (outcome.kind === 'wrong_surface' || channel === null) return;
     await this.ephemeral(channel, str(user['id']), tellNotTaken(outcome));
-  }
-
-  /** A visibleWhen controller changed inside the modal: rebuild the view with the fields that now show. */
-  private async onFieldChange(
-    { ack, body }: SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs,
-    core: ChannelCore,
-  ): Promise<void> {
-    await ack();
-    const view = body.view;
-    const meta = decodeMetadata(view?.private_metadata);
-    if (view === undefined || meta === null) return;
-    const stored = await core.get(meta.interactionId);
-    if (stored === null || stored.schema === null) return;
-    const { value } = readFormValue(stored.schema, view.state.values as unknown as ViewStateValues);
-    const next = viewOf(stored, meta, value);
-    // The hash makes Slack refuse an update built from a stale view (hash_conflict) instead of overwriting it.
-    await this.courtesy('views.update', null, () =>
-      this.client.views.update({ view_id: view.id, hash: view.hash, view: next as unknown as webApi.View }),
-    );
-  }
-
-  /** A submitted modal: checked on the server against the schema, then offered; errors keep the modal open. */
-  private async onSubmit(
-    { ack, body, view }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs,
-    core: ChannelCore,
-  ): Promise<void> {
-    const meta = decodeMetadata(view.private_metadata);
-    if (meta === null) {
-      await ack({ response_action: 'update', view: closedView('unknown') as unknown as webApi.View });
-      return;
-    }
-    const values = view.state.values as unknown as ViewStateValues;
-    const user = body.user as unknown as Json;
-    const outcome = await core.dispatch({
-      question: { by: 'id', id: meta.interactionId },
-      // The modal remembers the message it was opened from: that message must be one of the question's surfaces.
-      surface: { channel: this.name, delivery: { channel: meta.channel, ts: meta.ts } },
-      pick: { kind: 'read', read: (question) => readSubmission(question, values) },
-      answeredBy: whoIs(str(user['id'])),
-      params: personParams(user, meta.channel, meta.ts),
-      replyTo: null,
-    });
-    switch (outcome.kind) {
-      case 'answered':
-      case 'ready':
-        await ack();
-        return;
-      case 'refused': {
-        const schema = outcome.question.schema;
-        if (outcome.fields !== undefined) {
-          await ack({ response_action: 'errors', errors: { ...outcome.fields } });
-          return;
-        }
-        const refusal = { reason: outcome.refusal.reason, message: outcome.message };
-        // A review's edit is refused at `args.<path>`: the modal's fields are the args' own.
-        const field =
-          outcome.question.answer_format === 'review'
-            ? (outcome.refusal.field?.replace(/^args\./, '') ?? null)
-            : outcome.refusal.field;
-        const shown =
-          outcome.refusal.code !== 'invalid_answer' || schema === null
-            ? null
-            : refusalOnModal(
-                schema,
-                field === null ? refusal : { ...refusal, field },
-                firstInputBlock(schema, checkedAnswer(schema, values)),
-              );
-        await ack(
-          shown === null
-            ? {
-                response_action: 'update',
-                view: closedView('unknown', tellNotTaken(outcome)) as unknown as webApi.View,
-              }
-            : { response_action: 'errors', errors: { [shown.block]: shown.words } },
-        );
-        return;
-      }
-      default:
-        await ack({
-          response_action: 'update',
-          view: closedView(outcome.kind === 'closed' ? outcome.status : 'unknown') as unknown as webApi.View,
-        });
-    }
   }
 
   /**
@@ -434,40 +338,4 @@ export class SlackChannel implements ChannelPlugin {
       this.client.chat.postEphemeral({ channel, user, text: clip(text, MESSAGE_TEXT_MAX) }),
     );
   }
-}
-
-/** The modal of a question: a form's, or a review's edit (pre-filled with the proposed arguments). */
-function viewOf(question: StoredInteraction, meta: FormMetadata, value?: Record<string, unknown>) {
-  return question.answer_format === 'review' ? editView(question, meta, value) : buildFormView(question, meta, value);
-}
-
-/** A submitted modal read against its question: the answer, or every field that does not fit, by its block. */
-function readSubmission(question: StoredInteraction, values: ViewStateValues): ReadAnswer {
-  if (question.schema === null)
-    return {
-      ok: false,
-      refusal: { code: 'invalid_answer', field: null, reason: 'the question has no form' },
-      message: 'This question has no form to submit.',
-    };
-  const checked = checkSubmission(question.schema, values);
-  // A review's modal edits the proposed action's arguments.
-  if (checked.ok)
-    return {
-      ok: true,
-      answer: question.answer_format === 'review' ? { decision: 'edit', args: checked.answer } : checked.answer,
-    };
-  return {
-    ok: false,
-    refusal: { code: 'invalid_answer', field: null, reason: 'some fields do not fit' },
-    message: 'Some fields do not fit.',
-    fields: checked.errors,
-  };
-}
-
-/** The typed answer so far, for where an error of no field lands. */
-function checkedAnswer(
-  schema: NonNullable<StoredInteraction['schema']>,
-  values: ViewStateValues,
-): Record<string, unknown> {
-  return readFormValue(schema, values).value;
 }

@@ -1,14 +1,16 @@
-import type { ChannelCore } from '../contract.js';
+import type { ChannelCore, SurfaceClaim } from '../contract.js';
 import { json, text as textResponse, type WebhookResponse } from '../http.js';
 import type { GraphClient } from './graph-client.js';
 import { toChannelError } from './messages.js';
 import { handshake } from './verify.js';
 import type { StatusEvent } from './webhook.js';
+import type { ReplyTo, StoredInteraction } from '../../src/core/types.js';
 import type { Logger } from '../../src/observability/logger.js';
 
 /**
  * Reading what arrives on the WhatsApp webhook: who sent it (a wa_id, digits only), the params an answer carries
- * about its sender, the order of delivery receipts, and the media a message points at.
+ * about its sender, the surface it may answer and the question it quotes, the order of delivery receipts, and the media
+ * a message points at.
  */
 
 /** Delivery statuses in the order a message moves through them; a late receipt never moves it back. */
@@ -18,6 +20,17 @@ export const INITIAL_STATUS = 'pending';
 
 export const digits = (address: string): string => address.replace(/[^\d]/g, '');
 export const whoIs = (waId: string): string => `whatsapp:+${waId}`;
+
+/** Only the number a question went to may answer it, and only on this channel (spelled with or without `+`). */
+export function surfaceOf(waId: string): SurfaceClaim {
+  return { channel: 'whatsapp', recipient: waId, recipientSpelling: 'digits' };
+}
+
+/** reply_to: the quoted question, with the delivery status its receipts last reported. */
+export function quotedQuestion(stored: StoredInteraction, contextId: string | null): ReplyTo | null {
+  if (contextId === null || stored.delivery?.['message_id'] !== contextId) return null;
+  return { message_id: contextId, status: stored.delivery['status'] ?? INITIAL_STATUS, text: stored.question };
+}
 
 /** The params every answer from a message carries about its sender and the message it quotes. */
 export function personParams(event: {

@@ -5,37 +5,31 @@ import {
   type ChannelCore,
   type ChannelPlugin,
   type DispatchOutcome,
-  type SurfaceClaim,
   type ThreadRef,
 } from '../contract.js';
 import { FlowPublisher } from './flows.js';
-import { compileFlow, checkFlowAnswer, decodeFlowValues, fieldLabels, fieldOfRefusal, flowData } from './flow.js';
+import { answerFlow, type FlowReplyContext } from './flow-reply.js';
 import { GraphClient, GraphError } from './graph-client.js';
 import type { SharedPacer } from '../shared-pacing.js';
 import { ERROR_RE_ENGAGEMENT, TEXT_BODY_MAX } from './limits.js';
-import { flowMessage, type Json } from './render.js';
+import type { Json } from './render.js';
 import { editFlowMessage } from './review.js';
 import { pickOfCode } from '../../src/core/dispatcher.js';
 import type { WebhookRoute } from '../http.js';
 import { webhookRoutes } from '../pipeline.js';
 import { verify } from './verify.js';
 import { clip, outcomeLine } from '../outcome.js';
-import {
-  parsePayload,
-  type FlowReplyEvent,
-  type InboundEvent,
-  type ReplyEvent,
-  type StatusEvent,
-  type TapEvent,
-} from './webhook.js';
+import { parsePayload, type InboundEvent, type ReplyEvent, type StatusEvent, type TapEvent } from './webhook.js';
 import {
   digits,
   handshakeResponse,
   INITIAL_STATUS,
   mediaLookup,
   personParams,
+  quotedQuestion,
   receiptOf,
   STATUS_RANK,
+  surfaceOf,
   whoIs,
 } from './inbound.js';
 import {
@@ -49,7 +43,7 @@ import {
   toChannelError,
 } from './messages.js';
 import { decodeActionCode } from '../../src/core/action-code.js';
-import type { ReplyTo, StoredInteraction } from '../../src/core/types.js';
+import type { StoredInteraction } from '../../src/core/types.js';
 import type { Logger } from '../../src/observability/logger.js';
 
 export interface WhatsAppChannelOptions {
@@ -88,6 +82,7 @@ export class WhatsAppChannel implements ChannelPlugin {
   readonly capabilities: { supportsFormDelivery: boolean; supportsReview: boolean };
   readonly graph: GraphClient;
   private readonly flows: FlowPublisher | null;
+  private readonly flowReplies: FlowReplyContext;
 
   constructor(private readonly options: WhatsAppChannelOptions) {
     this.graph = new GraphClient({
@@ -100,6 +95,11 @@ export class WhatsAppChannel implements ChannelPlugin {
     this.flows = options.businessAccountId === null ? null : new FlowPublisher(this.graph, options.businessAccountId);
     // A review's edit needs the Flows too; its absence is said at delivery (channels/whatsapp/messages.ts).
     this.capabilities = { supportsFormDelivery: this.flows !== null, supportsReview: true };
+    this.flowReplies = {
+      flows: this.flows,
+      send: (to, message, contextId) => this.send(to, message, contextId),
+      tell: (outcome, event) => this.tell(outcome, event),
+    };
   }
 
   async deliver(interaction: StoredInteraction, callbackUrl: string): Promise<Record<string, string>> {
@@ -213,7 +213,7 @@ export class WhatsAppChannel implements ChannelPlugin {
         dispatch: async (event) => {
           if (event.kind === 'status') await this.onStatus(event, core);
           else if (event.kind === 'tap') await this.onTap(event, core);
-          else if (event.kind === 'flow') await this.onFlow(event, core);
+          else if (event.kind === 'flow') await answerFlow(event, core, this.flowReplies);
           else await this.onReply(event, core);
           return undefined;
         },
@@ -272,7 +272,7 @@ export class WhatsAppChannel implements ChannelPlugin {
     const { pick } = code;
     const outcome = await core.dispatch({
       question: { by: 'id', id: code.interactionId },
-      surface: this.surfaceOf(event.from),
+      surface: surfaceOf(event.from),
       // A review's edit only looks: the answer comes with its Flow. Respond is a reply, never a button.
       pick: pickOfCode(pick),
       answeredBy: whoIs(event.from),
@@ -299,7 +299,7 @@ export class WhatsAppChannel implements ChannelPlugin {
         // The recipient is kept as the asker wrote it; a number may have been given with or without its `+`.
         { by: 'recipient', recipients: [event.from, `+${event.from}`] },
       ],
-      surface: this.surfaceOf(event.from),
+      surface: surfaceOf(event.from),
       pick: {
         kind: 'read',
         read: async (question) =>
@@ -318,7 +318,7 @@ export class WhatsAppChannel implements ChannelPlugin {
       },
       answeredBy: whoIs(event.from),
       params: personParams(event),
-      replyTo: (question) => this.replyTo(question, event.contextId),
+      replyTo: (question) => quotedQuestion(question, event.contextId),
     });
     if (outcome.kind === 'not_found') await this.converseOrTell(event, core);
     else await this.tell(outcome, event);
@@ -342,84 +342,6 @@ export class WhatsAppChannel implements ChannelPlugin {
     if (taken !== true) await this.send(event.from, textMessage(NOTHING_OPEN), event.messageId);
   }
 
-  /** A submitted Flow: checked here with the form's own rules first, then by the core against the schema. */
-  private async onFlow(event: FlowReplyEvent, core: ChannelCore): Promise<void> {
-    const id =
-      event.flowToken?.startsWith(FLOW_TOKEN_PREFIX) === true ? event.flowToken.slice(FLOW_TOKEN_PREFIX.length) : null;
-    if (id === null) return;
-    let errors = new Map<string, string>();
-    let submitted: Record<string, unknown> = {};
-    const outcome = await core.dispatch({
-      question: { by: 'id', id },
-      surface: this.surfaceOf(event.from),
-      pick: {
-        kind: 'read',
-        read: (question) => {
-          if (question.schema === null)
-            return { ok: false, refusal: { code: 'invalid_answer', field: null, reason: 'no form' }, message: '' };
-          const { answer, inputs } = decodeFlowValues(question.schema, event.values);
-          submitted = answer;
-          errors = checkFlowAnswer(question.schema, answer, inputs);
-          // A review's Flow edits the proposed action's arguments.
-          if (errors.size === 0)
-            return {
-              ok: true,
-              answer: question.answer_format === 'review' ? { decision: 'edit', args: answer } : answer,
-            };
-          return {
-            ok: false,
-            refusal: { code: 'invalid_answer', field: null, reason: 'fields do not fit' },
-            message: 'Please check the form.',
-            fields: Object.fromEntries(errors),
-          };
-        },
-      },
-      answeredBy: whoIs(event.from),
-      params: { ...personParams(event), flow_token: event.flowToken ?? '' },
-      replyTo: (question) => this.replyTo(question, event.contextId),
-    });
-    if (outcome.kind !== 'refused' || outcome.refusal.code !== 'invalid_answer') {
-      await this.tell(outcome, event);
-      return;
-    }
-    const stored = outcome.question;
-    if (stored.schema === null) return;
-    if (errors.size === 0) {
-      // The core refused what the form's own rules took: its refusal, on its field.
-      const { reason } = outcome.refusal;
-      // A review's edit is refused at `args.<path>`: the Flow's fields are the args' own.
-      const field =
-        stored.answer_format === 'review'
-          ? (outcome.refusal.field?.replace(/^args\./, '') ?? null)
-          : outcome.refusal.field;
-      const refusal = fieldOfRefusal(stored.schema, field === null ? { reason } : { field, reason });
-      errors = new Map([[refusal.field ?? '', refusal.words]]);
-    }
-    // Refused: a fresh form whose fields show the words, and the same words in the chat above it.
-    const labels = fieldLabels(stored.schema);
-    const note = [...errors]
-      .map(([field, words]) => (field === '' ? words : `${labels.get(field) ?? field}: ${words}`))
-      .join('\n');
-    if (stored.answer_format === 'review') {
-      const again = await editFlowMessage(stored, this.requireFlows(), `${FLOW_TOKEN_PREFIX}${stored.id}`, {
-        initial: submitted,
-        errors,
-        note: `Please check:\n${note}`,
-      });
-      await this.send(event.from, again, event.messageId);
-      return;
-    }
-    const fresh = flowMessage(
-      stored,
-      '',
-      await this.requireFlows().flowFor(compileFlow(stored.schema)),
-      `${FLOW_TOKEN_PREFIX}${stored.id}`,
-      flowData(stored.schema, errors),
-      `Please check:\n${note}`,
-    );
-    await this.send(event.from, fresh, event.messageId);
-  }
-
   /**
    * Tells the person why their answer was not taken, quoting their message. A winning answer needs no words (the
    * outcome reply follows), and an event naming no question of theirs changes nothing and is told nothing.
@@ -428,22 +350,6 @@ export class WhatsAppChannel implements ChannelPlugin {
     if (outcome.kind === 'answered' || outcome.kind === 'ready') return;
     if (outcome.kind === 'not_found' || outcome.kind === 'wrong_surface') return;
     await this.send(event.from, textMessage(tellOutcome(outcome)), event.messageId);
-  }
-
-  /** Only the number a question went to may answer it, and only on this channel (spelled with or without `+`). */
-  private surfaceOf(waId: string): SurfaceClaim {
-    return { channel: this.name, recipient: waId, recipientSpelling: 'digits' };
-  }
-
-  private requireFlows(): NonNullable<WhatsAppChannel['flows']> {
-    if (this.flows === null) throw new ChannelError('whatsapp', 'invalid', 'forms need WHATSAPP_BUSINESS_ACCOUNT_ID.');
-    return this.flows;
-  }
-
-  /** reply_to: the quoted question, with the delivery status its receipts last reported. */
-  private replyTo(stored: StoredInteraction, contextId: string | null): ReplyTo | null {
-    if (contextId === null || stored.delivery?.['message_id'] !== contextId) return null;
-    return { message_id: contextId, status: stored.delivery['status'] ?? INITIAL_STATUS, text: stored.question };
   }
 
   /** A courtesy message (a hint, an outcome): its failure is logged, never a reason to fail the webhook. */

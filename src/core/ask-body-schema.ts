@@ -1,4 +1,5 @@
-import { ASK_TEXT_LIMITS, type AskField, parseAskRequest, type AskRequest } from './ask-request.js';
+import { type AskField, parseAskRequest, type AskRequest } from './ask-request.js';
+import { ASK_TEXT_LIMITS } from './ask-text-limits.js';
 import { invalid } from './errors.js';
 import { CHOICE_LIMITS } from './formats/ask-fields.js';
 import { REVIEW_LIMITS } from './formats/review-fields.js';

@@ -16,10 +16,12 @@ import {
   type SurfaceTarget,
   type VerifierBinding,
 } from './types.js';
-import { literalWebhookRefusal } from './network-address.js';
 import { parseEscalate, parseRemind } from './follow-up-fields.js';
 import { parseApprovers, parseDeliver, parseQuorum } from './surface-fields.js';
 import { checkChannelFits, type RecipientField } from './channel-fit.js';
+import type { ChannelCapabilities } from './channel-capabilities.js';
+import { ASK_TEXT_LIMITS } from './ask-text-limits.js';
+import { parseExpiry, parseRun } from './run-fields.js';
 
 /** A validated ask: every field of the ask body, defaults applied. */
 export interface AskRequest {
@@ -61,34 +63,6 @@ export interface AskRequest {
   quorum: Quorum | null;
 }
 
-/** What a channel tells the ask core about itself. */
-export interface ChannelCapabilities {
-  supportsFormDelivery: boolean;
-  /**
-   * True when the channel shows a review (the action readably, approve and reject as taps, edit through its form);
-   * a review asked on a channel that does not is refused with a 400 naming the channel.
-   */
-  supportsReview?: boolean;
-  /**
-   * A channel whose forms have limits of their own beyond the channel-deliverable subset (a Discord modal holds five
-   * text inputs) says why a schema cannot be delivered there: the property and the reason; null when it can. Asked
-   * after the subset check, so the ask is refused with a 400 naming the property before anything is stored.
-   */
-  formRefusal?(schema: JsonSchema): { property: string; reason: string } | null;
-  /**
-   * A channel whose recipients have a form of their own (an email address) says why `recipient` is not one; null
-   * when it is. Asked while the ask is checked, so a malformed recipient is a 400 naming the field, nothing stored.
-   */
-  recipientRefusal?(recipient: string | null): string | null;
-  /**
-   * A channel that can write only to recipients it has heard from (Teams keeps each conversation's service address
-   * from the activities it received there) says, looking at its channel state, why `recipient` cannot be reached;
-   * null when it can. Asked after the ask's rules and before anything is stored, so the ask is a 400 naming the
-   * recipient's field.
-   */
-  recipientUnreachable?(recipient: string): Promise<string | null>;
-}
-
 export interface AskContext {
   nowMs: number;
   defaultTimeoutSeconds: number;
@@ -100,9 +74,6 @@ export interface AskContext {
   /** ASKGATE_WEBHOOK_ALLOW_PRIVATE: a resume webhook may name a loopback, private or link-local address. */
   allowPrivateWebhooks?: boolean;
 }
-
-/** The ask body's string limits, shared by the rules below and the published schema (`ask-body-schema.ts`). */
-export const ASK_TEXT_LIMITS = { question: 4096, groupId: 200, recipient: 200, channel: 100, runId: 200 } as const;
 
 /** Every field of the ask body; any other is refused by name. The published schema (`ask-body-schema.ts`) has these. */
 export const ASK_FIELDS = [
@@ -134,8 +105,6 @@ export const ASK_FIELDS = [
 export type AskField = (typeof ASK_FIELDS)[number];
 const KNOWN_FIELDS: ReadonlySet<string> = new Set(ASK_FIELDS);
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-
 function str(body: Record<string, unknown>, field: string, max: number, required: boolean): string | null {
   const v = body[field];
   if (v === undefined || v === null) {
@@ -164,79 +133,6 @@ function oneOf<T extends string>(
     throw invalid(field, `${field} must be one of ${allowed.map((a) => `"${a}"`).join(', ')}.`);
   }
   return v as T;
-}
-
-function parseRun(raw: unknown, allowPrivateWebhooks: boolean): RunSpec {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
-    throw invalid('run', 'run must be an object {"run_id", "resume", "kind"?, "parent_run_id"?, "state"?}.');
-  const r = raw as Record<string, unknown>;
-  const extra = Object.keys(r).find((k) => !['run_id', 'kind', 'parent_run_id', 'state', 'resume'].includes(k));
-  if (extra !== undefined)
-    throw invalid(
-      `run.${extra}`,
-      `run.${extra} is not a run field; use run_id, kind, parent_run_id, state and resume.`,
-    );
-  if (typeof r['run_id'] !== 'string' || r['run_id'] === '' || r['run_id'].length > ASK_TEXT_LIMITS.runId)
-    throw invalid('run.run_id', `run.run_id must be a string of 1..${ASK_TEXT_LIMITS.runId} characters.`);
-  const kind = r['kind'] ?? 'tool';
-  if (kind !== 'tool' && kind !== 'agent') throw invalid('run.kind', 'run.kind must be "tool" or "agent".');
-  const parent = r['parent_run_id'] ?? null;
-  if (parent !== null && (typeof parent !== 'string' || parent === ''))
-    throw invalid('run.parent_run_id', 'run.parent_run_id must be a non-empty string.');
-  const resume = r['resume'];
-  let parsedResume: RunSpec['resume'];
-  if (
-    resume !== null &&
-    typeof resume === 'object' &&
-    typeof (resume as Record<string, unknown>)['webhook'] === 'string'
-  ) {
-    const url = (resume as Record<string, string>)['webhook'] as string;
-    if (!/^https?:\/\//.test(url))
-      throw invalid('run.resume.webhook', 'run.resume.webhook must be an absolute http(s):// URL.');
-    const refusal = allowPrivateWebhooks ? null : literalWebhookRefusal(url);
-    if (refusal !== null) throw invalid('run.resume.webhook', `run.resume.webhook ${refusal}`);
-    parsedResume = { webhook: url };
-  } else if (
-    resume !== null &&
-    typeof resume === 'object' &&
-    typeof (resume as Record<string, unknown>)['handler'] === 'string'
-  ) {
-    parsedResume = { handler: (resume as Record<string, string>)['handler'] as string };
-  } else {
-    throw invalid('run.resume', 'run.resume is required: {"webhook": "<url>"} or {"handler": "<name>"}.');
-  }
-  return {
-    run_id: r['run_id'],
-    kind,
-    parent_run_id: parent as string | null,
-    state: r['state'] ?? null,
-    resume: parsedResume,
-  };
-}
-
-function parseExpiry(raw: unknown, ctx: AskContext, run: RunSpec | null): Date {
-  if (typeof raw !== 'string' || !RFC3339.test(raw)) {
-    throw invalid(
-      'expiry_at',
-      'expiry_at must be an RFC 3339 date-time with an offset, e.g. 2030-01-01T12:00:00Z or 2030-01-01T14:00:00+02:00.',
-    );
-  }
-  const at = new Date(raw);
-  if (Number.isNaN(at.getTime())) throw invalid('expiry_at', `expiry_at "${raw}" is not a real moment.`);
-  if (at.getTime() <= ctx.nowMs) throw invalid('expiry_at', 'expiry_at is in the past; give a future moment.');
-  const horizonMs = ctx.nowMs + ctx.retentionWaitingMinutes * 60_000;
-  const agent = run?.kind === 'agent';
-  const limitMs = agent ? horizonMs - ctx.idleTtlSeconds * 1000 : horizonMs;
-  if (at.getTime() > limitMs) {
-    const why = agent
-      ? `an agent run's deadline must leave INTERACTIONS_IDLE_TTL_SECONDS (${ctx.idleTtlSeconds}s) of the checkpoint retention free`
-      : 'the checkpoint retention would drop the parked run first';
-    throw invalid(
-      'expiry_at',
-      `expiry_at is past the retention horizon (${new Date(limitMs).toISOString()}): ${why}; choose an earlier moment.`,
-    );
-  }
-  return at;
 }
 
 /**

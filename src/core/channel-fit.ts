@@ -1,5 +1,6 @@
 import { checkChannelFormSubset } from '../../forms/subset.js';
-import type { AskContext, AskRequest, ChannelCapabilities } from './ask-request.js';
+import type { AskContext, AskRequest } from './ask-request.js';
+import type { ChannelCapabilities } from './channel-capabilities.js';
 import { invalid } from './errors.js';
 import type { JsonSchema } from './types.js';
 

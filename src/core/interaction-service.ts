@@ -2,9 +2,10 @@ import type { AuditEvent } from './audit.js';
 import { AnswerPath, type AnswerOffer, type AnswerVerdict, notFound } from './answer-path.js';
 import { parseAskRequest, type AskContext, type AskRequest } from './ask-request.js';
 import { checkPresetAsk } from './preset-ask.js';
+import { type AskResponse, type Minted, type MintDeps, mintAsk, responseOf } from './ask-minting.js';
+import { checkRecipientsReachable } from './recipient-reach.js';
 import { AskgateError, invalid } from './errors.js';
 import type { EventHub } from './event-hub.js';
-import { newTicketSecret, ticketOf } from './ids.js';
 import type {
   ChannelDirectory,
   Clock,
@@ -18,7 +19,6 @@ import type {
   SettledRun,
   Store,
 } from './ports.js';
-import { buildRecord, callbackUrl, needsTicket } from './record-builder.js';
 import { toPublicRecord } from './record.js';
 import { SurfaceDelivery } from './surface-delivery.js';
 import { EXPIRED_MARKER } from './types.js';
@@ -35,8 +35,7 @@ import type {
 export type { AnswerOffer, AnswerVerdict } from './answer-path.js';
 export { answerFacts } from './formats/index.js';
 
-/** The response to an ask: the record, the callback URL for the asker alone, and `suspended` for a park. */
-export type AskResponse = InteractionRecord & { suspended?: true };
+export type { AskResponse } from './ask-minting.js';
 
 /** Everything the core needs, handed in at construction (the ports are defined in `core/ports.ts`). */
 export interface ServiceDeps {
@@ -55,12 +54,6 @@ export interface ServiceDeps {
   now?: Clock;
 }
 
-/** A record built for an ask, with the callback URL its ticket opens (when it has one). */
-interface Minted {
-  record: StoredInteraction;
-  callbackUrl: string | undefined;
-}
-
 /**
  * What an interaction is and how it moves: ask, answer, cancel, wait, expire. Every door and channel goes through
  * this one class, so the rules hold whatever surface a request came from.
@@ -72,12 +65,14 @@ export class InteractionService {
   private readonly parks: ParkPort | null;
   private readonly answers: AnswerPath;
   private readonly surfaces: SurfaceDelivery;
+  private readonly minting: MintDeps;
 
   constructor(private readonly deps: ServiceDeps) {
     this.store = deps.store;
     this.hub = deps.hub;
     this.now = deps.now ?? Date.now;
     this.parks = deps.parks ?? null;
+    this.minting = { store: deps.store, settings: deps.settings, now: this.now };
     this.surfaces = new SurfaceDelivery({
       store: deps.store,
       channels: deps.channels,
@@ -143,23 +138,6 @@ export class InteractionService {
     return request;
   }
 
-  /**
-   * Refuses a surface whose channel cannot reach its recipient (`ChannelCapabilities.recipientUnreachable`): a 400
-   * naming the recipient's field, before anything is stored. Asynchronous, so apart from `validate`.
-   */
-  private async checkReachable(request: AskRequest): Promise<void> {
-    const first = request.channel === null ? [] : [{ channel: request.channel, recipient: request.recipient }];
-    const targets = [...first, ...request.extra_surfaces];
-    for (const [index, target] of targets.entries()) {
-      const check = this.deps.channels.get(target.channel)?.capabilities.recipientUnreachable;
-      if (check === undefined || target.recipient === null) continue;
-      const reason = await check(target.recipient);
-      if (reason === null) continue;
-      const field = targets.length === 1 ? 'recipient' : `deliver[${index}].recipient`;
-      throw invalid(field, `${field} ${reason}`);
-    }
-  }
-
   /** Validates, stores and (for a channel) delivers a question. Nothing is stored when a rule refuses it. */
   async ask(body: unknown, identity: Identity): Promise<AskResponse> {
     const request = this.validate(body);
@@ -167,8 +145,8 @@ export class InteractionService {
       const [parked] = await this.park([request], identity);
       return parked as AskResponse;
     }
-    await this.checkReachable(request);
-    const minted = await this.mint(request, identity, null);
+    await checkRecipientsReachable(request, this.deps.channels);
+    const minted = await mintAsk(request, identity, null, this.minting);
     const { record } = minted;
     await this.store.create(record);
     this.deps.metrics.asks.inc({ format: record.answer_format, channel: record.channel ?? 'inbox', mode: record.mode });
@@ -191,12 +169,12 @@ export class InteractionService {
         'an async park needs a durable store that survives a worker hop, and the in-memory store does not; set REDIS_URL.',
         { field: 'mode' },
       );
-    for (const request of requests) await this.checkReachable(request);
+    for (const request of requests) await checkRecipientsReachable(request, this.deps.channels);
     const run = requests[0]?.run;
     if (run === undefined || run === null)
       throw invalid('run', 'an async ask needs the resumable run that parks: run {"run_id", "resume"}.');
     // Every ask of a park lives in its run's shard (a sharded store), so the claim that readies the run is one step.
-    const minted = await Promise.all(requests.map((request) => this.mint(request, identity, run.run_id)));
+    const minted = await Promise.all(requests.map((request) => mintAsk(request, identity, run.run_id, this.minting)));
     await parks.write({ identity, run, records: minted.map((m) => m.record) });
     const parked: ParkedAsk[] = [];
     for (const ask of minted) {
@@ -205,21 +183,6 @@ export class InteractionService {
       parked.push({ ...responseOf(ask), suspended: true });
     }
     return parked;
-  }
-
-  /** The record of a validated ask (placed in its shard), with a fresh ticket (kept only as its hash) when the ask needs a callback URL. */
-  private async mint(request: AskRequest, identity: Identity, runId: string | null): Promise<Minted> {
-    const baseUrl = this.deps.settings.publicBaseUrl;
-    const secret = needsTicket(request, baseUrl) ? newTicketSecret() : null;
-    // A sharded store places the ask (its id names the shard); any other store takes the plain random id.
-    const placed = await this.store.newInteractionId?.({ runId, groupId: request.group_id });
-    const ids = placed === undefined ? undefined : { interactionId: () => placed };
-    const record = buildRecord(request, identity, secret, this.now(), ids);
-    return {
-      record,
-      // The ticket names its record (`<secret>.<id>`), so the callback door finds it without a key of its own.
-      callbackUrl: secret === null || baseUrl === null ? undefined : callbackUrl(baseUrl, ticketOf(secret, record.id)),
-    };
   }
 
   /**
@@ -405,11 +368,4 @@ export class InteractionService {
       });
     this.surfaces.showOutcome(record);
   }
-}
-
-/** What the asker reads back: the public record, and the callback URL only the asker ever sees. */
-function responseOf({ record, callbackUrl }: Minted): AskResponse {
-  const response: AskResponse = toPublicRecord(record);
-  if (callbackUrl !== undefined) response.callback_url = callbackUrl;
-  return response;
 }

@@ -3,7 +3,7 @@
  * construction. The implementations (the stores, the channel registry, the park service, the logger and metrics)
  * import these; the core imports none of them, so every arrow points into the core.
  */
-import type { ChannelCapabilities } from './ask-request.js';
+import type { ChannelCapabilities } from './channel-capabilities.js';
 import type { SettledRun } from './store-port.js';
 import type { Identity, InteractionRecord, RunSpec, StoredInteraction } from './types.js';
 

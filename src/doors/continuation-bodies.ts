@@ -20,7 +20,7 @@ const MAX_RETRY_BASE_MS = 3_600_000;
 /** The longest `error` a fail keeps. */
 const MAX_ERROR_LENGTH = 2000;
 
-/** The continuation doors' bodies as JSON Schema, from the limits the parsers below apply (openapi-document.ts). */
+/** The continuation doors' bodies as JSON Schema, from the limits the parsers below apply (openapi-run-doors.ts). */
 export function continuationBodySchemas(): Record<'claim' | 'complete' | 'fail' | 'extend', JsonSchema> {
   const leaseId = { type: 'string', minLength: 1, maxLength: 200, description: 'The lease_id the claim returned.' };
   const leaseMs = { type: 'integer', minimum: MIN_LEASE_MS, maximum: MAX_LEASE_MS };

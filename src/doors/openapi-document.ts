@@ -2,13 +2,11 @@ import { LINK_BODY_SCHEMA } from '../../channels/web/link-token.js';
 import { ANSWER_BODY_SCHEMA } from '../callback/answer-body.js';
 import { presetBodySchema, PRESET_NAME } from '../confirmations/presets.js';
 import { askBodySchema } from '../core/ask-body-schema.js';
-import type { ErrorCode } from '../core/errors.js';
-import type { JsonSchema, Scope } from '../core/types.js';
+import type { JsonSchema } from '../core/types.js';
 import { reconcileBodySchema } from './confirmations.js';
-import { continuationBodySchemas } from './continuations.js';
-import { STATUS_OF } from './error-status.js';
+import { AUTHED, type Door, JSON_BODY, json, operation, pathParam, queryParam } from './openapi-door.js';
+import { runDoors } from './openapi-run-doors.js';
 import { responseSchemas } from './openapi-schemas.js';
-import { runsBodySchema } from './runs.js';
 
 /**
  * The OpenAPI 3.1 document of askgate's `/api` doors, served at `GET /openapi.json`. Built here, in code, from the
@@ -17,67 +15,17 @@ import { runsBodySchema } from './runs.js';
  * `confirmations.ts`, the answer from `answer-body.ts`, the web chat link from its channel. Responses are the
  * closed objects of `openapi-schemas.ts`; each door lists the error codes it answers, under their statuses
  * (`error-status.ts`). test/api/openapi-conformance.test.ts drives every door and validates what it answers.
+ * What a door is and how it becomes an operation is openapi-door.ts; the run and continuation doors are
+ * openapi-run-doors.ts.
  */
-
-type Method = 'get' | 'post' | 'put' | 'delete';
-
-/** One documented response: a status, what it means, and its JSON schema (or another media type). */
-interface Reply {
-  description: string;
-  schema?: JsonSchema;
-  /** A media type other than JSON (the stream, the callback pages). */
-  media?: Record<string, { schema: JsonSchema }>;
-}
-
-interface Door {
-  method: Method;
-  path: string;
-  /** The bearer scope the door needs; null for a public door. */
-  scope: Scope | null;
-  summary: string;
-  description: string;
-  tag: string;
-  params?: JsonSchema[];
-  body?: { schema: JsonSchema; required: boolean; formToo?: boolean };
-  ok: Record<number, Reply>;
-  /** The codes this door answers besides its success, each under its status from `STATUS_OF`. */
-  errors: ErrorCode[];
-  /** A door a browser uses too: its answers (success and refusal) may be an HTML page instead of JSON. */
-  pages?: true;
-}
-
-const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
-const json = (description: string, name: string): Reply => ({ description, schema: ref(name) });
-
-/** Refusals every authenticated door can answer: no or an unknown token, a missing scope, the store away, a bug. */
-const AUTHED: ErrorCode[] = ['unauthorized', 'forbidden', 'store_unavailable', 'internal_error'];
-/** Refusals of every door that reads a JSON body: not JSON, not UTF-8 (a field names `body`), over 1 MiB. */
-const JSON_BODY: ErrorCode[] = ['invalid_json', 'invalid_request', 'payload_too_large'];
-
-const pathParam = (name: string, description: string, schema: JsonSchema = { type: 'string' }): JsonSchema => ({
-  name,
-  in: 'path',
-  required: true,
-  description,
-  schema,
-});
-const queryParam = (name: string, description: string, schema: JsonSchema): JsonSchema => ({
-  name,
-  in: 'query',
-  required: false,
-  description,
-  schema,
-});
 
 const ID = pathParam('id', 'The interaction id.');
 const PRESET = pathParam('name', 'The preset name.', { type: 'string', pattern: PRESET_NAME.source });
-const RESUME_ID = pathParam('resume_id', 'The resume_id of the claimed continuation.');
 const HTML_PAGE = { 'text/html': { schema: { type: 'string' } } };
 
 function doors(): Door[] {
   const ask = askBodySchema();
   const askFields = ask['properties'] as Record<string, JsonSchema>;
-  const continuations = continuationBodySchemas();
   return [
     {
       method: 'post',
@@ -225,82 +173,7 @@ function doors(): Door[] {
       ],
       pages: true,
     },
-    {
-      method: 'post',
-      path: '/api/runs',
-      scope: 'write',
-      tag: 'runs',
-      summary: 'Park a run on several asks (fan-out)',
-      description:
-        'Every ask is validated first (a refusal names `asks[i].<field>` and writes nothing), then all are ' +
-        'written and the run parked in one step. Needs the Redis store (409 on the in-memory store).',
-      body: { schema: runsBodySchema(), required: true },
-      ok: { 201: json('The parked run and its asks.', 'RunParked') },
-      errors: [...AUTHED, ...JSON_BODY, 'conflict', 'channel_delivery_failed'],
-    },
-    {
-      method: 'get',
-      path: '/api/runs/{run_id}',
-      scope: 'read',
-      tag: 'runs',
-      summary: 'Read a run',
-      description: 'To its identity and to the identity of its parent run; 404 to anyone else.',
-      params: [pathParam('run_id', 'The run id.')],
-      ok: { 200: json('The run.', 'Run') },
-      errors: [...AUTHED, 'not_found'],
-    },
-    {
-      method: 'post',
-      path: '/api/continuations/claim',
-      scope: 'write',
-      tag: 'continuations',
-      summary: 'Claim a continuation (handler workers)',
-      description:
-        "A long-poll for the next due continuation of the caller's identity for one of `handlers`, held under a " +
-        'lease; 204 when none fell due within `wait`. Needs the Redis store (409 on the in-memory store).',
-      body: { schema: continuations.claim, required: true },
-      ok: {
-        200: json('The continuation, under a lease.', 'ClaimedContinuation'),
-        204: { description: 'Nothing fell due within `wait`; claim again.' },
-      },
-      errors: [...AUTHED, ...JSON_BODY, 'conflict'],
-    },
-    {
-      method: 'post',
-      path: '/api/continuations/{resume_id}/complete',
-      scope: 'write',
-      tag: 'continuations',
-      summary: 'Complete a claimed continuation',
-      description: 'Exactly once: a second complete is 409 `already_completed`, a lapsed lease 409 `lease_expired`.',
-      params: [RESUME_ID],
-      body: { schema: continuations.complete, required: true },
-      ok: { 200: json('Completed.', 'ContinuationCompleted') },
-      errors: [...AUTHED, ...JSON_BODY, 'not_found', 'conflict', 'lease_expired', 'already_completed'],
-    },
-    {
-      method: 'post',
-      path: '/api/continuations/{resume_id}/fail',
-      scope: 'write',
-      tag: 'continuations',
-      summary: 'Fail a claimed continuation',
-      description: 'Retried later (`retry_at`), or failed for good once its attempts are spent.',
-      params: [RESUME_ID],
-      body: { schema: continuations.fail, required: true },
-      ok: { 200: json('Retrying, or failed.', 'ContinuationFailed') },
-      errors: [...AUTHED, ...JSON_BODY, 'not_found', 'conflict', 'lease_expired', 'already_completed'],
-    },
-    {
-      method: 'post',
-      path: '/api/continuations/{resume_id}/extend',
-      scope: 'write',
-      tag: 'continuations',
-      summary: 'Lengthen a lease',
-      description: 'The lease now ends `lease_ms` from now.',
-      params: [RESUME_ID],
-      body: { schema: continuations.extend, required: true },
-      ok: { 200: json('The new end of the lease.', 'LeaseExtended') },
-      errors: [...AUTHED, ...JSON_BODY, 'not_found', 'conflict', 'lease_expired', 'already_completed'],
-    },
+    ...runDoors(),
     {
       method: 'put',
       path: '/api/presets/{name}',
@@ -391,65 +264,6 @@ function doors(): Door[] {
       errors: [...AUTHED, ...JSON_BODY],
     },
   ];
-}
-
-/** The error response of `codes` at one status: the `Error` body with `error` one of them. */
-function errorReply(codes: ErrorCode[], pages: boolean): Record<string, unknown> {
-  const schema = { allOf: [ref('Error'), { properties: { error: { enum: codes } } }] };
-  const headers: Record<string, unknown> = {};
-  if (codes.includes('rate_limited') || codes.includes('store_unavailable'))
-    headers['Retry-After'] = {
-      description: 'Seconds to wait: the flood window (429), or 2 while the store does not answer (503).',
-      schema: { type: 'integer' },
-    };
-  return {
-    description: codes.map((c) => `\`${c}\``).join(', '),
-    ...(Object.keys(headers).length > 0 ? { headers } : {}),
-    content: { 'application/json': { schema }, ...(pages ? HTML_PAGE : {}) },
-  };
-}
-
-function operation(door: Door): Record<string, unknown> {
-  const responses: Record<string, unknown> = {};
-  const pages = door.pages === true;
-  for (const [status, reply] of Object.entries(door.ok))
-    responses[status] = {
-      description: reply.description,
-      ...(reply.schema === undefined && reply.media === undefined
-        ? {}
-        : { content: reply.media ?? { 'application/json': { schema: reply.schema }, ...(pages ? HTML_PAGE : {}) } }),
-    };
-  const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of new Set(door.errors)) {
-    const status = STATUS_OF[code];
-    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
-  }
-  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b))
-    responses[String(status)] = errorReply(codes, pages);
-  const op: Record<string, unknown> = {
-    operationId: operationId(door),
-    tags: [door.tag],
-    summary: door.summary,
-    description: door.scope === null ? door.description : `${door.description} Scope: \`${door.scope}\`.`,
-    security: door.scope === null ? [] : [{ bearer: [door.scope] }],
-    responses,
-  };
-  if (door.params !== undefined) op['parameters'] = door.params;
-  if (door.body !== undefined) {
-    const content: Record<string, unknown> = { 'application/json': { schema: door.body.schema } };
-    if (door.body.formToo === true) content['application/x-www-form-urlencoded'] = { schema: { type: 'object' } };
-    op['requestBody'] = { required: door.body.required, content };
-  }
-  return op;
-}
-
-/** `get /api/interactions/{id}/answer` → `getApiInteractionsIdAnswer`: stable, and unique per door. */
-function operationId(door: Door): string {
-  const words = door.path
-    .split('/')
-    .filter((w) => w !== '' && w !== 'api')
-    .flatMap((w) => w.replace(/[{}]/g, '').split(/[_.-]/));
-  return door.method + words.map((w) => (w[0] ?? '').toUpperCase() + w.slice(1)).join('');
 }
 
 /** The document; `version` is the gateway's (package.json). */

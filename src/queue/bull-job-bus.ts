@@ -4,7 +4,6 @@ import type { ConversationTurnPayload } from '../runs/continuation.js';
 import type { JobBus, ReplyJobData, RunJobHandlers } from '../runs/job-bus.js';
 import type { RedisClient } from '../store/redis/connections.js';
 import { CompletionStream } from './completion-stream.js';
-import { LegacyCompletions } from './completion-worker.js';
 import { queuePrefixes, type QueueShards } from './queue-shards.js';
 import {
   REPLY_QUEUE,
@@ -33,9 +32,8 @@ export interface BullJobBusOptions {
 /**
  * The run lifecycle's JobBus on BullMQ: the enqueue side is ResumeProducer (queues.ts: a job goes to its run's
  * shard's queue under its deterministic id); `work` starts, in a process that runs workers, one BullMQ Worker per
- * queue and shard for resume (concurrency 16), turn (16) and reply (8) jobs, a completions-stream consumer per shard
- * (completion-stream.ts) and the drain of version 1's `completed` queue (completion-worker.ts), each handing its
- * jobs to the lifecycle's handlers.
+ * queue and shard for resume (concurrency 16), turn (16) and reply (8) jobs and a completions-stream consumer per
+ * shard (completion-stream.ts), each handing its jobs to the lifecycle's handlers.
  */
 export class BullJobBus extends ResumeProducer implements JobBus {
   private workers: Worker[] = [];
@@ -81,8 +79,8 @@ export class BullJobBus extends ResumeProducer implements JobBus {
       );
       this.watch([...turns, ...replies], 'chat job failed; retrying with backoff', 'chat worker error');
     }
-    // Handler completions: version 2 from each shard's stream (an SDK worker reports to the stream of the shard its
-    // job came from); version 1 (jobs an older gateway added, before shards) from shard 0's `completed` queue.
+    // Handler completions that post a chat reply first, from each shard's stream (a continuation door appends the
+    // report to the stream of the shard its job came from; every other completion is recorded by the report itself).
     const record = (report: Parameters<RunJobHandlers['completion']>[0]) => handlers.completion(report);
     this.completions = options.shards.keys.map(
       (keys, shard) =>
@@ -94,14 +92,6 @@ export class BullJobBus extends ResumeProducer implements JobBus {
           logger: options.logger,
           lockMs: options.lockMs,
         }),
-    );
-    this.completions.push(
-      new LegacyCompletions({
-        connection: options.connection,
-        queuePrefix: basis.queuePrefixes[0] as string,
-        record,
-        logger: options.logger,
-      }),
     );
   }
 

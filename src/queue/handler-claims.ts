@@ -25,6 +25,8 @@ export interface BullHandlerClaimsOptions {
   lockMs: number;
   /** The first retry delay after a failure, ms, doubling (ASKGATE_RESUME_BACKOFF_MS); a fail may name its own. */
   backoffMs: number;
+  /** How long a run hash is kept after its last write, ms (a completion recorded in the report keeps it this long). */
+  runRetentionMs: number;
   logger: Logger;
   /** The most taps (queues being claimed from) open at once; an idle one is closed to make room. Default 256. */
   maxTaps?: number;
@@ -36,7 +38,8 @@ export interface BullHandlerClaimsOptions {
  * The continuation doors' port on BullMQ (src/runs/handler-claims.ts): a handler's continuations wait in the queue
  * `handler-<name>~<identity>` of their run's shard (queues.ts), a claim takes one by BullMQ's manual processing with
  * the lease id as the lock token, complete records the report (and the mark that keeps it from running again) in one
- * script under the lease (report-3.lua) and then completes the job, fail moves it to failed (BullMQ retries it with
+ * script under the lease (report-5.lua: the run's completion itself when no chat reply comes first, else the report
+ * appended to the completions stream) and then completes the job, fail moves it to failed (BullMQ retries it with
  * the continuations' backoff), extend extends the lock.
  */
 export class BullHandlerClaims implements HandlerClaims {
@@ -155,12 +158,28 @@ export class BullHandlerClaims implements HandlerClaims {
       attempt: attemptOf(job),
       output: output ?? null,
     };
-    const completions = (this.options.shardKeys[tap.shard] as Keys).completions;
+    const keys = this.options.shardKeys[tap.shard] as Keys;
+    // A park's continuation with no chat reply to post first (recordCompletion's order) completes its run in the
+    // report's own step: no stream entry, no second round trip, nothing left for a worker to record. A job goes to its
+    // run's shard, so the run hash shares the job's hash tag.
+    const inPlace = report.generation > 0 && (report.thread === null || report.type === 'run.killed');
     const code = await runReport(
       this.options.connection,
       tap.worker.toKey(resumeId),
-      completions,
-      JSON.stringify(report),
+      inPlace
+        ? {
+            completions: keys.completions,
+            run: {
+              key: keys.run(report.run_id),
+              readyRuns: keys.readyRuns,
+              runId: report.run_id,
+              generation: report.generation,
+              attempt: report.attempt,
+              retentionMs: this.options.runRetentionMs,
+            },
+          }
+        : { completions: keys.completions, run: null },
+      inPlace ? '' : JSON.stringify(report),
       leaseId,
     );
     if (code !== -1) tap.handedOut.delete(leaseId);

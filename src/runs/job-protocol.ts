@@ -14,22 +14,20 @@ import type { RunView } from './run-store.js';
  *    {@link HandlerJob}: the body the handler receives, plus the version, the park's generation and the thread.
  * 2. A claim taking the job again (a retry, or a job whose lease lapsed) first looks for the {@link REPORTED_FIELD}
  *    field in the job's own hash: present, the continuation completed already; the job is finished, not offered.
- * 3. A complete under the lease, in one atomic step (store/redis/scripts/report-3.lua), sets that field and appends
- *    its {@link CompletionJob} report to the completions stream (`Keys.completions`), before the job completes.
+ * 3. A complete under the lease, in one atomic step (store/redis/scripts/report-5.lua), sets that field and, before
+ *    the job completes, either records the run's completion itself (a park's continuation with no chat reply to post
+ *    first: the common case, one round trip) or appends its {@link CompletionJob} report to the completions stream
+ *    (`Keys.completions`).
  * 4. The askgate worker reads the stream in the consumer group {@link COMPLETIONS_GROUP}: it queues the chat reply
- *    (when the run came from a chat thread), records completion in the run (the run-complete script), then
- *    acknowledges and deletes the entry.
+ *    (the run came from a chat thread), records completion in the run (the run-complete script), then acknowledges
+ *    and deletes the entry.
  *
- * Version 1 (reports of handler jobs an older gateway added): the report was a job of a `completed` BullMQ queue.
- * The gateway still drains `completed` (completion-worker.ts). A report of any other version is refused unread.
+ * A report of any other version is refused unread.
  */
 export const JOB_PROTOCOL_VERSION = 2;
 
 /** The versions of completion reports the gateway records. */
-export const READ_VERSIONS: readonly number[] = [1, 2];
-
-/** Version 1's queue of completion reports, drained by the askgate worker. */
-export const COMPLETED_QUEUE = 'completed';
+export const READ_VERSIONS: readonly number[] = [JOB_PROTOCOL_VERSION];
 
 /** The consumer group of the completions stream: every askgate worker process is a consumer in it. */
 export const COMPLETIONS_GROUP = 'askgate';
@@ -42,9 +40,9 @@ export const REPORTED_FIELD = 'askgateReported';
 
 /** What protocol-versioned jobs carry in common. */
 interface Versioned {
-  /** The protocol version: 2 (1 in jobs an older gateway added). */
+  /** The protocol version: 2. */
   v: number;
-  /** The continuation's id (also its job id, in both queues). */
+  /** The continuation's id (also its job id). */
   resume_id: string;
   run_id: string;
   /** The park the continuation belongs to; 0 for a conversation turn (it belongs to no park). */
@@ -60,7 +58,7 @@ interface Versioned {
  */
 export type HandlerJob = Versioned & { checkpoint_ref?: string } & (ContinuationPayload | ConversationTurnPayload);
 
-/** A completion report's data: a version-2 stream entry's `r` field (JSON), or a version-1 `completed` job. */
+/** A completion report's data: a completions stream entry's `r` field (JSON). */
 export interface CompletionJob extends Versioned {
   type: (ContinuationPayload | ConversationTurnPayload)['type'];
   /** Which attempt completed (1 on the first run). */

@@ -1,21 +1,19 @@
-import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import type { Identity } from '../../src/core/types.js';
-import { COMPLETED_QUEUE, COMPLETIONS_GROUP } from '../../src/runs/job-protocol.js';
+import { COMPLETIONS_GROUP } from '../../src/runs/job-protocol.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 
 /**
- * The gateway's recording of completion reports (src/queue/completion-stream.ts, completion-worker.ts): reports in
- * the completions stream (what the continuation doors write, test/sdk/continuation-doors.test.ts) and version-1
- * reports in the `completed` queue are recorded in the run; a report of any other version is refused unread; an
- * entry whose reader died is taken over after the lock time.
+ * The gateway's recording of completion reports (src/queue/completion-stream.ts): reports in the completions stream
+ * (what the continuation doors write for a run reached over chat, test/sdk/continuation-doors.test.ts) are recorded
+ * in the run; a report of any other version is refused unread; an entry whose reader died is taken over after the
+ * lock time.
  */
 
 const PREFIX = `{jp${Date.now()}}:`;
-const QUEUE_PREFIX = PREFIX.slice(0, -1);
 const STREAM = `${PREFIX}completions`;
 let redis: RedisServerHandle;
 let raw: Redis;
@@ -97,22 +95,6 @@ describe('completion reports', () => {
     );
     await until(async () => (await status('run-after-v3')) === 'resumed', 'the v2 report to be recorded');
     await until(async () => (await raw.xlen(STREAM)) === 0, 'both entries to be deleted');
-  });
-
-  it('the gateway removes a v1-queue report of an unknown version unread', async () => {
-    await readyRun('run-q3', 'q3');
-    const completed = new Queue(COMPLETED_QUEUE, { connection: raw, prefix: QUEUE_PREFIX });
-    try {
-      await completed.add(
-        'completed',
-        { ...job(3, 'resume-q3', 'run-q3'), attempt: 1, output: null },
-        { jobId: 'resume-q3' },
-      );
-      await until(async () => (await completed.getJobState('resume-q3')) === 'unknown', 'the report to be removed');
-      expect(await status('run-q3')).toBe('ready');
-    } finally {
-      await completed.close();
-    }
   });
 
   it('an entry read by a consumer that died unacknowledged is taken over and recorded after the lock time', async () => {

@@ -104,6 +104,27 @@ describe('continuation doors', () => {
     expect((await alice.get('/api/runs/run-cd-1')).json['resume_attempts']).toBe(1);
   });
 
+  it("a park's continuation with no chat thread completes its run in the report's own step, past the stream", async () => {
+    const stream = `${PREFIX}completions`;
+    // The stream exists from the worker's start (its consumer group is made with MKSTREAM).
+    const lastId = async (): Promise<string> => {
+      const info = (await raw.xinfo('STREAM', stream)) as unknown[];
+      return String(info[info.indexOf('last-generated-id') + 1]);
+    };
+    await readyRun(alice, 'run-cd-in-place', 'in-place');
+    const claimed = await claim(alice, 'in-place');
+    const before = await lastId();
+    const done = await alice.post(`/api/continuations/${claimed.json['resume_id'] as string}/complete`, {
+      lease_id: claimed.json['lease_id'],
+      output: 'ok',
+    });
+    expect(done).toMatchObject({ status: 200, json: { status: 'completed' } });
+    // Recorded by the time the door answered (no worker's read in between), and nothing was appended to the stream.
+    expect(await runStatus('run-cd-in-place')).toBe('resumed');
+    expect((await alice.get('/api/runs/run-cd-in-place')).json['resume_attempts']).toBe(1);
+    expect(await lastId()).toBe(before);
+  });
+
   it("a token sees only its own identity's continuations", async () => {
     await readyRun(alice, 'run-cd-own', 'own');
     expect((await claim(bob, 'own', { wait: 1 })).status).toBe(204);

@@ -42,6 +42,14 @@ interface RowRecord {
 
 const COLUMNS = 'owner, kind, parent_run_id, resume, state, thread';
 
+/**
+ * How recent a row's last write may be for a resume read to leave its retention as it is: a minute, or a tenth of a
+ * shorter retention.
+ */
+export function refreshSlackMs(retentionMs: number): number {
+  return Math.min(60_000, Math.floor(retentionMs / 10));
+}
+
 /** The park of the row the Checkpoints port itself writes (save) and binds a thread to (bindThread). */
 export const RUN_ROW = '';
 
@@ -89,7 +97,10 @@ export class CheckpointTable {
   /**
    * The checkpoint of park `park` of the run, or null when it is not kept (never written, or past its retention).
    * With `refresh`, reading it also restarts its retention: a resume attempt is a write of the run, so a long chain
-   * of retries never outlives the checkpoint it resumes from.
+   * of retries never outlives the checkpoint it resumes from. A row written or refreshed less than
+   * {@link refreshSlackMs} ago is left as it is — the first resume of a run answered soon after it parked, the common
+   * case — so that read writes nothing and its commit waits for no WAL flush; such a row then has at most that slack
+   * less than a whole retention ahead.
    */
   async read(runId: string, park: string, options: { refresh?: boolean } = {}): Promise<CheckpointRow | null> {
     const where = 'run_id = $1 AND park = $2 AND kind IS NOT NULL AND expires_at > now()';
@@ -97,9 +108,12 @@ export class CheckpointTable {
       options.refresh
         ? this.pool.query<RowRecord>({
             name: this.statement('read-refresh'),
-            text: `UPDATE ${this.table} SET expires_at = now() + $3 * interval '1 millisecond' WHERE ${where}
-             RETURNING ${COLUMNS}`,
-            values: [runId, park, this.retentionMs],
+            // A data-modifying WITH runs whether or not the query reads it; both parts see the same snapshot.
+            text: `WITH refreshed AS (
+               UPDATE ${this.table} SET expires_at = now() + $3 * interval '1 millisecond'
+               WHERE ${where} AND expires_at < now() + ($3::bigint - $4::bigint) * interval '1 millisecond' RETURNING 1)
+             SELECT ${COLUMNS} FROM ${this.table} WHERE ${where}`,
+            values: [runId, park, this.retentionMs, refreshSlackMs(this.retentionMs)],
           })
         : this.pool.query<RowRecord>({
             name: this.statement('read'),

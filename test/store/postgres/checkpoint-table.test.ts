@@ -123,6 +123,23 @@ describe('the PostgreSQL checkpoints table', () => {
     expect(await table.read('run-retry', '', { refresh: true })).toBeNull();
   });
 
+  it('leaves a row written less than a minute ago as it is on a resume read: no new row version, no WAL to flush', async () => {
+    await table.write('run-fresh', '', row());
+    const version = async (): Promise<string | undefined> =>
+      (await pool.query<{ xmin: string }>(`SELECT xmin::text FROM askgate.checkpoints WHERE run_id = 'run-fresh'`))
+        .rows[0]?.xmin;
+    const written = await version();
+    expect((await table.read('run-fresh', '', { refresh: true }))?.state).toBe('{"step":1}');
+    expect(await version()).toBe(written);
+    // Written 61 seconds ago (as the database's clock counts): the resume read restarts the retention.
+    await pool.query(
+      `UPDATE askgate.checkpoints SET expires_at = now() + interval '1 hour' - interval '61 seconds' WHERE run_id = 'run-fresh'`,
+    );
+    const aged = await version();
+    expect((await table.read('run-fresh', '', { refresh: true }))?.state).toBe('{"step":1}');
+    expect(await version()).not.toBe(aged);
+  });
+
   it('keeps one row per park: a refused park drops only its own, and a new park drops the earlier ones', async () => {
     expect(await table.write('run-parks', 'park-a', row({ state: '"a"' }))).toBe(true);
     expect(await table.write('run-parks', 'park-b', row({ state: '"b"' }))).toBe(true);

@@ -22,16 +22,8 @@ import {
  * imported: the module loads without it.
  */
 
-export type {
-  ParkedReviews,
-  ReviewAction,
-  ReviewAnswer,
-  ReviewContinuation,
-  ReviewFields,
-  ReviewParkOptions,
-  ReviewWaitOptions,
-} from './review.js';
-export { EXPIRED_MESSAGE } from './review.js';
+// The review types and EXPIRED_MESSAGE, the same from every adapter.
+export * from './shared-exports.js';
 
 type ApprovalRequest = ToolApprovalRequestOutput<ToolSet>;
 

@@ -22,16 +22,8 @@ import {
  * `argsSchema`. Only `langchain`'s types are imported: the module loads without it.
  */
 
-export type {
-  ParkedReviews,
-  ReviewAction,
-  ReviewAnswer,
-  ReviewContinuation,
-  ReviewFields,
-  ReviewParkOptions,
-  ReviewWaitOptions,
-} from './review.js';
-export { EXPIRED_MESSAGE } from './review.js';
+// The review types and EXPIRED_MESSAGE, the same from every adapter.
+export * from './shared-exports.js';
 
 function pendingReviews(request: HITLRequest): PendingReview[] {
   return request.actionRequests.map((action, i) => {

@@ -22,16 +22,8 @@ import {
  * `@openai/agents`' types are imported: the module loads without it.
  */
 
-export type {
-  ParkedReviews,
-  ReviewAction,
-  ReviewAnswer,
-  ReviewContinuation,
-  ReviewFields,
-  ReviewParkOptions,
-  ReviewWaitOptions,
-} from './review.js';
-export { EXPIRED_MESSAGE } from './review.js';
+// The review types and EXPIRED_MESSAGE, the same from every adapter.
+export * from './shared-exports.js';
 
 /** What this adapter reads of a run's result: `run(agent, input)` returns one (`RunResult`, `StreamedRunResult`). */
 // biome-ignore lint/suspicious/noExplicitAny: RunState's own parameters (context, agent) are whatever the run's are.

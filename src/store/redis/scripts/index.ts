@@ -30,7 +30,7 @@ import { DELIVERY_BUCKETS, ENTRIES_PER_BUCKET, RECENT_WINDOWS, RECIPIENT_LEVELS 
  * literal (a string quoted, a number, an array or a map as a table constructor). An unknown name fails the load.
  *
  * Every script is registered here, once, on the command connection (connections.ts), and nowhere else — but the
- * continuation report (`runReport`), which runs on the BullMQ connection that holds the handler job.
+ * continuation report (`runReport`, report-5.lua), which runs on the BullMQ connection that holds the handler job.
  */
 
 type Arg = string | number;
@@ -316,23 +316,46 @@ export function registerScripts(client: Redis | Cluster): ScriptClient {
   return client as ScriptClient;
 }
 
+/** Where a report records its completion: in the run itself (a park with no chat reply to post first), or the stream. */
+export type ReportTarget =
+  | { completions: string; run: null }
+  | {
+      completions: string;
+      run: { key: string; readyRuns: string; runId: string; generation: number; attempt: number; retentionMs: number };
+    };
+
 /**
- * A handler continuation's completion under its lease (report-3.lua): marks the handler job `jobKey` reported and
- * appends `report` (JSON) to the `completions` stream, atomically, when `leaseId` holds the job's lock. 1 recorded,
- * 0 reported already, -1 not this lease, -2 no such job. Run on the gateway's BullMQ connection, which holds the job.
+ * A handler continuation's completion under its lease (report-5.lua): marks the handler job `jobKey` reported and,
+ * atomically, when `leaseId` holds the job's lock, records the run's completion in place (`target.run`) or appends
+ * `report` (JSON) to the `completions` stream. 1 recorded, 0 reported already, -1 not this lease, -2 no such job. Run
+ * on the gateway's BullMQ connection, which holds the job.
  */
 export async function runReport(
   client: Redis | Cluster,
   jobKey: string,
-  completions: string,
+  target: ReportTarget,
   report: string,
   leaseId: string,
 ): Promise<1 | 0 | -1 | -2> {
-  return (await script('report-3').run(client, [jobKey, `${jobKey}:lock`, completions, report, leaseId])) as
-    | 1
-    | 0
-    | -1
-    | -2;
+  const { completions, run } = target;
+  const keys = [jobKey, `${jobKey}:lock`, completions];
+  const args =
+    run === null
+      ? [...keys, completions, completions, report, leaseId, '', '', '', '', '']
+      : [
+          ...keys,
+          run.key,
+          run.readyRuns,
+          // The report itself is not sent when it is not appended: its output may be large, and only the stream reads it.
+          '',
+          leaseId,
+          run.generation,
+          run.runId,
+          run.retentionMs,
+          Date.now(),
+          run.attempt,
+        ];
+  return (await script('report-5').run(client, args)) as 1 | 0 | -1 | -2;
 }
 
-export const SCRIPT_FILES: readonly string[] = [...new Set([...Object.values(SCRIPTS), 'report-3'])];
+export const SCRIPT_FILES: readonly string[] = [...new Set([...Object.values(SCRIPTS), 'report-5'])];

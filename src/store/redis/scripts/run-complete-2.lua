@@ -5,7 +5,9 @@
   the ready-runs zset in the same step. Every later call (a rerun, a duplicate job) returns 0 and changes nothing,
   which is how a completed continuation is never run again: a worker checks this status before it runs one.
 
-  The claim that settles a run (parked → ready | dying) lives in resolve-3.lua, beside the interaction claim.
+  The claim that settles a run (parked → ready | dying) lives in resolve-3.lua, beside the interaction claim. A
+  handler's report whose completion has no chat reply to post first records it in its own step (report-5.lua), with
+  the same helper.
 
   KEYS[1] run hash         r:<run_id>
   KEYS[2] ready-runs zset
@@ -19,19 +21,6 @@
 
   Returns 1 resumed, 2 killed, 0 nothing to complete (done already, another park, or no such run)
 ]]
-if redis.call('HGET', KEYS[1], 'g') ~= ARGV[1] then return 0 end
-local status = redis.call('HGET', KEYS[1], 's')
-local code = 0
-if status == 'ready' then
-  redis.call('HSET', KEYS[1], 's', 'resumed', 'ra', ARGV[4])
-  code = 1
-elseif status == 'dying' then
-  redis.call('HSET', KEYS[1], 's', 'killed', 'ra', ARGV[4])
-  code = 2
-else
-  return 0
-end
-if ARGV[5] ~= nil and ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'at', ARGV[5]) end
-redis.call('ZREM', KEYS[2], ARGV[2])
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
-return code
+--- @include "includes/runComplete"
+
+return runComplete(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
