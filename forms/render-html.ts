@@ -24,6 +24,12 @@ export interface RenderOptions {
    * card), where a second heading right under it reads as two titles. The description stays.
    */
   omitTitle?: boolean;
+  /**
+   * Groups (by dotted name) rendered without their frame and heading, their fields set in the form as if at its top:
+   * for a group that is only how the post names its fields (a review's `args.<field>`) under a heading the page
+   * already shows, where a framed "Arguments" would title the same thing twice.
+   */
+  bareGroups?: readonly string[];
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -68,6 +74,7 @@ interface Ctx {
   errors: Record<string, string>;
   visible: Set<string>;
   ids: Set<string>;
+  bare: ReadonlySet<string>;
 }
 
 function idFor(ctx: Ctx, name: string): string {
@@ -102,6 +109,7 @@ export function renderFormHtml(schema: Schema, options: RenderOptions = {}): str
     errors: options.errors ?? {},
     visible: visibleFields(schema, values),
     ids: new Set(),
+    bare: new Set(options.bareGroups ?? []),
   };
   const formError = ctx.errors[''] ?? ctx.errors['(root)'] ?? '';
   const formErrorId = idFor(ctx, '_form-error');
@@ -158,6 +166,9 @@ function renderField(field: Field, ctx: Ctx): string {
   switch (field.rule.kind) {
     case 'group': {
       const children = (field.children ?? []).map((c) => renderField(c, ctx)).join('');
+      // A bare group keeps its wrapper (the enhancer finds its fields and its error slot by data-field).
+      if (ctx.bare.has(field.name))
+        return `<div class="ag-field ag-group-bare"${wrapperAttrs}>${hint}${errorSlot}${children}</div>`;
       return `<fieldset class="ag-field ag-group"${wrapperAttrs}><legend>${label}</legend>${hint}${errorSlot}${children}</fieldset>`;
     }
     case 'radio':

@@ -30,6 +30,21 @@ export const DECISION_LABELS: Readonly<Record<ReviewDecision, string>> = {
   respond: 'Respond',
 };
 
+/**
+ * Reject with a note, on the web pages (the inbox, the web chat, the callback page): the one-press Reject sends no
+ * words; this path, offered under the buttons, sends the person's note with the rejection.
+ */
+export const REJECT_NOTE = {
+  /** What opens it. */
+  open: 'Reject with a note…',
+  /** The line above its text box. */
+  hint: 'Your note goes back to the agent with the rejection.',
+  /** The text box's label. */
+  label: 'Why you reject it',
+  /** When its Reject is pressed with nothing written. */
+  empty: 'Write a note first, or press Reject above to reject without one.',
+} as const;
+
 /** The line under a review on a chat surface. */
 export const REVIEW_HINT = 'Review the proposed action: approve or reject it with one tap.';
 

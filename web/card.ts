@@ -9,6 +9,7 @@ import { renderFormHtml } from '../forms/render-html.js';
 import type { ApiError } from './api.js';
 import { enhanceForm, type SubmitOutcome } from './enhance.js';
 import { renderHistory, type TrailLoader } from './history.js';
+import { button, buttonRow, el, textAnswer } from './controls.js';
 import { renderReviewControls } from './review.js';
 import { DECISION_LABELS, cut, reviewAnswerOf } from '../forms/review-view.js';
 
@@ -44,17 +45,6 @@ export interface CardOptions {
   showChannel?: boolean;
   /** Loads the question's audit trail when its history is opened (history.ts); absent: the record's summary only. */
   loadTrail?: TrailLoader;
-}
-
-function el<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  className?: string,
-  text?: string,
-): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (className !== undefined) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
 }
 
 /** An answer in a few words: Yes/No, the chosen or written text (cut), or what kind of thing was sent. */
@@ -245,19 +235,18 @@ export function renderCard(record: InteractionRecord, options: CardOptions): HTM
         id: domId(record.id),
         error,
         sendPlain,
-        button,
-        textAnswer,
         showForm: (schema, options) => showForm(schema, options),
       });
       break;
     case 'confirm':
       controls.append(
-        button('Yes', 'primary', () => sendPlain(true)),
-        button('No', 'secondary', () => sendPlain(false)),
+        buttonRow([button('Yes', 'primary', () => sendPlain(true)), button('No', 'secondary', () => sendPlain(false))]),
       );
       break;
     case 'select':
-      for (const choice of record.choices ?? []) controls.append(button(choice, 'choice', () => sendPlain(choice)));
+      controls.append(
+        buttonRow((record.choices ?? []).map((choice) => button(choice, 'choice', () => sendPlain(choice)))),
+      );
       break;
     case 'text':
       controls.append(textAnswer(`${domId(record.id)}-text`, 'Your answer', (text) => sendPlain(text), error));
@@ -307,64 +296,12 @@ export function renderCard(record: InteractionRecord, options: CardOptions): HTM
             return sendPlain(value);
           },
           error,
-          true,
+          { json: true },
         ),
       );
       break;
   }
   return card;
-}
-
-function button(label: string, kind: string, onClick: () => Promise<void>): HTMLButtonElement {
-  const b = el('button', `btn btn-${kind}`, label);
-  b.type = 'button';
-  b.addEventListener('click', () => {
-    const group = b.parentElement;
-    const all = group === null ? [b] : [...group.querySelectorAll('button')];
-    for (const other of all) other.disabled = true;
-    void onClick().finally(() => {
-      // A card that closed meanwhile (answered) keeps its controls off while its note shows.
-      if (b.closest('.closed') === null) for (const other of all) other.disabled = false;
-    });
-  });
-  return b;
-}
-
-/** A textarea with a Send button; Ctrl/Cmd+Enter sends too. */
-function textAnswer(
-  id: string,
-  label: string,
-  onSend: (text: string) => Promise<void>,
-  error: HTMLElement,
-  json = false,
-): HTMLElement {
-  const wrap = el('div', 'text-answer');
-  const lab = el('label', 'visually-hidden', label);
-  lab.htmlFor = id;
-  const area = el('textarea', json ? 'ag-json' : undefined);
-  area.id = id;
-  area.rows = json ? 4 : 3;
-  area.placeholder = json ? '{"…": …}' : 'Write your answer';
-  if (json) area.spellcheck = false;
-  const submit = el('button', 'btn btn-primary', 'Send');
-  submit.type = 'button';
-  const go = (): void => {
-    if (area.value.trim() === '') {
-      error.textContent = json ? 'Enter the payload first.' : 'Write an answer first.';
-      area.focus();
-      return;
-    }
-    submit.disabled = true;
-    void onSend(area.value).finally(() => {
-      submit.disabled = false;
-    });
-  };
-  submit.addEventListener('click', go);
-  area.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) go();
-  });
-  wrap.append(lab, area, submit);
-  return wrap;
 }
 
 /** Where a question went: its channel, or each surface (channel and recipient) of one asked on several. */

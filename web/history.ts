@@ -7,6 +7,7 @@
  */
 import type { AuditEvent } from '../src/core/audit-event.js';
 import type { InteractionRecord } from '../src/core/types.js';
+import { reviewOutcomeLine } from '../forms/review-view.js';
 
 /** Loads a question's trail; null when it cannot be read (the record's own summary then stays). */
 export type TrailLoader = (id: string) => Promise<AuditEvent[] | null>;
@@ -29,8 +30,29 @@ export function moment(iso: string): HTMLTimeElement {
   return t;
 }
 
-/** One event in words: "Asked by ci-bot", "Delivered on slack", "Answered by ada on inbox". */
-export function eventText(event: AuditEvent): string {
+/**
+ * Who answered where, in words: "Answered by ada on inbox"; for a review, what was decided, in the words of the
+ * channels' outcome edits ("Approved by ada on slack", "Rejected by ada on inbox: “not on a Friday”").
+ */
+export function answeredText(
+  record: Pick<InteractionRecord, 'answer_format' | 'result'>,
+  by: string | undefined,
+  surface: string | undefined,
+): string {
+  const on = surface === undefined ? '' : ` on ${surface}`;
+  // Only a review's answer is read as a decision: a form's answer may well hold a member named "decision".
+  if (record.answer_format === 'review' && by !== undefined && record.result !== null) {
+    const decided = reviewOutcomeLine(record.result.answer, { who: by, where: on.trim(), plain: true });
+    if (decided !== null) return decided;
+  }
+  return `Answered${by === undefined ? '' : ` by ${by}`}${on}`;
+}
+
+/**
+ * One event in words: "Asked by ci-bot", "Delivered on slack", "Answered by ada on inbox" (a review's answer says
+ * its decision: "Approved by ada on inbox"; the record holds the one answer a question takes).
+ */
+export function eventText(event: AuditEvent, record?: Pick<InteractionRecord, 'answer_format' | 'result'>): string {
   const on = event.surface === undefined ? '' : ` on ${event.surface}`;
   const by = event.by === undefined ? '' : ` by ${event.by}`;
   const code = event.detail?.['code'];
@@ -42,7 +64,7 @@ export function eventText(event: AuditEvent): string {
     case 'delivery_failed':
       return `Delivery failed${on}${typeof code === 'string' ? ` (${code})` : ''}`;
     case 'answered':
-      return `Answered${by}${on}`;
+      return answeredText(record ?? { answer_format: 'text', result: null }, event.by, event.surface);
     case 'expired':
       return 'Expired';
     case 'cancelled':
@@ -78,7 +100,7 @@ function recordList(record: InteractionRecord): HTMLOListElement {
       ),
     );
   if (record.result !== null)
-    item(`Answered by ${record.result.answered_by} on ${record.result.surface}`, record.result.answered_at);
+    item(answeredText(record, record.result.answered_by, record.result.surface), record.result.answered_at);
   else if (record.status === 'pending') item('Answer by', record.deadline_at);
   else if (record.resolved_at !== null) item(record.status === 'expired' ? 'Expired' : 'Withdrawn', record.resolved_at);
   return list;
@@ -89,7 +111,7 @@ function trailList(record: InteractionRecord, events: readonly AuditEvent[]): HT
   const box = el('div', 'card-trail');
   const list = el('ol');
   for (const event of events) {
-    const li = el('li', undefined, `${eventText(event)} `);
+    const li = el('li', undefined, `${eventText(event, record)} `);
     li.dataset['type'] = event.type;
     li.append(moment(event.at));
     list.append(li);

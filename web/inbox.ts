@@ -29,7 +29,8 @@ function outcomeNote(record: InteractionRecord): string {
     where: `on ${result.surface}`,
     plain: true,
   });
-  if (decided !== null) return `${decided}.`;
+  // A line ending in the person's quoted words takes no full stop after the quote.
+  if (decided !== null) return decided.endsWith('”') ? decided : `${decided}.`;
   return `Answered by ${result.answered_by} on ${result.surface}: ${answerSummary(record, result.answer)}.`;
 }
 

@@ -58,6 +58,7 @@ border-radius:var(--ag-radius,10px);background:var(--ag-surface,#f6f7f9)}
 background:var(--ag-bg,#fff);color:var(--ag-error,#b3261e);border:1px solid var(--ag-error,#b3261e);cursor:pointer}
 .cb-review-panel{margin:1rem 0 0;border-top:1px solid var(--ag-border,#cfd5dc);padding-top:.75rem}
 .cb-review-panel summary{cursor:pointer;font-weight:600;padding:.6rem 0}
+.cb-review-reject .ag-submit{background:var(--ag-bg,#fff);color:var(--ag-error,#b3261e);border:1px solid var(--ag-error,#b3261e)}
 `;
 
 /** The page around a body: this door's stylesheets, and this origin's enhancement script when asked for. */

@@ -6,7 +6,7 @@
  */
 import { escapeHtml, renderFormHtml } from '../../forms/render-html.js';
 import { renderActionHtml } from '../../forms/review-html.js';
-import { DECISION_LABELS, editPrefill } from '../../forms/review-view.js';
+import { DECISION_LABELS, editPrefill, REJECT_NOTE } from '../../forms/review-view.js';
 import { offeredDecisions, REVIEW_LIMITS } from '../core/formats/index.js';
 import type { InteractionRecord, JsonSchema, ReviewDecision } from '../core/types.js';
 import type { Refusal } from './pages.js';
@@ -46,9 +46,12 @@ export function reviewBody(record: InteractionRecord, refusal: Refusal | null): 
   const errors = refusal?.errors ?? {};
   const action = record.action === undefined ? '' : renderActionHtml(record.action);
   const parts: string[] = [action];
+  // A refused reject came from the note's form when it carried a message, else from the one-press button.
+  const againNote = again === 'reject' && refusal?.values['message'] !== undefined;
   const taps = decisions.filter((d) => d === 'approve' || d === 'reject');
   if (taps.length > 0) {
-    const top = again === 'approve' || again === 'reject' ? (errors[''] ?? errors['decision'] ?? '') : '';
+    const top =
+      again === 'approve' || (again === 'reject' && !againNote) ? (errors[''] ?? errors['decision'] ?? '') : '';
     parts.push(
       `<form class="ag-form cb-review-decide" method="post" accept-charset="utf-8">` +
         `<p class="form-error" role="alert">${escapeHtml(top)}</p><div class="review-buttons">${taps
@@ -60,8 +63,12 @@ export function reviewBody(record: InteractionRecord, refusal: Refusal | null): 
           .join('')}</div></form>`,
     );
   }
+  if (decisions.includes('reject')) parts.push(rejectNotePanel(againNote ? refusal : null));
   if (decisions.includes('edit') && record.action !== undefined) {
-    const argsSchema: JsonSchema = { ...(record.schema ?? { type: 'object' }), title: 'Arguments' };
+    // The panel's summary heads the form; the args group only names the fields `args.<key>` (a bare group). Without
+    // a schema the args are one JSON field, which needs its own label.
+    const argsSchema: JsonSchema =
+      record.schema === null ? { type: 'object', title: 'Arguments (JSON)' } : { ...record.schema };
     const schema: JsonSchema = { type: 'object', required: ['args'], properties: { args: argsSchema } };
     const values =
       again === 'edit' && refusal !== null
@@ -72,6 +79,7 @@ export function reviewBody(record: InteractionRecord, refusal: Refusal | null): 
       errors: again === 'edit' ? errors : {},
       submitLabel: 'Send edited call',
       idPrefix: 'cb-edit',
+      bareGroups: ['args'],
     });
     parts.push(panel('Edit the arguments', withDecision(form, 'edit'), again === 'edit'));
   }
@@ -94,7 +102,34 @@ export function reviewBody(record: InteractionRecord, refusal: Refusal | null): 
   return parts.join('');
 }
 
+/**
+ * Reject with a note: the one-press Reject above sends no words; this form sends the person's note with the
+ * rejection (the message a reject may carry). Open again, with its words and the reason, when its post was refused.
+ */
+function rejectNotePanel(refusal: Refusal | null): string {
+  const schema: JsonSchema = {
+    type: 'object',
+    required: ['message'],
+    properties: {
+      message: { type: 'string', minLength: 1, maxLength: REVIEW_LIMITS.message, title: REJECT_NOTE.label },
+    },
+  };
+  const form = renderFormHtml(schema, {
+    values: refusal?.values ?? {},
+    errors: refusal?.errors ?? {},
+    submitLabel: DECISION_LABELS.reject,
+    idPrefix: 'cb-reject',
+  });
+  return panel(
+    REJECT_NOTE.open,
+    `<p class="review-panel-note">${escapeHtml(REJECT_NOTE.hint)}</p>${withDecision(form, 'reject')}`,
+    refusal !== null,
+    'cb-review-reject',
+  );
+}
+
 /** A section a person opens (native `<details>`, no script): open again when its post was refused. */
-function panel(summary: string, body: string, open: boolean): string {
-  return `<details class="cb-review-panel"${open ? ' open' : ''}><summary>${escapeHtml(summary)}</summary>${body}</details>`;
+function panel(summary: string, body: string, open: boolean, extraClass = ''): string {
+  const classes = extraClass === '' ? 'cb-review-panel' : `cb-review-panel ${extraClass}`;
+  return `<details class="${classes}"${open ? ' open' : ''}><summary>${escapeHtml(summary)}</summary>${body}</details>`;
 }

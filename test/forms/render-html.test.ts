@@ -109,4 +109,27 @@ describe('renderFormHtml', () => {
     expect(shown).toMatch(/class="form-error"[^>]*>Not accepted</);
     expect(tagWith(shown, 'id="ag-contact"')).toContain(' checked');
   });
+
+  it('renders a bare group without frame or heading, its fields still named under it', () => {
+    const schema = {
+      type: 'object',
+      required: ['args'],
+      properties: {
+        args: {
+          type: 'object',
+          title: 'Arguments',
+          required: ['to'],
+          properties: { to: { type: 'string', title: 'To' } },
+        },
+      },
+    };
+    const framed = renderFormHtml(schema, { values: { args: { to: 'ada@example.com' } } });
+    expect(framed).toContain('<legend>Arguments <span class="ag-required" aria-hidden="true">*</span></legend>');
+    const bare = renderFormHtml(schema, { values: { args: { to: 'ada@example.com' } }, bareGroups: ['args'] });
+    expect(bare).not.toContain('<fieldset');
+    expect(bare).not.toContain('<legend');
+    expect(tagWith(bare, 'data-field="args"')).toMatch(/^<div class="ag-field ag-group-bare" data-field="args"[ >]/);
+    expect(tagWith(bare, 'name="args.to"')).toContain('value="ada@example.com"');
+    expect(bare).toContain('>To <span class="ag-required" aria-hidden="true">*</span></label>');
+  });
 });
