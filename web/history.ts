@@ -8,20 +8,10 @@
 import type { AuditEvent } from '../src/core/audit-event.js';
 import type { InteractionRecord } from '../src/core/types.js';
 import { reviewOutcomeLine } from '../forms/review-view.js';
+import { el } from './controls.js';
 
 /** Loads a question's trail; null when it cannot be read (the record's own summary then stays). */
 export type TrailLoader = (id: string) => Promise<AuditEvent[] | null>;
-
-function el<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  className?: string,
-  text?: string,
-): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (className !== undefined) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 /** A moment as the person reads it (their locale and zone), in a <time> that keeps the exact instant. */
 export function moment(iso: string): HTMLTimeElement {
