@@ -12,6 +12,7 @@ import type {
 import type { Keys } from '../store/keys.js';
 import type { RedisClient } from '../store/redis/connections.js';
 import { runReport } from '../store/redis/scripts/index.js';
+import { postsReply } from '../runs/completion.js';
 import type { CompletionJob, HandlerJob } from '../runs/job-protocol.js';
 import { attemptOf, HandlerFailure, parseLeaseId, Tap, type Waiter } from './handler-tap.js';
 import { handlerQueueName } from './queues.js';
@@ -162,7 +163,7 @@ export class BullHandlerClaims implements HandlerClaims {
     // A park's continuation with no chat reply to post first (recordCompletion's order) completes its run in the
     // report's own step: no stream entry, no second round trip, nothing left for a worker to record. A job goes to its
     // run's shard, so the run hash shares the job's hash tag.
-    const inPlace = report.generation > 0 && (report.thread === null || report.type === 'run.killed');
+    const inPlace = report.generation > 0 && !postsReply(report);
     const code = await runReport(
       this.options.connection,
       tap.worker.toKey(resumeId),

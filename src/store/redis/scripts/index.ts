@@ -341,7 +341,8 @@ export async function runReport(
   const keys = [jobKey, `${jobKey}:lock`, completions];
   const args =
     run === null
-      ? [...keys, completions, completions, report, leaseId, '', '', '', '', '']
+      ? // KEYS[4] and KEYS[5] go unread on this path; the stream's name stands in (same slot on a Redis Cluster).
+        [...keys, completions, completions, report, leaseId, '', '', '', '', '']
       : [
           ...keys,
           run.key,
