@@ -203,6 +203,79 @@ export async function interleavedPhases(
   return [a as PhaseResult, b as PhaseResult];
 }
 
+/**
+ * Two sides measured in alternating slices of equal *time*: each slice runs one side's calls for `sliceMs` (no call
+ * starts after that; those in flight finish), first, second, first, ... A faster side does more calls in its slice;
+ * each side's rate is its calls over the sum of its slices' times. Warm-up runs in the same rhythm until both sides
+ * have done `warmup` calls, so neither enters the measurement after a long pause of its own. Slices of equal count
+ * (`interleavedPhases`) leave the faster side idle most of the time and wake it for short slices: a Node process
+ * idle for seconds runs its next second or two measurably slower (bench/README), and equal counts charge that mostly
+ * to the faster side. Equal times give both sides the same pauses. `now` is the clock (a test's fake one).
+ */
+export async function timeSlicedPhases(
+  opts: { warmup: number; sliceMs: number; slices: number; concurrency: number; now?: () => number },
+  first: PhaseSide,
+  second: PhaseSide,
+): Promise<[PhaseResult, PhaseResult]> {
+  const now = opts.now ?? (() => performance.now());
+  const sides = [first, second].map((side) => ({
+    side,
+    next: 0,
+    ms: 0,
+    done: 0,
+    latencies: [] as number[],
+    cpu: side.cpu === undefined ? null : ({} as Record<string, number> | null),
+  }));
+  // One slice of one side: calls start while the slice lasts; measured slices add their calls, time and CPU.
+  const slice = async (m: (typeof sides)[number], record: boolean): Promise<void> => {
+    const start = now();
+    const end = start + opts.sliceMs;
+    let failed: unknown = null;
+    const account = record && m.side.cpu !== undefined ? startCpuAccount(m.side.cpu) : null;
+    const lane = async (): Promise<void> => {
+      while (failed === null && now() < end) {
+        const i = m.next++;
+        const t = now();
+        try {
+          await m.side.call(i);
+        } catch (err) {
+          failed ??= err;
+          return;
+        }
+        if (record) {
+          m.latencies.push(now() - t);
+          m.done++;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: opts.concurrency }, lane));
+    if (failed !== null) throw failed;
+    if (!record) return;
+    m.ms += now() - start;
+    const used = account === null ? null : account(1);
+    if (account !== null && used === null) m.cpu = null;
+    else if (used !== null && m.cpu !== null)
+      for (const [name, us] of Object.entries(used)) m.cpu[name] = (m.cpu[name] ?? 0) + us;
+  };
+  while (sides.some((m) => m.next < opts.warmup)) for (const m of sides) await slice(m, false);
+  for (let s = 0; s < opts.slices; s++) for (const m of sides) await slice(m, true);
+  const [a, b] = sides.map((m): PhaseResult => {
+    let cpu: Record<string, number> | null = null;
+    if (m.cpu !== null && m.side.cpu !== undefined) {
+      cpu = {};
+      for (const [name, us] of Object.entries(m.cpu)) cpu[name] = Math.round((us / m.done) * 10) / 10;
+    }
+    return {
+      perSecond: (m.done * 1000) / m.ms,
+      p50: percentile(m.latencies, 50),
+      p99: percentile(m.latencies, 99),
+      done: m.done,
+      cpu,
+    };
+  });
+  return [a as PhaseResult, b as PhaseResult];
+}
+
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `check` until it holds; the bound turns a hang into a readable failure instead of a stuck bench. */

@@ -4,12 +4,12 @@ import { startWorker } from 'askgate-sdk';
 import {
   ROUNDS,
   figure,
-  interleavedPhases,
   loadPhase,
   medianRound,
   roundRatios,
   skipped,
   skippedFigure,
+  timeSlicedPhases,
   type BenchResult,
   type Figure,
   type PhaseSide,
@@ -58,8 +58,12 @@ export interface Side extends PhaseSide {
   close(): Promise<void>;
 }
 
-/** Slices a round's cycles are cut into, run alternately on the two sides (`interleavedPhases` in harness.ts). */
-const SLICES = 5;
+/**
+ * A round's measured slices a side, run alternately on the two sides for the same time each (`timeSlicedPhases` in
+ * harness.ts), and how long a slice lasts.
+ */
+export const SLICES = 5;
+export const SLICE_MS = 2_000;
 
 /**
  * askgate as deployed: a fresh redis-server, the gateway as its own process (`env` added to its environment, e.g.
@@ -165,11 +169,13 @@ export async function peerLangGraph(size: Size): Promise<BenchResult> {
   }
   const rounds = size.tiny ? 1 : ROUNDS;
   const slices = size.tiny ? 2 : SLICES;
+  const sliceMs = size.tiny ? 100 : SLICE_MS;
   const phase = { warmup: s.warmup, total: s.cycles, concurrency: s.concurrency };
   const tag = `t${Date.now().toString(36)}`;
   const figures: Figure[] = [];
   let askgate: AskgateRound | null = null;
   let resumed = 0;
+  let cycles: [number, number] = [0, 0];
 
   let pgNote: string | null = null;
   try {
@@ -180,16 +186,21 @@ export async function peerLangGraph(size: Size): Promise<BenchResult> {
         saver.setup(),
         new Promise((_, reject) => setTimeout(() => reject(new Error('no answer in 5 s')), 5_000)),
       ]);
-      const measured: Array<{ value: number; baseline: number; askgate: AskgateRound }> = [];
+      const measured: Array<{ value: number; baseline: number; askgate: AskgateRound; cycles: [number, number] }> = [];
       for (let r = 0; r < rounds; r++) {
         const side = await openAskgate(s.concurrency);
         try {
-          const [ours, peer] = await interleavedPhases(
-            { ...phase, slices },
+          const [ours, peer] = await timeSlicedPhases(
+            { warmup: s.warmup, sliceMs, slices, concurrency: s.concurrency },
             side,
             await openLangGraph(saver, `pg-${tag}-${r}`),
           );
-          measured.push({ value: ours.perSecond, baseline: peer.perSecond, askgate: ours });
+          measured.push({
+            value: ours.perSecond,
+            baseline: peer.perSecond,
+            askgate: ours,
+            cycles: [ours.done, peer.done],
+          });
         } finally {
           resumed += side.resumed();
           await side.close();
@@ -197,6 +208,7 @@ export async function peerLangGraph(size: Size): Promise<BenchResult> {
       }
       const median = medianRound(measured);
       askgate = median.askgate;
+      cycles = median.cycles;
       figures.push(
         figure({
           name: 'cycles/s vs LangGraph + Postgres',
@@ -204,7 +216,7 @@ export async function peerLangGraph(size: Size): Promise<BenchResult> {
           value: median.value,
           baseline: median.baseline,
           target: { op: '>=', limit: 6, on: 'ratio' },
-          note: `median of ${measured.length} rounds; ratios ${roundRatios(measured)}${askgateCpu(median.askgate.cpu)}`,
+          note: `median of ${measured.length} rounds; ratios ${roundRatios(measured)}; cycles measured ${median.cycles[0]} / ${median.cycles[1]}${askgateCpu(median.askgate.cpu)}`,
         }),
       );
     } finally {
@@ -247,7 +259,16 @@ export async function peerLangGraph(size: Size): Promise<BenchResult> {
     title: TITLE,
     baseline: BASELINE,
     figures,
-    counts: { cycles: s.cycles, warmup: s.warmup, concurrency: s.concurrency, rounds, askgate_resumed: resumed },
+    counts: {
+      askgate_cycles: cycles[0],
+      peer_cycles: cycles[1],
+      slice_ms: sliceMs,
+      slices,
+      warmup: s.warmup,
+      concurrency: s.concurrency,
+      rounds,
+      askgate_resumed: resumed,
+    },
     skipped: null,
     durationMs: Date.now() - started,
   };

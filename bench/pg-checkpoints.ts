@@ -1,7 +1,6 @@
 import { Redis } from 'ioredis';
 import {
   figure,
-  interleavedPhases,
   medianRound,
   ROUNDS,
   roundRatios,
@@ -9,9 +8,19 @@ import {
   type BenchResult,
   type Figure,
   type Size,
+  timeSlicedPhases,
 } from './harness.js';
 import { HttpClient } from './http.js';
-import { askgateCpu, type AskgateRound, openAskgate, openLangGraph, PG_SCHEMA, PG_URL } from './peer-langgraph.js';
+import {
+  askgateCpu,
+  type AskgateRound,
+  openAskgate,
+  openLangGraph,
+  PG_SCHEMA,
+  PG_URL,
+  SLICE_MS,
+  SLICES,
+} from './peer-langgraph.js';
 import { BENCH_TOKEN, spawnGateway, startRedis } from './processes.js';
 
 /**
@@ -31,7 +40,6 @@ const TITLE = 'PostgreSQL checkpoints: park + resume vs LangGraph JS, and Redis 
 const BASELINE = 'LangGraph JS with PostgresSaver on the same PostgreSQL; Redis checkpoints for the bytes';
 /** askgate's own schema in the bench database, apart from LangGraph's and from any deployment's. */
 const CHECKPOINT_SCHEMA = 'askgate_bench_checkpoints';
-const SLICES = 5;
 const STATE_BYTES = 100 * 1024;
 
 async function usedMemory(redis: Redis): Promise<number> {
@@ -78,8 +86,8 @@ export async function pgCheckpoints(size: Size): Promise<BenchResult> {
   const started = Date.now();
   // 2,500 warm-up cycles a side, as in peer-langgraph.ts: a fresh gateway's first 2,000 cycles measure V8's compiler.
   const s = size.tiny
-    ? { warmup: 2, cycles: 10, concurrency: 2, parked: 20 }
-    : { warmup: 2_500, cycles: 1_500, concurrency: 8, parked: 1_000 };
+    ? { warmup: 2, sliceMs: 100, slices: 2, concurrency: 2, parked: 20 }
+    : { warmup: 2_500, sliceMs: SLICE_MS, slices: SLICES, concurrency: 8, parked: 1_000 };
   let postgres: typeof import('@langchain/langgraph-checkpoint-postgres');
   try {
     postgres = await import('@langchain/langgraph-checkpoint-postgres');
@@ -100,24 +108,31 @@ export async function pgCheckpoints(size: Size): Promise<BenchResult> {
   const tag = `c${Date.now().toString(36)}`;
   const figures: Figure[] = [];
   let resumed = 0;
+  let cycles: [number, number] = [0, 0];
   try {
-    const measured: Array<{ value: number; baseline: number; askgate: AskgateRound }> = [];
+    const measured: Array<{ value: number; baseline: number; askgate: AskgateRound; cycles: [number, number] }> = [];
     const rounds = size.tiny ? 1 : ROUNDS;
     for (let r = 0; r < rounds; r++) {
       const side = await openAskgate(s.concurrency, env);
       try {
-        const [ours, peer] = await interleavedPhases(
-          { warmup: s.warmup, total: s.cycles, concurrency: s.concurrency, slices: size.tiny ? 2 : SLICES },
+        const [ours, peer] = await timeSlicedPhases(
+          { warmup: s.warmup, sliceMs: s.sliceMs, slices: s.slices, concurrency: s.concurrency },
           side,
           await openLangGraph(saver, `pgc-${tag}-${r}`),
         );
-        measured.push({ value: ours.perSecond, baseline: peer.perSecond, askgate: ours });
+        measured.push({
+          value: ours.perSecond,
+          baseline: peer.perSecond,
+          askgate: ours,
+          cycles: [ours.done, peer.done],
+        });
       } finally {
         resumed += side.resumed();
         await side.close();
       }
     }
     const median = medianRound(measured);
+    cycles = median.cycles;
     figures.push(
       figure({
         name: 'cycles/s, PostgreSQL checkpoints, vs LangGraph + Postgres',
@@ -125,7 +140,7 @@ export async function pgCheckpoints(size: Size): Promise<BenchResult> {
         value: median.value,
         baseline: median.baseline,
         target: { op: '>=', limit: 5, on: 'ratio' },
-        note: `median of ${measured.length} rounds; ratios ${roundRatios(measured)}${askgateCpu(median.askgate.cpu)}`,
+        note: `median of ${measured.length} rounds; ratios ${roundRatios(measured)}; cycles measured ${median.cycles[0]} / ${median.cycles[1]}${askgateCpu(median.askgate.cpu)}`,
       }),
     );
   } finally {
@@ -149,7 +164,10 @@ export async function pgCheckpoints(size: Size): Promise<BenchResult> {
     baseline: BASELINE,
     figures,
     counts: {
-      cycles: s.cycles,
+      askgate_cycles: cycles[0],
+      peer_cycles: cycles[1],
+      slice_ms: s.sliceMs,
+      slices: s.slices,
       warmup: s.warmup,
       concurrency: s.concurrency,
       parked: s.parked,

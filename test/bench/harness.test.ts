@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { interleavedPhases } from '../../bench/harness.js';
+import { interleavedPhases, timeSlicedPhases } from '../../bench/harness.js';
 import { cpuNote, processCpuMicros, startCpuAccount } from '../../bench/process-cpu.js';
 
 /**
@@ -39,6 +39,39 @@ describe('the bench harness', () => {
     expect(b.done).toBe(10);
     expect(a.perSecond).toBeGreaterThan(0);
     expect(a.cpu).toBeNull();
+  });
+
+  it('gives both sides slices of the same time, so the faster side does more calls in each', async () => {
+    // A fake clock: every call of side a takes 10 ms, of side b 40 ms; slices last 100 ms.
+    let clock = 0;
+    const order: string[] = [];
+    const calls = { a: [] as number[], b: [] as number[] };
+    const side = (name: 'a' | 'b', ms: number) => ({
+      call: async (i: number) => {
+        calls[name].push(i);
+        order.push(name);
+        clock += ms;
+        await new Promise((resolve) => setImmediate(resolve));
+      },
+    });
+    const [a, b] = await timeSlicedPhases(
+      { warmup: 3, sliceMs: 100, slices: 2, concurrency: 1, now: () => clock },
+      side('a', 10),
+      side('b', 40),
+    );
+    // Warm-up in the same rhythm until both did 3 calls: b needs one slice (3 calls of 40 ms reach 120 ms), so one
+    // warm-up slice each; then two measured slices each: a does 10 calls in 100 ms, b 3 (the third starts at 80 ms).
+    const runs = order.join('').match(/a+|b+/g) ?? [];
+    expect(runs.map((r) => `${r[0]}${r.length}`)).toEqual(['a10', 'b3', 'a10', 'b3', 'a10', 'b3']);
+    expect(calls.a).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    expect(calls.b).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(a.done).toBe(20);
+    expect(b.done).toBe(6);
+    // 20 calls in 200 ms and 6 in 240 ms of fake time.
+    expect(a.perSecond).toBe(100);
+    expect(b.perSecond).toBe(25);
+    expect(a.p50).toBe(10);
+    expect(b.p99).toBe(40);
   });
 
   it("accounts a side's CPU per call by process", async () => {
