@@ -5,6 +5,11 @@ import { continuationOf, type HandlerJob, REPORTED_FIELD } from '../runs/job-pro
 import type { BullHandlerClaimsOptions } from './handler-claims.js';
 import { backoffDelay, CONTINUATION_ATTEMPTS } from './queues.js';
 
+/** The most takes a tap runs beside its loop while jobs queue up (Tap.widen). */
+const EXTRA_TAKERS = 3;
+
+type Taken = { job: Job<HandlerJob> | undefined; leaseId: string };
+
 /** A claimer waiting for a continuation: settled once, by the first tap with a job, its timeout, or its abort. */
 export interface Waiter {
   readonly request: ClaimRequest;
@@ -57,6 +62,9 @@ export class Tap {
   readonly handedOut = new Map<string, { job: Job<HandlerJob>; until: number }>();
   private readonly waiters: Waiter[] = [];
   private looping = false;
+  private takesInFlight = 0;
+  private extraTakers = 0;
+  private lastTakeFound = false;
   private closed = false;
   lastUsed = Date.now();
 
@@ -109,11 +117,12 @@ export class Tap {
     this.looping = true;
     try {
       while (!this.closed && this.waiters.length > 0) {
-        const leaseId = newLeaseId(this.shard, this.handler);
-        let job: Job<HandlerJob> | undefined;
+        // The last take found a job, so BullMQ takes this one without blocking: jobs may be queueing behind it.
+        const backlog = this.lastTakeFound;
+        let taken: Taken;
         try {
           // Blocks until a job is due or BullMQ's drain delay (5 s) passes; then the loop looks at its waiters again.
-          job = await this.worker.getNextJob(leaseId, { block: true });
+          taken = await this.take(true);
         } catch (error) {
           if (this.closed) return;
           this.options.logger.warn(
@@ -123,10 +132,60 @@ export class Tap {
           await new Promise((resolve) => setTimeout(resolve, 1000));
           continue;
         }
-        if (job !== undefined) await this.offer(job, leaseId);
+        if (taken.job === undefined) continue;
+        if (backlog) this.widen();
+        await this.offer(taken.job, taken.leaseId);
       }
     } finally {
       this.looping = false;
+    }
+  }
+
+  /** One take under a new lease id; blocking waits for a job to fall due, else BullMQ takes without waiting. */
+  private async take(block: boolean): Promise<Taken> {
+    const leaseId = newLeaseId(this.shard, this.handler);
+    this.takesInFlight++;
+    try {
+      const job = await this.worker.getNextJob(leaseId, { block });
+      this.lastTakeFound = job !== undefined;
+      return { job, leaseId };
+    } finally {
+      this.takesInFlight--;
+    }
+  }
+
+  /** Claimers not yet served by a take in flight. */
+  private unserved(): number {
+    let open = 0;
+    for (const waiter of this.waiters) if (!waiter.settled) open++;
+    return open - this.takesInFlight;
+  }
+
+  /**
+   * Jobs queue up behind the loop's takes when continuations fall due faster than one take per round trip: then up
+   * to {@link EXTRA_TAKERS} more takes run beside the loop, each without blocking, while claimers wait unserved, and
+   * each stops at the first take that finds the queue empty. Their takes share the loop's connection, so they go out
+   * in one write. A queue that holds at most one job at a time never starts one (no take comes back empty for them).
+   */
+  private widen(): void {
+    while (this.extraTakers < EXTRA_TAKERS && this.unserved() > 0) {
+      this.extraTakers++;
+      void this.extraTaker().finally(() => {
+        this.extraTakers--;
+      });
+    }
+  }
+
+  private async extraTaker(): Promise<void> {
+    while (!this.closed && this.unserved() > 0) {
+      let taken: Taken;
+      try {
+        taken = await this.take(false);
+      } catch {
+        return; // the loop's own take reports a failing queue and retries
+      }
+      if (taken.job === undefined) return;
+      await this.offer(taken.job, taken.leaseId);
     }
   }
 
