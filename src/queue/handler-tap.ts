@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { type Job, Worker } from 'bullmq';
+import { poolRandomBytes } from '../core/random-pool.js';
 import type { ClaimedContinuation, ClaimRequest } from '../runs/handler-claims.js';
 import { continuationOf, type HandlerJob, REPORTED_FIELD } from '../runs/job-protocol.js';
 import type { BullHandlerClaimsOptions } from './handler-claims.js';
@@ -35,7 +35,7 @@ export function attemptOf(job: Job<HandlerJob>): number {
 
 /** `<shard>.<handler>.<random>`: the lease names the queue its job is in; the random part is BullMQ's lock token. */
 export function newLeaseId(shard: number, handler: string): string {
-  return `${shard}.${handler}.${randomBytes(16).toString('base64url')}`;
+  return `${shard}.${handler}.${poolRandomBytes(16).toString('base64url')}`;
 }
 
 export function parseLeaseId(leaseId: string): { shard: number; handler: string } | null {

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import type { SettledRun } from '../core/ports.js';
 import { AskgateError } from '../core/errors.js';
+import { poolRandomBytes } from '../core/random-pool.js';
 import type { Logger } from '../observability/logger.js';
 import type { ChatThread, Checkpoint, Checkpoints, ParkCheckpoints } from './checkpoints.js';
 import type { ClaimedContinuation, ClaimRequest, FailOutcome, HandlerClaims, LeaseResult } from './handler-claims.js';
@@ -21,7 +21,7 @@ export class CheckpointedRuns implements RunStore {
     private readonly inner: RunStore,
     private readonly parks: ParkCheckpoints | null,
     private readonly logger: Logger,
-    private readonly newRef: () => string = () => randomBytes(12).toString('base64url'),
+    private readonly newRef: () => string = () => poolRandomBytes(12).toString('base64url'),
   ) {}
 
   async park(input: ParkInput): Promise<number> {
