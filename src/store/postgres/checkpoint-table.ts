@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { postgresCall } from './pool.js';
 
@@ -52,6 +53,11 @@ export function refreshBelowMs(retentionMs: number): number {
   return Math.max(Math.floor(retentionMs / 2), 3_600_000);
 }
 
+/** `askgate-ck-<what>-<16 hex of the table's SHA-256>`: at most 45 bytes, distinct per statement and table. */
+export function statementName(what: 'read' | 'read-refresh' | 'write', table: string): string {
+  return `askgate-ck-${what}-${createHash('sha256').update(table).digest('hex').slice(0, 16)}`;
+}
+
 /** The park of the row the Checkpoints port itself writes (save) and binds a thread to (bindThread). */
 export const RUN_ROW = '';
 
@@ -78,10 +84,11 @@ export class CheckpointTable {
   /**
    * The name of one of the statements every park or resume runs, prepared once per pooled connection: PostgreSQL
    * then parses and plans it once, not on every call (the park's write, with its owner check and thread lookup, is
-   * the costliest to plan). The schema is in the name because a name stands for one text on a connection.
+   * the costliest to plan). A name stands for one text on a connection, so it carries the table, as a digest:
+   * PostgreSQL cuts names at 63 bytes (NAMEDATALEN), and the table's own name may be that long already.
    */
   private statement(what: 'read' | 'read-refresh' | 'write'): string {
-    return `askgate-checkpoints-${what}:${this.table}`;
+    return statementName(what, this.table);
   }
 
   /** The run's latest kept checkpoint of any park, or null (never parked, only bound to a thread, or expired). */

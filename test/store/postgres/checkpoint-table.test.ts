@@ -196,6 +196,39 @@ describe('the PostgreSQL checkpoints table', () => {
     expect(left.rows.map((r) => r.run_id)).toEqual(['live-1', 'live-2', 'live-3', 'live-4', 'live-5']);
   });
 
+  it('prepares its statements under names PostgreSQL keeps whole, even in a schema with a 63-byte name', async () => {
+    const schema = `askgate_${'x'.repeat(55)}`;
+    expect(Buffer.byteLength(schema)).toBe(63);
+    const single = openCheckpointPool({
+      url: server.url,
+      statementTimeoutMs: 5_000,
+      max: 1,
+      onIdleError: () => undefined,
+    });
+    const warned: unknown[] = [];
+    const warn = console.warn;
+    console.warn = (...args: unknown[]) => warned.push(args);
+    try {
+      await migrate(single, schema);
+      const long = new CheckpointTable(single, schema, HOUR_MS);
+      expect(await long.write('run-long', 'p1', row())).toBe(true);
+      expect((await long.read('run-long', 'p1'))?.owner).toBe('alice');
+      expect((await long.read('run-long', 'p1', { refresh: true }))?.owner).toBe('alice');
+      // One connection: the statements it prepared, as the server names them (it cuts a name at 63 bytes).
+      const prepared = await single.query<{ name: string }>('SELECT name FROM pg_prepared_statements ORDER BY name');
+      const names = prepared.rows.map((r) => r.name);
+      expect(names).toHaveLength(3);
+      for (const name of names) expect(name).toMatch(/^askgate-ck-(read|read-refresh|write)-[0-9a-f]{16}$/);
+      expect(new Set(names.map((n) => n.split('-').slice(0, -1).join('-')))).toEqual(
+        new Set(['askgate-ck-read', 'askgate-ck-read-refresh', 'askgate-ck-write']),
+      );
+      expect(warned).toEqual([]);
+    } finally {
+      console.warn = warn;
+      await single.end();
+    }
+  });
+
   it('counts reads and writes for the latency metrics', () => {
     expect(observed.read).toBeGreaterThan(0);
     expect(observed.write).toBeGreaterThan(0);
