@@ -69,13 +69,55 @@ export function keepAliveFetch(): typeof fetch {
         res.on('end', () => {
           signal?.removeEventListener('abort', onAbort);
           const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-          // A Buffer is a Uint8Array, which Response takes; the DOM typings only name ArrayBuffer-backed ones.
-          resolve(new Response(NULL_BODY.has(status) ? null : (bytes as unknown as Uint8Array<ArrayBuffer>), init));
+          resolve(wholeResponse(NULL_BODY.has(status) ? null : bytes, init));
         });
       });
       req.end(body ?? undefined);
     });
   }) as typeof fetch;
+}
+
+/**
+ * A response whose body was read whole: `text()`, `json()`, `arrayBuffer()` and `bytes()` give its bytes back as they
+ * are, without the web stream `new Response` wraps around a body and reads them back through (most of what a small
+ * response costs this process). Anything else that reads the body — `body`, `blob()`, `formData()`, `clone()` — is
+ * served by a plain Response over the same bytes, made when first needed, so every method keeps fetch's meaning: a
+ * body is read once (a second read rejects with a TypeError) and `bodyUsed` says whether it was. The methods are the
+ * instance's own, over a Response made without a body (status, headers and the rest are that Response's).
+ */
+export function wholeResponse(bytes: Buffer | null, init: ResponseInit): Response {
+  const response = new Response(null, init);
+  let used = false;
+  let plain: Response | null = null;
+  // The plain Response every other reader goes through, holding the body as it stands (after a read: spent).
+  const asPlain = (): Response => {
+    if (plain === null) {
+      // A Buffer is a Uint8Array, which Response takes; the DOM typings only name ArrayBuffer-backed ones.
+      plain = new Response(bytes as unknown as Uint8Array<ArrayBuffer> | null, init);
+      if (used && bytes !== null) void plain.arrayBuffer();
+    }
+    return plain;
+  };
+  const take = (): Promise<Buffer> => {
+    if (plain !== null) return plain.arrayBuffer().then((b) => Buffer.from(b));
+    if (used) return Promise.reject(new TypeError('Body is unusable: Body has already been read'));
+    used = true;
+    return Promise.resolve(bytes ?? Buffer.alloc(0));
+  };
+  const text = (): Promise<string> => take().then((b) => b.toString('utf8'));
+  const own = (value: unknown): PropertyDescriptor => ({ value, configurable: true, writable: true });
+  Object.defineProperties(response, {
+    body: { get: () => asPlain().body, configurable: true },
+    bodyUsed: { get: () => (plain === null ? used : plain.bodyUsed), configurable: true },
+    text: own(text),
+    json: own(() => text().then((t) => JSON.parse(t) as unknown)),
+    arrayBuffer: own(() => take().then((b) => new Uint8Array(b).buffer)),
+    bytes: own(() => take().then((b) => new Uint8Array(b))),
+    blob: own(() => asPlain().blob()),
+    formData: own(() => asPlain().formData()),
+    clone: own(() => asPlain().clone()),
+  });
+  return response;
 }
 
 function headersOf(res: IncomingMessage): Headers {
