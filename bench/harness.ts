@@ -148,6 +148,27 @@ export interface PhaseResult {
   cpu: Record<string, number> | null;
 }
 
+/** A side's result from its calls, their time (ms), latencies and summed CPU per process (µs; null: not read). */
+function phaseResult(
+  done: number,
+  ms: number,
+  latencies: number[],
+  cpuTotals: Record<string, number> | null,
+): PhaseResult {
+  let cpu: Record<string, number> | null = null;
+  if (cpuTotals !== null) {
+    cpu = {};
+    for (const [name, us] of Object.entries(cpuTotals)) cpu[name] = Math.round((us / done) * 10) / 10;
+  }
+  return {
+    perSecond: (done * 1000) / ms,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    done: latencies.length,
+    cpu,
+  };
+}
+
 /**
  * Two sides measured in alternating slices: both warmed up, then `total` calls each cut into `slices` slices run in
  * turn (first, second, first, ...), each side's rate its calls over the sum of its slices' times, its latencies and
@@ -186,20 +207,7 @@ export async function interleavedPhases(
       else if (m.cpu !== null) for (const [name, us] of Object.entries(used)) m.cpu[name] = (m.cpu[name] ?? 0) + us;
     }
   }
-  const [a, b] = sides.map((m): PhaseResult => {
-    let cpu: Record<string, number> | null = null;
-    if (m.cpu !== null) {
-      cpu = {};
-      for (const [name, us] of Object.entries(m.cpu)) cpu[name] = Math.round((us / opts.total) * 10) / 10;
-    }
-    return {
-      perSecond: (opts.total * 1000) / m.ms,
-      p50: percentile(m.latencies, 50),
-      p99: percentile(m.latencies, 99),
-      done: m.latencies.length,
-      cpu,
-    };
-  });
+  const [a, b] = sides.map((m) => phaseResult(opts.total, m.ms, m.latencies, m.cpu));
   return [a as PhaseResult, b as PhaseResult];
 }
 
@@ -259,20 +267,7 @@ export async function timeSlicedPhases(
   };
   while (sides.some((m) => m.next < opts.warmup)) for (const m of sides) await slice(m, false);
   for (let s = 0; s < opts.slices; s++) for (const m of sides) await slice(m, true);
-  const [a, b] = sides.map((m): PhaseResult => {
-    let cpu: Record<string, number> | null = null;
-    if (m.cpu !== null && m.side.cpu !== undefined) {
-      cpu = {};
-      for (const [name, us] of Object.entries(m.cpu)) cpu[name] = Math.round((us / m.done) * 10) / 10;
-    }
-    return {
-      perSecond: (m.done * 1000) / m.ms,
-      p50: percentile(m.latencies, 50),
-      p99: percentile(m.latencies, 99),
-      done: m.done,
-      cpu,
-    };
-  });
+  const [a, b] = sides.map((m) => phaseResult(m.done, m.ms, m.latencies, m.cpu));
   return [a as PhaseResult, b as PhaseResult];
 }
 
