@@ -53,8 +53,10 @@ export function refreshBelowMs(retentionMs: number): number {
   return Math.max(Math.floor(retentionMs / 2), 3_600_000);
 }
 
-/** `askgate-ck-<what>-<16 hex of the table's SHA-256>`: at most 45 bytes, distinct per statement and table. */
-export function statementName(what: 'read' | 'read-refresh' | 'write', table: string): string {
+type StatementKind = 'read' | 'read-refresh' | 'write';
+
+/** `askgate-ck-<what>-<16 hex of the table's SHA-256>`: at most 40 bytes, distinct per statement and table. */
+export function statementName(what: StatementKind, table: string): string {
   return `askgate-ck-${what}-${createHash('sha256').update(table).digest('hex').slice(0, 16)}`;
 }
 
@@ -70,6 +72,7 @@ export const RUN_ROW = '';
  */
 export class CheckpointTable {
   private readonly table: string;
+  private readonly names: Record<StatementKind, string>;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -79,6 +82,12 @@ export class CheckpointTable {
     private readonly observer: CheckpointTableObserver | null = null,
   ) {
     this.table = `${pg.escapeIdentifier(schema)}.checkpoints`;
+    // Named once: a park or a claim should not hash the table's name again.
+    this.names = {
+      read: statementName('read', this.table),
+      'read-refresh': statementName('read-refresh', this.table),
+      write: statementName('write', this.table),
+    };
   }
 
   /**
@@ -87,8 +96,8 @@ export class CheckpointTable {
    * the costliest to plan). A name stands for one text on a connection, so it carries the table, as a digest:
    * PostgreSQL cuts names at 63 bytes (NAMEDATALEN), and the table's own name may be that long already.
    */
-  private statement(what: 'read' | 'read-refresh' | 'write'): string {
-    return statementName(what, this.table);
+  private statement(what: StatementKind): string {
+    return this.names[what];
   }
 
   /** The run's latest kept checkpoint of any park, or null (never parked, only bound to a thread, or expired). */
