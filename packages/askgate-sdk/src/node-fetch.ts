@@ -85,7 +85,7 @@ export function keepAliveFetch(): typeof fetch {
  * body is read once (a second read rejects with a TypeError) and `bodyUsed` says whether it was. The methods are the
  * instance's own, over a Response made without a body (status, headers and the rest are that Response's).
  */
-export function wholeResponse(bytes: Buffer | null, init: ResponseInit): Response {
+function wholeResponse(bytes: Buffer | null, init: ResponseInit): Response {
   const response = new Response(null, init);
   let used = false;
   let plain: Response | null = null;

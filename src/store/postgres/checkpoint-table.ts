@@ -56,7 +56,7 @@ export function refreshBelowMs(retentionMs: number): number {
 type StatementKind = 'read' | 'read-refresh' | 'write';
 
 /** `askgate-ck-<what>-<16 hex of the table's SHA-256>`: at most 40 bytes, distinct per statement and table. */
-export function statementName(what: StatementKind, table: string): string {
+function statementName(what: StatementKind, table: string): string {
   return `askgate-ck-${what}-${createHash('sha256').update(table).digest('hex').slice(0, 16)}`;
 }
 
@@ -72,6 +72,12 @@ export const RUN_ROW = '';
  */
 export class CheckpointTable {
   private readonly table: string;
+  /**
+   * The names of the statements every park or resume runs, prepared once per pooled connection: PostgreSQL then
+   * parses and plans each once, not on every call (the park's write, with its owner check and thread lookup, is the
+   * costliest to plan). A name stands for one text on a connection, so it carries the table, as a digest: PostgreSQL
+   * cuts names at 63 bytes (NAMEDATALEN), and the table's own name may be that long already.
+   */
   private readonly names: Record<StatementKind, string>;
 
   constructor(
@@ -82,22 +88,11 @@ export class CheckpointTable {
     private readonly observer: CheckpointTableObserver | null = null,
   ) {
     this.table = `${pg.escapeIdentifier(schema)}.checkpoints`;
-    // Named once: a park or a claim should not hash the table's name again.
     this.names = {
       read: statementName('read', this.table),
       'read-refresh': statementName('read-refresh', this.table),
       write: statementName('write', this.table),
     };
-  }
-
-  /**
-   * The name of one of the statements every park or resume runs, prepared once per pooled connection: PostgreSQL
-   * then parses and plans it once, not on every call (the park's write, with its owner check and thread lookup, is
-   * the costliest to plan). A name stands for one text on a connection, so it carries the table, as a digest:
-   * PostgreSQL cuts names at 63 bytes (NAMEDATALEN), and the table's own name may be that long already.
-   */
-  private statement(what: StatementKind): string {
-    return this.names[what];
   }
 
   /** The run's latest kept checkpoint of any park, or null (never parked, only bound to a thread, or expired). */
@@ -124,7 +119,7 @@ export class CheckpointTable {
     const result = await this.timed('read', () =>
       options.refresh
         ? this.pool.query<RowRecord>({
-            name: this.statement('read-refresh'),
+            name: this.names['read-refresh'],
             // A data-modifying WITH runs whether or not the query reads it; both parts see the same snapshot.
             text: `WITH refreshed AS (
                UPDATE ${this.table} SET expires_at = now() + $3 * interval '1 millisecond'
@@ -133,7 +128,7 @@ export class CheckpointTable {
             values: [runId, park, this.retentionMs, refreshBelowMs(this.retentionMs)],
           })
         : this.pool.query<RowRecord>({
-            name: this.statement('read'),
+            name: this.names.read,
             text: `SELECT ${COLUMNS} FROM ${this.table} WHERE ${where}`,
             values: [runId, park],
           }),
@@ -150,7 +145,7 @@ export class CheckpointTable {
     const t = this.table;
     const result = await this.timed('write', () =>
       this.pool.query({
-        name: this.statement('write'),
+        name: this.names.write,
         text: `INSERT INTO ${t} AS c (run_id, park, ${COLUMNS}, written_at, expires_at)
          SELECT $1, $2, $3, $4, $5, $6::jsonb, $7,
                 coalesce($8::jsonb, (SELECT b.thread FROM ${t} b WHERE b.run_id = $1 AND b.park = '' AND b.expires_at > now())),
