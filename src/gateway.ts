@@ -20,6 +20,7 @@ import { CheckpointClaims } from './runs/checkpointed-runs.js';
 import { openPostgresCheckpointer, type PostgresCheckpointer } from './wiring/checkpoints.js';
 import { BullConfirmationJobs } from './queue/confirmation-jobs.js';
 import { BullHandlerClaims } from './queue/handler-claims.js';
+import { HandlerArrivals } from './queue/handler-arrivals.js';
 import { startFollowUps } from './wiring/follow-ups.js';
 import { channelSettings, checkRouteChannels, stopChannels } from './wiring/channels.js';
 import { httpApp } from './wiring/http.js';
@@ -173,6 +174,8 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     }
   }
   // The core takes its ports at construction: the store, the channels, the park side (null on the in-memory store).
+  // Handler jobs this process adds are taken at once by its own claims when a worker waits for them.
+  const arrivals = new HandlerArrivals();
   const parks = await startParks(
     config,
     store,
@@ -181,6 +184,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     plugins,
     connections,
     checkpointer?.checkpoints ?? null,
+    arrivals,
   );
   const followUps = startFollowUps(config, store, logger, options.workers ?? true, plugins, connections);
   const service = new InteractionService({
@@ -206,6 +210,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
             backoffMs: config.resumeBackoffMs,
             runRetentionMs: config.retentionWaitingMinutes * 60_000,
             logger,
+            arrivals,
           }),
           checkpointer?.checkpoints ?? null,
         )

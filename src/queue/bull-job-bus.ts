@@ -4,6 +4,7 @@ import type { ConversationTurnPayload } from '../runs/continuation.js';
 import type { JobBus, ReplyJobData, RunJobHandlers } from '../runs/job-bus.js';
 import type { RedisClient } from '../store/redis/connections.js';
 import { CompletionStream } from './completion-stream.js';
+import type { HandlerArrivals } from './handler-arrivals.js';
 import { queuePrefixes, type QueueShards } from './queue-shards.js';
 import {
   REPLY_QUEUE,
@@ -27,6 +28,8 @@ export interface BullJobBusOptions {
   logger: Logger;
   /** The completions stream's connections: the command connection, and a blocking reader per shard. */
   completions: { command: RedisClient; reader(shard: number): RedisClient };
+  /** Told of each handler job added here, so this process's claims take it without waiting for a wake-up. */
+  arrivals?: HandlerArrivals;
 }
 
 /**
@@ -40,7 +43,7 @@ export class BullJobBus extends ResumeProducer implements JobBus {
   private completions: Array<{ close(): Promise<void> }> = [];
 
   constructor(private readonly options: BullJobBusOptions) {
-    super(options.connection, options.shards);
+    super(options.connection, options.shards, options.arrivals ?? null);
   }
 
   work(handlers: RunJobHandlers): void {

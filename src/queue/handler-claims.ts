@@ -14,6 +14,7 @@ import type { RedisClient } from '../store/redis/connections.js';
 import { runReport } from '../store/redis/scripts/index.js';
 import { postsReply } from '../runs/completion.js';
 import type { CompletionJob, HandlerJob } from '../runs/job-protocol.js';
+import type { HandlerArrivals } from './handler-arrivals.js';
 import { attemptOf, HandlerFailure, parseLeaseId, Tap, type Waiter } from './handler-tap.js';
 import { handlerQueueName } from './queues.js';
 
@@ -33,6 +34,8 @@ export interface BullHandlerClaimsOptions {
   maxTaps?: number;
   /** A tap nobody claimed through for this long is closed, ms. Default 300000. */
   idleMs?: number;
+  /** Handler jobs this process adds: the tap of such a job's queue takes it at once when a claimer waits there. */
+  arrivals?: HandlerArrivals;
 }
 
 /**
@@ -52,6 +55,9 @@ export class BullHandlerClaims implements HandlerClaims {
     const idleMs = options.idleMs ?? 300_000;
     this.sweeper = setInterval(() => this.closeIdle(idleMs), Math.min(idleMs, 60_000));
     this.sweeper.unref();
+    options.arrivals?.listen((shard, queueName) => {
+      if (!this.closed) this.taps.get(`${shard}/${queueName}`)?.takeAhead();
+    });
   }
 
   /**

@@ -63,6 +63,8 @@ export class Tap {
   private readonly waiters: Waiter[] = [];
   private looping = false;
   private takesInFlight = 0;
+  /** The loop's take is blocked on the queue: it comes back only when a job is added or its wait ends. */
+  private blocked = false;
   private extraTakers = 0;
   private lastTakeFound = false;
   private closed = false;
@@ -145,20 +147,41 @@ export class Tap {
   private async take(block: boolean): Promise<Taken> {
     const leaseId = newLeaseId(this.shard, this.handler);
     this.takesInFlight++;
+    if (block) this.blocked = true;
     try {
       const job = await this.worker.getNextJob(leaseId, { block });
       this.lastTakeFound = job !== undefined;
       return { job, leaseId };
     } finally {
       this.takesInFlight--;
+      if (block) this.blocked = false;
     }
   }
 
-  /** Claimers not yet served by a take in flight. */
-  private unserved(): number {
+  /**
+   * Claimers not yet served by a take in flight; `blockedServes` false leaves out the loop's blocked take, which
+   * serves nobody until something wakes it.
+   */
+  private unserved(blockedServes = true): number {
     let open = 0;
     for (const waiter of this.waiters) if (!waiter.settled) open++;
-    return open - this.takesInFlight;
+    return open - this.takesInFlight + (this.blocked && !blockedServes ? 1 : 0);
+  }
+
+  /**
+   * This process just added a job to the queue (handler-arrivals.ts): while a claimer waits with the loop blocked,
+   * one take without blocking goes out now, behind the add on the same connection, instead of after the blocked
+   * read wakes. Should it find nothing (another take was quicker), the loop's read takes the job as before.
+   */
+  takeAhead(): void {
+    if (this.closed || this.extraTakers >= EXTRA_TAKERS || this.unserved(false) <= 0) return;
+    this.extraTakers++;
+    void this.take(false)
+      .then((taken) => (taken.job === undefined ? undefined : this.offer(taken.job, taken.leaseId)))
+      .catch(() => undefined) // the loop's own take reports a failing queue and retries
+      .finally(() => {
+        this.extraTakers--;
+      });
   }
 
   /**

@@ -4,6 +4,7 @@ import type { ConversationTurnPayload } from '../runs/continuation.js';
 import { type ReplyJobData, replyJobId, resumeJobId } from '../runs/job-bus.js';
 import type { HandlerJob } from '../runs/job-protocol.js';
 import type { RedisClient } from '../store/redis/connections.js';
+import type { HandlerArrivals } from './handler-arrivals.js';
 import { type QueueShards, shardKeys } from './queue-shards.js';
 
 /**
@@ -126,10 +127,15 @@ export class ResumeProducer {
   constructor(
     private readonly connection: RedisClient,
     private readonly shards: QueueShards,
+    /** Told of every handler job this process adds (handler-arrivals.ts); none in a process that claims nothing. */
+    private readonly arrivals: HandlerArrivals | null = null,
   ) {}
 
   private async queue<T>(name: string, runId: string): Promise<Queue<T>> {
-    const shard = await this.shards.ofRun(runId);
+    return this.queueOfShard<T>(name, await this.shards.ofRun(runId));
+  }
+
+  private queueOfShard<T>(name: string, shard: number): Queue<T> {
     const key = `${shard}/${name}`;
     let queue = this.queues.get(key);
     if (queue === undefined) {
@@ -154,14 +160,11 @@ export class ResumeProducer {
    * holds it, and its complete reports to that shard's completions stream.
    */
   async enqueueHandler(handler: string, jobId: string, data: HandlerJob): Promise<void> {
-    await (await this.queue<HandlerJob>(handlerQueueName(handler, data.identity), data.run_id)).add(
-      'continuation',
-      data,
-      {
-        ...JOB_DEFAULTS,
-        jobId,
-      },
-    );
+    const name = handlerQueueName(handler, data.identity);
+    const shard = await this.shards.ofRun(data.run_id);
+    const added = this.queueOfShard<HandlerJob>(name, shard).add('continuation', data, { ...JOB_DEFAULTS, jobId });
+    this.arrivals?.added(shard, name);
+    await added;
   }
 
   /** Queues a chat turn for a webhook target (the askgate worker POSTs it). */

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { InteractionService } from '../core/interaction-service.js';
 import type { Logger } from '../observability/logger.js';
 import { BullJobBus } from '../queue/bull-job-bus.js';
+import type { HandlerArrivals } from '../queue/handler-arrivals.js';
 import { queueShardsOf } from '../queue/queue-shards.js';
 import { ChatJobs } from '../runs/chat-jobs.js';
 import type { ChatThread, Checkpoints, ParkCheckpoints } from '../runs/checkpoints.js';
@@ -64,6 +65,8 @@ export async function startParks(
   connections: RedisConnections | null = null,
   /** The PostgreSQL checkpointer (ASKGATE_CHECKPOINT_URL), or null to keep checkpoints in the run hashes. */
   parkCheckpoints: ParkCheckpoints | null = null,
+  /** Told of each handler job this process adds, so its own claims take it at once (the gateway's claims listen). */
+  arrivals: HandlerArrivals | null = null,
 ): Promise<Parks> {
   if (!store.durable || connections === null)
     return { service: null, conversations: null, startWorkers: () => undefined, close: async () => undefined };
@@ -82,6 +85,7 @@ export async function startParks(
     backoffMs: config.resumeBackoffMs,
     logger,
     completions: { command: connections.command(), reader: (shard) => connections.streamReader(shard) },
+    ...(arrivals === null ? {} : { arrivals }),
   });
   // Without PostgreSQL the checkpoints live in the run hashes (the Redis run store's own), so a park writes both in
   // one step; with it, they are looked up there first, then in the run hashes (runs parked before the switch).

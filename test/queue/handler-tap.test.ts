@@ -129,6 +129,49 @@ describe('a handler tap', () => {
   });
 });
 
+describe('a job this process added', () => {
+  /** Which takes came back with a job, as `blocking` or `ahead` (without blocking), in the order they returned. */
+  function recordTakes(): string[] {
+    const found: string[] = [];
+    const take = tap.worker.getNextJob.bind(tap.worker);
+    tap.worker.getNextJob = async (...args: Parameters<typeof take>) => {
+      const job = await take(...args);
+      if (job !== undefined) found.push(args[1]?.block === false ? 'ahead' : 'blocking');
+      return job;
+    };
+    return found;
+  }
+
+  it('is taken at once by a take without blocking when a claimer waits on the blocked loop', async () => {
+    const found = recordTakes();
+    const claimer = waiter();
+    tap.add(claimer.waiter);
+    // The loop is blocked on the empty queue before the job comes.
+    await until(() => inFlight === 1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const added = queue.add('continuation', job(0), { jobId: job(0).resume_id });
+    tap.takeAhead();
+    await added;
+    expect((await claimer.claimed)?.resumeId).toBe(`resume-${round}-0`);
+    // One job, one take that found it, and not the blocked one (which, should it wake, finds nothing).
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(found).toEqual(['ahead']);
+    expect(mostInFlight).toBe(2);
+    expect(await queue.getActiveCount()).toBe(1);
+  });
+
+  it('starts no take ahead when no claimer waits unserved', async () => {
+    const found = recordTakes();
+    tap.takeAhead();
+    await queue.add('continuation', job(0), { jobId: job(0).resume_id });
+    expect(mostInFlight).toBe(0);
+    const claimer = waiter();
+    tap.add(claimer.waiter);
+    expect((await claimer.claimed)?.resumeId).toBe(`resume-${round}-0`);
+    expect(found).toEqual(['blocking']);
+  });
+});
+
 async function until(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((resolve) => setTimeout(resolve, 2));
 }
