@@ -1,10 +1,10 @@
 /**
- * Word, inside one process, that a handler job was just added: the producer (queues.ts) says so right after it sent
+ * Word, inside one process, that a handler job is being added: the producer (queues.ts) says so as it hands BullMQ
  * the add, and the claims (handler-claims.ts) let the tap of that queue, when a claimer waits on it, take the job at
- * once instead of when its blocking read wakes. The take goes out on the connection the add went out on, in the
- * same write (that connection's writes leave once per event-loop turn, write-coalescing.ts, and the listener runs
- * before they leave), so Redis runs it right after the add and answers both together: the continuation reaches its
- * claimer one round trip sooner. Only a hint: a take that finds nothing (on a Redis Cluster the add may have left
+ * once instead of when its blocking read wakes. The listener runs once this turn's callbacks are done, when the add
+ * has been queued on the BullMQ connection but not yet written (that connection's writes leave once per event-loop
+ * turn, write-coalescing.ts): the take joins the same write, Redis runs it right after the add and answers both
+ * together, and the continuation reaches its claimer one round trip sooner. Only a hint: a take that finds nothing (on a Redis Cluster the add may have left
  * alone, and the blocked read woken first) leaves the job to the blocked read, as before; a job added by another
  * process wakes that read alone.
  */
