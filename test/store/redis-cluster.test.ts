@@ -465,12 +465,17 @@ function parksAcrossProcesses(shards: number): void {
         const handlerShards = new Set(
           queueKeys.filter((k) => k.key.includes('}:handler-note~')).map((k) => tagOf(k.key)),
         );
-        const streamShards = new Set(queueKeys.filter((k) => k.key.endsWith('}:completions')).map((k) => tagOf(k.key)));
         // (The earlier cases of this block parked a few more runs: their shards may add to these sets.)
         for (const runId of hooks) expect(resumeShards).toContain(shardOfName(runId, shards));
         for (const runId of handled) expect(handlerShards).toContain(shardOfName(runId, shards));
         expect(resumeShards.size).toBeGreaterThanOrEqual(8);
-        for (const shard of handlerShards) expect(streamShards).toContain(shard);
+        // Each shard a handler queue lives in gets its completions stream, made by the worker process as each of its
+        // shard readers starts (one after another on a loaded machine: the last may come after the runs resumed).
+        await until(async () => {
+          const keys = await keysOnEveryMaster(`{cp${shards}*}:`);
+          const streamShards = new Set(keys.filter((k) => k.key.endsWith('}:completions')).map((k) => tagOf(k.key)));
+          return [...handlerShards].every((shard) => streamShards.has(shard));
+        }, 'a completions stream in every shard a handler queue lives in');
         const mastersWithQueues = new Set(
           queueKeys.filter((k) => /\}:(resume|handler-note~[A-Za-z0-9_-]+):/.test(k.key)).map((k) => k.master),
         );
