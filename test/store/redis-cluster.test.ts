@@ -473,7 +473,8 @@ function parksAcrossProcesses(shards: number): void {
         // shard readers starts (one after another on a loaded machine: the last may come after the runs resumed).
         await until(async () => {
           const keys = await keysOnEveryMaster(`{cp${shards}*}:`);
-          const streamShards = new Set(keys.filter((k) => k.key.endsWith('}:completions')).map((k) => tagOf(k.key)));
+          const streams = keys.filter((k) => k.key.endsWith('}:completions'));
+          const streamShards = new Set(streams.map((k) => tagOf(k.key)));
           return [...handlerShards].every((shard) => streamShards.has(shard));
         }, 'a completions stream in every shard a handler queue lives in');
         const mastersWithQueues = new Set(
