@@ -162,7 +162,7 @@ export class Tap {
    * Claimers not yet served by a take in flight; `blockedServes` false leaves out the loop's blocked take, which
    * serves nobody until something wakes it.
    */
-  private unserved(blockedServes = true): number {
+  private unserved(blockedServes: boolean): number {
     let open = 0;
     for (const waiter of this.waiters) if (!waiter.settled) open++;
     return open - this.takesInFlight + (this.blocked && !blockedServes ? 1 : 0);
@@ -170,18 +170,11 @@ export class Tap {
 
   /**
    * This process just added a job to the queue (handler-arrivals.ts): while a claimer waits with the loop blocked,
-   * one take without blocking goes out now, behind the add on the same connection, instead of after the blocked
-   * read wakes. Should it find nothing (another take was quicker), the loop's read takes the job as before.
+   * a taker beside the loop starts now, its first take behind the add on the same connection, instead of after the
+   * blocked read wakes. Should it find nothing (another take was quicker), the loop's read takes the job as before.
    */
   takeAhead(): void {
-    if (this.closed || this.extraTakers >= EXTRA_TAKERS || this.unserved(false) <= 0) return;
-    this.extraTakers++;
-    void this.take(false)
-      .then((taken) => (taken.job === undefined ? undefined : this.offer(taken.job, taken.leaseId)))
-      .catch(() => undefined) // the loop's own take reports a failing queue and retries
-      .finally(() => {
-        this.extraTakers--;
-      });
+    if (!this.closed && this.extraTakers < EXTRA_TAKERS && this.unserved(false) > 0) this.startExtraTaker(false);
   }
 
   /**
@@ -191,16 +184,19 @@ export class Tap {
    * in one write. A queue that holds at most one job at a time never starts one (no take comes back empty for them).
    */
   private widen(): void {
-    while (this.extraTakers < EXTRA_TAKERS && this.unserved() > 0) {
-      this.extraTakers++;
-      void this.extraTaker().finally(() => {
-        this.extraTakers--;
-      });
-    }
+    while (this.extraTakers < EXTRA_TAKERS && this.unserved(true) > 0) this.startExtraTaker(true);
   }
 
-  private async extraTaker(): Promise<void> {
-    while (!this.closed && this.unserved() > 0) {
+  /** One taker beside the loop (widen, takeAhead); `blockedServes` as in {@link unserved}. */
+  private startExtraTaker(blockedServes: boolean): void {
+    this.extraTakers++;
+    void this.extraTaker(blockedServes).finally(() => {
+      this.extraTakers--;
+    });
+  }
+
+  private async extraTaker(blockedServes: boolean): Promise<void> {
+    while (!this.closed && this.unserved(blockedServes) > 0) {
       let taken: Taken;
       try {
         taken = await this.take(false);
