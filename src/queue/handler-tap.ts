@@ -170,11 +170,13 @@ export class Tap {
 
   /**
    * This process just added a job to the queue (handler-arrivals.ts): while a claimer waits with the loop blocked,
-   * a taker beside the loop starts now, its first take behind the add on the same connection, instead of after the
-   * blocked read wakes. Should it find nothing (another take was quicker), the loop's read takes the job as before.
+   * one take beside the loop goes now, behind the add on the same connection, instead of after the blocked read
+   * wakes. One take for one job: should it find nothing (another take was quicker), the loop's read takes the job as
+   * before; should more jobs be queued, the loop's next take finds one and widens. A second take here would come
+   * back empty on every resume while other claimers wait (a worker's idle slots), costing Redis a script each time.
    */
   takeAhead(): void {
-    if (!this.closed && this.extraTakers < EXTRA_TAKERS && this.unserved(false) > 0) this.startExtraTaker(false);
+    if (!this.closed && this.extraTakers < EXTRA_TAKERS && this.unserved(false) > 0) this.startExtraTaker(false, 1);
   }
 
   /**
@@ -187,16 +189,19 @@ export class Tap {
     while (this.extraTakers < EXTRA_TAKERS && this.unserved(true) > 0) this.startExtraTaker(true);
   }
 
-  /** One taker beside the loop (widen, takeAhead); `blockedServes` as in {@link unserved}. */
-  private startExtraTaker(blockedServes: boolean): void {
+  /**
+   * One taker beside the loop (widen, takeAhead): at most `takes` takes, each while claimers wait unserved
+   * (`blockedServes` as in {@link unserved}).
+   */
+  private startExtraTaker(blockedServes: boolean, takes = Number.POSITIVE_INFINITY): void {
     this.extraTakers++;
-    void this.extraTaker(blockedServes).finally(() => {
+    void this.extraTaker(blockedServes, takes).finally(() => {
       this.extraTakers--;
     });
   }
 
-  private async extraTaker(blockedServes: boolean): Promise<void> {
-    while (!this.closed && this.unserved(blockedServes) > 0) {
+  private async extraTaker(blockedServes: boolean, takes: number): Promise<void> {
+    for (let left = takes; left > 0 && !this.closed && this.unserved(blockedServes) > 0; left--) {
       let taken: Taken;
       try {
         taken = await this.take(false);

@@ -130,20 +130,25 @@ describe('a handler tap', () => {
 });
 
 describe('a job this process added', () => {
-  /** Which takes came back with a job, as `blocking` or `ahead` (without blocking), in the order they returned. */
-  function recordTakes(): string[] {
+  /**
+   * Which takes came back with a job, as `blocking` or `ahead` (without blocking), in the order they returned; and
+   * every take without blocking, as `ahead` or `ahead, empty`.
+   */
+  function recordTakes(): { found: string[]; ahead: string[] } {
     const found: string[] = [];
+    const ahead: string[] = [];
     const take = tap.worker.getNextJob.bind(tap.worker);
     tap.worker.getNextJob = async (...args: Parameters<typeof take>) => {
       const job = await take(...args);
       if (job !== undefined) found.push(args[1]?.block === false ? 'ahead' : 'blocking');
+      if (args[1]?.block === false) ahead.push(job === undefined ? 'ahead, empty' : 'ahead');
       return job;
     };
-    return found;
+    return { found, ahead };
   }
 
   it('is taken at once by a take without blocking when a claimer waits on the blocked loop', async () => {
-    const found = recordTakes();
+    const { found } = recordTakes();
     const claimer = waiter();
     tap.add(claimer.waiter);
     // The loop is blocked on the empty queue before the job comes.
@@ -160,8 +165,25 @@ describe('a job this process added', () => {
     expect(await queue.getActiveCount()).toBe(1);
   });
 
+  it('is taken by one take ahead however many claimers still wait', async () => {
+    const { ahead } = recordTakes();
+    const claimers = Array.from({ length: 4 }, () => waiter());
+    for (const c of claimers) tap.add(c.waiter);
+    await until(() => inFlight === 1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const added = queue.add('continuation', job(0), { jobId: job(0).resume_id });
+    tap.takeAhead();
+    await added;
+    await until(() => claimers.some((c) => c.waiter.settled));
+    // Three claimers wait on: a second take beside the loop would find the queue empty.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(ahead).toEqual(['ahead']);
+    expect(claimers.filter((c) => c.waiter.settled)).toHaveLength(1);
+    expect(await queue.getActiveCount()).toBe(1);
+  });
+
   it('starts no take ahead when no claimer waits unserved', async () => {
-    const found = recordTakes();
+    const { found } = recordTakes();
     tap.takeAhead();
     await queue.add('continuation', job(0), { jobId: job(0).resume_id });
     expect(mostInFlight).toBe(0);
