@@ -325,6 +325,51 @@ describe('RedisStore on a real redis-server', () => {
     expect(await raw.pttl(schemaKeys[0]!)).toBeGreaterThan(0);
   });
 
+  it("keeps a pending record's expiry through every script that rewrites it", async () => {
+    const prefix = uniquePrefix();
+    const store = await open({ idleTtlSeconds: 60, prefix });
+    const keys = new Keys(prefix);
+    const record = makeInteraction({ channel: 'whatsapp', recipient: '15550099' });
+    await store.create(record);
+    const key = keys.interaction(record.id);
+    const before = await raw.pttl(key);
+    expect(before).toBeGreaterThan(60_000);
+    const rewrites: Array<[string, () => Promise<unknown>]> = [
+      [
+        'set-delivery',
+        () => store.setDelivery(record.id, { wa_id: '15550099', message_id: 'wamid.K', ref: 'wamid.K' }),
+      ],
+      ['add-surface', () => store.addSurface(record.id, { channel: 'telegram', recipient: '46' })],
+      ['delivery-receipt', () => store.recordReceipt(record.id, 'wamid.K', { status: 'read', rank: 3, state: 'read' })],
+      ['audit-append', () => store.appendEvent(record.id, { type: 'reminded' })],
+      ['audit-seal', () => store.events(record.id)],
+    ];
+    for (const [script, rewrite] of rewrites) {
+      const stored = await raw.get(key);
+      await rewrite();
+      expect(await raw.get(key), `${script} rewrote the record`).not.toBe(stored);
+      const ttl = await raw.pttl(key);
+      expect(ttl, `${script} kept the expiry`).toBeGreaterThan(before - 10_000);
+      expect(ttl, `${script} kept the expiry`).toBeLessThanOrEqual(before);
+    }
+    // resolve, on a vote that does not reach the quorum yet.
+    const quorum = makeInteraction({
+      answer_format: 'confirm',
+      approvers: ['a', 'b'],
+      quorum: { approve: 2, reject: 2 },
+    });
+    await store.create(quorum);
+    const quorumBefore = await raw.pttl(keys.interaction(quorum.id));
+    const at = new Date().toISOString();
+    const vote = { by: 'a', answer: true, surface: 'inbox', at };
+    expect(
+      (await store.castVote(quorum.id, vote, { status: 'answered', result: answer(true, 'a'), resolvedAt: at })).kind,
+    ).toBe('voted');
+    const quorumTtl = await raw.pttl(keys.interaction(quorum.id));
+    expect(quorumTtl, 'resolve kept the expiry of a vote short of the quorum').toBeGreaterThan(quorumBefore - 10_000);
+    expect(quorumTtl).toBeLessThanOrEqual(quorumBefore);
+  });
+
   it('really drops a resolved record and its ticket from Redis after the idle TTL', async () => {
     const prefix = uniquePrefix();
     const store = await open({ idleTtlSeconds: 1, prefix });

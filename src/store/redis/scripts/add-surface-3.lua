@@ -44,12 +44,7 @@ else
   end
   parts[11] = string.sub(parts[11], 1, -2) .. ',' .. cjson.encode(entry) .. ']'
 end
-local pttl = redis.call('PTTL', KEYS[1])
-if pttl > 0 then
-  redis.call('SET', KEYS[1], joinRecord(parts), 'PX', pttl)
-else
-  redis.call('SET', KEYS[1], joinRecord(parts))
-end
+redis.call('SET', KEYS[1], joinRecord(parts), 'KEEPTTL')
 if ARGV[3] == '1' then
   recipientAdd(ARGV[6], KEYS[2], ARGV[1] .. ':' .. ARGV[2], ARGV[5], tonumber(redis.call('GET', KEYS[3]) or '0'))
 end

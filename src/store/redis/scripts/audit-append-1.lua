@@ -21,10 +21,5 @@ local text = redis.call('GET', KEYS[1])
 if not text then return -1 end
 local parts = splitRecord(text)
 trailAppend(parts, ARGV[1])
-local pttl = redis.call('PTTL', KEYS[1])
-if pttl > 0 then
-  redis.call('SET', KEYS[1], joinRecord(parts), 'PX', pttl)
-else
-  redis.call('SET', KEYS[1], joinRecord(parts))
-end
+redis.call('SET', KEYS[1], joinRecord(parts), 'KEEPTTL')
 return 1

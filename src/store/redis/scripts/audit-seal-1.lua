@@ -30,10 +30,5 @@ if parts[10] == '' then
 else
   parts[10] = string.sub(parts[10], 1, -2) .. ARGV[2] .. '"'
 end
-local pttl = redis.call('PTTL', KEYS[1])
-if pttl > 0 then
-  redis.call('SET', KEYS[1], joinRecord(parts), 'PX', pttl)
-else
-  redis.call('SET', KEYS[1], joinRecord(parts))
-end
+redis.call('SET', KEYS[1], joinRecord(parts), 'KEEPTTL')
 return 1

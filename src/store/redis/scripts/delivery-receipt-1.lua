@@ -89,12 +89,7 @@ if ARGV[4] == 'failed' then
   trailAppend(parts, trailEntryOf({{AUDIT_EVENTS.deliveryFailed}}, ARGV[11], surface, 'null', ARGV[12]))
 end
 local updated = joinRecord(parts)
-local pttl = redis.call('PTTL', KEYS[1])
-if pttl > 0 then
-  redis.call('SET', KEYS[1], updated, 'PX', pttl)
-else
-  redis.call('SET', KEYS[1], updated)
-end
+redis.call('SET', KEYS[1], updated, 'KEEPTTL')
 if ARGV[4] == 'failed' and parts[1] == {{STATUS_CODES.pending}} then
   redis.call('PUBLISH', ARGV[8], eventMessage({{EVENT_TYPES.deliveryFailed}}, ARGV[10], updated, schema))
   return 2

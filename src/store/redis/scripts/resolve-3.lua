@@ -130,12 +130,7 @@ if vote ~= nil and vote ~= '' then
   local reject = decoded and tonumber(b.qr or 1) or 1
   if not ((ARGV[13] == '1' and yes >= approve) or (ARGV[13] ~= '1' and no >= reject)) then
     text = joinRecord(parts)
-    local pttl = redis.call('PTTL', KEYS[1])
-    if pttl > 0 then
-      redis.call('SET', KEYS[1], text, 'PX', pttl)
-    else
-      redis.call('SET', KEYS[1], text)
-    end
+    redis.call('SET', KEYS[1], text, 'KEEPTTL')
     return { -5, text, schema }
   end
 end

@@ -75,12 +75,7 @@ end
 -- The first surface's event names the record's channel as 0 (includes/ownChannelOf.lua).
 local eventSurface = ARGV[4] == '' and ownChannelOf(parts) or surface
 trailAppend(parts, trailEntryOf({{AUDIT_EVENTS.delivered}}, ARGV[2], eventSurface, 'null', ARGV[3]))
-local pttl = redis.call('PTTL', KEYS[1])
-if pttl > 0 then
-  redis.call('SET', KEYS[1], joinRecord(parts), 'PX', pttl)
-else
-  redis.call('SET', KEYS[1], joinRecord(parts))
-end
+redis.call('SET', KEYS[1], joinRecord(parts), 'KEEPTTL')
 if channel then
   if replaced then dropDelivery(ARGV[6], channel, replaced, ARGV[7]) end
   local ref = refOf(cjson.decode(ARGV[1]))
