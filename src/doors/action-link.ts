@@ -52,9 +52,9 @@ function sendPage(res: Response, status: number, html: string): void {
   res.status(status).set(ACTION_LINK_HEADERS).send(html);
 }
 
-/** What a token opens, or the page that says why it opens nothing. */
+/** The pending question a token can still act on, or the page that says why it cannot. */
 type Opened =
-  | { kind: 'open'; claim: ActionLinkClaim; record: StoredInteraction; expired: boolean }
+  | { kind: 'open'; claim: ActionLinkClaim; record: StoredInteraction }
   | { kind: 'refused'; status: number; html: string };
 
 async function open(deps: ActionLinkDoorDeps, token: string): Promise<Opened> {
@@ -63,7 +63,10 @@ async function open(deps: ActionLinkDoorDeps, token: string): Promise<Opened> {
   if (!reading.ok && reading.why !== 'expired') return { kind: 'refused', status: 400, html: INVALID_LINK_PAGE };
   const record = await deps.store.get(reading.claim.interactionId);
   if (record === null) return { kind: 'refused', status: 404, html: LINK_NOT_AVAILABLE_PAGE };
-  return { kind: 'open', claim: reading.claim, record, expired: !reading.ok };
+  // How the question ended says more than that the link expired, so it comes first.
+  if (record.status !== 'pending') return { kind: 'refused', ...endedPage(record) };
+  if (!reading.ok) return { kind: 'refused', status: 410, html: EXPIRED_LINK_PAGE };
+  return { kind: 'open', claim: reading.claim, record };
 }
 
 /** How a question that takes no more answers ended, as a page. */
@@ -104,11 +107,6 @@ export function actionLinkRouter(deps: ActionLinkDoorDeps): Router {
     const opened = await open(deps, token);
     if (opened.kind === 'refused') return sendPage(res, opened.status, opened.html);
     const { record, claim } = opened;
-    if (record.status !== 'pending') {
-      const ended = endedPage(record);
-      return sendPage(res, ended.status, ended.html);
-    }
-    if (opened.expired) return sendPage(res, 410, EXPIRED_LINK_PAGE);
     sendPage(res, 200, confirmChoicePage(record, claim, token));
   });
 
@@ -118,11 +116,6 @@ export function actionLinkRouter(deps: ActionLinkDoorDeps): Router {
     const opened = await open(deps, token);
     if (opened.kind === 'refused') return sendPage(res, opened.status, opened.html);
     const { record, claim } = opened;
-    if (record.status !== 'pending') {
-      const ended = endedPage(record);
-      return sendPage(res, ended.status, ended.html);
-    }
-    if (opened.expired) return sendPage(res, 410, EXPIRED_LINK_PAGE);
     // The same way a tap on a chat button goes; the link's channel is the surface it must be on.
     const outcome = await deps.dispatch({
       question: { by: 'id', id: record.id },
