@@ -211,6 +211,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
             runRetentionMs: config.retentionWaitingMinutes * 60_000,
             logger,
             arrivals,
+            sendNextAtOnce: () => connections.sendNextQueueCommandAtOnce(),
           }),
           checkpointer?.checkpoints ?? null,
         )

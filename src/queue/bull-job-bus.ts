@@ -30,6 +30,8 @@ export interface BullJobBusOptions {
   completions: { command: RedisClient; reader(shard: number): RedisClient };
   /** Told of each handler job added here, so this process's claims take it without waiting for a wake-up. */
   arrivals?: HandlerArrivals;
+  /** Has the next command on `connection` leave at once, then runs `afterSent` (ResumeProducer). */
+  sendNextAtOnce?: (afterSent?: () => void) => void;
 }
 
 /**
@@ -43,7 +45,7 @@ export class BullJobBus extends ResumeProducer implements JobBus {
   private completions: Array<{ close(): Promise<void> }> = [];
 
   constructor(private readonly options: BullJobBusOptions) {
-    super(options.connection, options.shards, options.arrivals ?? null);
+    super(options.connection, options.shards, options.arrivals ?? null, options.sendNextAtOnce ?? null);
   }
 
   work(handlers: RunJobHandlers): void {

@@ -36,6 +36,8 @@ export interface BullHandlerClaimsOptions {
   idleMs?: number;
   /** Handler jobs this process adds: the tap of such a job's queue takes it at once when a claimer waits there. */
   arrivals?: HandlerArrivals;
+  /** Has the next command on `connection` leave at once (RedisConnections.sendNextQueueCommandAtOnce): a take ahead. */
+  sendNextAtOnce?: () => void;
 }
 
 /**

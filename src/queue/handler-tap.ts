@@ -176,7 +176,11 @@ export class Tap {
    * back empty on every resume while other claimers wait (a worker's idle slots), costing Redis a script each time.
    */
   takeAhead(): void {
-    if (!this.closed && this.extraTakers < EXTRA_TAKERS && this.unserved(false) > 0) this.startExtraTaker(false, 1);
+    if (this.closed || this.extraTakers >= EXTRA_TAKERS || this.unserved(false) === 0) return;
+    // The take follows the add at once too, rather than at the end of this turn (the connection's writes are
+    // coalesced per turn): the claimer waits on it.
+    this.options.sendNextAtOnce?.();
+    this.startExtraTaker(false, 1);
   }
 
   /**

@@ -129,6 +129,11 @@ export class ResumeProducer {
     private readonly shards: QueueShards,
     /** Told of every handler job this process adds (handler-arrivals.ts); none in a process that claims nothing. */
     private readonly arrivals: HandlerArrivals | null = null,
+    /**
+     * Has the next command on `connection` leave at once rather than at the end of the event-loop turn (its writes
+     * are coalesced per turn), then runs `afterSent` (RedisConnections.sendNextQueueCommandAtOnce).
+     */
+    private readonly sendNextAtOnce: ((afterSent?: () => void) => void) | null = null,
   ) {}
 
   private async queue<T>(name: string, runId: string): Promise<Queue<T>> {
@@ -162,9 +167,17 @@ export class ResumeProducer {
   async enqueueHandler(handler: string, jobId: string, data: HandlerJob): Promise<void> {
     const name = handlerQueueName(handler, data.identity);
     const shard = await this.shards.ofRun(data.run_id);
-    const added = this.queueOfShard<HandlerJob>(name, shard).add('continuation', data, { ...JOB_DEFAULTS, jobId });
-    this.arrivals?.added(shard, name);
-    await added;
+    const queue = this.queueOfShard<HandlerJob>(name, shard);
+    const arrivals = this.arrivals;
+    if (this.sendNextAtOnce === null) {
+      const added = queue.add('continuation', data, { ...JOB_DEFAULTS, jobId });
+      arrivals?.added(shard, name);
+      return void (await added);
+    }
+    // A worker's claim may be waiting for this job: the add leaves now, not after the rest of this turn (the reply to
+    // the answer that resumed the run, other requests), and this process's claims send their take right behind it.
+    this.sendNextAtOnce(arrivals === null ? undefined : () => arrivals.sent(shard, name));
+    await queue.add('continuation', data, { ...JOB_DEFAULTS, jobId });
   }
 
   /** Queues a chat turn for a webhook target (the askgate worker POSTs it). */

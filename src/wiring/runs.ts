@@ -86,6 +86,7 @@ export async function startParks(
     logger,
     completions: { command: connections.command(), reader: (shard) => connections.streamReader(shard) },
     ...(arrivals === null ? {} : { arrivals }),
+    sendNextAtOnce: (afterSent) => connections.sendNextQueueCommandAtOnce(afterSent),
   });
   // Without PostgreSQL the checkpoints live in the run hashes (the Redis run store's own), so a park writes both in
   // one step; with it, they are looked up there first, then in the run hashes (runs parked before the switch).

@@ -8,7 +8,7 @@ import { singleShard } from '../../src/queue/queue-shards.js';
 import { ResumeProducer } from '../../src/queue/queues.js';
 import type { HandlerJob } from '../../src/runs/job-protocol.js';
 import { Keys } from '../../src/store/keys.js';
-import { coalesceWrites } from '../../src/store/redis/write-coalescing.js';
+import { type CoalescedWrites, coalesceWrites } from '../../src/store/redis/write-coalescing.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 
 /**
@@ -21,12 +21,13 @@ import { startRedisServer, type RedisServerHandle } from '../helpers/redis-serve
 const PREFIX = 'arrivals-test';
 let redis: RedisServerHandle;
 let connection: Redis;
+let writes: CoalescedWrites;
 
 beforeAll(async () => {
   redis = await startRedisServer();
   // As the gateway's BullMQ connection on a single Redis: its writes leave once per event-loop turn.
   connection = new Redis(redis.url, { maxRetriesPerRequest: null });
-  coalesceWrites(connection);
+  writes = coalesceWrites(connection);
 });
 
 afterAll(async () => {
@@ -65,8 +66,14 @@ async function claimWhileAdded(
     runRetentionMs: 60_000,
     logger: createLogger('silent'),
     arrivals,
+    ...(wired ? { sendNextAtOnce: () => writes.sendNextAtOnce() } : {}),
   });
-  const producer = new ResumeProducer(connection, singleShard(keys), wired ? arrivals : null);
+  const producer = new ResumeProducer(
+    connection,
+    singleShard(keys),
+    wired ? arrivals : null,
+    wired ? writes.sendNextAtOnce : null,
+  );
   const found: string[] = [];
   const take = Worker.prototype.getNextJob;
   const spy = vi.spyOn(Worker.prototype, 'getNextJob').mockImplementation(async function (this: Worker, ...args) {
@@ -100,6 +107,33 @@ async function claimWhileAdded(
     await claims.close();
   }
 }
+
+describe('a handler job the producer adds', () => {
+  it('leaves for Redis at once, not at the end of the turn that added it', async () => {
+    const keys = new Keys(PREFIX);
+    const left: boolean[] = [];
+    for (const atOnce of [true, false]) {
+      const producer = new ResumeProducer(connection, singleShard(keys), null, atOnce ? writes.sendNextAtOnce : null);
+      try {
+        // A first add opens the queue and loads BullMQ's script on the connection (both wait for Redis).
+        await producer.enqueueHandler('ship', `resume-once-${atOnce}-first`, handlerJob(`once-${atOnce}-first`));
+        // Runs in this turn's check phase ahead of the connection's own flush (set up by the add, after this).
+        const checked = new Promise<void>((resolve) =>
+          setImmediate(() => {
+            left.push(connection.stream.writableLength === 0);
+            resolve();
+          }),
+        );
+        const added = producer.enqueueHandler('ship', `resume-once-${atOnce}`, handlerJob(`once-${atOnce}`));
+        await checked;
+        await added;
+      } finally {
+        await producer.close();
+      }
+    }
+    expect(left).toEqual([true, false]);
+  });
+});
 
 describe('handler arrivals', () => {
   it('let this process take the handler job it added behind the add, not on the blocked read', async () => {

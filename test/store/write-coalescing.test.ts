@@ -51,6 +51,35 @@ describe('write coalescing of the command connection', () => {
     }
   });
 
+  it('sends the next command at once when asked, with what the turn queued before it', async () => {
+    const client = new Redis(server.url);
+    const writes = coalesceWrites(client);
+    try {
+      await client.ping();
+      const socket = client.stream;
+      const first = client.incr('at-once');
+      // Corked: the first command waits in the socket's buffer for the end of the turn.
+      expect(socket.writableLength).toBeGreaterThan(0);
+      let after = 'not yet';
+      writes.sendNextAtOnce(() => {
+        after = socket.writableLength === 0 ? 'after the write' : 'before the write';
+      });
+      const second = client.incr('at-once');
+      // Both left with the second, while this turn still runs.
+      expect(socket.writableCorked).toBe(0);
+      expect(socket.writableLength).toBe(0);
+      expect(after).toBe('not yet');
+      await Promise.resolve();
+      expect(after).toBe('after the write');
+      // The one after it waits for the end of the turn again.
+      const third = client.incr('at-once');
+      expect(socket.writableLength).toBeGreaterThan(0);
+      expect(await Promise.all([first, second, third])).toEqual([1, 2, 3]);
+    } finally {
+      client.disconnect();
+    }
+  });
+
   it('queues commands sent before the connection is ready, and writes again after a reconnect', async () => {
     const client = new Redis(server.url, { lazyConnect: true });
     coalesceWrites(client);

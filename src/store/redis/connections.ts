@@ -2,7 +2,7 @@ import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis'
 import { AskgateError } from '../../core/errors.js';
 import { Keys } from '../keys.js';
 import { isClusterUrl, parseClusterUrl, redactClusterUrl } from './cluster-url.js';
-import { coalesceWrites } from './write-coalescing.js';
+import { type CoalescedWrites, coalesceWrites } from './write-coalescing.js';
 import { registerScripts, type ScriptClient } from './scripts/index.js';
 
 /**
@@ -81,6 +81,7 @@ export class RedisConnections {
   private commandClient: ScriptClient | null = null;
   private subscriberClient: RedisClient | null = null;
   private queueClient: RedisClient | null = null;
+  private queueWrites: CoalescedWrites | null = null;
   /** The completions stream readers, one per shard read (index = shard). */
   private readonly streamReaderClients: Array<RedisClient | undefined> = [];
   private readonly connecting = new Map<RedisClient, Promise<void>>();
@@ -119,10 +120,20 @@ export class RedisConnections {
     // turn leave in one write.
     if (this.queueClient === null) {
       const client = this.open({ maxRetriesPerRequest: null }, { lazy: false });
-      if (client instanceof Redis) coalesceWrites(client);
+      if (client instanceof Redis) this.queueWrites = coalesceWrites(client);
       this.queueClient = client;
     }
     return this.queueClient;
+  }
+
+  /**
+   * The next command on the BullMQ connection leaves at once rather than at the end of the turn (write-coalescing.ts),
+   * then `afterSent` runs. On a Cluster, where ioredis pipelines per node, there is nothing to hurry: `afterSent`
+   * runs once this turn's commands are sent.
+   */
+  sendNextQueueCommandAtOnce(afterSent?: () => void): void {
+    if (this.queueWrites !== null) this.queueWrites.sendNextAtOnce(afterSent);
+    else if (afterSent !== undefined) setImmediate(afterSent);
   }
 
   /**

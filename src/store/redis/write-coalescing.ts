@@ -2,6 +2,18 @@ import type { Redis } from 'ioredis';
 
 type Send = Redis['sendCommand'];
 
+/** A connection whose writes are coalesced per turn ({@link coalesceWrites}). */
+export interface CoalescedWrites {
+  /**
+   * The next command sent on the connection leaves at once, with whatever this turn queued before it, instead of at
+   * the end of the turn: for the one command something downstream waits on (a continuation its worker's claim waits
+   * for) while this turn still has other work to finish (the reply to the answer that resumed it). A command queued
+   * offline (not connected yet) leaves when the connection is ready, as any. `afterSent` runs once that command is
+   * on its way (a command that depends on it can follow at once).
+   */
+  sendNextAtOnce(afterSent?: () => void): void;
+}
+
 /**
  * Coalesces a connection's writes per event-loop turn: the first command written while the connection is ready
  * corks its socket and a `setImmediate` uncorks it, so the commands of every request served in one turn (many doors'
@@ -14,9 +26,11 @@ type Send = Redis['sendCommand'];
  * costs what a plain one does. Order is unchanged (one socket, written in call order); a command sent while the
  * connection is not ready goes to ioredis' offline queue as before, uncorked.
  */
-export function coalesceWrites(client: Redis): void {
+export function coalesceWrites(client: Redis): CoalescedWrites {
   const send: Send = client.sendCommand.bind(client);
   let corked: Redis['stream'] | null = null;
+  let nextAtOnce = false;
+  let afterNext: (() => void) | null = null;
   const uncork = (): void => {
     const stream = corked;
     corked = null;
@@ -32,6 +46,20 @@ export function coalesceWrites(client: Redis): void {
         setImmediate(uncork);
       }
     }
-    return send(command, stream);
+    const sent = send(command, stream);
+    if (nextAtOnce) {
+      nextAtOnce = false;
+      uncork();
+      const after = afterNext;
+      afterNext = null;
+      if (after !== null) queueMicrotask(after);
+    }
+    return sent;
   }) as Send;
+  return {
+    sendNextAtOnce: (afterSent) => {
+      nextAtOnce = true;
+      afterNext = afterSent ?? null;
+    },
+  };
 }
