@@ -172,7 +172,8 @@ export class ResumeProducer {
     if (this.sendNextAtOnce === null) {
       const added = queue.add('continuation', data, { ...JOB_DEFAULTS, jobId });
       arrivals?.added(shard, name);
-      return void (await added);
+      await added;
+      return;
     }
     // A worker's claim may be waiting for this job: the add leaves now, not after the rest of this turn (the reply to
     // the answer that resumed the run, other requests), and this process's claims send their take right behind it.

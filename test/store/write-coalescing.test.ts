@@ -80,6 +80,29 @@ describe('write coalescing of the command connection', () => {
     }
   });
 
+  it('sends as many next commands at once as were asked for, each then told in turn', async () => {
+    const client = new Redis(server.url);
+    const writes = coalesceWrites(client);
+    try {
+      await client.ping();
+      const socket = client.stream;
+      const told: string[] = [];
+      writes.sendNextAtOnce(() => told.push('first'));
+      writes.sendNextAtOnce(() => told.push('second'));
+      const first = client.incr('twice');
+      expect(socket.writableLength).toBe(0);
+      const second = client.incr('twice');
+      expect(socket.writableLength).toBe(0);
+      const third = client.incr('twice');
+      expect(socket.writableLength).toBeGreaterThan(0);
+      await Promise.resolve();
+      expect(told).toEqual(['first', 'second']);
+      expect(await Promise.all([first, second, third])).toEqual([1, 2, 3]);
+    } finally {
+      client.disconnect();
+    }
+  });
+
   it('queues commands sent before the connection is ready, and writes again after a reconnect', async () => {
     const client = new Redis(server.url, { lazyConnect: true });
     coalesceWrites(client);

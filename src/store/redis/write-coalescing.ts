@@ -29,8 +29,9 @@ export interface CoalescedWrites {
 export function coalesceWrites(client: Redis): CoalescedWrites {
   const send: Send = client.sendCommand.bind(client);
   let corked: Redis['stream'] | null = null;
-  let nextAtOnce = false;
-  let afterNext: (() => void) | null = null;
+  // One entry per sendNextAtOnce not yet met by a command, in call order (several continuations added in one turn
+  // each ask for their own add), with what to run once that command is sent.
+  const atOnce: Array<(() => void) | null> = [];
   const uncork = (): void => {
     const stream = corked;
     corked = null;
@@ -47,19 +48,16 @@ export function coalesceWrites(client: Redis): CoalescedWrites {
       }
     }
     const sent = send(command, stream);
-    if (nextAtOnce) {
-      nextAtOnce = false;
+    if (atOnce.length > 0) {
       uncork();
-      const after = afterNext;
-      afterNext = null;
-      if (after !== null) queueMicrotask(after);
+      const after = atOnce.shift();
+      if (after) queueMicrotask(after);
     }
     return sent;
   }) as Send;
   return {
     sendNextAtOnce: (afterSent) => {
-      nextAtOnce = true;
-      afterNext = afterSent ?? null;
+      atOnce.push(afterSent ?? null);
     },
   };
 }
