@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { coalesceWrites } from '../../src/store/redis/write-coalescing.js';
+import { type CoalescedWrites, coalesceWrites } from '../../src/store/redis/write-coalescing.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 
 /** The read events Redis has processed so far (INFO stats), as seen from a separate connection. */
@@ -51,11 +51,20 @@ describe('write coalescing of the command connection', () => {
     }
   });
 
-  it('sends the next command at once when asked, with what the turn queued before it', async () => {
+  /** A coalesced connection of its own, connected, for one test. */
+  async function withCoalesced(test: (client: Redis, writes: CoalescedWrites) => Promise<void>): Promise<void> {
     const client = new Redis(server.url);
     const writes = coalesceWrites(client);
     try {
       await client.ping();
+      await test(client, writes);
+    } finally {
+      client.disconnect();
+    }
+  }
+
+  it('sends the next command at once when asked, with what the turn queued before it', async () => {
+    await withCoalesced(async (client, writes) => {
       const socket = client.stream;
       const first = client.incr('at-once');
       // Corked: the first command waits in the socket's buffer for the end of the turn.
@@ -75,16 +84,11 @@ describe('write coalescing of the command connection', () => {
       const third = client.incr('at-once');
       expect(socket.writableLength).toBeGreaterThan(0);
       expect(await Promise.all([first, second, third])).toEqual([1, 2, 3]);
-    } finally {
-      client.disconnect();
-    }
+    });
   });
 
   it('sends as many next commands at once as were asked for, each then told in turn', async () => {
-    const client = new Redis(server.url);
-    const writes = coalesceWrites(client);
-    try {
-      await client.ping();
+    await withCoalesced(async (client, writes) => {
       const socket = client.stream;
       const told: string[] = [];
       writes.sendNextAtOnce(() => told.push('first'));
@@ -98,9 +102,7 @@ describe('write coalescing of the command connection', () => {
       await Promise.resolve();
       expect(told).toEqual(['first', 'second']);
       expect(await Promise.all([first, second, third])).toEqual([1, 2, 3]);
-    } finally {
-      client.disconnect();
-    }
+    });
   });
 
   it('queues commands sent before the connection is ready, and writes again after a reconnect', async () => {
