@@ -1,13 +1,12 @@
 /**
  * Word, inside one process, that a handler job is being added: the producer (queues.ts) says so, and the claims
  * (handler-claims.ts) let the tap of that queue, when a claimer waits on it, take the job at once instead of when its
- * blocking read wakes. The take must reach Redis after the add, on the same connection: where the producer sends
- * the add at once (the BullMQ connection's writes are coalesced per turn, write-coalescing.ts), it says `sent` as
- * the add leaves and the take follows it straight away; otherwise it says `added`, and the listener runs once this
- * turn's callbacks are done, when the add is queued but not yet written, so the take joins the add's write. Either
- * way Redis runs the take right after the add, and the continuation reaches its claimer one round trip sooner. Only
- * a hint: a take that finds nothing (on a Redis Cluster the add may have left alone, and the blocked read woken
- * first) leaves the job to the blocked read, as before; a job added by another process wakes that read alone.
+ * blocking read wakes. The take must reach Redis after the add, on the same connection: the producer sends the add
+ * at once (the BullMQ connection's writes are otherwise coalesced per turn, write-coalescing.ts) and speaks as it
+ * leaves, and the take follows it at once. Redis runs the take right after the add, and the continuation reaches
+ * its claimer one round trip sooner. Only a hint: a take that finds nothing (on a Redis Cluster the add may have
+ * left alone, and the blocked read woken first) leaves the job to the blocked read, as before; a job added by
+ * another process wakes that read alone.
  */
 export class HandlerArrivals {
   private listener: ((shard: number, queueName: string) => void) | null = null;
@@ -17,14 +16,8 @@ export class HandlerArrivals {
     this.listener = listener;
   }
 
-  /** A handler job is being added to `queueName` of `shard`; the listener hears of it after this turn's callbacks. */
+  /** The add of a handler job to `queueName` of `shard` is on its way to Redis; the listener hears of it now. */
   added(shard: number, queueName: string): void {
-    const listener = this.listener;
-    if (listener !== null) setImmediate(() => listener(shard, queueName));
-  }
-
-  /** The add of a handler job to `queueName` of `shard` has been written; the listener hears of it now. */
-  sent(shard: number, queueName: string): void {
     this.listener?.(shard, queueName);
   }
 }

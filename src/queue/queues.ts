@@ -169,15 +169,12 @@ export class ResumeProducer {
     const shard = await this.shards.ofRun(data.run_id);
     const queue = this.queueOfShard<HandlerJob>(name, shard);
     const arrivals = this.arrivals;
-    if (this.sendNextAtOnce === null) {
-      const added = queue.add('continuation', data, { ...JOB_DEFAULTS, jobId });
-      arrivals?.added(shard, name);
-      await added;
-      return;
-    }
+    const tell = arrivals === null ? undefined : () => arrivals.added(shard, name);
     // A worker's claim may be waiting for this job: the add leaves now, not after the rest of this turn (the reply to
     // the answer that resumed the run, other requests), and this process's claims send their take right behind it.
-    this.sendNextAtOnce(arrivals === null ? undefined : () => arrivals.sent(shard, name));
+    // Without the hook the add leaves at the turn's end, and a take sent by then joins its write.
+    if (this.sendNextAtOnce !== null) this.sendNextAtOnce(tell);
+    else if (tell !== undefined) setImmediate(tell);
     await queue.add('continuation', data, { ...JOB_DEFAULTS, jobId });
   }
 
