@@ -45,7 +45,7 @@ export class BullJobBus extends ResumeProducer implements JobBus {
   private completions: Array<{ close(): Promise<void> }> = [];
 
   constructor(private readonly options: BullJobBusOptions) {
-    super(options.connection, options.shards, options.arrivals ?? null, options.sendNextAtOnce ?? null);
+    super(options.connection, options.shards, options.arrivals ?? null, options.sendNextAtOnce);
   }
 
   work(handlers: RunJobHandlers): void {

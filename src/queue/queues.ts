@@ -131,9 +131,12 @@ export class ResumeProducer {
     private readonly arrivals: HandlerArrivals | null = null,
     /**
      * Has the next command on `connection` leave at once rather than at the end of the event-loop turn (its writes
-     * are coalesced per turn), then runs `afterSent` (RedisConnections.sendNextQueueCommandAtOnce).
+     * are coalesced per turn), then runs `afterSent` (RedisConnections.sendNextQueueCommandAtOnce). Without it the
+     * add leaves at the turn's end and `afterSent` runs then, so a take it sends joins the add's write.
      */
-    private readonly sendNextAtOnce: ((afterSent?: () => void) => void) | null = null,
+    private readonly sendNextAtOnce: (afterSent?: () => void) => void = (afterSent) => {
+      if (afterSent !== undefined) setImmediate(afterSent);
+    },
   ) {}
 
   private async queue<T>(name: string, runId: string): Promise<Queue<T>> {
@@ -172,9 +175,7 @@ export class ResumeProducer {
     const tell = arrivals === null ? undefined : () => arrivals.added(shard, name);
     // A worker's claim may be waiting for this job: the add leaves now, not after the rest of this turn (the reply to
     // the answer that resumed the run, other requests), and this process's claims send their take right behind it.
-    // Without the hook the add leaves at the turn's end, and a take sent by then joins its write.
-    if (this.sendNextAtOnce !== null) this.sendNextAtOnce(tell);
-    else if (tell !== undefined) setImmediate(tell);
+    this.sendNextAtOnce(tell);
     await queue.add('continuation', data, { ...JOB_DEFAULTS, jobId });
   }
 

@@ -72,7 +72,7 @@ async function claimWhileAdded(
     connection,
     singleShard(keys),
     wired ? arrivals : null,
-    wired ? writes.sendNextAtOnce : null,
+    wired ? writes.sendNextAtOnce : undefined,
   );
   const found: string[] = [];
   const take = Worker.prototype.getNextJob;
@@ -113,7 +113,12 @@ describe('a handler job the producer adds', () => {
     const keys = new Keys(PREFIX);
     const left: boolean[] = [];
     for (const atOnce of [true, false]) {
-      const producer = new ResumeProducer(connection, singleShard(keys), null, atOnce ? writes.sendNextAtOnce : null);
+      const producer = new ResumeProducer(
+        connection,
+        singleShard(keys),
+        null,
+        atOnce ? writes.sendNextAtOnce : undefined,
+      );
       try {
         // A first add opens the queue and loads BullMQ's script on the connection (both wait for Redis).
         await producer.enqueueHandler('ship', `resume-once-${atOnce}-first`, handlerJob(`once-${atOnce}-first`));
